@@ -1,0 +1,27 @@
+# The two set-up commands are `make run` and `make test`; both create the environment first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: install test lint bench run clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+lint: install
+	$(BIN)/ruff check .
+
+test: lint
+	$(BIN)/python -m pytest
+
+bench: install
+	$(BIN)/python -m tests.benchmarks
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache .hypothesis

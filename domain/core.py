@@ -1,0 +1,89 @@
+"""What every game shares: the protocol, rule violations, secrets and results."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import msgspec
+
+
+class RuleViolation(Exception):
+    """A command the rules refuse. ``code`` is stable (clients match on it); ``message`` is
+    for the player, and must not reveal hidden information."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class Secret(msgspec.Struct, frozen=True):
+    """The per-game secret the shuffles come from. ``salt`` keeps a short or guessable seed from
+    being found by hashing candidates against the published commitment."""
+
+    seed: bytes
+    salt: bytes
+
+
+def commitment(secret: Secret) -> str:
+    """sha256(salt || seed), hex: published when the game starts, checked when it ends."""
+    return hashlib.sha256(secret.salt + secret.seed).hexdigest()
+
+
+def check_commitment(secret: Secret, published: str) -> bool:
+    return hmac.compare_digest(commitment(secret), published)
+
+
+class Result(msgspec.Struct, frozen=True):
+    """A finished game: one score per seat, the winning seats (several on a shared win or a
+    draw), and ``reason`` naming the end condition of the rules page."""
+
+    scores: list[int]
+    winners: list[int]
+    reason: str
+    details: dict[str, Any] = {}
+
+
+class Game(Protocol):
+    """The decider protocol of DESIGN.md, with OpenSpiel-style legal actions and views.
+
+    ``evolve`` never mutates the state it is given (old states stay valid), ``decide`` never
+    mutates anything, and ``view``/``legal`` read only what that seat may know.
+    """
+
+    name: str
+    min_seats: int
+    max_seats: int
+    Options: type[msgspec.Struct]
+    Command: Any  # a msgspec tagged union
+    Event: Any  # a msgspec tagged union
+
+    def options(self, raw: dict[str, Any] | None) -> msgspec.Struct:
+        """Validated options from plain data; raises RuleViolation("bad_options", ...)."""
+
+    def start(self, seats: int, seed: Secret, options: msgspec.Struct) -> list[Any]: ...
+
+    def evolve(self, state: Any | None, event: Any) -> Any: ...
+
+    def decide(self, state: Any, seat: int, command: Any) -> list[Any]: ...
+
+    def legal(self, state: Any, seat: int) -> list[Any]: ...
+
+    def to_act(self, state: Any) -> set[int]: ...
+
+    def view(self, state: Any, seat: int | None) -> msgspec.Struct: ...
+
+    def redact(self, event: Any, seat: int | None) -> Any:
+        """The event as that seat (None: a spectator) may see it while the game is running."""
+
+    def result(self, state: Any) -> Result | None: ...
+
+
+def replay(game: Game, events: Sequence[Any]) -> Any:
+    state = None
+    for event in events:
+        state = game.evolve(state, event)
+    return state
