@@ -1,0 +1,423 @@
+"""Famiglia's rules: ``start``, ``decide``, ``legal``, ``to_act`` and ``result``.
+
+``decide`` validates a command and returns its events, including what follows automatically
+(the reveal after a refresh, a refill of an empty Street, the reshuffle, the next turn or the end).
+It builds them by folding each event into a scratch state, so the follow-ups are computed by the
+same code that replays them. Readings of points FAMIGLIA.md leaves open: docs/famiglia.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.core import Result, RuleViolation, Secret, commitment
+from domain.famiglia import cards
+from domain.famiglia.cards import BLUE, FAMILY, GREEN, POINTS, RANK, YELLOW
+from domain.famiglia.messages import (
+    AccountantPlayed,
+    BrutePlayed,
+    CardsSwapped,
+    DeckRanOut,
+    DeckReshuffled,
+    EndSwaps,
+    GameEnded,
+    GameStarted,
+    Options,
+    Pass,
+    Passed,
+    PlayAccountant,
+    PlayBrute,
+    Recruit,
+    Recruited,
+    Refresh,
+    StreetRefreshed,
+    StreetRevealed,
+    Swap,
+    SwapsEnded,
+    TurnStarted,
+)
+from domain.famiglia.state import (
+    ACCOUNTANT,
+    BRUTE,
+    RECRUIT,
+    REFRESH,
+    State,
+    evolve,
+    start_player,
+    street_ranks,
+    swapping,
+)
+
+SEATS = 2
+STREET_SIZE = 6
+
+
+def start(seats: int, secret: Secret, options: Options) -> list[Any]:
+    if seats != SEATS:
+        raise RuleViolation("bad_seats", "Famiglia is a game for exactly 2 players")
+    first = start_player(secret)
+    out: list[Any] = []
+    state = _emit(
+        None,
+        out,
+        GameStarted(
+            seats=SEATS,
+            options=options,
+            commitment=commitment(secret),
+            secret=secret,
+            start_player=first,
+            hands=(cards.STARTING_HAND, cards.STARTING_HAND),
+        ),
+    )
+    state = _reveal(state, out, STREET_SIZE)
+    _emit(state, out, TurnStarted(seat=first, turn=1))
+    return out
+
+
+# --- follow-ups shared by start and decide -------------------------------------------------
+
+
+def _emit(state: State | None, out: list[Any], event: Any) -> State:
+    out.append(event)
+    return evolve(state, event)
+
+
+def _reveal(state: State, out: list[Any], count: int) -> State:
+    """Reveal ``count`` cards; the first time the deck runs out (even mid-reveal) the discard
+    pile becomes the new deck and the reveal goes on; the second time, the reveal stops."""
+    while count > 0 and state.deck:
+        shown = state.deck[:count]
+        state = _emit(state, out, StreetRevealed(cards=shown))
+        count -= len(shown)
+        if not state.deck:
+            if state.deck_pass == 1:
+                state = _emit(state, out, DeckReshuffled(size=len(state.discard)))
+            if not state.deck:  # the second time (or a reshuffle of an empty pile)
+                extra = 1 if state.current == state.start_player else 2
+                state = _emit(state, out, DeckRanOut(extra_turns=extra))
+    return state
+
+
+def _end_turn(state: State, out: list[Any]) -> State:
+    if not state.street:
+        state = _reveal(state, out, STREET_SIZE)
+    if state.final_turns == 0:
+        return _emit(state, out, _game_ended(state, "deck_exhausted"))
+    if state.options.double_pass_ends and state.passes_in_row >= 2:
+        return _emit(state, out, _game_ended(state, "double_pass"))
+    return _emit(state, out, TurnStarted(seat=1 - state.current, turn=state.turn + 1))
+
+
+def _game_ended(state: State, reason: str) -> GameEnded:
+    scores = tuple(score(state, s) for s in range(SEATS))
+    return GameEnded(
+        reason=reason,  # type: ignore[arg-type]
+        scores=scores,
+        winners=tuple(_winners(state, scores)),
+        hands=state.hands,
+        secret=state.secret,
+    )
+
+
+# --- scoring -------------------------------------------------------------------------------
+
+
+def score(state: State, seat: int) -> int:
+    return sum(POINTS[c] for c in state.hands[seat]) + sum(POINTS[c] for c in state.areas[seat])
+
+
+def best_card(state: State, seat: int) -> int:
+    """Points of the single highest-valued card a player holds (hand or area): the tie-break."""
+    return max((POINTS[c] for c in state.hands[seat] + state.areas[seat]), default=0)
+
+
+def _winners(state: State, scores: tuple[int, ...]) -> list[int]:
+    if scores[0] != scores[1]:
+        return [0 if scores[0] > scores[1] else 1]
+    best = [best_card(state, s) for s in range(SEATS)]
+    if best[0] != best[1]:
+        return [0 if best[0] > best[1] else 1]
+    return [0, 1]
+
+
+def result(state: State) -> Result | None:
+    ended = state.ended
+    if ended is None:
+        return None
+    return Result(
+        scores=list(ended.scores),
+        winners=list(ended.winners),
+        reason=ended.reason,
+        details={
+            "best_card": [best_card(state, s) for s in range(SEATS)],
+            "tie_break": ended.scores[0] == ended.scores[1],
+        },
+    )
+
+
+def to_act(state: State) -> set[int]:
+    return set() if state.ended is not None else {state.current}
+
+
+# --- decide --------------------------------------------------------------------------------
+
+
+def decide(state: State, seat: int, command: Any) -> list[Any]:
+    if state.ended is not None:
+        raise RuleViolation("game_over", "The game is over")
+    if seat not in (0, 1):
+        raise RuleViolation("bad_seat", f"Famiglia has seats 0 and 1, not {seat!r}")
+    if seat != state.current:
+        raise RuleViolation("not_your_turn", "It is the other player's turn")
+    handler = _DECIDERS.get(type(command))
+    if handler is None:
+        raise RuleViolation("unknown_command", f"Not a Famiglia command: {command!r}")
+    out: list[Any] = []
+    handler(state, seat, command, out)
+    return out
+
+
+def _require_stage(state: State, stage: int, what: str) -> None:
+    if swapping(state):
+        raise RuleViolation(
+            "wrong_phase", "Finish the Accountant's exchanges first (swap or end_swaps)"
+        )
+    if state.stage > stage:
+        raise RuleViolation(
+            "action_out_of_order",
+            f"{what} is no longer possible this turn: the actions go refresh, Accountant, "
+            "Brute, recruit, and each at most once",
+        )
+
+
+def _require_in_hand(state: State, seat: int, card: str, count: int = 1) -> None:
+    if state.hands[seat].count(cards.check(card)) < count:
+        raise RuleViolation(
+            "card_not_in_hand", f"You do not hold {'two ' if count > 1 else ''}{card}"
+        )
+
+
+def _require_power(card: str, family: str) -> None:
+    if FAMILY[cards.check(card)] != family:
+        raise RuleViolation(
+            "wrong_family", f"{card} is not a {cards.FAMILY_NAMES[family]} ({family} card)"
+        )
+    if RANK[card] == 0:
+        raise RuleViolation("no_power", f"{card} has rank 0: it has no power")
+
+
+def _require_on_street(state: State, card: str) -> None:
+    if cards.check(card) not in state.street:
+        raise RuleViolation("not_on_street", f"There is no {card} on the Street")
+
+
+def refresh_block(state: State) -> RuleViolation | None:
+    """Why action 1 is not possible now (None if it is), apart from the stage."""
+    if not state.deck:
+        return RuleViolation("deck_empty", "The deck has run out: the Street cannot be refreshed")
+    if any(RANK[c] == 0 for c in state.street):
+        return RuleViolation(
+            "street_has_rank_zero", "The Street holds a rank-0 card: it cannot be refreshed"
+        )
+    if state.deck_pass == 2 and state.deck_refreshed:
+        return RuleViolation(
+            "refresh_used", "After the reshuffle the Street can be refreshed only once a turn"
+        )
+    return None
+
+
+def _decide_refresh(state: State, seat: int, c: Refresh, out: list[Any]) -> None:
+    _require_stage(state, REFRESH, "Refreshing the Street")
+    block = refresh_block(state)
+    if block is not None:
+        raise block
+    _require_on_street(state, c.card)
+    destination = "discard" if state.deck_pass == 1 else "deck_bottom"
+    state = _emit(state, out, StreetRefreshed(seat=seat, card=c.card, destination=destination))
+    _reveal(state, out, RANK[c.card])
+
+
+def _decide_accountant(state: State, seat: int, c: PlayAccountant, out: list[Any]) -> None:
+    _require_stage(state, ACCOUNTANT, "Playing an Accountant")
+    _require_power(c.card, BLUE)
+    _require_in_hand(state, seat, c.card)
+    _emit(state, out, AccountantPlayed(seat=seat, card=c.card))
+
+
+def swappable_area(state: State, seat: int) -> tuple[str, ...]:
+    """Area cards an exchange may take back: all but the Accountant just played."""
+    area = list(state.areas[seat])
+    if state.accountant is not None:
+        area.remove(state.accountant)
+    return tuple(area)
+
+
+def _decide_swap(state: State, seat: int, c: Swap, out: list[Any]) -> None:
+    if not swapping(state):
+        raise RuleViolation("wrong_phase", "Exchanges need an Accountant played this action")
+    _require_in_hand(state, seat, c.hand_card)
+    if cards.check(c.area_card) not in swappable_area(state, seat):
+        if c.area_card == state.accountant and c.area_card in state.areas[seat]:
+            raise RuleViolation(
+                "accountant_locked", "The Accountant just played cannot be taken back"
+            )
+        raise RuleViolation("not_in_area", f"There is no {c.area_card} in your area")
+    if c.hand_card == c.area_card:
+        raise RuleViolation("same_card", "Exchanging a card for an identical one changes nothing")
+    _emit(state, out, CardsSwapped(seat=seat, hand_card=c.hand_card, area_card=c.area_card))
+
+
+def _decide_end_swaps(state: State, seat: int, c: EndSwaps, out: list[Any]) -> None:
+    if not swapping(state):
+        raise RuleViolation("wrong_phase", "No Accountant's exchanges are open")
+    _emit(state, out, SwapsEnded(seat=seat))
+
+
+def _decide_brute(state: State, seat: int, c: PlayBrute, out: list[Any]) -> None:
+    _require_stage(state, BRUTE, "Playing a Brute")
+    _require_power(c.card, YELLOW)
+    _require_in_hand(state, seat, c.card)
+    _require_on_street(state, c.target)
+    rank = RANK[c.card]
+    if not 1 <= c.amount <= rank:
+        raise RuleViolation("bad_amount", f"{c.card} lowers a rank by 1 to {rank}")
+    if c.amount > RANK[c.target]:
+        raise RuleViolation(
+            "bad_amount", f"{c.target} cannot be lowered by {c.amount}: never below rank 0"
+        )
+    _emit(state, out, BrutePlayed(seat=seat, card=c.card, target=c.target, amount=c.amount))
+
+
+def _decide_recruit(state: State, seat: int, c: Recruit, out: list[Any]) -> None:
+    _require_stage(state, RECRUIT, "Recruiting")
+    _require_on_street(state, c.card)
+    ranks = {k for card, k in street_ranks(state) if card == c.card}
+    shown = [x for x in (c.to_area, c.back_to_hand) if x is not None]
+    for x in shown:
+        cards.check(x)
+    if not shown:
+        if 0 not in ranks:
+            raise RuleViolation(
+                "pair_required", f"{c.card} is not free: show two cards (to_area, back_to_hand)"
+            )
+        rank = 0
+    else:
+        if len(shown) != 2:
+            raise RuleViolation("bad_pair", "Show two cards: to_area and back_to_hand")
+        rank = _pair_rank(c.card, shown[0], shown[1], ranks)
+        if shown[0] == shown[1]:
+            _require_in_hand(state, seat, shown[0], 2)
+        else:
+            _require_in_hand(state, seat, shown[0])
+            _require_in_hand(state, seat, shown[1])
+    state = _emit(
+        state,
+        out,
+        Recruited(
+            seat=seat,
+            card=c.card,
+            rank=rank,
+            to_area=c.to_area,
+            back_to_hand=c.back_to_hand,
+        ),
+    )
+    _end_turn(state, out)
+
+
+def _pair_rank(target: str, a: str, b: str, ranks: set[int]) -> int:
+    """The rank the pair recruits ``target`` at: one card of the target's family with rank
+    k-1, the other the same or a Mercenary (green) of a higher rank."""
+    rank = min(RANK[a], RANK[b]) + 1
+    if rank not in ranks:
+        if ranks == {0}:
+            raise RuleViolation("bad_pair", f"{target} has rank 0 now: it is free, show nothing")
+        allowed = " or ".join(str(k) for k in sorted(ranks))
+        raise RuleViolation(
+            "bad_pair",
+            f"{a} and {b} would recruit a rank-{rank} card; {target} has rank {allowed} now",
+        )
+    family = FAMILY[target]
+    real = cards.name(family, rank - 1)
+    other = b if a == real else a if b == real else None
+    if other is None:
+        raise RuleViolation("bad_pair", f"Recruiting {target} at rank {rank} needs a {real}")
+    if other != real and not (FAMILY[other] == GREEN and RANK[other] > rank - 1):
+        raise RuleViolation(
+            "bad_pair",
+            f"The second card must be another {real} or a green card above rank {rank - 1}",
+        )
+    return rank
+
+
+def _decide_pass(state: State, seat: int, c: Pass, out: list[Any]) -> None:
+    _require_stage(state, RECRUIT, "Passing")
+    _end_turn(_emit(state, out, Passed(seat=seat)), out)
+
+
+_DECIDERS: dict[type, Any] = {
+    Refresh: _decide_refresh,
+    PlayAccountant: _decide_accountant,
+    Swap: _decide_swap,
+    EndSwaps: _decide_end_swaps,
+    PlayBrute: _decide_brute,
+    Recruit: _decide_recruit,
+    Pass: _decide_pass,
+}
+
+
+# --- legal ---------------------------------------------------------------------------------
+
+
+def legal(state: State, seat: int) -> list[Any]:
+    if state.ended is not None or seat != state.current:
+        return []
+    hand = state.hands[seat]
+    if swapping(state):
+        out: list[Any] = [EndSwaps()]
+        area = sorted(set(swappable_area(state, seat)), key=cards.ORDER.__getitem__)
+        for h in sorted(set(hand), key=cards.ORDER.__getitem__):
+            out.extend(Swap(hand_card=h, area_card=a) for a in area if a != h)
+        return out
+    out = []
+    distinct_hand = sorted(set(hand), key=cards.ORDER.__getitem__)
+    if state.stage <= REFRESH and refresh_block(state) is None:
+        out.extend(Refresh(card=c) for c in _distinct(state.street))
+    if state.stage <= ACCOUNTANT:
+        out.extend(
+            PlayAccountant(card=c) for c in distinct_hand if FAMILY[c] == BLUE and RANK[c] > 0
+        )
+    if state.stage <= BRUTE:
+        targets = [t for t in _distinct(state.street) if RANK[t] > 0]
+        for c in distinct_hand:
+            if FAMILY[c] == YELLOW and RANK[c] > 0:
+                out.extend(
+                    PlayBrute(card=c, target=t, amount=n)
+                    for t in targets
+                    for n in range(1, min(RANK[c], RANK[t]) + 1)
+                )
+    out.extend(_recruits(state, hand))
+    out.append(Pass())
+    return out
+
+
+def _distinct(pile: tuple[str, ...]) -> list[str]:
+    return sorted(set(pile), key=cards.ORDER.__getitem__)
+
+
+def _recruits(state: State, hand: tuple[str, ...]) -> list[Recruit]:
+    out = []
+    for card, rank in sorted(set(street_ranks(state)), key=lambda cr: (cards.ORDER[cr[0]], cr[1])):
+        if rank == 0:
+            out.append(Recruit(card=card))
+            continue
+        real = cards.name(FAMILY[card], rank - 1)
+        count = hand.count(real)
+        if count == 0:
+            continue
+        if count >= 2:
+            out.append(Recruit(card=card, to_area=real, back_to_hand=real))
+        for other in _distinct(hand):
+            if other != real and FAMILY[other] == GREEN and RANK[other] > rank - 1:
+                out.append(Recruit(card=card, to_area=real, back_to_hand=other))
+                out.append(Recruit(card=card, to_area=other, back_to_hand=real))
+    return out
