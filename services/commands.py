@@ -1,0 +1,410 @@
+"""The command service: create games, handle players' commands, read games back.
+
+Module-level functions use one process-wide service on ``services.config.connect()``::
+
+    game_id = create_game("famiglia", seats=2, options={}, ai={1: 2})
+    accepted = handle(game_id, seat=0, command={"type": "..."}, command_id="c-123")
+    game, state, version, meta = load(game_id)
+    records = history(game_id, seat=0)
+
+``handle`` loads the game's state, calls the rules' ``decide``, and appends the events only if
+the stream is still at the version it decided on. When another command got in first it decides
+again on the new state, up to ``max_attempts`` times, then raises ``Conflict``; with
+``expected_version`` given there is no retry: a stale version raises ``Conflict`` at once.
+The ``command_id`` (chosen by the client, unique per game) makes a retry safe: a command id
+already appended appends nothing and returns the first result (``duplicate=True``).
+
+Every refusal is a ``services.errors.ServiceError`` (``code``, ``status``, ``message``) and
+changes nothing.
+
+Snapshot cache: each process keeps, per game, the latest state it has seen (an LRU of
+``cache_size`` games). Loading reads only the events newer than the cached version (usually none:
+one round trip that also fetches the command id's record), so a long game never replays from the
+start on every move. This is safe because states are immutable (the rules' ``evolve`` returns a
+new state) and streams are append-only: a state at version v stays the state at version v.
+
+``after_append``: callables ``(game_id, version)`` run after every append (and again when a
+retried command turns out to be a duplicate, so a lost follow-up is re-triggered); the workers use
+it to enqueue their jobs. They must be idempotent. An exception in one is logged and does not
+fail the command, which is already stored; the feed stream is the durable record of appends.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+import threading
+import typing
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
+import msgspec
+
+from domain import GAMES
+from domain.core import Game, RuleViolation, Secret
+from services.codec import EventCodec
+from services.config import connect
+from services.errors import (
+    BadRequest,
+    CommandIdReused,
+    Conflict,
+    RuleRejected,
+    UnknownGame,
+    WrongSeat,
+)
+from services.records import GENESIS, CommandRecord, Entry, EventRecord, GameMeta, to_record
+from services.store import EventStore, NewEvent
+from services.upcasting import UPCASTERS, Upcasters
+
+log = logging.getLogger(__name__)
+
+AfterAppend = Callable[[str, int], None]
+
+after_append: list[AfterAppend] = []
+"""Hooks of the process-wide service (see the module docstring)."""
+
+CREATION_COMMAND_ID = ""
+MAX_COMMAND_ID = 128
+
+
+class Loaded(NamedTuple):
+    game: Game
+    state: Any
+    version: int
+    meta: GameMeta
+
+
+class Accepted(msgspec.Struct, frozen=True):
+    """A handled command: its events are versions ``first .. version`` of the game (none when
+    ``first > version``); ``duplicate`` means an earlier try of this command id stored them."""
+
+    game_id: str
+    command_id: str
+    version: int
+    first: int
+    duplicate: bool = False
+
+
+class _Snapshot(NamedTuple):
+    meta: GameMeta
+    version: int
+    state: Any
+    head: bytes  # hash of the entry at ``version``
+
+
+class CommandService:
+    def __init__(
+        self,
+        store: EventStore,
+        games: Mapping[str, Game] = GAMES,
+        hooks: list[AfterAppend] | None = None,
+        max_attempts: int = 10,
+        cache_size: int = 4096,
+        upcasters: Upcasters = UPCASTERS,
+    ) -> None:
+        self.store = store
+        self.games = games
+        self.hooks = after_append if hooks is None else hooks
+        self.max_attempts = max_attempts
+        self.cache_size = cache_size
+        self.upcasters = upcasters
+        self._codecs: dict[str, EventCodec] = {}
+        self._cache: OrderedDict[str, _Snapshot] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # -- creating ---------------------------------------------------------------------------
+
+    def create_game(
+        self,
+        game: str,
+        seats: int,
+        options: dict[str, Any] | None = None,
+        ai: Mapping[Any, Any] | None = None,
+    ) -> str:
+        """Start a new game and return its id (22 url-safe characters, 128 random bits).
+
+        ``ai`` maps AI seats to their level (``{1: 3}``). The game's secret (seed and salt) comes
+        from ``secrets.token_bytes``; its creation events and metadata are stored atomically."""
+        if game not in self.games:
+            raise BadRequest(
+                f"there is no game {game!r} (games: {', '.join(sorted(self.games))})",
+                code="unknown_game_name",
+            )
+        rules = self.games[game]
+        if not _is_int(seats) or not rules.min_seats <= seats <= rules.max_seats:
+            raise BadRequest(
+                f"{game} is for {rules.min_seats} to {rules.max_seats} players, not {seats!r}",
+                code="bad_seats",
+            )
+        try:
+            validated = rules.options(options)
+        except RuleViolation as exc:
+            raise BadRequest(exc.message, code=exc.code) from None
+        ai_seats = _ai_seats(ai, seats)
+        secret = Secret(seed=secrets.token_bytes(32), salt=secrets.token_bytes(16))
+        events = rules.start(seats, secret, validated)
+        meta = GameMeta(
+            game=game,
+            seats=seats,
+            options=msgspec.to_builtins(validated),
+            ai=ai_seats,
+            created=self.store.clock(),
+        )
+        game_id = secrets.token_urlsafe(16)
+        appended = self.store.append(
+            game_id, 0, GENESIS, CREATION_COMMAND_ID, None, self._encode(game, events), meta=meta
+        )
+        if appended.status != "ok":  # 128 random bits never collide; a store that says so lies
+            raise RuntimeError(f"creating game {game_id} failed: {appended.status}")
+        state = None
+        for event in events:
+            state = rules.evolve(state, event)
+        self._remember(game_id, _Snapshot(meta, appended.version, state, appended.entries[-1].hash))
+        self._after_append(game_id, appended.version)
+        return game_id
+
+    # -- commands ---------------------------------------------------------------------------
+
+    def handle(
+        self,
+        game_id: str,
+        seat: int,
+        command: Any,
+        command_id: str,
+        expected_version: int | None = None,
+    ) -> Accepted:
+        """Decide ``command`` for ``seat`` and append its events (see the module docstring).
+
+        ``command`` is one of the game's Command structs, or plain data (a dict, or JSON text)
+        converted against the game's Command union."""
+        if not isinstance(command_id, str) or not 0 < len(command_id) <= MAX_COMMAND_ID:
+            raise BadRequest(
+                f"a command id is a string of 1 to {MAX_COMMAND_ID} characters",
+                code="bad_command_id",
+            )
+        meta = self._meta(game_id)
+        rules = self.games[meta.game]
+        if not _is_int(seat) or not 0 <= seat < meta.seats:
+            raise WrongSeat(f"seat {seat!r} is not a seat of this game (0 to {meta.seats - 1})")
+        command = _parse_command(rules, command)
+        digest = hashlib.sha256(msgspec.msgpack.encode([seat, command])).digest()[:16]
+        for _attempt in range(self.max_attempts):
+            snap, record = self._refresh(game_id, command_id)
+            if record is not None:
+                return self._duplicate(game_id, command_id, record, digest, snap.version)
+            if expected_version is not None and snap.version != expected_version:
+                raise _stale(expected_version, snap.version)
+            try:
+                events = rules.decide(snap.state, seat, command)
+            except RuleViolation as exc:
+                raise RuleRejected(exc.message, code=exc.code) from None
+            if not events:
+                return Accepted(game_id, command_id, snap.version, snap.version + 1)
+            appended = self.store.append(
+                game_id,
+                snap.version,
+                snap.head,
+                command_id,
+                seat,
+                self._encode(meta.game, events),
+                digest=digest,
+            )
+            if appended.status == "ok":
+                state = snap.state
+                for event in events:
+                    state = rules.evolve(state, event)
+                head = appended.entries[-1].hash
+                self._remember(game_id, _Snapshot(meta, appended.version, state, head))
+                self._after_append(game_id, appended.version)
+                return Accepted(game_id, command_id, appended.version, snap.version + 1)
+            if appended.status == "duplicate":  # the same id raced itself
+                assert appended.record is not None
+                return self._duplicate(
+                    game_id, command_id, appended.record, digest, appended.version
+                )
+            if expected_version is not None:
+                raise _stale(expected_version, appended.version)
+        raise Conflict(
+            f"the game kept changing; gave up after {self.max_attempts} attempts, try again",
+            version=self._refresh(game_id)[0].version,
+        )
+
+    def _duplicate(
+        self, game_id: str, command_id: str, record: CommandRecord, digest: bytes, now: int
+    ) -> Accepted:
+        if record.digest != digest:
+            raise CommandIdReused(
+                f"command id {command_id!r} was already used for another command in this game"
+            )
+        self._after_append(game_id, now)
+        return Accepted(game_id, command_id, record.last, record.first, duplicate=True)
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def load(self, game_id: str) -> Loaded:
+        """The game's rules, its current state and version, and its metadata."""
+        snap, _ = self._refresh(game_id)
+        return Loaded(self.games[snap.meta.game], snap.state, snap.version, snap.meta)
+
+    def events(self, game_id: str, after: int = 0) -> list[EventRecord]:
+        """Every event after version ``after``, NOT redacted: for the server side only
+        (audit, operators' CLI, workers); clients get ``history``."""
+        meta = self._meta(game_id)
+        codec = self._codec(meta.game)
+        return [
+            to_record(entry, codec.decode(entry.envelope))
+            for entry in self.store.read(game_id, after)
+        ]
+
+    def history(self, game_id: str, seat: int | None, after: int = 0) -> list[EventRecord]:
+        """The events after version ``after`` as ``seat`` (None: a spectator) may see them:
+        redacted by the rules while the game runs, everything (the seed too) once it is over."""
+        game, state, _, meta = self.load(game_id)
+        if seat is not None and (not _is_int(seat) or not 0 <= seat < meta.seats):
+            raise WrongSeat(f"seat {seat!r} is not a seat of this game (0 to {meta.seats - 1})")
+        records = self.events(game_id, after)
+        if game.result(state) is not None:
+            return records
+        return [msgspec.structs.replace(r, event=game.redact(r.event, seat)) for r in records]
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _codec(self, game: str) -> EventCodec:
+        codec = self._codecs.get(game)
+        if codec is None:
+            codec = self._codecs[game] = EventCodec(self.games[game], self.upcasters)
+        return codec
+
+    def _encode(self, game: str, events: list[Any]) -> list[NewEvent]:
+        codec = self._codec(game)
+        return [NewEvent(*codec.encode(event)) for event in events]
+
+    def _meta(self, game_id: str) -> GameMeta:
+        with self._lock:
+            cached = self._cache.get(game_id)
+        if cached is not None:
+            return cached.meta
+        meta = self.store.meta(game_id) if isinstance(game_id, str) else None
+        if meta is None:
+            raise UnknownGame(str(game_id))
+        return meta
+
+    def _refresh(
+        self, game_id: str, command_id: str | None = None
+    ) -> tuple[_Snapshot, CommandRecord | None]:
+        """The cached snapshot brought up to date with the stored events (and, when asked,
+        the command id's idempotency record, read in the same round trip)."""
+        with self._lock:
+            snap = self._cache.get(game_id)
+        if snap is None:
+            snap = _Snapshot(self._meta(game_id), 0, None, GENESIS)
+        if command_id is None:
+            entries, record = self.store.read(game_id, snap.version), None
+        else:
+            entries, record = self.store.read_with_record(game_id, snap.version, command_id)
+        if entries:
+            snap = self._fold(game_id, snap, entries)
+            self._remember(game_id, snap)
+        return snap, record
+
+    def _fold(self, game_id: str, snap: _Snapshot, entries: list[Entry]) -> _Snapshot:
+        rules = self.games[snap.meta.game]
+        codec = self._codec(snap.meta.game)
+        state, version = snap.state, snap.version
+        for entry in entries:
+            version += 1
+            if entry.envelope.version != version:
+                raise RuntimeError(
+                    f"game {game_id}: stored version {entry.envelope.version}, expected {version}"
+                )
+            state = rules.evolve(state, codec.decode(entry.envelope))
+        return _Snapshot(snap.meta, version, state, entries[-1].hash)
+
+    def _remember(self, game_id: str, snap: _Snapshot) -> None:
+        with self._lock:
+            known = self._cache.get(game_id)
+            if known is None or known.version < snap.version:
+                self._cache[game_id] = snap
+            self._cache.move_to_end(game_id)
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+
+    def _after_append(self, game_id: str, version: int) -> None:
+        for hook in self.hooks:
+            try:
+                hook(game_id, version)
+            except Exception:
+                log.exception("after_append hook %r failed for %s@%d", hook, game_id, version)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _stale(expected: int, now: int) -> Conflict:
+    return Conflict(f"the game is at version {now}, not {expected}; reload and retry", now)
+
+
+def _ai_seats(ai: Mapping[Any, Any] | None, seats: int) -> dict[int, int | str]:
+    try:
+        levels = msgspec.convert(dict(ai or {}), dict[int, int | str], strict=False)
+    except (msgspec.ValidationError, TypeError, ValueError) as exc:
+        raise BadRequest(f"ai must map seats to levels: {exc}", code="bad_ai") from None
+    bad = [s for s in levels if not 0 <= s < seats]
+    if bad:
+        raise BadRequest(f"ai seats {bad} are not seats 0 to {seats - 1}", code="bad_ai")
+    return levels
+
+
+def _parse_command(rules: Game, command: Any) -> Any:
+    kinds = typing.get_args(rules.Command) or (rules.Command,)
+    if isinstance(command, msgspec.Struct):
+        if isinstance(command, kinds):
+            return command
+        raise BadRequest(f"{type(command).__name__} is not a {rules.name} command")
+    try:
+        if isinstance(command, str | bytes):
+            return msgspec.json.decode(command, type=rules.Command)
+        return msgspec.convert(command, rules.Command)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise BadRequest(f"not a {rules.name} command: {exc}") from None
+
+
+# -- the process-wide service -------------------------------------------------------------------
+
+_default: CommandService | None = None
+_default_lock = threading.Lock()
+
+
+def service() -> CommandService:
+    """The process-wide service on the configured server (started embedded when needed)."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = CommandService(EventStore(connect()))
+        return _default
+
+
+def create_game(
+    game: str,
+    seats: int,
+    options: dict[str, Any] | None = None,
+    ai: Mapping[Any, Any] | None = None,
+) -> str:
+    return service().create_game(game, seats, options, ai)
+
+
+def handle(
+    game_id: str, seat: int, command: Any, command_id: str, expected_version: int | None = None
+) -> Accepted:
+    return service().handle(game_id, seat, command, command_id, expected_version)
+
+
+def load(game_id: str) -> Loaded:
+    return service().load(game_id)
+
+
+def history(game_id: str, seat: int | None, after: int = 0) -> list[EventRecord]:
+    return service().history(game_id, seat, after)

@@ -1,0 +1,92 @@
+"""Configuration from the environment, and ``connect()``.
+
+| variable | meaning | default |
+|---|---|---|
+| ``REDIS_URL`` | the Redis/Valkey server to use | unset: an embedded server |
+| ``OMERTA_VAR`` | data directory of the embedded server (AOF, log) | ``./var`` |
+| ``OMERTA_REDIS_PORT`` | fixed port of the embedded server | 0: a free port |
+| ``OMERTA_FSYNC`` | ``appendfsync`` of the embedded server | ``always`` (no move ever lost) |
+
+With ``REDIS_URL`` unset, the first process that connects starts the embedded server (see
+``services.embedded``) and records its port in ``<var>/valkey.port``; other processes using the
+same data directory find it there and share it (a lock file serialises the check-or-start). The
+process that started it stops it cleanly when it exits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import fcntl
+import os
+import threading
+from pathlib import Path
+
+import msgspec
+import redis
+
+from services.embedded import HOST, EmbeddedServer
+
+
+class Settings(msgspec.Struct, frozen=True):
+    redis_url: str | None
+    var: Path
+    port: int
+    fsync: str
+
+
+def settings(env: dict[str, str] | None = None) -> Settings:
+    env = dict(os.environ) if env is None else env
+    return Settings(
+        redis_url=env.get("REDIS_URL") or None,
+        var=Path(env.get("OMERTA_VAR") or "var").resolve(),
+        port=int(env.get("OMERTA_REDIS_PORT") or 0),
+        fsync=env.get("OMERTA_FSYNC") or "always",
+    )
+
+
+_started: EmbeddedServer | None = None
+_start_lock = threading.Lock()
+
+
+def connect(config: Settings | None = None) -> redis.Redis:
+    """A redis-py client (bytes in and out) for the configured server."""
+    config = config or settings()
+    if config.redis_url:
+        return redis.Redis.from_url(config.redis_url)
+    return redis.Redis(host=HOST, port=embedded_port(config))
+
+
+def embedded_port(config: Settings) -> int:
+    """The port of the embedded server for ``config.var``, started now if none runs."""
+    global _started
+    with _start_lock:
+        if _started is not None and _started.directory == config.var:
+            return _started.port
+        config.var.mkdir(parents=True, exist_ok=True)
+        with open(config.var / "valkey.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            port_file = config.var / "valkey.port"
+            running = _running_port(port_file, config.var)
+            if running is not None:
+                return running
+            server = EmbeddedServer(config.var, config.port, config.fsync).start()
+            port_file.write_text(f"{server.port}\n")
+            _started = server
+            atexit.register(server.stop)
+            return server.port
+
+
+def _running_port(port_file: Path, var: Path) -> int | None:
+    """The port in ``port_file`` if a server answers there with ``var`` as its directory."""
+    try:
+        port = int(port_file.read_text())
+    except (OSError, ValueError):
+        return None
+    client = redis.Redis(host=HOST, port=port, socket_timeout=2)
+    try:
+        directory = client.config_get("dir").get("dir")
+    except redis.RedisError:
+        return None
+    finally:
+        client.close()
+    return port if directory is not None and Path(directory) == var else None

@@ -1,0 +1,83 @@
+"""The typed errors of the service layer.
+
+Every error has a stable ``code`` (clients and tests match on it), an HTTP-like ``status`` (the
+API maps it to an RFC 9457 problem) and a ``message`` for people. None of them reveals hidden
+information: messages name only what the caller sent or may see. A refused command changes
+nothing in the store.
+
+| class | status | code |
+|---|---|---|
+| ``UnknownGame`` | 404 | ``unknown_game`` |
+| ``WrongSeat`` | 403 | ``wrong_seat`` |
+| ``BadRequest`` | 400 | ``bad_command``, ``bad_options``, ``unknown_game_name``, |
+|  |  | ``bad_seats``, ``bad_ai``, ``bad_command_id`` |
+| ``Conflict`` | 409 | ``conflict`` (stale expected version, or the race retries ran out) |
+| ``CommandIdReused`` | 409 | ``command_id_reused`` (same id, different command) |
+| ``RuleRejected`` | 422 | the rules' own code, e.g. ``not_your_turn`` |
+"""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """Base of the service's refusals; ``code``, ``status`` and ``message`` are always set."""
+
+    status: int = 500
+    code: str = "internal"
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+class UnknownGame(ServiceError):
+    status = 404
+    code = "unknown_game"
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"there is no game {game_id!r}")
+        self.game_id = game_id
+
+
+class WrongSeat(ServiceError):
+    """A seat that is not a seat of this game (out of range)."""
+
+    status = 403
+    code = "wrong_seat"
+
+
+class BadRequest(ServiceError):
+    """Input of the wrong shape: a command of another game, a missing field, bad options..."""
+
+    status = 400
+    code = "bad_command"
+
+
+class Conflict(ServiceError):
+    """The game moved on: ``version`` is the version the store is at now."""
+
+    status = 409
+    code = "conflict"
+
+    def __init__(self, message: str, version: int) -> None:
+        super().__init__(message)
+        self.version = version
+
+
+class CommandIdReused(ServiceError):
+    """A command id already used for a different command in this game."""
+
+    status = 409
+    code = "command_id_reused"
+
+
+class RuleRejected(ServiceError):
+    """The rules refuse the command; ``code`` is the rules' code (``not_your_turn``, ...)."""
+
+    status = 422
+    code = "rule_violation"

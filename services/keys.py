@@ -1,0 +1,43 @@
+"""Redis key names. Every key of a game carries the game id as a Redis Cluster hash tag
+(``{<id>}``), so a game's stream, metadata and command records live in one slot and one
+script may touch them together.
+
+``game:{<id>}:events``    stream, one entry per event, entry id ``<version>-0``, never trimmed
+``game:{<id>}:meta``      string, the MessagePack ``GameMeta`` record
+``game:{<id>}:commands``  hash, command id -> MessagePack ``CommandRecord`` (idempotency)
+``feed``                  stream, one entry ``{game, version}`` per append, in commit order
+
+The feed under Redis Cluster: a script may only touch keys of one slot, so a single global feed
+cannot be written in the same atomic step as a game's stream. There the feed becomes one stream
+per slot: ``feed_key`` returns ``feed:{<t>}`` with ``<t>`` a fixed string that hashes to the
+game's slot (a 16384-entry table computed once from CRC16), and a projector follows the feeds of
+the slots each node owns (``XREAD`` over them). On a single server (this deployment: embedded or
+``REDIS_URL``) every game shares the one ``feed`` key; ``feed_key`` is the one place to change.
+"""
+
+from __future__ import annotations
+
+FEED = "feed"
+
+
+def events_key(game_id: str) -> str:
+    return f"game:{{{game_id}}}:events"
+
+
+def meta_key(game_id: str) -> str:
+    return f"game:{{{game_id}}}:meta"
+
+
+def commands_key(game_id: str) -> str:
+    return f"game:{{{game_id}}}:commands"
+
+
+def feed_key(game_id: str) -> str:
+    return FEED
+
+
+META_PATTERN = "game:{*}:meta"
+
+
+def game_id_of_meta_key(key: str) -> str:
+    return key[len("game:{") : -len("}:meta")]

@@ -1,0 +1,184 @@
+"""The event store: one Redis stream per game, appended by one server-side Lua script.
+
+``APPEND`` (below) is the only writer. In one atomic step it
+
+1. returns the stored record if this command id was already appended (idempotent retry),
+2. refuses unless the stream is exactly at the expected version (optimistic concurrency),
+3. on a creation, writes the game's metadata record,
+4. appends the events with entry ids ``<version>-0``, records the command id, and adds one
+   entry to the feed.
+
+Every check comes before the first write, so a refused or failed append leaves nothing behind
+(Redis also refuses a writing script as a whole when it is out of memory). Nothing is ever
+trimmed or rewritten. Keys are in ``services.keys``; the envelope and the hash chain in
+``services.records``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+
+import msgspec
+import redis
+
+from services import keys
+from services.records import (
+    CommandRecord,
+    Entry,
+    Envelope,
+    GameMeta,
+    chain_hash,
+    decode_envelope,
+    decode_meta,
+    decode_record,
+    encode,
+)
+
+APPEND = """
+local done = redis.call('HGET', KEYS[2], ARGV[2])
+if done then return {'duplicate', done} end
+local version = redis.call('XLEN', KEYS[1])
+if version ~= tonumber(ARGV[1]) then return {'conflict', version} end
+if ARGV[5] ~= '' then
+  redis.call('SET', KEYS[4], ARGV[5])
+elseif version == 0 then
+  return {'unknown', 0}
+end
+for i = 6, #ARGV do
+  version = version + 1
+  redis.call('XADD', KEYS[1], version .. '-0', 'e', ARGV[i])
+end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+redis.call('XADD', KEYS[3], '*', 'game', ARGV[4], 'version', version)
+return {'ok', version}
+"""
+
+
+class NewEvent(msgspec.Struct, frozen=True):
+    """An event ready to append: its type, schema and MessagePack bytes."""
+
+    type: str
+    schema: int
+    data: bytes
+
+
+class Appended(msgspec.Struct, frozen=True):
+    """The store's answer: ``status`` is ``ok``, ``duplicate``, ``conflict`` or ``unknown``;
+    ``version`` is the stream's version after the append (``ok``), now (``conflict``), or the
+    last version of the earlier append (``duplicate``, whose ``record`` is then set)."""
+
+    status: str
+    version: int
+    entries: list[Entry] = []
+    record: CommandRecord | None = None
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class EventStore:
+    """Game-agnostic: stores envelopes of already-encoded events and reads them back."""
+
+    def __init__(self, client: redis.Redis, clock: Callable[[], int] = now_ms) -> None:
+        self.redis = client
+        self.clock = clock
+        self._append = client.register_script(APPEND)
+
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        prev: bytes,
+        command_id: str,
+        actor: int | None,
+        events: Sequence[NewEvent],
+        digest: bytes = b"",
+        meta: GameMeta | None = None,
+    ) -> Appended:
+        """Append ``events`` as versions ``expected_version + 1 ...`` if the stream is still at
+        ``expected_version`` and ``command_id`` is new. ``prev`` is the hash of the entry at
+        ``expected_version`` (``GENESIS`` for a new game). ``meta`` is given only at creation
+        (``expected_version`` 0, ``command_id`` ``""``)."""
+        stamp = self.clock()
+        raws = []
+        for i, event in enumerate(events, 1):
+            raw = encode(
+                Envelope(
+                    game_id=game_id,
+                    version=expected_version + i,
+                    type=event.type,
+                    time=stamp,
+                    actor=actor,
+                    command_id=command_id,
+                    schema=event.schema,
+                    prev=prev,
+                    data=msgspec.Raw(event.data),
+                )
+            )
+            prev = chain_hash(raw)
+            raws.append(raw)
+        record = CommandRecord(expected_version + 1, expected_version + len(raws), digest)
+        status, value = self._append(
+            keys=[
+                keys.events_key(game_id),
+                keys.commands_key(game_id),
+                keys.feed_key(game_id),
+                keys.meta_key(game_id),
+            ],
+            args=[
+                expected_version,
+                command_id,
+                encode(record),
+                game_id,
+                encode(meta) if meta is not None else b"",
+                *raws,
+            ],
+        )
+        status = status.decode()
+        if status == "duplicate":
+            earlier = decode_record(value)
+            return Appended("duplicate", earlier.last, record=earlier)
+        if status != "ok":
+            return Appended(status, int(value))
+        entries = [Entry(decode_envelope(raw), raw, chain_hash(raw)) for raw in raws]
+        return Appended("ok", int(value), entries=entries)
+
+    def read(self, game_id: str, after: int = 0) -> list[Entry]:
+        """The entries with version > ``after``, in order."""
+        return _entries(self.redis.xrange(keys.events_key(game_id), f"{after + 1}-0", "+"))
+
+    def read_with_record(
+        self, game_id: str, after: int, command_id: str
+    ) -> tuple[list[Entry], CommandRecord | None]:
+        """``read`` and the command id's record, in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.xrange(keys.events_key(game_id), f"{after + 1}-0", "+")
+        pipe.hget(keys.commands_key(game_id), command_id)
+        rows, record = pipe.execute()
+        return _entries(rows), decode_record(record) if record is not None else None
+
+    def meta(self, game_id: str) -> GameMeta | None:
+        raw = self.redis.get(keys.meta_key(game_id))
+        return decode_meta(raw) if raw is not None else None
+
+    def version(self, game_id: str) -> int:
+        return int(self.redis.xlen(keys.events_key(game_id)))
+
+    def command_records(self, game_id: str) -> dict[str, CommandRecord]:
+        rows: dict[bytes, bytes] = self.redis.hgetall(keys.commands_key(game_id))
+        return {k.decode(): decode_record(v) for k, v in rows.items()}
+
+    def game_ids(self) -> Iterator[str]:
+        """Every game in the store (by its metadata record), in no particular order."""
+        for key in self.redis.scan_iter(match=keys.META_PATTERN, count=1000):
+            yield keys.game_id_of_meta_key(key.decode())
+
+
+def _entries(rows: list[tuple[bytes, dict[bytes, bytes]]]) -> list[Entry]:
+    out = []
+    for _id, fields in rows:
+        raw = fields[b"e"]
+        out.append(Entry(decode_envelope(raw), raw, chain_hash(raw)))
+    return out
