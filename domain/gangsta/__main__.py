@@ -1,0 +1,4 @@
+from domain.cli import main
+from domain.gangsta import game
+
+raise SystemExit(main(game))

@@ -1,0 +1,116 @@
+"""What a seat may see of a Gangsta! game, and events as a seat may see them while it runs.
+
+Public: rows, gangs (each gangster's state and learned skill), money, chapter, deck sizes,
+discard piles (their cards were face up), revealed snitches, how many heists each player
+completed. Hidden until the end: deck order, the seed, and which heists (so how much influence)
+other players completed, unless the option public_heist_influence is on (docs/gangsta.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from domain.core import Result
+from domain.gangsta import cards
+from domain.gangsta.messages import GameStarted, Options, Owed
+from domain.gangsta.rules import to_act
+from domain.gangsta.state import Member, State, domination_snitches_revealed, gang_skills
+
+
+class PlayerView(msgspec.Struct, frozen=True):
+    seat: int
+    boss: int
+    clan: str
+    gang: tuple[Member, ...]
+    skills: tuple[int, ...]  # the gang's skill totals, in the order of cards.SKILLS
+    money: int
+    heists_completed: int
+    heists: tuple[int, ...] | None  # None when hidden from the viewer
+    heist_influence: int | None  # None when hidden from the viewer
+
+
+class View(msgspec.Struct, frozen=True):
+    seat: int | None  # None: a spectator
+    seats: int
+    options: Options
+    commitment: str
+    skills: tuple[str, ...]
+    chapter: int
+    stage: str
+    active: int
+    to_act: tuple[int, ...]
+    extra_turn: bool
+    free_readies: int
+    players: tuple[PlayerView, ...]
+    heist_row: tuple[int, ...]
+    market: tuple[int, ...]
+    gangster_deck: int  # sizes only: the order is secret
+    gangster_discard: tuple[int, ...]
+    heist_decks: tuple[int, ...]  # size of each chapter's deck
+    heist_discard: tuple[int, ...]
+    snitches: tuple[int, ...]  # revealed, set aside
+    domination_snitches: int  # revealed so far (the game ends at the third)
+    heist: int | None  # the heist being committed to or rewarded
+    committed: tuple[int, ...]
+    rewards: tuple[str, ...]  # special rewards still to resolve, first is current
+    diversions_left: int
+    owed: tuple[Owed, ...]
+    result: Result | None
+
+
+def _player(state: State, seat: int, viewer: int | None) -> PlayerView:
+    p = state.players[seat]
+    shown = seat == viewer or state.options.public_heist_influence or state.stage == "over"
+    return PlayerView(
+        seat=seat,
+        boss=p.boss,
+        clan=cards.GANGSTERS[p.boss].clan,
+        gang=p.gang,
+        skills=tuple(gang_skills(p.gang)),
+        money=p.money,
+        heists_completed=len(p.heists),
+        heists=p.heists if shown else None,
+        heist_influence=sum(cards.HEISTS[h].influence for h in p.heists) if shown else None,
+    )
+
+
+def view(state: State, seat: int | None) -> View:
+    return View(
+        seat=seat,
+        seats=state.seats,
+        options=state.options,
+        commitment=state.commitment,
+        skills=cards.SKILLS,
+        chapter=state.chapter,
+        stage=state.stage,
+        active=state.active,
+        to_act=tuple(sorted(to_act(state))),
+        extra_turn=state.extra_turn,
+        free_readies=state.free_readies,
+        players=tuple(_player(state, s, seat) for s in range(state.seats)),
+        heist_row=state.heist_row,
+        market=state.market,
+        gangster_deck=len(state.gangster_deck),
+        gangster_discard=state.gangster_discard,
+        heist_decks=tuple(len(d) for d in state.heist_decks),
+        heist_discard=state.heist_discard,
+        snitches=state.snitches,
+        domination_snitches=domination_snitches_revealed(state),
+        heist=state.heist,
+        committed=state.committed,
+        rewards=state.rewards,
+        diversions_left=state.diversions_left,
+        owed=state.owed,
+        result=state.result,
+    )
+
+
+def redact(event: Any, seat: int | None) -> Any:
+    """Only the creation event holds something secret (the seed) while the game runs. Which
+    heist a player completed stays in history: the card lay face up in the row, so every player
+    at a table saw it taken (docs/gangsta.md); views never add up another player's influence."""
+    if isinstance(event, GameStarted) and event.secret is not None:
+        return msgspec.structs.replace(event, secret=None)
+    return event
