@@ -159,6 +159,10 @@ class EventStore:
         rows, record = pipe.execute()
         return _entries(rows), decode_record(record) if record is not None else None
 
+    def rows(self, game_id: str) -> list[tuple[bytes, dict[bytes, bytes]]]:
+        """The stream exactly as stored (entry ids and fields), for the audit."""
+        return self.redis.xrange(keys.events_key(game_id))
+
     def meta(self, game_id: str) -> GameMeta | None:
         raw = self.redis.get(keys.meta_key(game_id))
         return decode_meta(raw) if raw is not None else None

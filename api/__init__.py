@@ -1,0 +1,1 @@
+"""The outside of Omerta: the HTTP API (Flask) and the ``omerta`` command line (``api.cli``)."""

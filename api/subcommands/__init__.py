@@ -1,0 +1,1 @@
+"""Subcommand groups of ``omerta``: one module each, with ``register(subparsers)``."""
