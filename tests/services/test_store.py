@@ -1,0 +1,113 @@
+"""The event store's contract, on fakeredis (the same Lua script runs there through lupa)."""
+
+from __future__ import annotations
+
+import fakeredis
+import msgspec
+import pytest
+
+from services import keys
+from services.records import GENESIS, GameMeta, chain_hash, decode_envelope
+from services.store import EventStore, NewEvent
+
+META = GameMeta(game="famiglia", seats=2, options={}, ai={1: 2}, created=1)
+
+
+def events(*names: str) -> list[NewEvent]:
+    return [NewEvent(n, 1, msgspec.msgpack.encode({"type": n})) for n in names]
+
+
+@pytest.fixture
+def store(fake_redis: fakeredis.FakeRedis) -> EventStore:
+    return EventStore(fake_redis, clock=lambda: 1_700_000_000_000)
+
+
+@pytest.fixture
+def created(store: EventStore) -> str:
+    appended = store.append("g1", 0, GENESIS, "", None, events("game_started", "dealt"), meta=META)
+    assert appended.status == "ok"
+    return "g1"
+
+
+def head(store: EventStore, game_id: str) -> bytes:
+    return store.read(game_id)[-1].hash
+
+
+def test_creation_writes_events_meta_record_and_feed(store: EventStore, created: str) -> None:
+    assert store.meta(created) == META
+    assert store.version(created) == 2
+    rows = store.rows(created)
+    assert [entry_id for entry_id, _ in rows] == [b"1-0", b"2-0"]
+    first = decode_envelope(rows[0][1][b"e"])
+    assert (first.game_id, first.version, first.type, first.actor, first.command_id) == (
+        "g1",
+        1,
+        "game_started",
+        None,
+        "",
+    )
+    assert (first.time, first.schema, first.prev) == (1_700_000_000_000, 1, GENESIS)
+    assert msgspec.msgpack.decode(first.data) == {"type": "game_started"}
+    feed = store.redis.xrange(keys.FEED)
+    assert [fields for _, fields in feed] == [{b"game": b"g1", b"version": b"2"}]
+    assert set(store.command_records(created)) == {""}
+
+
+def test_keys_share_the_game_hash_tag() -> None:
+    for key in (keys.events_key("abc"), keys.meta_key("abc"), keys.commands_key("abc")):
+        assert key.startswith("game:{abc}:")
+
+
+def test_each_envelope_chains_to_the_one_before(store: EventStore, created: str) -> None:
+    store.append(created, 2, head(store, created), "c1", 0, events("a", "b"), digest=b"d")
+    entries = store.read(created)
+    assert [e.envelope.version for e in entries] == [1, 2, 3, 4]
+    prev = GENESIS
+    for entry in entries:
+        assert entry.envelope.prev == prev
+        assert entry.hash == chain_hash(entry.raw)
+        prev = entry.hash
+
+
+def test_append_at_a_stale_version_is_a_conflict_and_writes_nothing(
+    store: EventStore, created: str
+) -> None:
+    before = store.redis.dump(keys.events_key(created)), store.redis.xlen(keys.FEED)
+    appended = store.append(created, 1, GENESIS, "c1", 0, events("a"))
+    assert (appended.status, appended.version) == ("conflict", 2)
+    assert (store.redis.dump(keys.events_key(created)), store.redis.xlen(keys.FEED)) == before
+    assert "c1" not in store.command_records(created)
+
+
+def test_a_retried_command_id_appends_nothing_and_returns_the_first_result(
+    store: EventStore, created: str
+) -> None:
+    first = store.append(created, 2, head(store, created), "c1", 0, events("a", "b"), b"d")
+    assert (first.status, first.version) == ("ok", 4)
+    again = store.append(created, 4, head(store, created), "c1", 0, events("a", "b"), b"d")
+    assert (again.status, again.version) == ("duplicate", 4)
+    assert again.record is not None and (again.record.first, again.record.last) == (3, 4)
+    assert again.record.digest == b"d"
+    assert store.version(created) == 4
+    assert store.redis.xlen(keys.FEED) == 2
+
+
+def test_appending_to_a_game_that_does_not_exist_is_refused(store: EventStore) -> None:
+    appended = store.append("nope", 0, GENESIS, "c1", 0, events("a"))
+    assert appended.status == "unknown"
+    assert store.redis.keys("*") == []
+
+
+def test_read_after_a_version_and_with_the_command_record(store: EventStore, created: str) -> None:
+    store.append(created, 2, head(store, created), "c1", 1, events("a"), b"d")
+    assert [e.envelope.type for e in store.read(created, after=2)] == ["a"]
+    assert store.read(created, after=3) == []
+    entries, record = store.read_with_record(created, 1, "c1")
+    assert [e.envelope.version for e in entries] == [2, 3]
+    assert record is not None and (record.first, record.last) == (3, 3)
+    assert store.read_with_record(created, 3, "c2") == ([], None)
+
+
+def test_game_ids_lists_every_game(store: EventStore, created: str) -> None:
+    store.append("g2", 0, GENESIS, "", None, events("game_started"), meta=META)
+    assert sorted(store.game_ids()) == ["g1", "g2"]
