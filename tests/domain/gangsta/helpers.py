@@ -44,6 +44,7 @@ def build(
     stage: str = "turn",
     free_readies: int = 0,
     heist_top: list[int] | None = None,
+    later_tops: dict[int, list[int]] | None = None,
     gangster_top: list[int] | None = None,
     heist_discard: list[int] | None = None,
     gangster_discard: list[int] | None = None,
@@ -53,6 +54,7 @@ def build(
     rest_in_decks: bool = True,
 ) -> State:
     """A state at the start of ``active``'s action choice (stage ``turn``) unless told.
+    ``heist_top`` is the top of the current chapter's deck, ``later_tops`` of later chapters'.
     ``rest_in_decks=False`` leaves the current decks holding only the named tops (the other
     cards are out of the game), to test running out."""
     seats = len(gangs)
@@ -77,6 +79,7 @@ def build(
         + heist_row
         + market
         + (heist_top or [])
+        + [c for top in (later_tops or {}).values() for c in top]
         + (gangster_top or [])
         + (heist_discard or [])
         + (gangster_discard or [])
@@ -102,7 +105,7 @@ def build(
                 rest = []
             decks.append(tuple((heist_top or []) + rest))
         else:
-            decks.append(tuple(rest))
+            decks.append(tuple((later_tops or {}).get(n, []) + rest))
     rest = [c for c in cards.HIRABLE_IDS if c not in used]
     if not rest_in_decks:
         removed += rest

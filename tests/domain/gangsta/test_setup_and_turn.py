@@ -161,12 +161,10 @@ def test_min_pass_income_option() -> None:
 
 
 def test_pass_discard_of_either_row_then_refill() -> None:
-    s = build(
-        [[101], [102]], heist_row=ROW, market=MARKET, heist_top=[206], gangster_top=[151]
-    )
+    s = build([[101], [102]], heist_row=ROW, market=MARKET, heist_top=[206], gangster_top=[151])
     _, s = run(s, 0, Pass())
     assert s.stage == "pass_discard" and rejected(s, 0, DiscardRowCard(999)) == "not_in_row"
-    events, s = run(s, 0, DiscardRowCard(203))
+    _, s = run(s, 0, DiscardRowCard(203))
     assert s.heist_discard == (203,) and s.heist_row == (201, 202, 204, 205, 206)
     _, s = run(s, 1, Pass())
     _, s = run(s, 1, DiscardRowCard(123))
@@ -195,7 +193,7 @@ def test_refill_one_per_row_option() -> None:
 def test_refill_full_option_deals_each_row_back_to_five() -> None:
     s = build([[101], [102]], heist_row=ROW[:2], market=MARKET[:1])
     events, s = run(s, 0, Pass())
-    events, s = run(s, 0, Skip())
+    _, s = run(s, 0, Skip())
     assert len(s.heist_row) == 5 and len(s.market) == 5
 
 
