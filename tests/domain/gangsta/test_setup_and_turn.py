@@ -192,7 +192,7 @@ def test_refill_one_per_row_option() -> None:
 
 def test_refill_full_option_deals_each_row_back_to_five() -> None:
     s = build([[101], [102]], heist_row=ROW[:2], market=MARKET[:1])
-    events, s = run(s, 0, Pass())
+    _, s = run(s, 0, Pass())
     _, s = run(s, 0, Skip())
     assert len(s.heist_row) == 5 and len(s.market) == 5
 
