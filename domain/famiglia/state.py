@@ -173,6 +173,9 @@ def _ran_out(state: State, e: DeckRanOut) -> State:
 
 
 def _turn_started(state: State, e: TurnStarted) -> State:
+    seat = state.start_player if state.turn == 0 else 1 - state.current
+    if (e.seat, e.turn) != (seat, state.turn + 1):
+        raise HistoryMismatch(f"turn {state.turn + 1} belongs to seat {seat}")
     final = state.final_turns
     if final is not None:
         if final == 0:

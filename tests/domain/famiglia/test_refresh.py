@@ -6,6 +6,7 @@ from domain.famiglia import game
 from domain.famiglia.messages import (
     DeckRanOut,
     DeckReshuffled,
+    EndSwaps,
     Pass,
     PlayAccountant,
     Refresh,
@@ -55,7 +56,7 @@ def test_refresh_only_before_the_other_actions():
     """Actions go in order: after an Accountant, the Street can no longer be refreshed."""
     state = make_state(hands=("blue-1", ""), street=STREET, deck="red-2 blue-3")
     _, state = act(state, 0, PlayAccountant(card="blue-1"))
-    _, state = act(state, 0, game.legal(state, 0)[0])  # end_swaps
+    _, state = act(state, 0, EndSwaps())
     refused(state, 0, Refresh(card="red-3"), "action_out_of_order")
 
 
