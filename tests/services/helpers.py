@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
+import redis
 
+from services import keys
 from services.commands import CommandService
+from services.records import GENESIS, chain_hash, decode_envelope, encode
 
 
 def pick_move(svc: CommandService, game_id: str, rng: random.Random) -> tuple[int, Any] | None:
@@ -30,3 +34,33 @@ def play_out(svc: CommandService, game_id: str, rng: random.Random, prefix: str 
         svc.handle(game_id, seat, msgspec.to_builtins(command), f"{prefix}{sent}")
         sent += 1
     return sent
+
+
+def tamper(
+    client: redis.Redis,
+    game_id: str,
+    version: int,
+    change: Callable[[Any], Any],
+    rechain: bool = False,
+) -> None:
+    """Rewrite stored event ``version`` with ``change(plain data)``, as an attacker with write
+    access to the server would; with ``rechain`` also fix every later ``prev`` so that the
+    chain alone does not give it away."""
+    key = keys.events_key(game_id)
+    rows = []
+    prev = GENESIS
+    for number, (entry_id, fields) in enumerate(client.xrange(key), 1):
+        envelope = decode_envelope(fields[b"e"])
+        if number == version:
+            data = change(msgspec.msgpack.decode(envelope.data))
+            envelope = msgspec.structs.replace(envelope, data=msgspec.Raw(encode(data)))
+        elif rechain and number > version:
+            envelope = msgspec.structs.replace(envelope, prev=prev)
+        raw = encode(envelope)
+        prev = chain_hash(raw)
+        rows.append((entry_id, raw))
+    pipe = client.pipeline(transaction=True)
+    pipe.delete(key)
+    for entry_id, raw in rows:
+        pipe.xadd(key, {"e": raw}, id=entry_id)
+    pipe.execute()
