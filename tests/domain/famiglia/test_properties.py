@@ -73,7 +73,7 @@ def _random_command(rng: Rng) -> Any:
 seeds = st.integers(min_value=0, max_value=2**32)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(n=seeds, eager=st.booleans())
 def test_games_end_and_conserve_the_sixty_cards(n, eager):
     steps = _game(n, eager)
@@ -86,7 +86,7 @@ def test_games_end_and_conserve_the_sixty_cards(n, eager):
         assert held == FULL
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(n=seeds, eager=st.booleans())
 def test_final_score_is_the_points_in_hand_and_area(n, eager):
     final = _game(n, eager)[-1].state
@@ -104,7 +104,7 @@ def test_final_score_is_the_points_in_hand_and_area(n, eager):
         assert result.winners == [0, 1]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(n=seeds)
 def test_every_legal_command_is_accepted_and_others_are_refused(n):
     rng = Rng(n.to_bytes(8, "big"), b"bad-commands")
@@ -129,7 +129,7 @@ def test_every_legal_command_is_accepted_and_others_are_refused(n):
         assert msgspec.msgpack.encode(state) == before
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(n=seeds, eager=st.booleans())
 def test_replaying_events_and_commands_reproduces_the_game(n, eager):
     steps = _game(n, eager)
@@ -162,7 +162,7 @@ def _masked(state: State, seat: int | None) -> State:
     return msgspec.structs.replace(state, deck=deck, hands=hands)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(n=seeds)
 def test_views_and_redacted_events_never_show_the_deck_or_the_other_hand(n):
     steps = _game(n, eager=True)
