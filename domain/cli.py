@@ -1,4 +1,4 @@
-"""Terminal runner shared by the games: ``python -m domain.famiglia`` / ``python -m domain.gangsta``.
+"""Terminal runner shared by the games: ``python -m domain.<game>``.
 
 Plays a game between random players, or replays scripted commands (a JSON list of
 ``{"seat": n, "command": {...}}``), printing each move, its events and the final score.
