@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from domain.core import Game, Secret
+from domain.core import Game, RuleViolation, Secret
 from domain.play import play, random_policy, secret_for
 
 
@@ -21,6 +21,14 @@ def _line(obj: Any) -> str:
 
 
 def main(game: Game, argv: list[str] | None = None) -> int:
+    try:
+        return _run(game, argv)
+    except RuleViolation as exc:
+        print(f"refused ({exc.code}): {exc.message}")
+        return 2
+
+
+def _run(game: Game, argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog=f"python -m domain.{game.name}")
     parser.add_argument("--seats", type=int, default=game.min_seats)
     parser.add_argument("--seed", type=int, default=1, help="game number for the test secret")
