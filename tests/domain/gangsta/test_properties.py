@@ -1,0 +1,207 @@
+"""Property tests: whole games of random legal play for 2, 3 and 4 players over many seeds and
+option sets, checking the invariants of the rules and of the protocol at every step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from domain.core import RuleViolation, Secret, replay
+from domain.gangsta import cards, game
+from domain.gangsta.messages import (
+    Assassination,
+    CancelHeist,
+    ChooseHeist,
+    Commit,
+    Discard,
+    DiscardRowCard,
+    Diversion,
+    FastRecruit,
+    GameEnded,
+    GameStarted,
+    Hire,
+    LearnSkill,
+    Pass,
+    Ready,
+    Skip,
+    Theft,
+)
+from domain.gangsta.state import State
+from domain.play import secret_for
+from domain.rng import Rng
+from tests.domain.gangsta.helpers import all_places
+
+OPTION_SETS: list[dict[str, Any]] = [
+    {},
+    {"preset": "published"},
+    {"pass_discard": False, "coop_reward_needs_partner": True},
+    {"clans": True, "catch_up_cash": True, "min_pass_income": 2},
+    {"public_heist_influence": True, "refill": "one_per_row"},
+    {"domination_snitches": [4, 4, 4, 4, 4]},
+]
+SORTED_CARDS = sorted(cards.ALL_CARDS)
+UNKNOWN = 999
+FIELD_COMMANDS = (
+    Ready,
+    Hire,
+    ChooseHeist,
+    Commit,
+    DiscardRowCard,
+    FastRecruit,
+    LearnSkill,
+    Diversion,
+    Discard,
+)
+
+
+def round_trips(message: Any, kind: Any) -> None:
+    for codec in (msgspec.json, msgspec.msgpack):
+        assert codec.decode(codec.encode(message), type=kind) == message
+
+
+def candidates(state: State, rng: Rng) -> list[Any]:
+    """A sample of commands of every kind, most of them illegal now."""
+    ids = sorted(
+        {m.card for p in state.players for m in p.gang}
+        | set(state.market)
+        | set(state.heist_row)
+        | {UNKNOWN}
+    )
+    out: list[Any] = [Pass(), Skip(), CancelHeist()]
+    for _ in range(12):
+        out.append(FIELD_COMMANDS[rng.below(len(FIELD_COMMANDS))](ids[rng.below(len(ids))]))
+    target = rng.below(state.seats + 2) - 1
+    out += [Assassination(target), Theft(target, rng.below(6))]
+    return out
+
+
+def scrambled(state: State, seat: int | None) -> State:
+    """The same game with everything ``seat`` may not see changed: deck order, the secret and
+    other players' completed heists (replaced by ids no card has)."""
+    players = tuple(
+        p if i == seat else msgspec.structs.replace(p, heists=(0,) * len(p.heists))
+        for i, p in enumerate(state.players)
+    )
+    return msgspec.structs.replace(
+        state,
+        secret=Secret(seed=b"other", salt=b"other"),
+        gangster_deck=state.gangster_deck[::-1],
+        heist_decks=tuple(d[::-1] for d in state.heist_decks),
+        players=players if not state.options.public_heist_influence else state.players,
+    )
+
+
+def check_step(state: State, rng: Rng) -> None:
+    assert sorted(all_places(state)) == SORTED_CARDS  # every card in exactly one place
+    assert all(p.money >= 0 for p in state.players)
+    waiting = game.to_act(state)
+    assert waiting, "nobody to act in a running game"
+    for seat in range(state.seats):
+        legal = game.legal(state, seat)
+        assert bool(legal) == (seat in waiting)
+        for command in legal:  # every legal command is accepted
+            game.decide(state, seat, command)
+        before = msgspec.msgpack.encode(state)
+        for command in candidates(state, rng):
+            if command in legal:
+                continue
+            with pytest.raises(RuleViolation) as exc:
+                game.decide(state, seat, command)
+            assert exc.value.code and exc.value.message
+        assert msgspec.msgpack.encode(state) == before  # refused commands change nothing
+    for viewer in [*range(state.seats), None]:
+        seen = game.view(state, viewer)
+        assert seen == game.view(scrambled(state, viewer), viewer)  # no hidden information
+        for p in seen.players:
+            hidden = p.seat != viewer and not state.options.public_heist_influence
+            assert (p.heists is None) == hidden and (p.heist_influence is None) == hidden
+        round_trips(seen, type(seen))
+
+
+def expected_scores(state: State) -> list[int]:
+    """The scoring rule, computed independently from the final state."""
+    scores = []
+    money = [p.money for p in state.players]
+    sizes = [len(p.gang) for p in state.players]
+    for p in state.players:
+        score = sum(cards.GANGSTERS[m.card].influence for m in p.gang)
+        score += sum(cards.HEISTS[h].influence for h in p.heists)
+        score += (2 if money.count(max(money)) == 1 else 1) if p.money == max(money) else 0
+        if state.options.clans:
+            for clan in cards.CLANS:
+                counts = [
+                    sum(cards.GANGSTERS[m.card].clan == clan for m in q.gang) for q in state.players
+                ]
+                mine = sum(cards.GANGSTERS[m.card].clan == clan for m in p.gang)
+                if mine and mine == max(counts):
+                    score += 2 if counts.count(mine) == 1 else 1
+        elif len(p.gang) == max(sizes):
+            score += 2 if sizes.count(max(sizes)) == 1 else 1
+        scores.append(score)
+    return scores
+
+
+def play_checked(seats: int, n: int, raw: dict[str, Any]) -> None:
+    secret = secret_for(n)
+    events = game.start(seats, secret, game.options(raw))
+    state = replay(game, events)
+    rng = Rng(n.to_bytes(8, "big"), b"property")
+    for _ in range(5000):
+        if game.result(state) is not None:
+            break
+        check_step(state, rng)
+        seat = min(game.to_act(state))
+        legal = game.legal(state, seat)
+        command = legal[rng.below(len(legal))]
+        round_trips(command, game.Command)
+        new = game.decide(state, seat, command)
+        for event in new:
+            round_trips(event, game.Event)
+            for viewer in [*range(seats), None]:
+                shown = game.redact(event, viewer)
+                if isinstance(shown, GameStarted):
+                    assert shown.secret is None
+            state = game.evolve(state, event)
+        events += new
+    else:
+        raise AssertionError("the game did not end")
+    result = game.result(state)
+    assert isinstance(events[-1], GameEnded) and events[-1].secret == secret
+    assert result is not None and result.scores == expected_scores(state)
+    best = max(result.scores)
+    tied = [i for i, s in enumerate(result.scores) if s == best]
+    most = max(len(state.players[i].gang) for i in tied)
+    assert result.winners == [i for i in tied if len(state.players[i].gang) == most]
+    assert replay(game, events) == state  # event replay reproduces the state
+    assert sorted(all_places(state)) == SORTED_CARDS
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seats=st.integers(2, 4), n=st.integers(0, 2**32), raw=st.sampled_from(OPTION_SETS))
+def test_random_legal_games_keep_every_invariant(seats: int, n: int, raw: dict) -> None:
+    play_checked(seats, n, raw)
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_many_seeds_end_and_score_by_the_rule(seats: int) -> None:
+    """More games, lighter checks: every game ends and scores follow the rule."""
+    for n in range(100):
+        raw = OPTION_SETS[n % len(OPTION_SETS)]
+        state = replay(game, game.start(seats, secret_for(1000 + n), game.options(raw)))
+        rng = Rng(n.to_bytes(8, "big"), b"many-seeds")
+        for _ in range(5000):
+            if game.result(state) is not None:
+                break
+            seat = min(game.to_act(state))
+            legal = game.legal(state, seat)
+            for event in game.decide(state, seat, legal[rng.below(len(legal))]):
+                state = game.evolve(state, event)
+            assert all(p.money >= 0 for p in state.players)
+        else:
+            raise AssertionError("the game did not end")
+        assert sorted(all_places(state)) == SORTED_CARDS
+        assert game.result(state).scores == expected_scores(state)
