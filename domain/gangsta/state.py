@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from domain import rng
-from domain.core import Result, Secret, check_commitment
+from domain.core import Result, RuleViolation, Secret, check_commitment
 from domain.gangsta import cards
 from domain.gangsta.messages import (
     AssassinationOrdered,
@@ -69,6 +69,13 @@ def chapter_label(chapter: int) -> str:
 def reshuffle_label(deck: str, n: int) -> str:
     """Every later shuffle gets its own label: the deck's name and a game-wide counter."""
     return f"{deck}-reshuffle-{n}"
+
+
+class HistoryMismatch(RuleViolation):
+    """An event that contradicts the state (e.g. revealed cards not matching the seeded deck)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("history_mismatch", message)
 
 
 class Member(msgspec.Struct, frozen=True, gc=False):
@@ -207,7 +214,7 @@ def _set_engaged(state: State, gangsters: tuple[int, ...] | list[int], engaged: 
     for card in gangsters:
         where = locate(state, card)
         if where is None:
-            raise ValueError(f"gangster {card} is in no gang")
+            raise HistoryMismatch(f"gangster {card} is in no gang")
         m = state.players[where[0]].gang[where[1]]
         changes[card] = msgspec.structs.replace(m, engaged=engaged)
     return _with_members(state, changes)
@@ -215,7 +222,7 @@ def _set_engaged(state: State, gangsters: tuple[int, ...] | list[int], engaged: 
 
 def _take(deck: tuple[int, ...], shown: tuple[int, ...]) -> tuple[int, ...]:
     if deck[: len(shown)] != shown:
-        raise ValueError(
+        raise HistoryMismatch(
             f"cards {list(shown)} are not the top of the deck: history and seed differ"
         )
     return deck[len(shown) :]
@@ -234,15 +241,15 @@ def _replace(state: State, **changes: Any) -> State:
 
 def _game_started(_: State | None, e: GameStarted) -> State:
     if e.secret is None:
-        raise ValueError("a state can only be built from the unredacted game_started event")
+        raise HistoryMismatch("a state can only be built from the unredacted game_started event")
     if not check_commitment(e.secret, e.commitment):
-        raise ValueError("the secret does not match the commitment")
+        raise HistoryMismatch("the secret does not match the commitment")
     seed = e.secret.seed
     bosses = rng.shuffled(seed, BOSSES_LABEL, cards.BOSS_IDS)
     if tuple(bosses[: e.seats]) != e.bosses:
-        raise ValueError("bosses differ from the seed's")
+        raise HistoryMismatch("bosses differ from the seed's")
     if rng.choice_index(seed, START_PLAYER_LABEL, e.seats) != e.start_player:
-        raise ValueError("start player differs from the seed's")
+        raise HistoryMismatch("start player differs from the seed's")
     return State(
         options=e.options,
         secret=e.secret,
@@ -291,7 +298,7 @@ def _deck_reshuffled(s: State, e: DeckReshuffled) -> State:
     stage = _after_refill_event(s)
     if e.row == HEISTS_ROW:
         if s.heist_deck or len(s.heist_discard) != e.size:
-            raise ValueError("reshuffle does not match the heist deck and discard")
+            raise HistoryMismatch("reshuffle does not match the heist deck and discard")
         label = reshuffle_label(cards.CHAPTERS[s.chapter - 1], s.shuffles)
         decks = list(s.heist_decks)
         decks[s.chapter - 1] = tuple(rng.shuffled(seed, label, sorted(s.heist_discard)))
@@ -299,7 +306,7 @@ def _deck_reshuffled(s: State, e: DeckReshuffled) -> State:
             s, heist_decks=tuple(decks), heist_discard=(), shuffles=s.shuffles + 1, stage=stage
         )
     if s.gangster_deck or len(s.gangster_discard) != e.size:
-        raise ValueError("reshuffle does not match the gangster deck and discard")
+        raise HistoryMismatch("reshuffle does not match the gangster deck and discard")
     label = reshuffle_label(GANGSTERS_LABEL, s.shuffles)
     return _replace(
         s,
@@ -313,7 +320,7 @@ def _deck_reshuffled(s: State, e: DeckReshuffled) -> State:
 def _snitch_shuffled_back(s: State, e: SnitchShuffledBack) -> State:
     deck = s.heist_deck
     if not deck or deck[0] != e.card or e.card not in cards.SNITCHES:
-        raise ValueError(f"snitch {e.card} is not the top of the deck")
+        raise HistoryMismatch(f"snitch {e.card} is not the top of the deck")
     label = reshuffle_label(cards.CHAPTERS[s.chapter - 1], s.shuffles)
     decks = list(s.heist_decks)
     decks[s.chapter - 1] = tuple(rng.shuffled(s.secret.seed, label, sorted(deck)))
@@ -325,7 +332,7 @@ def _snitch_revealed(s: State, e: SnitchRevealed) -> State:
     decks[s.chapter - 1] = _take(s.heist_deck, (e.card,))
     players = _money(s.players, [-p for p in e.payments])
     if any(p.money < 0 for p in players):
-        raise ValueError("a snitch payment exceeds a player's money")
+        raise HistoryMismatch("a snitch payment exceeds a player's money")
     owed = s.owed + tuple(Owed(seat=x, chooser=x, reason="snitch") for x in e.discards)
     return _replace(
         s,
@@ -364,7 +371,7 @@ def _gangster_readied(s: State, e: GangsterReadied) -> State:
 
 def _gangster_hired(s: State, e: GangsterHired) -> State:
     if e.gangster not in s.market:
-        raise ValueError(f"gangster {e.gangster} is not in the market")
+        raise HistoryMismatch(f"gangster {e.gangster} is not in the market")
     p = s.players[e.seat]
     p = msgspec.structs.replace(p, gang=(*p.gang, Member(e.gangster)), money=p.money - e.cost)
     s = _replace(
@@ -434,7 +441,7 @@ def _reward_done(s: State) -> State:
 def _skill_learned(s: State, e: SkillLearned) -> State:
     where = locate(s, e.gangster)
     if where is None:
-        raise ValueError(f"gangster {e.gangster} is in no gang")
+        raise HistoryMismatch(f"gangster {e.gangster} is in no gang")
     m = s.players[where[0]].gang[where[1]]
     players = _with_members(s, {e.gangster: msgspec.structs.replace(m, learned=e.skill)})
     return _reward_done(_replace(s, players=players))
@@ -501,13 +508,13 @@ def _gangster_discarded(s: State, e: GangsterDiscarded) -> State:
     p = s.players[e.seat]
     gang = tuple(m for m in p.gang if m.card != e.gangster)
     if len(gang) == len(p.gang) or e.gangster == p.boss:
-        raise ValueError(f"seat {e.seat} cannot discard gangster {e.gangster}")
+        raise HistoryMismatch(f"seat {e.seat} cannot discard gangster {e.gangster}")
     for i, o in enumerate(s.owed):
         if o.seat == e.seat and o.reason == e.reason:
             owed = s.owed[:i] + s.owed[i + 1 :]
             break
     else:
-        raise ValueError(f"seat {e.seat} owes no {e.reason} discard")
+        raise HistoryMismatch(f"seat {e.seat} owes no {e.reason} discard")
     return _replace(
         s,
         players=_set_player(s.players, e.seat, msgspec.structs.replace(p, gang=gang)),
@@ -541,6 +548,8 @@ def _gang_war(s: State, e: GangWar) -> State:
 
 
 def _game_ended(s: State, e: GameEnded) -> State:
+    if e.secret != s.secret:
+        raise HistoryMismatch("the revealed secret is not the game's secret")
     result = Result(
         scores=list(e.scores),
         winners=list(e.winners),
@@ -586,6 +595,11 @@ _EVOLVE: dict[type, Callable[[Any, Any], State]] = {
 
 
 def evolve(state: State | None, event: Any) -> State:
-    if state is None and not isinstance(event, GameStarted):
-        raise ValueError("the first event must be game_started")
-    return _EVOLVE[type(event)](state, event)
+    if (state is None) != isinstance(event, GameStarted):
+        raise HistoryMismatch("game_started comes first, and only once")
+    if state is not None and state.stage == "over":
+        raise HistoryMismatch("the game is over")
+    fold = _EVOLVE.get(type(event))
+    if fold is None:
+        raise HistoryMismatch(f"not a Gangsta! event: {type(event).__name__}")
+    return fold(state, event)

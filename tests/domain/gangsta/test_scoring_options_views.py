@@ -161,5 +161,6 @@ def test_evolve_refuses_history_that_does_not_match_the_seed() -> None:
     state = game.evolve(None, events[0])
     dealt = next(e for e in events if isinstance(e, CardsDealt))
     forged = msgspec.structs.replace(dealt, cards=tuple(reversed(dealt.cards)))
-    with pytest.raises(ValueError, match="top of the deck"):
+    with pytest.raises(RuleViolation, match="top of the deck") as exc:
         game.evolve(state, forged)
+    assert exc.value.code == "history_mismatch"
