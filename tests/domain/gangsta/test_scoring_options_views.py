@@ -164,3 +164,13 @@ def test_evolve_refuses_history_that_does_not_match_the_seed() -> None:
     with pytest.raises(RuleViolation, match="top of the deck") as exc:
         game.evolve(state, forged)
     assert exc.value.code == "history_mismatch"
+
+
+def test_terminal_runner_plays_random_players_to_the_end(capsys: pytest.CaptureFixture) -> None:
+    from domain import GAMES
+    from domain.cli import main
+
+    assert GAMES["gangsta"] is game
+    assert main(game, ["--seats", "4", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "seat 0:" in out and "game_ended" in out and "winners:" in out
