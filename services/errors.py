@@ -14,6 +14,7 @@ nothing in the store.
 | ``Conflict`` | 409 | ``conflict`` (stale expected version, or the race retries ran out) |
 | ``CommandIdReused`` | 409 | ``command_id_reused`` (same id, different command) |
 | ``RuleRejected`` | 422 | the rules' own code, e.g. ``not_your_turn`` |
+| ``Unavailable`` | 503 | ``store_unavailable`` (the server refused or did not answer) |
 """
 
 from __future__ import annotations
@@ -81,3 +82,11 @@ class RuleRejected(ServiceError):
 
     status = 422
     code = "rule_violation"
+
+
+class Unavailable(ServiceError):
+    """The store's server refused (e.g. out of memory) or did not answer. An append either
+    happened completely or not at all: retrying with the same command id is safe."""
+
+    status = 503
+    code = "store_unavailable"

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 import msgspec
 import redis
 
 from services import keys
+from services.errors import Unavailable
 from services.records import (
     CommandRecord,
     Entry,
@@ -120,22 +122,23 @@ class EventStore:
             prev = chain_hash(raw)
             raws.append(raw)
         record = CommandRecord(expected_version + 1, expected_version + len(raws), digest)
-        status, value = self._append(
-            keys=[
-                keys.events_key(game_id),
-                keys.commands_key(game_id),
-                keys.feed_key(game_id),
-                keys.meta_key(game_id),
-            ],
-            args=[
-                expected_version,
-                command_id,
-                encode(record),
-                game_id,
-                encode(meta) if meta is not None else b"",
-                *raws,
-            ],
-        )
+        with unavailable():
+            status, value = self._append(
+                keys=[
+                    keys.events_key(game_id),
+                    keys.commands_key(game_id),
+                    keys.feed_key(game_id),
+                    keys.meta_key(game_id),
+                ],
+                args=[
+                    expected_version,
+                    command_id,
+                    encode(record),
+                    game_id,
+                    encode(meta) if meta is not None else b"",
+                    *raws,
+                ],
+            )
         status = status.decode()
         if status == "duplicate":
             earlier = decode_record(value)
@@ -147,7 +150,9 @@ class EventStore:
 
     def read(self, game_id: str, after: int = 0) -> list[Entry]:
         """The entries with version > ``after``, in order."""
-        return _entries(self.redis.xrange(keys.events_key(game_id), f"{after + 1}-0", "+"))
+        with unavailable():
+            rows = self.redis.xrange(keys.events_key(game_id), f"{after + 1}-0", "+")
+        return _entries(rows)
 
     def read_with_record(
         self, game_id: str, after: int, command_id: str
@@ -156,7 +161,8 @@ class EventStore:
         pipe = self.redis.pipeline(transaction=False)
         pipe.xrange(keys.events_key(game_id), f"{after + 1}-0", "+")
         pipe.hget(keys.commands_key(game_id), command_id)
-        rows, record = pipe.execute()
+        with unavailable():
+            rows, record = pipe.execute()
         return _entries(rows), decode_record(record) if record is not None else None
 
     def rows(self, game_id: str) -> list[tuple[bytes, dict[bytes, bytes]]]:
@@ -164,7 +170,8 @@ class EventStore:
         return self.redis.xrange(keys.events_key(game_id))
 
     def meta(self, game_id: str) -> GameMeta | None:
-        raw = self.redis.get(keys.meta_key(game_id))
+        with unavailable():
+            raw = self.redis.get(keys.meta_key(game_id))
         return decode_meta(raw) if raw is not None else None
 
     def version(self, game_id: str) -> int:
@@ -178,6 +185,15 @@ class EventStore:
         """Every game in the store (by its metadata record), in no particular order."""
         for key in self.redis.scan_iter(match=keys.META_PATTERN, count=1000):
             yield keys.game_id_of_meta_key(key.decode())
+
+
+@contextmanager
+def unavailable() -> Iterator[None]:
+    """Redis errors as the service's ``Unavailable`` (503)."""
+    try:
+        yield
+    except redis.RedisError as exc:
+        raise Unavailable(f"the event store did not complete the request ({exc})") from exc
 
 
 def _entries(rows: list[tuple[bytes, dict[bytes, bytes]]]) -> list[Entry]:

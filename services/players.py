@@ -1,0 +1,309 @@
+"""Players, their secret tokens, who sits in which seat, invites and the lobby.
+
+A player is a display name and a secret token. The token (``secrets.token_urlsafe(32)``: 256
+random bits) is returned once, at creation; the server keeps only its SHA-256, so a copy of the
+database does not let anyone act as a player. Every later request presents the token.
+
+Seats: a game's seats are taken by players (never given back), played by AI (the game's
+``GameMeta.ai``), or open. Each open seat gets an invite code when the game is created (256 bits,
+kept only as a hash too); joining with it takes that seat. A public game is also listed in the
+lobby, and anybody may take its lowest open seat without an invite. A player holds at most one
+seat per game, so "the caller's seat" is well defined.
+
+Keys (read by the workers for inboxes and the lobby; ``{...}`` are Redis Cluster hash tags, so a
+game's keys share its slot with its event stream, and a player's keys share one slot):
+
+``player:{<player id>}``        hash    ``name`` (UTF-8), ``created`` (ms since the epoch)
+``player:{<player id>}:games``  zset    game id -> ms when the player took the seat
+``token:<sha256 hex>``          string  player id of the token whose SHA-256 this is
+``game:{<game id>}:seats``      hash    seat number (decimal) -> player id, taken seats only
+``game:{<game id>}:invites``    hash    sha256 hex of an invite code -> seat, open seats only
+``game:{<game id>}:public``     string  ``1`` when the game is listed in the lobby
+``lobby``                       zset    game id -> ms of creation, public games with an open seat
+
+Taking a seat is one Lua script on the game's keys (check the invite, refuse a second seat,
+record the seat, drop the invite); the player's game list and the lobby are updated after it,
+idempotently (they live in other slots). Losing the process between the two leaves a seat that
+``games_of`` does not list yet; the next ``join`` by that player for that game repairs it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import threading
+import unicodedata
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+
+import msgspec
+import redis
+
+from services.errors import ServiceError
+from services.store import now_ms, unavailable
+
+LOBBY = "lobby"
+MAX_NAME = 40
+
+
+def player_key(player_id: str) -> str:
+    return f"player:{{{player_id}}}"
+
+
+def player_games_key(player_id: str) -> str:
+    return f"player:{{{player_id}}}:games"
+
+
+def token_key(token_hash: str) -> str:
+    return f"token:{token_hash}"
+
+
+def seats_key(game_id: str) -> str:
+    return f"game:{{{game_id}}}:seats"
+
+
+def invites_key(game_id: str) -> str:
+    return f"game:{{{game_id}}}:invites"
+
+
+def public_key(game_id: str) -> str:
+    return f"game:{{{game_id}}}:public"
+
+
+def digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class Player(msgspec.Struct, frozen=True):
+    id: str
+    name: str
+    created: int
+
+
+class Unauthorized(ServiceError):
+    """No token, or a token that belongs to nobody."""
+
+    status = 401
+    code = "bad_token"
+
+
+class BadName(ServiceError):
+    status = 400
+    code = "bad_name"
+
+
+class BadInvite(ServiceError):
+    """An invite code that is not (or no longer) an open seat's of this game."""
+
+    status = 403
+    code = "bad_invite"
+
+
+class SeatTaken(ServiceError):
+    """Joining a game the player already sits in, or one without an open seat."""
+
+    status = 409
+    code = "no_open_seat"
+
+
+# KEYS: seats, invites, public.  ARGV: player id, invite hash ('' = any open seat of a public
+# game).  Returns {'ok', seat} | {'seated', seat} | {'bad_invite'} | {'full'}.
+JOIN = """
+local seats = redis.call('HGETALL', KEYS[1])
+for i = 1, #seats, 2 do
+  if seats[i + 1] == ARGV[1] then return {'seated', seats[i]} end
+end
+local field = ARGV[2]
+local seat
+if field ~= '' then
+  seat = redis.call('HGET', KEYS[2], field)
+  if not seat then return {'bad_invite'} end
+else
+  if redis.call('GET', KEYS[3]) ~= '1' then return {'bad_invite'} end
+  local open = redis.call('HGETALL', KEYS[2])
+  for i = 1, #open, 2 do
+    if not seat or tonumber(open[i + 1]) < tonumber(seat) then
+      seat, field = open[i + 1], open[i]
+    end
+  end
+  if not seat then return {'full'} end
+end
+redis.call('HDEL', KEYS[2], field)
+redis.call('HSET', KEYS[1], seat, ARGV[1])
+return {'ok', seat}
+"""
+
+
+class Players:
+    """Player identity and seats on one Redis client. Thread-safe (gthread workers share it)."""
+
+    def __init__(
+        self, client: redis.Redis, clock: Callable[[], int] = now_ms, cache_size: int = 65536
+    ) -> None:
+        self.redis = client
+        self.clock = clock
+        self.cache_size = cache_size
+        self._join = client.register_script(JOIN)
+        # Both caches hold facts that never change once true: a token's player, a taken seat.
+        self._tokens: OrderedDict[str, Player] = OrderedDict()
+        self._seats: dict[str, dict[int, str]] = {}
+        self._lock = threading.Lock()
+
+    # -- identity ---------------------------------------------------------------------------
+
+    def create(self, name: object) -> tuple[Player, str]:
+        """A new player and their secret token (shown once: only its hash is kept)."""
+        player = Player(id=secrets.token_urlsafe(12), name=_clean_name(name), created=self.clock())
+        token = secrets.token_urlsafe(32)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hset(player_key(player.id), mapping={"name": player.name, "created": player.created})
+        pipe.set(token_key(digest(token)), player.id)
+        with unavailable():
+            pipe.execute()
+        return player, token
+
+    def get(self, player_id: str) -> Player | None:
+        with unavailable():
+            fields = self.redis.hgetall(player_key(player_id))
+        if not fields:
+            return None
+        return Player(player_id, fields[b"name"].decode(), int(fields[b"created"]))
+
+    def authenticate(self, token: str | None) -> Player:
+        """The player whose token this is; ``Unauthorized`` otherwise (nothing says why)."""
+        if not token:
+            raise Unauthorized(
+                "this needs your player token: 'Authorization: Bearer <token>'",
+                code="missing_token",
+            )
+        hashed = digest(token)
+        with self._lock:
+            player = self._tokens.get(hashed)
+        if player is not None:
+            return player
+        with unavailable():
+            player_id = self.redis.get(token_key(hashed))
+        player = self.get(player_id.decode()) if player_id is not None else None
+        if player is None:
+            raise Unauthorized("that token belongs to no player")
+        with self._lock:
+            self._tokens[hashed] = player
+            while len(self._tokens) > self.cache_size:
+                self._tokens.popitem(last=False)
+        return player
+
+    def names(self, player_ids: Iterable[str]) -> dict[str, str]:
+        ids = sorted(set(player_ids))
+        pipe = self.redis.pipeline(transaction=False)
+        for player_id in ids:
+            pipe.hget(player_key(player_id), "name")
+        with unavailable():
+            found = pipe.execute()
+        return {i: n.decode() for i, n in zip(ids, found, strict=True) if n is not None}
+
+    # -- seats ------------------------------------------------------------------------------
+
+    def open_table(
+        self,
+        game_id: str,
+        created: int,
+        open_seats: Iterable[int],
+        creator: str,
+        creator_seat: int,
+        public: bool,
+    ) -> dict[int, str]:
+        """Seat the creator and make an invite code for every other open seat (returned once,
+        seat -> code). A public game with an open seat goes into the lobby."""
+        invites = {seat: secrets.token_urlsafe(32) for seat in open_seats if seat != creator_seat}
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hset(seats_key(game_id), str(creator_seat), creator)
+        if invites:
+            pipe.hset(invites_key(game_id), mapping={digest(c): s for s, c in invites.items()})
+        if public:
+            pipe.set(public_key(game_id), "1")
+        with unavailable():
+            pipe.execute()
+        self._after_join(game_id, creator, created, public and bool(invites))
+        return invites
+
+    def join(self, game_id: str, player_id: str, invite: str | None) -> int:
+        """Take the invite's seat (or, with no invite, the lowest open seat of a public game)."""
+        with unavailable():
+            status, *value = self._join(
+                keys=[seats_key(game_id), invites_key(game_id), public_key(game_id)],
+                args=[player_id, digest(invite) if invite else ""],
+            )
+        status = status.decode()
+        if status == "bad_invite":
+            raise BadInvite(
+                "that invite is not for an open seat of this game"
+                if invite
+                else "this game is not public: joining needs an invite"
+            )
+        if status == "full":
+            raise SeatTaken("this game has no open seat left")
+        seat = int(value[0])
+        if status == "seated":
+            raise SeatTaken(f"you already sit in this game, at seat {seat}")
+        with unavailable():
+            still_open = self.redis.hlen(invites_key(game_id)) > 0
+        self._after_join(game_id, player_id, self.clock(), still_open)
+        return seat
+
+    def _after_join(self, game_id: str, player_id: str, when: int, listed: bool) -> None:
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd(player_games_key(player_id), {game_id: when}, nx=True)
+        if listed:
+            pipe.zadd(LOBBY, {game_id: when}, nx=True)
+        else:
+            pipe.zrem(LOBBY, game_id)
+        with unavailable():
+            pipe.execute()
+
+    def seats(self, game_id: str) -> dict[int, str]:
+        """Taken seats: seat -> player id."""
+        with unavailable():
+            rows = self.redis.hgetall(seats_key(game_id))
+        taken = {int(s): p.decode() for s, p in rows.items()}
+        with self._lock:
+            self._seats[game_id] = taken
+            if len(self._seats) > self.cache_size:
+                self._seats.pop(next(iter(self._seats)))
+        return taken
+
+    def seat_of(self, game_id: str, player_id: str) -> int | None:
+        """The player's seat in this game, None for a spectator. A cached hit needs no round
+        trip: a taken seat is never given back."""
+        with self._lock:
+            cached = self._seats.get(game_id, {})
+        seat = _owned(cached, player_id)
+        return seat if seat is not None else _owned(self.seats(game_id), player_id)
+
+    def open_seats(self, game_id: str) -> list[int]:
+        with unavailable():
+            return sorted(int(s) for s in self.redis.hvals(invites_key(game_id)))
+
+    def games_of(self, player_id: str) -> list[str]:
+        """The games the player sits in, newest first."""
+        with unavailable():
+            return [g.decode() for g in self.redis.zrevrange(player_games_key(player_id), 0, -1)]
+
+    def lobby(self, limit: int = 100) -> list[str]:
+        """Public games with an open seat, newest first."""
+        with unavailable():
+            return [g.decode() for g in self.redis.zrevrange(LOBBY, 0, limit - 1)]
+
+
+def _owned(taken: dict[int, str], player_id: str) -> int | None:
+    return next((seat for seat, owner in taken.items() if owner == player_id), None)
+
+
+def _clean_name(name: object) -> str:
+    if not isinstance(name, str):
+        raise BadName("a name is a string")
+    cleaned = " ".join(name.split())
+    if not 1 <= len(cleaned) <= MAX_NAME:
+        raise BadName(f"a name has 1 to {MAX_NAME} characters")
+    if any(unicodedata.category(ch).startswith("C") for ch in cleaned):
+        raise BadName("a name may not contain control characters")
+    return cleaned

@@ -1,0 +1,261 @@
+"""The store against a real valkey-server (started by the tests): races between processes,
+killed writers, server crashes and restarts from the append-only file, the CLI."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+import redis
+
+from services import audit, keys
+from services.commands import CommandService
+from services.embedded import EmbeddedServer
+from services.errors import Unavailable
+from services.store import EventStore
+from tests.services import racer
+from tests.services.helpers import pick_move, play_out, tamper
+
+pytestmark = pytest.mark.server
+
+ROOT = Path(__file__).resolve().parents[2]
+Factory = Callable[..., EmbeddedServer]
+
+
+def start_racers(url: str, workers: int, commands: int, tmp: Path) -> list[subprocess.Popen[bytes]]:
+    client = redis.Redis.from_url(url)
+    svc = CommandService(EventStore(client))
+    client.rpush(racer.GAMES, *[svc.create_game(*kind) for kind in racer.KINDS[1:]])
+    return [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tests.services.racer",
+                url,
+                str(w),
+                str(commands),
+                str(tmp / f"racer-{w}.log"),
+            ],
+            cwd=ROOT,
+        )
+        for w in range(workers)
+    ]
+
+
+def stored_commands(svc: CommandService) -> dict[str, tuple[str, list[int]]]:
+    """Command id -> (game, versions of its events), over every game in the store."""
+    carried: dict[str, tuple[str, list[int]]] = {}
+    for game_id in svc.store.game_ids():
+        for record in svc.events(game_id):
+            if record.command_id:
+                game, versions = carried.setdefault(record.command_id, (game_id, []))
+                assert game == game_id, f"{record.command_id} is in two games"
+                versions.append(record.version)
+    return carried
+
+
+def check_store(client: redis.Redis, logs: list[Path], killed: bool = False) -> int:
+    """Every stream verifies, every acknowledged command is stored exactly once at the
+    versions it was told, nothing refused is stored; the number of acknowledged commands."""
+    svc = CommandService(EventStore(client))
+    game_ids = sorted(svc.store.game_ids())
+    assert game_ids == sorted(g.decode() for g in client.lrange(racer.GAMES, 0, -1))
+    for game_id in game_ids:
+        assert audit.verify(svc.store, game_id) == [], game_id
+    carried = stored_commands(svc)
+    acked: dict[str, tuple[str, list[int]]] = {}
+    tried, refused, in_flight = set(), set(), []
+    for log in logs:
+        last_try = None
+        for line in log.read_text().splitlines():
+            kind, game_id, command_id, *rest = line.split()
+            if kind == "try":
+                tried.add(command_id)
+                last_try = command_id
+                continue
+            last_try = None
+            if kind in ("ok", "dup"):
+                first, last = map(int, rest)
+                told = (game_id, list(range(first, last + 1)))
+                assert acked.setdefault(command_id, told) == told
+            else:
+                refused.add(command_id)
+        if last_try is not None:
+            in_flight.append(last_try)
+    for command_id, told in acked.items():
+        assert carried.get(command_id) == told, command_id
+    assert not refused & set(carried)
+    unacknowledged = set(carried) - set(acked)
+    assert unacknowledged <= (set(in_flight) if killed else set())
+    assert set(carried) <= tried
+    assert client.xlen(keys.FEED) == len(game_ids) + len(carried)
+    return len(acked)
+
+
+def dump_streams(client: redis.Redis) -> dict[bytes, Any]:
+    return {key: client.xrange(key) for key in client.scan_iter(match="game:*:events")}
+
+
+def test_racing_processes_lose_and_duplicate_nothing_and_survive_a_server_crash(
+    embedded_server_factory: Factory, tmp_path: Path
+) -> None:
+    server = embedded_server_factory(tmp_path / "data")
+    racers = start_racers(server.url, 8, 300, tmp_path)
+    assert [p.wait(timeout=240) for p in racers] == [0] * 8
+    client = server.client()
+    logs = sorted(tmp_path.glob("racer-*.log"))
+    acked = check_store(client, logs)
+    assert acked > 300
+    assert sum(log.read_text().count("\ndup ") for log in logs) > 10
+    before = dump_streams(client)
+    client.close()
+
+    server.kill()  # a crash: no shutdown, the AOF is all there is
+    restarted = embedded_server_factory(tmp_path / "data")
+    client = restarted.client()
+    assert dump_streams(client) == before
+    assert check_store(client, logs) == acked
+
+
+def test_writers_killed_mid_run_leave_every_stream_consistent(
+    embedded_server_factory: Factory, tmp_path: Path
+) -> None:
+    server = embedded_server_factory()
+    racers = start_racers(server.url, 4, 1_000_000, tmp_path)
+    logs = [tmp_path / f"racer-{w}.log" for w in range(4)]
+    deadline = time.monotonic() + 60
+    while sum(log.read_text().count("\nok ") for log in logs if log.exists()) < 200:
+        assert time.monotonic() < deadline and all(p.poll() is None for p in racers)
+        time.sleep(0.05)
+    for process in racers:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    assert check_store(server.client(), logs, killed=True) >= 200
+
+
+def test_a_clean_restart_keeps_every_event(
+    embedded_server_factory: Factory, tmp_path: Path
+) -> None:
+    server = embedded_server_factory(tmp_path / "data")
+    svc = CommandService(EventStore(server.client()))
+    game_id = svc.create_game("gangsta", 3, {})
+    play_out(svc, game_id, random.Random(1))
+    before = dump_streams(server.client())
+    server.stop()
+    assert server.process is not None and server.process.returncode == 0
+    restarted = embedded_server_factory(tmp_path / "data")
+    assert dump_streams(restarted.client()) == before
+    assert audit.verify(EventStore(restarted.client()), game_id) == []
+
+
+def test_an_append_the_server_refuses_leaves_nothing_behind(real_redis: redis.Redis) -> None:
+    svc = CommandService(EventStore(real_redis))
+    game_id = svc.create_game("famiglia", 2, {})
+    found = pick_move(svc, game_id, random.Random(1))
+    assert found is not None
+    before = {key: real_redis.dump(key) for key in real_redis.keys("*")}
+    real_redis.config_set("maxmemory", 1)
+    try:
+        with pytest.raises(Unavailable) as caught:
+            svc.handle(game_id, *found, "refused")
+    finally:
+        real_redis.config_set("maxmemory", 0)
+    assert (caught.value.status, caught.value.code) == (503, "store_unavailable")
+    assert {key: real_redis.dump(key) for key in real_redis.keys("*")} == before
+    accepted = svc.handle(game_id, *found, "refused")  # the same id, now accepted once
+    again = CommandService(EventStore(real_redis)).handle(game_id, *found, "refused")
+    assert again.duplicate and (again.first, again.version) == (accepted.first, accepted.version)
+    assert audit.verify(svc.store, game_id) == []
+
+
+def omerta(url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "REDIS_URL": url}
+    omerta_script = Path(sys.executable).with_name("omerta")
+    return subprocess.run(
+        [str(omerta_script), *args], env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_omerta_verify_and_events(real_redis: redis.Redis, redis_url: str) -> None:
+    svc = CommandService(EventStore(real_redis))
+    games = [svc.create_game(*kind) for kind in [("famiglia", 2), ("gangsta", 4), ("gangsta", 2)]]
+    for game_id in games[:2]:
+        play_out(svc, game_id, random.Random(2))
+    ok = omerta(redis_url, "verify", "--all")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert sorted(ok.stdout.split()) == sorted(["ok"] * 3 + games)
+
+    shown = omerta(redis_url, "events", games[2])
+    assert shown.returncode == 0 and len(shown.stdout.splitlines()) == svc.load(games[2]).version
+    as_json = omerta(redis_url, "events", games[2], "--json").stdout.splitlines()
+    started = msgspec.json.decode(as_json[0])
+    assert started["type"] == "game_started" and started["event"]["secret"] is None
+    full_lines = omerta(redis_url, "events", games[2], "--full", "--json").stdout.splitlines()
+    full = msgspec.json.decode(full_lines[0])
+    assert full["event"]["secret"] is not None
+
+    tamper(real_redis, games[1], 7, lambda data: {**data, "forged": True})
+    failed = omerta(redis_url, "verify", "--all")
+    assert failed.returncode == 1
+    assert f"FAIL {games[1]}: version 8: hash chain broken" in failed.stdout
+    assert omerta(redis_url, "verify", games[0]).returncode == 0
+    missing = omerta(redis_url, "events", "no-such-game")
+    assert missing.returncode == 1 and "unknown_game" in missing.stderr
+
+
+def run_python(code: str, env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        env=env,
+        cwd=ROOT,
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+
+
+def test_without_redis_url_an_embedded_server_is_started_shared_and_stopped(
+    tmp_path: Path,
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env["OMERTA_VAR"] = str(tmp_path / "var")
+    owner = run_python(
+        "from services import commands, config\n"
+        "game_id = commands.create_game('gangsta', 2)\n"
+        "print(game_id, config.connect().connection_pool.connection_kwargs['port'], flush=True)\n"
+        "input()\n",
+        env,
+    )
+    assert owner.stdout is not None and owner.stdin is not None
+    game_id, port = owner.stdout.readline().split()
+    guest = run_python(
+        "import sys\nfrom services import commands, config\n"
+        "print(commands.load(sys.argv[1]).version,"
+        " config.connect().connection_pool.connection_kwargs['port'])\n",
+        env,
+        game_id,
+    )
+    guest_out, _ = guest.communicate(timeout=30)
+    assert guest_out.split()[1] == port and int(guest_out.split()[0]) > 0
+    owner.communicate("\n", timeout=30)
+    assert owner.returncode == 0
+    with pytest.raises(redis.ConnectionError):
+        redis.Redis(port=int(port)).ping()
+    assert (tmp_path / "var" / "appendonlydir").is_dir()
+
+    later = run_python(
+        "import sys\nfrom services import commands\nprint(commands.load(sys.argv[1]).meta.game)\n",
+        env,
+        game_id,
+    )
+    assert later.communicate(timeout=30)[0].strip() == "gangsta"
