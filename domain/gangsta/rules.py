@@ -147,13 +147,23 @@ def _owner_member(state: State, gangster: int) -> tuple[int, Member] | None:
     return where[0], state.players[where[0]].gang[where[1]]
 
 
+def _committed(state: State) -> list[tuple[int, Member]]:
+    """(owner, member) of each gangster committed to the current heist."""
+    found = {m.card: (seat, m) for seat, p in enumerate(state.players) for m in p.gang}
+    return [found[card] for card in state.committed if card in found]
+
+
+def _current_heist(state: State) -> cards.Heist:
+    if state.heist is None:
+        raise RuleViolation("wrong_phase", "No heist is under way.")
+    return cards.HEISTS[state.heist]
+
+
 def _needed(state: State) -> list[int]:
     """Skills the chosen heist still needs after the committed gangsters."""
-    needed = list(cards.HEISTS[state.heist].requires)
-    for card in state.committed:
-        owner_member = _owner_member(state, card)
-        assert owner_member is not None
-        for i, n in enumerate(skills_of(owner_member[1])):
+    needed = list(_current_heist(state).requires)
+    for _, member in _committed(state):
+        for i, n in enumerate(skills_of(member)):
             if n:
                 needed[i] = max(0, needed[i] - n)
     return needed
@@ -178,7 +188,7 @@ def _heist_possible(state: State, seat: int, heist: cards.Heist) -> bool:
 
 
 def _commit_candidates(state: State, seat: int) -> list[int]:
-    heist = cards.HEISTS[state.heist]
+    heist = _current_heist(state)
     needed = _needed(state)
     players = state.players if heist.cooperative and state.committed else (state.players[seat],)
     return [
@@ -201,21 +211,19 @@ def _assassination_victims(state: State, seat: int) -> list[int]:
     ]
 
 
-def _opponents(state: State, seat: int) -> range | list[int]:
+def _opponents(state: State, seat: int) -> list[int]:
     return [x for x in range(state.seats) if x != seat]
 
 
 def _learners(state: State, seat: int) -> list[int]:
-    skill = cards.HEISTS[state.heist].learn_skill
-    out = []
-    for card in state.committed:
-        owner_member = _owner_member(state, card)
-        if owner_member is None or owner_member[0] != seat:
-            continue
-        m = owner_member[1]
-        if m.learned is None and not (skill == "leader" and skills_of(m)[cards.LEADER]):
-            out.append(card)
-    return out
+    skill = _current_heist(state).learn_skill
+    return [
+        m.card
+        for owner, m in _committed(state)
+        if owner == seat
+        and m.learned is None
+        and not (skill == "leader" and skills_of(m)[cards.LEADER])
+    ]
 
 
 # --- Reward choices (listed by legal, checked by decide) -----------------------------------
@@ -228,7 +236,7 @@ def _reward_choices(state: State, seat: int, reward: str) -> list[Any]:
     if reward == "learn_skill":
         return [LearnSkill(g) for g in _learners(state, seat)]
     if reward == "theft":
-        most = cards.HEISTS[state.heist].theft
+        most = _current_heist(state).theft
         return [
             Theft(target=t, amount=a)
             for t in _opponents(state, seat)
@@ -307,9 +315,9 @@ class _Out:
 
     __slots__ = ("events", "state")
 
-    def __init__(self, state: State | None) -> None:
+    def __init__(self, state: State, events: list[Any] | None = None) -> None:
         self.state = state
-        self.events: list[Any] = []
+        self.events: list[Any] = events or []
 
     def emit(self, event: Any) -> None:
         self.state = evolve(self.state, event)
@@ -412,7 +420,6 @@ def _advance(out: _Out) -> None:
     """Emit every automatic step until a player owes a decision or the game is over."""
     while True:
         s = out.state
-        assert s is not None
         if s.stage in ("over", "turn", "heist", "pass_discard") or s.owed:
             return
         if s.stage == "reward":
@@ -447,18 +454,16 @@ def start(seats: int, secret: Secret, opts: Options) -> list[Any]:
         cards.GANGSTERS[b].start_money + (((seat - first) % seats) if opts.catch_up_cash else 0)
         for seat, b in enumerate(bosses)
     )
-    out = _Out(None)
-    out.emit(
-        GameStarted(
-            seats=seats,
-            options=opts,
-            commitment=commitment(secret),
-            secret=secret,
-            bosses=bosses,
-            start_player=first,
-            money=money,
-        )
+    started = GameStarted(
+        seats=seats,
+        options=opts,
+        commitment=commitment(secret),
+        secret=secret,
+        bosses=bosses,
+        start_player=first,
+        money=money,
     )
+    out = _Out(evolve(None, started), [started])
     _advance(out)
     return out.events
 
@@ -553,7 +558,7 @@ def _commit(s: State, seat: int, c: Commit, out: _Out) -> None:
         return
     coop = [0] * s.seats
     if heist.cooperative:
-        taking_part = {_owner_member(s, g)[0] for g in s.committed}  # type: ignore[index]
+        taking_part = {owner for owner, _ in _committed(s)}
         if len(taking_part) > 1 or not s.options.coop_reward_needs_partner:
             for x in taking_part:
                 coop[x] = heist.coop_money
@@ -570,7 +575,7 @@ def _commit(s: State, seat: int, c: Commit, out: _Out) -> None:
 
 def _cancel_heist(s: State, seat: int, _: CancelHeist, out: _Out) -> None:
     _stage(s, "heist")
-    out.emit(HeistCancelled(seat=seat, heist=s.heist))  # type: ignore[arg-type]
+    out.emit(HeistCancelled(seat=seat, heist=_current_heist(s).id))
 
 
 def _pass(s: State, seat: int, _: Pass, out: _Out) -> None:
@@ -594,7 +599,7 @@ def _skip(s: State, seat: int, _: Skip, out: _Out) -> None:
     if s.stage == "pass_discard":
         out.emit(PassDiscardSkipped(seat))
     else:
-        out.emit(RewardSkipped(seat=seat, reward=s.rewards[0], forced=False))  # type: ignore[arg-type]
+        out.emit(RewardSkipped(seat=seat, reward=s.rewards[0], forced=False))
 
 
 def _fast_recruit(s: State, seat: int, c: FastRecruit, out: _Out) -> None:
@@ -605,7 +610,7 @@ def _fast_recruit(s: State, seat: int, c: FastRecruit, out: _Out) -> None:
 def _learn_skill(s: State, seat: int, c: LearnSkill, out: _Out) -> None:
     _reward_stage(s, "learn_skill")
     member = _own_member(s, seat, c.gangster)
-    skill = cards.HEISTS[s.heist].learn_skill  # type: ignore[index]
+    skill = _current_heist(s).learn_skill
     if c.gangster not in s.committed:
         raise RuleViolation(
             "not_participant", f"Gangster {c.gangster} did not take part in the heist."
@@ -614,7 +619,7 @@ def _learn_skill(s: State, seat: int, c: LearnSkill, out: _Out) -> None:
         raise RuleViolation("already_learned", f"Gangster {c.gangster} already learned a skill.")
     if skill == "leader" and skills_of(member)[cards.LEADER]:
         raise RuleViolation("second_leader", f"Gangster {c.gangster} is already a Leader.")
-    out.emit(SkillLearned(seat=seat, gangster=c.gangster, skill=skill))  # type: ignore[arg-type]
+    out.emit(SkillLearned(seat=seat, gangster=c.gangster, skill=skill))
 
 
 def _opponent(s: State, seat: int, target: int) -> None:
@@ -625,7 +630,7 @@ def _opponent(s: State, seat: int, target: int) -> None:
 def _theft(s: State, seat: int, c: Theft, out: _Out) -> None:
     _reward_stage(s, "theft")
     _opponent(s, seat, c.target)
-    most = min(cards.HEISTS[s.heist].theft, s.players[c.target].money)  # type: ignore[index]
+    most = min(_current_heist(s).theft, s.players[c.target].money)
     if not 1 <= c.amount <= most:
         raise RuleViolation("bad_amount", f"You may take $1 to ${most} from that player.")
     out.emit(MoneyStolen(seat=seat, target=c.target, amount=c.amount))

@@ -43,6 +43,7 @@ from domain.gangsta.messages import (
     PassDiscardSkipped,
     Passed,
     PlayAgain,
+    Reward,
     RewardSkipped,
     RowCardDiscarded,
     SkillLearned,
@@ -116,7 +117,7 @@ class State(msgspec.Struct, frozen=True):
     free_readies: int = 0
     heist: int | None = None  # chosen, not yet complete (stage heist) or being rewarded
     committed: tuple[int, ...] = ()
-    rewards: tuple[str, ...] = ()  # special rewards still to resolve, in order
+    rewards: tuple[Reward, ...] = ()  # special rewards still to resolve, in order
     diversions_left: int = 0
     owed: tuple[Owed, ...] = ()
     drawn: tuple[int, int] = (0, 0)  # cards dealt this turn into (heists, gangsters)
@@ -397,9 +398,9 @@ def _gangster_committed(s: State, e: GangsterCommitted) -> State:
     return _replace(s, committed=(*s.committed, e.gangster))
 
 
-def _rewards_of(heist: cards.Heist) -> tuple[str, ...]:
+def _rewards_of(heist: cards.Heist) -> tuple[Reward, ...]:
     """The special rewards to resolve, in this order (docs/gangsta.md)."""
-    flags = (
+    flags: tuple[tuple[Reward, bool], ...] = (
         ("fast_recruit", heist.fast_recruit),
         ("learn_skill", heist.learn_skill is not None),
         ("theft", heist.theft > 0),
