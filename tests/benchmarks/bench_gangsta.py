@@ -41,7 +41,8 @@ def run() -> None:
         start = time.perf_counter()
         for i in range(GAMES):
             counts.append(_play(seats, i))
-            progress(i + 1, GAMES, f"{seats} players")
+            if (i + 1) % 10 == 0:
+                progress(i + 1, GAMES, f"{seats} players")
         elapsed = time.perf_counter() - start
         rate = sum(counts) / elapsed
         print(
