@@ -211,3 +211,20 @@ def test_empty_gangster_deck_reshuffles_the_discarded_gangsters() -> None:
     order = rng.shuffled(s.secret.seed, reshuffle_label(GANGSTERS_LABEL, 0), [131, 151, 152])
     assert s.market[-1] == order[0] and s.gangster_deck == tuple(order[1:])
     assert sorted(all_places(s)) == sorted(cards.ALL_CARDS)
+
+
+def test_empty_chapter_deck_reshuffles_its_own_discards() -> None:
+    s = build(
+        [[101], [102]],
+        heist_row=ROW[:4],
+        market=MARKET,
+        heist_discard=[206, 207],
+        rest_in_decks=False,
+    )
+    events, s = run(s, 0, Pass())
+    events, s = run(s, 0, Skip())
+    assert of_type(events, DeckReshuffled) == [DeckReshuffled(row="heists", size=2)]
+    order = rng.shuffled(s.secret.seed, reshuffle_label("genesis", 0), [206, 207])
+    assert s.heist_row == (*ROW[:4], order[0]) and s.heist_deck == (order[1],)
+    assert s.heist_discard == ()
+    assert sorted(all_places(s)) == sorted(cards.ALL_CARDS)
