@@ -51,7 +51,7 @@ def verify(
     if envelopes[0].type != "game_started" or getattr(events[0], "seats", None) != meta.seats:
         problems.append("the first event does not start a game with the recorded seats")
     if rules.result(state) is not None:
-        problems += _secret(events)
+        problems += reveal_problems(events)
     return problems
 
 
@@ -111,12 +111,13 @@ def _replay(
     return events, state, None
 
 
-def _secret(events: list[Any]) -> list[str]:
+def reveal_problems(events: list[Any]) -> list[str]:
+    """For a finished game's events: does the last one reveal the secret committed to?"""
     started, revealed = events[0], getattr(events[-1], "secret", None)
     if not isinstance(revealed, Secret):
         return ["the game is over but its last event reveals no secret"]
     if not check_commitment(revealed, started.commitment):
-        return ["the revealed seed does not match the commitment published at the start"]
+        return ["the revealed secret does not match the commitment published at the start"]
     if started.secret != revealed:
         return ["the revealed secret is not the one the game started with"]
     return []

@@ -6,8 +6,11 @@ import random
 from typing import Any
 
 import fakeredis
+import msgspec
 import pytest
+from msgspec.structs import replace
 
+from domain.core import Secret
 from services import audit, keys
 from services.commands import CommandService
 from services.store import EventStore
@@ -75,8 +78,27 @@ def test_a_forged_seed_reveal_is_caught(
         return {**data, "secret": {**secret, "seed": bytes(32)}}
 
     tamper(fake_redis, game_id, last, other_seed, rechain=True)
-    assert audit.verify(svc.store, game_id) == [
-        "the revealed seed does not match the commitment published at the start"
+    problems = audit.verify(svc.store, game_id)
+    assert len(problems) == 1 and "the revealed secret" in problems[0]
+
+
+@pytest.mark.parametrize(("name", "seats"), [("famiglia", 2), ("gangsta", 3)])
+def test_the_reveal_must_match_the_commitment_and_the_start(
+    svc: CommandService, name: str, seats: int
+) -> None:
+    events = [r.event for r in svc.events(finished(svc, name, seats))]
+    assert audit.reveal_problems(events) == []
+    secret = events[-1].secret
+    forged = msgspec.structs.replace(secret, seed=bytes(32))
+    assert audit.reveal_problems([*events[:-1], replace(events[-1], secret=forged)]) == [
+        "the revealed secret does not match the commitment published at the start"
+    ]
+    assert audit.reveal_problems([*events[:-1], replace(events[-1], secret=None)]) == [
+        "the game is over but its last event reveals no secret"
+    ]
+    started = replace(events[0], secret=Secret(seed=bytes(32), salt=bytes(16)))
+    assert audit.reveal_problems([started, *events[1:]]) == [
+        "the revealed secret is not the one the game started with"
     ]
 
 

@@ -1,0 +1,211 @@
+"""Read models: what the workers' projections build from the event log, and how to read them.
+
+Everything here is derived (``workers.projection`` writes it, ``omerta rebuild`` recreates it
+byte for byte from the events and the seat records); the API reads it instead of replaying
+games. Each game's read model records the version it reflects, so a reader can tell how fresh it
+is (``wait_for`` waits for a version a client has just written).
+
+Keys (``{...}`` is the Redis Cluster hash tag; ``rm:`` is the read models' own prefix)::
+
+    rm:{<id>}                 hash  the game's read model, written in one atomic step:
+        version                 the stream version it reflects (the checkpoint)
+        seated                  how many seats were taken when projected (seats are never
+                                given back, so (version, seated) only grows)
+        summary                 JSON ``Summary``
+        view:spectator          JSON of the rules' view(state, None)
+        view:<seat>             JSON of view(state, seat), one per seat
+        indexes                 JSON list of the [key, member] index entries below that hold
+                                this game (so the next projection removes stale ones)
+    rm:games:running          zset  game id -> created (ms), games not over
+    rm:games:finished         zset  game id -> time of the last event (ms), finished games
+    rm:lobby                  zset  game id -> created, public running games with an open seat
+    rm:inbox:{<player id>}    zset  game id -> ms since the player's seat owes a decision
+    rm:due                    zset  "<game id>:<seat>" -> ms since that seat owes a decision
+                                    (every seat: people, AI and open seats)
+    rm:ai-due                 zset  game id -> ms since its first AI seat owes a decision
+
+Outside the read models (not rebuilt: not derived from events):
+
+    ai:{<id>}:error           string JSON ``AiError`` of the last failed AI move, if any
+
+"Owes a decision since" is the time of the event after which the seat has owed a decision
+without a break: the oldest entry of an inbox is the game waiting longest for that player.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import msgspec
+import redis
+
+from domain.core import Result
+from services.store import unavailable
+
+PREFIX = "rm:"
+RUNNING = "rm:games:running"
+FINISHED = "rm:games:finished"
+LOBBY = "rm:lobby"
+DUE = "rm:due"
+AI_DUE = "rm:ai-due"
+STATUSES = {"running": RUNNING, "finished": FINISHED}
+
+
+def game_key(game_id: str) -> str:
+    return f"rm:{{{game_id}}}"
+
+
+def inbox_key(player_id: str) -> str:
+    return f"rm:inbox:{{{player_id}}}"
+
+
+def ai_error_key(game_id: str) -> str:
+    return f"ai:{{{game_id}}}:error"
+
+
+def view_field(seat: int | None) -> str:
+    return "view:spectator" if seat is None else f"view:{seat}"
+
+
+def due_member(game_id: str, seat: int) -> str:
+    return f"{game_id}:{seat}"
+
+
+class SeatSummary(msgspec.Struct, frozen=True):
+    seat: int
+    kind: str  # "player", "ai" or "open"
+    player: str | None = None  # player id
+    level: int | str | None = None  # AI level
+
+
+class Summary(msgspec.Struct, frozen=True):
+    """One game at ``version``: who sits where, who owes a decision (and since when, ms), the
+    result once it is over. ``updated`` is the time of the last event."""
+
+    game_id: str
+    game: str
+    version: int
+    head: str  # hash of the last event (hex): publishes the end of the hash chain
+    created: int
+    updated: int
+    options: dict[str, Any]
+    seats: list[SeatSummary]
+    public: bool
+    status: str  # "running" or "finished"
+    to_act: list[int]
+    due: dict[int, int]  # seat -> ms since it owes a decision
+    result: Result | None
+
+
+class AiError(msgspec.Struct, frozen=True):
+    """The last failure of an AI move: the job's attempt ended with ``error``."""
+
+    seat: int
+    version: int
+    error: str
+    time: int
+
+
+class GameReadModel(msgspec.Struct, frozen=True):
+    summary: Summary
+    ai_error: AiError | None
+
+
+_summary = msgspec.json.Decoder(Summary)
+_ai_error = msgspec.json.Decoder(AiError)
+
+
+class ReadModels:
+    """Reading helpers on one Redis client. Views come back as JSON bytes, ready to send."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.redis = client
+
+    def version(self, game_id: str) -> int:
+        """The version the game's read model reflects (0: not projected yet)."""
+        with unavailable():
+            raw = self.redis.hget(game_key(game_id), "version")
+        return int(raw) if raw is not None else 0
+
+    def view(self, game_id: str, seat: int | None) -> tuple[int, bytes] | None:
+        """(version, JSON of the seat's view), or None if the game (or seat) has none yet.
+        Both come from one atomic read, so the view is exactly the one at that version."""
+        with unavailable():
+            version, raw = self.redis.hmget(game_key(game_id), ["version", view_field(seat)])
+        if version is None or raw is None:
+            return None
+        return int(version), raw
+
+    def summary(self, game_id: str) -> Summary | None:
+        with unavailable():
+            raw = self.redis.hget(game_key(game_id), "summary")
+        return _summary.decode(raw) if raw is not None else None
+
+    def game(self, game_id: str) -> GameReadModel | None:
+        """The summary with the last AI failure, if any."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hget(game_key(game_id), "summary")
+        pipe.get(ai_error_key(game_id))
+        with unavailable():
+            summary, error = pipe.execute()
+        if summary is None:
+            return None
+        return GameReadModel(
+            _summary.decode(summary), _ai_error.decode(error) if error is not None else None
+        )
+
+    def summaries(self, game_ids: list[str]) -> list[Summary]:
+        """The summaries of these games, in this order (games not projected yet are left out)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hget(game_key(game_id), "summary")
+        with unavailable():
+            raws = pipe.execute()
+        return [_summary.decode(raw) for raw in raws if raw is not None]
+
+    def games(self, status: str, offset: int = 0, limit: int = 50) -> list[Summary]:
+        """Running games oldest first, or finished games most recently finished first."""
+        if status not in STATUSES:
+            raise ValueError(f"status is one of {sorted(STATUSES)}, not {status!r}")
+        key = STATUSES[status]
+        with unavailable():
+            if status == "finished":
+                ids = self.redis.zrevrange(key, offset, offset + limit - 1)
+            else:
+                ids = self.redis.zrange(key, offset, offset + limit - 1)
+        return self.summaries([i.decode() for i in ids])
+
+    def lobby(self, offset: int = 0, limit: int = 50) -> list[Summary]:
+        """Public running games with an open seat, newest first."""
+        with unavailable():
+            ids = self.redis.zrevrange(LOBBY, offset, offset + limit - 1)
+        return self.summaries([i.decode() for i in ids])
+
+    def inbox(self, player_id: str, limit: int = 100) -> list[Summary]:
+        """Games where the player owes a decision, the one waiting longest first."""
+        with unavailable():
+            ids = self.redis.zrange(inbox_key(player_id), 0, limit - 1)
+        return self.summaries([i.decode() for i in ids])
+
+    def due(self, limit: int = 100) -> list[tuple[str, int, int]]:
+        """(game id, seat, since ms) of every seat owing a decision, waiting longest first."""
+        with unavailable():
+            rows = self.redis.zrange(DUE, 0, limit - 1, withscores=True)
+        out = []
+        for member, since in rows:
+            game_id, seat = member.decode().rsplit(":", 1)
+            out.append((game_id, int(seat), int(since)))
+        return out
+
+    def wait_for(self, game_id: str, version: int, timeout: float = 2.0) -> bool:
+        """Wait until the game's read model reflects ``version`` (read-your-writes after a
+        command); False on timeout: the reader then falls back to the command service."""
+        deadline = time.monotonic() + timeout
+        delay = 0.002
+        while self.version(game_id) < version:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+        return True
