@@ -1,0 +1,37 @@
+"""The Flask app factory: JSON in and out, problem+json errors, the API's blueprints.
+
+``create_app()`` with no arguments uses the process-wide command service
+(``services.commands.service()``: ``REDIS_URL`` or the embedded server) and players on the same
+Redis client; tests pass their own. ``omerta serve`` runs it under gunicorn (``deploy/``).
+"""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from api import problems
+from api.context import Deps
+from api.routes import games, meta, players
+from api.sse import bp as events
+from services.commands import CommandService, service
+from services.players import Players
+
+MAX_BODY = 64 * 1024  # the largest command is a few hundred bytes
+STREAM_SECONDS = 30.0
+
+
+def create_app(
+    commands: CommandService | None = None,
+    people: Players | None = None,
+    stream_seconds: float = STREAM_SECONDS,
+) -> Flask:
+    app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    commands = commands or service()
+    people = people or Players(commands.store.redis)
+    app.extensions["omerta"] = Deps(commands, people, stream_seconds)
+    problems.install(app)
+    for blueprint in (games.bp, players.bp, events, meta.bp):
+        app.register_blueprint(blueprint)
+    return app

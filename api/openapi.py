@@ -1,0 +1,348 @@
+"""The OpenAPI 3.1 document, generated from the msgspec types that validate the requests and
+shape the responses (``api.schemas``, the games' Options, Command, Event and View types).
+
+``ROUTES`` describes each operation once: the API page (``api.docs``) is rendered from the same
+document. ``tests/api`` checks that every Flask route is in it and runs schemathesis against it.
+"""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from api import schemas
+from api.problems import API_CODES, Problem
+from api.schemas import COMMAND_ID_HEADER
+from domain import GAMES
+
+JSON = "application/json"
+REF = "#/components/schemas/{name}"
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    path: str
+    summary: str
+    ok: tuple[int, Any]  # status and response type (None: no JSON body)
+    body: Any = None
+    auth: str = "none"  # "none", "required", or "optional" (without: a spectator)
+    params: tuple[dict[str, Any], ...] = ()
+    errors: tuple[int, ...] = ()
+    tag: str = "games"
+    media: str = JSON
+    description: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _path_param(name: str, kind: str = "string", about: str = "") -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": "path",
+        "required": True,
+        "schema": {"type": kind},
+        "description": about,
+    }
+
+
+def _query(name: str, about: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": "query",
+        "required": False,
+        "schema": {"type": "integer", "minimum": 0},
+        "description": about,
+    }
+
+
+GAME_ID = _path_param("game_id", about="the game's id (from POST /games)")
+AFTER = _query("after", "only events after this version")
+IDEMPOTENCY = {
+    "name": COMMAND_ID_HEADER,
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "minLength": 1, "maxLength": schemas.MAX_IDEMPOTENCY_KEY},
+    "description": "the command's id: a retry with the same key appends nothing and answers "
+    "as the first try did (the server picks a random one when absent)",
+}
+LAST_EVENT_ID = {
+    "name": "Last-Event-ID",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "pattern": "^[0-9]{1,12}$"},
+    "description": "reconnecting: the last version received (EventSource sends it itself)",
+}
+
+ROUTES: tuple[Route, ...] = (
+    Route(
+        "get",
+        "/games",
+        "The games on offer, with their option and command schemas",
+        (200, list[schemas.GameKind]),
+    ),
+    Route(
+        "post",
+        "/games",
+        "Create a game; the caller takes a seat, open seats get invites",
+        (201, schemas.GameCreated),
+        body=schemas.NewGame,
+        auth="required",
+        errors=(400, 401),
+    ),
+    Route(
+        "get",
+        "/games/{game_id}",
+        "A game's table: seats, version, who is to act, result",
+        (200, schemas.GameOut),
+        auth="optional",
+        params=(GAME_ID,),
+        errors=(401, 404),
+    ),
+    Route(
+        "post",
+        "/games/{game_id}/join",
+        "Take a seat with an invite (or in a public game)",
+        (200, schemas.Joined),
+        body=schemas.JoinGame,
+        auth="required",
+        params=(GAME_ID,),
+        errors=(400, 401, 403, 404, 409),
+    ),
+    Route(
+        "get",
+        "/games/{game_id}/view",
+        "What the caller's seat (or a spectator) sees now",
+        (200, schemas.ViewOut),
+        auth="optional",
+        params=(GAME_ID,),
+        errors=(401, 404),
+    ),
+    Route(
+        "get",
+        "/games/{game_id}/legal",
+        "Every command the caller may send now",
+        (200, schemas.LegalOut),
+        auth="required",
+        params=(GAME_ID,),
+        errors=(401, 403, 404),
+    ),
+    Route(
+        "post",
+        "/games/{game_id}/commands",
+        "Send a command for the caller's seat",
+        (200, schemas.Accepted),
+        body=schemas.CommandIn,
+        auth="required",
+        params=(GAME_ID, IDEMPOTENCY),
+        errors=(400, 401, 403, 404, 409, 413, 422),
+    ),
+    Route(
+        "get",
+        "/games/{game_id}/history",
+        "The events as the caller may see them (everything, seed too, once the game is over)",
+        (200, schemas.HistoryOut),
+        auth="optional",
+        params=(GAME_ID, AFTER),
+        errors=(400, 401, 404),
+    ),
+    Route(
+        "get",
+        "/games/{game_id}/replay/{version}",
+        "The caller's view of the game as it stood at a version",
+        (200, schemas.ViewOut),
+        auth="optional",
+        params=(GAME_ID, _path_param("version", "integer", "1 to the game's version")),
+        errors=(401, 404),
+    ),
+    Route(
+        "get",
+        "/games/{game_id}/events",
+        "Live events (server-sent events), redacted",
+        (200, None),
+        auth="optional",
+        params=(GAME_ID, AFTER, LAST_EVENT_ID),
+        errors=(400, 401, 404),
+        media="text/event-stream",
+        description="Each message: `id` the version, `event` the type, `data` an EventOut. "
+        "The response ends after a bounded time or when the game is over; reconnect with "
+        "Last-Event-ID.",
+    ),
+    Route(
+        "get",
+        "/lobby",
+        "Public games with an open seat",
+        (200, schemas.GameList),
+        auth="optional",
+        errors=(401,),
+        tag="players",
+    ),
+    Route(
+        "post",
+        "/players",
+        "Create a player; the answer holds its secret token (once)",
+        (201, schemas.PlayerCreated),
+        body=schemas.NewPlayer,
+        errors=(400,),
+        tag="players",
+        description="Also sets the token as an HttpOnly cookie for the web pages.",
+    ),
+    Route(
+        "get",
+        "/me",
+        "The caller",
+        (200, schemas.PlayerOut),
+        auth="required",
+        errors=(401,),
+        tag="players",
+    ),
+    Route(
+        "get",
+        "/me/games",
+        "The caller's games",
+        (200, schemas.GameList),
+        auth="required",
+        errors=(401,),
+        tag="players",
+    ),
+    Route(
+        "get",
+        "/me/inbox",
+        "The caller's games waiting for the caller",
+        (200, schemas.GameList),
+        auth="required",
+        errors=(401,),
+        tag="players",
+    ),
+    Route("get", "/healthz", "The process is up", (200, schemas.Health), tag="operations"),
+    Route(
+        "get",
+        "/readyz",
+        "The event store answers",
+        (200, schemas.Health),
+        errors=(503,),
+        tag="operations",
+    ),
+    Route("get", "/openapi.json", "This document", (200, None), tag="operations"),
+    Route("get", "/docs", "The API page (HTML)", (200, None), tag="operations", media="text/html"),
+)
+
+
+def _game_unions() -> dict[str, Any]:
+    """Component name -> type for each game's own types."""
+    out: dict[str, Any] = {}
+    for name, game in sorted(GAMES.items()):
+        view = typing.get_type_hints(type(game).view).get("return")
+        out[f"{name}.Options"] = game.Options
+        out[f"{name}.Command"] = game.Command
+        out[f"{name}.Event"] = game.Event
+        if view is not None:
+            out[f"{name}.View"] = view
+    return out
+
+
+def _one_of(kind: str) -> dict[str, Any]:
+    return {"oneOf": [{"$ref": REF.format(name=f"{g}.{kind}")} for g in sorted(GAMES)]}
+
+
+# Properties typed Any in api.schemas: which game types they hold.
+GAME_FIELDS = {
+    ("CommandIn", "command"): _one_of("Command"),
+    ("ViewOut", "view"): _one_of("View"),
+    ("LegalOut", "commands"): {"type": "array", "items": _one_of("Command")},
+    ("EventOut", "event"): _one_of("Event"),
+}
+
+
+def _components() -> dict[str, Any]:
+    api_types = [r.body for r in ROUTES if r.body] + [r.ok[1] for r in ROUTES if r.ok[1]]
+    named = _game_unions()
+    shown, components = msgspec.json.schema_components(
+        [*api_types, Problem, *named.values()], ref_template=REF
+    )
+    for name, schema in zip(named, shown[len(api_types) + 1 :], strict=True):
+        components[name] = schema  # a union inline, or an alias of a struct's own component
+    for (struct, prop), schema in GAME_FIELDS.items():
+        components[struct]["properties"][prop] = schema
+    return components
+
+
+def _schema_of(kind: Any) -> dict[str, Any]:
+    schema, _ = msgspec.json.schema_components([kind], ref_template=REF)
+    return schema[0]
+
+
+def _operation(route: Route) -> dict[str, Any]:
+    status, kind = route.ok
+    content = {route.media: {"schema": _schema_of(kind)}} if kind else {route.media: {}}
+    responses: dict[str, Any] = {str(status): {"description": "OK", "content": content}}
+    for code in sorted(set(route.errors) | {500}):
+        responses[str(code)] = {"$ref": f"#/components/responses/Problem{code}"}
+    op: dict[str, Any] = {
+        "operationId": f"{route.method}_{route.path}".replace("/", "_")
+        .replace("{", "")
+        .replace("}", "")
+        .replace(".", "_")
+        .strip("_"),
+        "summary": route.summary,
+        "tags": [route.tag],
+        "parameters": list(route.params),
+        "responses": responses,
+    }
+    if route.description:
+        op["description"] = route.description
+    if route.body is not None:
+        op["requestBody"] = {
+            "required": True,
+            "content": {JSON: {"schema": _schema_of(route.body)}},
+        }
+    if route.auth == "required":
+        op["security"] = [{"bearer": []}, {"cookie": []}]
+    elif route.auth == "optional":
+        op["security"] = [{}, {"bearer": []}, {"cookie": []}]
+    return op
+
+
+def _problem_responses() -> dict[str, Any]:
+    statuses = sorted({status for status, _ in API_CODES.values()} | {500})
+    out = {}
+    for status in statuses:
+        codes = sorted(c for c, (s, _) in API_CODES.items() if s == status)
+        out[f"Problem{status}"] = {
+            "description": "problem details; code: " + ", ".join(codes),
+            "content": {
+                "application/problem+json": {"schema": {"$ref": REF.format(name="Problem")}}
+            },
+        }
+    return out
+
+
+def document() -> dict[str, Any]:
+    paths: dict[str, dict[str, Any]] = {}
+    for route in ROUTES:
+        paths.setdefault(route.path, {})[route.method] = _operation(route)
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Omerta",
+            "version": "1",
+            "description": "Play Famiglia and Gangsta! by web. Create a player (POST /players) "
+            "to get a token; send it as `Authorization: Bearer <token>`. Errors are RFC 9457 "
+            "problem+json with a stable `code`.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": _components(),
+            "responses": _problem_responses(),
+            "securitySchemes": {
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "the token from POST /players",
+                },
+                "cookie": {"type": "apiKey", "in": "cookie", "name": "omerta_token"},
+            },
+        },
+    }

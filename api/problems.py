@@ -1,0 +1,112 @@
+"""RFC 9457 problem details (``application/problem+json``) for every refusal.
+
+Every error response has ``type``, ``title``, ``status``, ``detail`` and a stable ``code``
+(clients match on ``code``; ``detail`` is for people). The service layer's errors already carry
+``status``, ``code`` and a message that reveals nothing hidden; the API's own (malformed JSON,
+bad token, ...) are ``ApiError``. Anything else is a 500 whose detail says nothing about why.
+"""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+
+import msgspec
+from flask import Flask, Response
+from werkzeug.exceptions import HTTPException
+
+from services.errors import Conflict, ServiceError
+
+log = logging.getLogger(__name__)
+
+MEDIA_TYPE = "application/problem+json"
+TYPE_BASE = "/docs#problem-"
+
+
+class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
+    """An RFC 9457 problem. ``type`` points at the code's entry on the API page; ``version``
+    is set on a conflict (the game's version now)."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str
+    version: int | None = None
+
+
+class ApiError(ServiceError):
+    """A refusal decided by the HTTP layer itself."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message, code=code)
+        self.status = status
+
+
+# Codes the HTTP layer itself produces (the API page lists them with the service's).
+API_CODES: dict[str, tuple[int, str]] = {
+    "bad_request": (400, "the request is malformed"),
+    "malformed_json": (400, "the body is not valid JSON"),
+    "invalid_body": (400, "the body has a missing field, an unknown field or a wrong type"),
+    "unknown_command": (400, "the command's type is no command of any game"),
+    "wrong_game_command": (400, "the command belongs to another game"),
+    "bad_command": (400, "the command's fields have the wrong types"),
+    "bad_parameter": (400, "a query parameter or header has a bad value"),
+    "missing_token": (401, "no player token was sent"),
+    "bad_token": (401, "the token belongs to no player"),
+    "not_seated": (403, "the caller has no seat in this game"),
+    "not_your_seat": (403, "the command names a seat that is not the caller's"),
+    "bad_invite": (403, "the invite is not for an open seat of this game"),
+    "not_found": (404, "no such resource"),
+    "unknown_game": (404, "no game has this id"),
+    "unknown_version": (404, "the game has no such version"),
+    "method_not_allowed": (405, "the resource does not support this method"),
+    "conflict": (409, "the game is not at the expected version"),
+    "command_id_reused": (409, "the Idempotency-Key was used for another command"),
+    "no_open_seat": (409, "no seat to take (already seated, or the game is full)"),
+    "body_too_large": (413, "the body is larger than the server accepts"),
+    "rule_violation": (422, "the rules refuse the command (code: the rule's own code)"),
+    "store_unavailable": (503, "the event store did not answer"),
+    "internal": (500, "the server failed; nothing was changed"),
+}
+
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}
+
+
+def problem_response(status: int, code: str, detail: str, version: int | None = None) -> Response:
+    body = Problem(
+        type=TYPE_BASE + code,
+        title=HTTPStatus(status).phrase,
+        status=status,
+        detail=detail,
+        code=code,
+        version=version,
+    )
+    return Response(msgspec.json.encode(body), status=status, mimetype=MEDIA_TYPE)
+
+
+def from_error(exc: ServiceError) -> Response:
+    version = exc.version if isinstance(exc, Conflict) else None
+    return problem_response(exc.status, exc.code, exc.message, version)
+
+
+def install(app: Flask) -> None:
+    """Every error leaves as problem+json."""
+
+    @app.errorhandler(ServiceError)
+    def _service_error(exc: ServiceError) -> Response:
+        return from_error(exc)
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException) -> Response:
+        status = exc.code or 500
+        code = _HTTP_CODES.get(status, "bad_request" if status < 500 else "internal")
+        detail = API_CODES[code][1] if code in API_CODES else exc.description or exc.name
+        if status == 413:
+            detail = f"the body is larger than {app.config['MAX_CONTENT_LENGTH']} bytes"
+        return problem_response(status, code, detail)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception) -> Response:
+        log.exception("unhandled error")
+        return problem_response(500, "internal", API_CODES["internal"][1])

@@ -1,0 +1,197 @@
+"""Games: the kinds on offer, creating and joining, views, legal commands, moves, history and
+replay. Seats come from the caller's token (``services.players``); a caller without a seat in a
+game is a spectator there and sees only what spectators see."""
+
+from __future__ import annotations
+
+import secrets
+
+import msgspec
+from flask import Blueprint, Response, request, url_for
+
+from api import commands
+from api.context import caller, caller_or_none, deps, seat_in
+from api.jsonio import body, reply
+from api.problems import ApiError
+from api.schemas import (
+    COMMAND_ID_HEADER,
+    Accepted,
+    CommandIn,
+    EventOut,
+    GameCreated,
+    GameKind,
+    GameOut,
+    HistoryOut,
+    Invite,
+    Joined,
+    JoinGame,
+    LegalOut,
+    NewGame,
+    ViewOut,
+)
+from api.tables import seat_list
+from domain import GAMES
+from domain.core import replay
+from services.errors import BadRequest
+
+bp = Blueprint("games", __name__)
+
+
+def _kinds() -> list[GameKind]:
+    return [
+        GameKind(
+            name=name,
+            min_seats=game.min_seats,
+            max_seats=game.max_seats,
+            options=msgspec.json.schema(game.Options),
+            commands=msgspec.json.schema(game.Command),
+        )
+        for name, game in sorted(GAMES.items())
+    ]
+
+
+KINDS = _kinds()
+
+
+@bp.get("/games")
+def kinds() -> Response:
+    return reply(KINDS)
+
+
+@bp.post("/games")
+def create() -> Response:
+    player = caller()
+    new = body(NewGame)
+    humans = [s for s in range(new.seats) if s not in new.ai]
+    seat = new.seat if new.seat is not None else (humans[0] if humans else None)
+    if seat is None or seat not in humans:
+        raise ApiError(400, "bad_seats", "the creator needs a seat that is not played by AI")
+    d = deps()
+    game_id = d.service.create_game(new.game, new.seats, new.options, new.ai)
+    loaded = d.service.load(game_id)
+    codes = d.players.open_table(game_id, loaded.meta.created, humans, player.id, seat, new.public)
+    url = url_for("games.join", game_id=game_id, _external=True)
+    invites = [Invite(s, code, url) for s, code in sorted(codes.items())]
+    created = GameCreated(game_id, seat, loaded.version, invites)
+    location = url_for("games.show", game_id=game_id)
+    return reply(created, 201, headers={"Location": location})
+
+
+@bp.post("/games/<game_id>/join")
+def join(game_id: str) -> Response:
+    player = caller()
+    invite = body(JoinGame).invite
+    d = deps()
+    d.service.load(game_id)  # 404 for an unknown game
+    return reply(Joined(game_id, d.players.join(game_id, player.id, invite)))
+
+
+@bp.get("/games/<game_id>")
+def show(game_id: str) -> Response:
+    d = deps()
+    player = caller_or_none()
+    loaded = d.service.load(game_id)
+    seats = seat_list(d.players, game_id, loaded)
+    mine = next((s.seat for s in seats if player and s.player == player.id), None)
+    result = loaded.game.result(loaded.state)
+    out = GameOut(
+        game_id=game_id,
+        game=loaded.meta.game,
+        version=loaded.version,
+        created=loaded.meta.created,
+        options=loaded.meta.options,
+        seats=seats,
+        to_act=[] if result is not None else sorted(loaded.game.to_act(loaded.state)),
+        your_seat=mine,
+        result=result,
+    )
+    return reply(out)
+
+
+def _own_seat(game_id: str) -> int:
+    player = caller()
+    seat = deps().players.seat_of(game_id, player.id)
+    if seat is None:
+        deps().service.load(game_id)  # an unknown game is a 404, not a 403
+        raise ApiError(403, "not_seated", "you have no seat in this game")
+    return seat
+
+
+@bp.get("/games/<game_id>/view")
+def view(game_id: str) -> Response:
+    loaded = deps().service.load(game_id)
+    seat = seat_in(game_id)
+    shown = loaded.game.view(loaded.state, seat)
+    return reply(ViewOut(game_id, loaded.meta.game, loaded.version, seat, shown))
+
+
+@bp.get("/games/<game_id>/legal")
+def legal(game_id: str) -> Response:
+    loaded = deps().service.load(game_id)
+    seat = _own_seat(game_id)
+    moves = (
+        []
+        if loaded.game.result(loaded.state) is not None
+        else loaded.game.legal(loaded.state, seat)
+    )
+    return reply(LegalOut(game_id, loaded.version, seat, moves))
+
+
+@bp.post("/games/<game_id>/commands")
+def command(game_id: str) -> Response:
+    svc = deps().service
+    seat = _own_seat(game_id)
+    sent = body(CommandIn)
+    if sent.seat is not None and sent.seat != seat:
+        raise ApiError(403, "not_your_seat", f"seat {sent.seat} is not yours (yours: {seat})")
+    command_id = request.headers.get(COMMAND_ID_HEADER) or secrets.token_urlsafe(16)
+    try:
+        accepted = svc.handle(game_id, seat, sent.command, command_id, sent.expected_version)
+    except BadRequest as exc:
+        if exc.code != "bad_command":
+            raise
+        raise commands.refusal(svc.load(game_id).game, sent.command, exc.message) from None
+    out = Accepted(
+        game_id, accepted.command_id, accepted.version, accepted.first, accepted.duplicate
+    )
+    return reply(out)
+
+
+def _int_arg(name: str, default: int) -> int:
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    if not raw.isdigit() or len(raw) > 12:
+        raise ApiError(400, "bad_parameter", f"{name} must be a whole number >= 0")
+    return int(raw)
+
+
+def records(game_id: str, seat: int | None, after: int) -> list[EventOut]:
+    """The events after ``after`` as ``seat`` may see them (services.commands.history)."""
+    return [
+        EventOut(r.version, r.type, r.time, r.actor, r.command_id, r.prev, r.hash, r.event)
+        for r in deps().service.history(game_id, seat, after)
+    ]
+
+
+@bp.get("/games/<game_id>/history")
+def history(game_id: str) -> Response:
+    loaded = deps().service.load(game_id)
+    seat = seat_in(game_id)
+    events = records(game_id, seat, _int_arg("after", 0))
+    return reply(HistoryOut(game_id, loaded.meta.game, seat, events))
+
+
+@bp.get("/games/<game_id>/replay/<int:version>")
+def replay_view(game_id: str, version: int) -> Response:
+    svc = deps().service
+    loaded = svc.load(game_id)
+    seat = seat_in(game_id)
+    if not 1 <= version <= loaded.version:
+        raise ApiError(
+            404, "unknown_version", f"the game has versions 1 to {loaded.version}, not {version}"
+        )
+    stored = svc.events(game_id)[:version]  # server side only: the view below is the output
+    state = replay(loaded.game, [r.event for r in stored])
+    shown = loaded.game.view(state, seat)
+    return reply(ViewOut(game_id, loaded.meta.game, version, seat, shown))

@@ -1,0 +1,192 @@
+"""The API's request and response bodies: msgspec types that both validate requests and
+generate the OpenAPI document (``api.openapi``), so the two cannot drift apart.
+
+Fields typed ``Any`` hold one game's own types (a view, a command, an event); the OpenAPI
+document describes them as ``oneOf`` the games' schemas (``api.openapi.GAME_FIELDS``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from domain.core import Result
+from services.commands import MAX_COMMAND_ID
+from services.players import MAX_NAME
+
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME)]
+Seat = Annotated[int, msgspec.Meta(ge=0, le=63)]
+Version = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class _In(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    pass
+
+
+class NewPlayer(_In):
+    """Create a player."""
+
+    name: Name
+
+
+class NewGame(_In):
+    """Create a game. ``ai`` maps AI seats to their level; the creator takes ``seat`` (default:
+    the lowest seat not played by AI); every other seat gets an invite. A ``public`` game is
+    listed in the lobby and anyone may take its open seats."""
+
+    game: str
+    seats: Annotated[int, msgspec.Meta(ge=1, le=64)]
+    ai: dict[Seat, Annotated[int, msgspec.Meta(ge=0, le=100)]] = {}
+    options: dict[str, Any] = {}
+    seat: Seat | None = None
+    public: bool = False
+
+
+class JoinGame(_In):
+    """Take a seat: the invite's, or (no invite) the lowest open seat of a public game."""
+
+    invite: Annotated[str, msgspec.Meta(min_length=1, max_length=200)] | None = None
+
+
+class CommandIn(_In):
+    """A move. ``command`` is one of the game's commands (``legal`` lists them). With
+    ``expected_version`` the command is refused (409) unless the game is still at that version.
+    ``seat``, if sent, must be the caller's own."""
+
+    command: Any
+    expected_version: Version | None = None
+    seat: Seat | None = None
+
+
+class PlayerOut(msgspec.Struct, frozen=True):
+    id: str
+    name: str
+    created: int
+
+
+class PlayerCreated(msgspec.Struct, frozen=True):
+    """The token is shown only here: the server keeps only its hash."""
+
+    id: str
+    name: str
+    token: str
+
+
+class GameKind(msgspec.Struct, frozen=True):
+    name: str
+    min_seats: int
+    max_seats: int
+    options: dict[str, Any]  # JSON Schema of the options (with its $defs)
+    commands: dict[str, Any]  # JSON Schema of the commands
+
+
+class Invite(msgspec.Struct, frozen=True):
+    seat: int
+    code: str
+    url: str  # POST here with {"invite": code} to take the seat
+
+
+class GameCreated(msgspec.Struct, frozen=True):
+    game_id: str
+    seat: int
+    version: int
+    invites: list[Invite]
+
+
+class Joined(msgspec.Struct, frozen=True):
+    game_id: str
+    seat: int
+
+
+class SeatOut(msgspec.Struct, frozen=True):
+    seat: int
+    kind: Literal["player", "ai", "open"]
+    player: str | None = None  # player id
+    name: str | None = None
+    level: int | str | None = None  # AI level
+
+
+class GameOut(msgspec.Struct, frozen=True):
+    game_id: str
+    game: str
+    version: int
+    created: int
+    options: dict[str, Any]
+    seats: list[SeatOut]
+    to_act: list[int]
+    your_seat: int | None
+    result: Result | None
+
+
+class ViewOut(msgspec.Struct, frozen=True):
+    """What the caller's seat (None: a spectator) may see at ``version``."""
+
+    game_id: str
+    game: str
+    version: int
+    seat: int | None
+    view: Any
+
+
+class LegalOut(msgspec.Struct, frozen=True):
+    game_id: str
+    version: int
+    seat: int
+    commands: list[Any]
+
+
+class Accepted(msgspec.Struct, frozen=True):
+    """The command's events are versions ``first`` to ``version`` (none if first > version);
+    ``duplicate``: an earlier request with this Idempotency-Key stored them."""
+
+    game_id: str
+    command_id: str
+    version: int
+    first: int
+    duplicate: bool
+
+
+class EventOut(msgspec.Struct, frozen=True):
+    """One event of the history, as the caller may see it (everything once the game is over)."""
+
+    version: int
+    type: str
+    time: int
+    actor: int | None
+    command_id: str
+    prev: str
+    hash: str
+    event: Any
+
+
+class HistoryOut(msgspec.Struct, frozen=True):
+    game_id: str
+    game: str
+    seat: int | None
+    events: list[EventOut]
+
+
+class GameEntry(msgspec.Struct, frozen=True):
+    """A game in the lobby or an inbox."""
+
+    game_id: str
+    game: str
+    version: int
+    created: int
+    seats: list[SeatOut]
+    to_act: list[int]
+    your_seat: int | None
+    over: bool
+
+
+class GameList(msgspec.Struct, frozen=True):
+    games: list[GameEntry]
+
+
+class Health(msgspec.Struct, frozen=True):
+    status: Literal["ok"]
+
+
+COMMAND_ID_HEADER = "Idempotency-Key"
+MAX_IDEMPOTENCY_KEY = MAX_COMMAND_ID
