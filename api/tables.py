@@ -1,10 +1,12 @@
-"""A game's table as the API shows it: who sits where (players, AI, open seats)."""
+"""A game's table as the API shows it: who sits where (players with their names, AI, open
+seats), from the command service (one game, current) or the workers' read models (lists)."""
 
 from __future__ import annotations
 
 from api.schemas import GameEntry, SeatOut
 from services.commands import Loaded
 from services.players import Players
+from services.readmodels import Summary
 
 
 def seat_list(players: Players, game_id: str, loaded: Loaded) -> list[SeatOut]:
@@ -22,17 +24,26 @@ def seat_list(players: Players, game_id: str, loaded: Loaded) -> list[SeatOut]:
     return out
 
 
-def entry(players: Players, game_id: str, loaded: Loaded, player_id: str | None) -> GameEntry:
-    seats = seat_list(players, game_id, loaded)
-    mine = next((s.seat for s in seats if player_id and s.player == player_id), None)
-    over = loaded.game.result(loaded.state) is not None
-    return GameEntry(
-        game_id=game_id,
-        game=loaded.meta.game,
-        version=loaded.version,
-        created=loaded.meta.created,
-        seats=seats,
-        to_act=[] if over else sorted(loaded.game.to_act(loaded.state)),
-        your_seat=mine,
-        over=over,
-    )
+def entries(players: Players, summaries: list[Summary], player_id: str | None) -> list[GameEntry]:
+    """Read-model summaries as the API's list entries, with the players' names."""
+    names = players.names(s.player for g in summaries for s in g.seats if s.player)
+    out = []
+    for game in summaries:
+        seats = [
+            SeatOut(s.seat, s.kind, s.player, names.get(s.player) if s.player else None, s.level)
+            for s in game.seats
+        ]
+        mine = next((s.seat for s in seats if player_id and s.player == player_id), None)
+        out.append(
+            GameEntry(
+                game_id=game.game_id,
+                game=game.game,
+                version=game.version,
+                created=game.created,
+                seats=seats,
+                to_act=game.to_act,
+                your_seat=mine,
+                over=game.status == "finished",
+            )
+        )
+    return out

@@ -18,12 +18,12 @@ game's keys share its slot with its event stream, and a player's keys share one 
 ``token:<sha256 hex>``          string  player id of the token whose SHA-256 this is
 ``game:{<game id>}:seats``      hash    seat number (decimal) -> player id, taken seats only
 ``game:{<game id>}:invites``    hash    sha256 hex of an invite code -> seat, open seats only
-``game:{<game id>}:public``     string  ``1`` when the game is listed in the lobby
-``lobby``                       zset    game id -> ms of creation, public games with an open seat
+``game:{<game id>}:public``     string  ``1`` for a public game (listed in the lobby while a
+                                        seat is open: ``services.readmodels``, by the workers)
 
 Taking a seat is one Lua script on the game's keys (check the invite, refuse a second seat,
-record the seat, drop the invite); the player's game list and the lobby are updated after it,
-idempotently (they live in other slots). Losing the process between the two leaves a seat that
+record the seat, drop the invite); the player's game list is updated after it, idempotently
+(it lives in another slot). Losing the process between the two leaves a seat that
 ``games_of`` does not list yet; the next ``join`` by that player for that game repairs it.
 """
 
@@ -42,7 +42,6 @@ import redis
 from services.errors import ServiceError
 from services.store import now_ms, unavailable
 
-LOBBY = "lobby"
 MAX_NAME = 40
 
 
@@ -223,7 +222,7 @@ class Players:
             pipe.set(public_key(game_id), "1")
         with unavailable():
             pipe.execute()
-        self._after_join(game_id, creator, created, public and bool(invites))
+        self._seated(game_id, creator, created)
         return invites
 
     def join(self, game_id: str, player_id: str, invite: str | None) -> int:
@@ -245,20 +244,12 @@ class Players:
         seat = int(value[0])
         if status == "seated":
             raise SeatTaken(f"you already sit in this game, at seat {seat}")
-        with unavailable():
-            still_open = self.redis.hlen(invites_key(game_id)) > 0
-        self._after_join(game_id, player_id, self.clock(), still_open)
+        self._seated(game_id, player_id, self.clock())
         return seat
 
-    def _after_join(self, game_id: str, player_id: str, when: int, listed: bool) -> None:
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.zadd(player_games_key(player_id), {game_id: when}, nx=True)
-        if listed:
-            pipe.zadd(LOBBY, {game_id: when}, nx=True)
-        else:
-            pipe.zrem(LOBBY, game_id)
+    def _seated(self, game_id: str, player_id: str, when: int) -> None:
         with unavailable():
-            pipe.execute()
+            self.redis.zadd(player_games_key(player_id), {game_id: when}, nx=True)
 
     def seats(self, game_id: str) -> dict[int, str]:
         """Taken seats: seat -> player id."""
@@ -287,11 +278,6 @@ class Players:
         """The games the player sits in, newest first."""
         with unavailable():
             return [g.decode() for g in self.redis.zrevrange(player_games_key(player_id), 0, -1)]
-
-    def lobby(self, limit: int = 100) -> list[str]:
-        """Public games with an open seat, newest first."""
-        with unavailable():
-            return [g.decode() for g in self.redis.zrevrange(LOBBY, 0, limit - 1)]
 
 
 def _owned(taken: dict[int, str], player_id: str) -> int | None:

@@ -7,7 +7,8 @@ from flask import Blueprint, Response
 from api.context import COOKIE, caller, caller_or_none, deps
 from api.jsonio import body, reply
 from api.schemas import GameList, NewPlayer, PlayerCreated, PlayerOut
-from api.tables import entry
+from api.tables import entries
+from services.readmodels import ReadModels
 
 bp = Blueprint("players", __name__)
 
@@ -31,27 +32,29 @@ def me() -> Response:
     return reply(PlayerOut(player.id, player.name, player.created))
 
 
-def _entries(game_ids: list[str], player_id: str | None) -> list:
-    d = deps()
-    return [entry(d.players, g, d.service.load(g), player_id) for g in game_ids]
+def _read_models() -> ReadModels:
+    return ReadModels(deps().service.store.redis)
 
 
 @bp.get("/me/games")
 def my_games() -> Response:
+    """The caller's games (as far as the workers have projected them), newest first."""
     player = caller()
-    return reply(GameList(_entries(deps().players.games_of(player.id), player.id)))
+    summaries = _read_models().summaries(deps().players.games_of(player.id))
+    return reply(GameList(entries(deps().players, summaries, player.id)))
 
 
 @bp.get("/me/inbox")
 def inbox() -> Response:
-    """The caller's games in which the caller owes a decision now."""
+    """The caller's games in which the caller owes a decision, waiting longest first."""
     player = caller()
-    games = _entries(deps().players.games_of(player.id), player.id)
-    return reply(GameList([g for g in games if g.your_seat in g.to_act]))
+    summaries = _read_models().inbox(player.id)
+    return reply(GameList(entries(deps().players, summaries, player.id)))
 
 
 @bp.get("/lobby")
 def lobby() -> Response:
-    """Public games with an open seat (POST /games/{id}/join takes one)."""
+    """Public games with an open seat, newest first (POST /games/{id}/join takes one)."""
     player = caller_or_none()
-    return reply(GameList(_entries(deps().players.lobby(), player.id if player else None)))
+    summaries = _read_models().lobby()
+    return reply(GameList(entries(deps().players, summaries, player.id if player else None)))
