@@ -20,6 +20,13 @@ class RuleViolation(Exception):
         self.message = message
 
 
+class HistoryMismatch(RuleViolation):
+    """An event that contradicts the state (e.g. revealed cards not matching the seeded deck)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("history_mismatch", message)
+
+
 class Secret(msgspec.Struct, frozen=True):
     """The per-game secret the shuffles come from. ``salt`` keeps a short or guessable seed from
     being found by hashing candidates against the published commitment."""

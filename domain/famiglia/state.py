@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 from domain import rng
-from domain.core import RuleViolation, Secret, check_commitment
+from domain.core import HistoryMismatch, Secret, check_commitment
 from domain.famiglia import cards
 from domain.famiglia.messages import (
     AccountantPlayed,
@@ -62,13 +62,6 @@ class State(msgspec.Struct, frozen=True):
     final_turns: int | None = None  # turns left after the current one, once the deck ran out
     passes_in_row: int = 0
     ended: GameEnded | None = None
-
-
-class HistoryMismatch(RuleViolation):
-    """An event that contradicts the state (e.g. revealed cards not matching the seeded deck)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__("history_mismatch", message)
 
 
 def swapping(state: State) -> bool:

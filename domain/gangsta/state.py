@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from domain import rng
-from domain.core import Result, RuleViolation, Secret, check_commitment
+from domain.core import HistoryMismatch, Result, Secret, check_commitment
 from domain.gangsta import cards
 from domain.gangsta.messages import (
     AssassinationOrdered,
@@ -70,13 +70,6 @@ def chapter_label(chapter: int) -> str:
 def reshuffle_label(deck: str, n: int) -> str:
     """Every later shuffle gets its own label: the deck's name and a game-wide counter."""
     return f"{deck}-reshuffle-{n}"
-
-
-class HistoryMismatch(RuleViolation):
-    """An event that contradicts the state (e.g. revealed cards not matching the seeded deck)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__("history_mismatch", message)
 
 
 class Member(msgspec.Struct, frozen=True, gc=False):
