@@ -20,6 +20,10 @@ lint: install
 test: lint
 	$(BIN)/python -m pytest
 
+# The whole service on http://127.0.0.1:8000 (store data in ./var/); Ctrl-C stops it.
+run: install
+	$(BIN)/omerta run
+
 bench: install
 	$(BIN)/python -m tests.benchmarks
 

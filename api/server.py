@@ -1,0 +1,59 @@
+"""gunicorn serving the app: the settings ``omerta serve`` uses (``deploy/gunicorn.conf.py``
+loads the same ones for operators running gunicorn themselves).
+
+Worker class ``gthread``: each process serves ``threads`` requests at once, so a live-events
+stream (``api.sse``, at most ``api.app.STREAM_SECONDS`` long) holds one thread, not a whole
+process. The app is created in each worker after the fork (no ``preload_app``): Redis
+connections and the command service's snapshot cache are per process.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from gunicorn.app.base import BaseApplication
+
+from api.app import create_app
+
+DEFAULT_BIND = "127.0.0.1:8000"
+
+
+def settings(
+    bind: str | None = None, workers: int | None = None, threads: int | None = None
+) -> dict[str, Any]:
+    """From the arguments, else the environment (``OMERTA_BIND``, ``OMERTA_WEB_WORKERS``,
+    ``OMERTA_WEB_THREADS``), else defaults: two processes per core, 8 threads each."""
+    env = os.environ
+    return {
+        "bind": [bind or env.get("OMERTA_BIND") or DEFAULT_BIND],
+        "workers": workers or int(env.get("OMERTA_WEB_WORKERS") or 2 * (os.cpu_count() or 1)),
+        "threads": threads or int(env.get("OMERTA_WEB_THREADS") or 8),
+        "worker_class": "gthread",
+        "timeout": 60,  # a worker silent this long is restarted (streams end well before)
+        "graceful_timeout": 10,
+        "keepalive": 5,
+        "accesslog": env.get("OMERTA_ACCESS_LOG") or None,
+        "errorlog": "-",
+        "loglevel": "info",
+        "proc_name": "omerta-web",
+    }
+
+
+class Server(BaseApplication):
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.options = options
+        super().__init__()
+
+    def load_config(self) -> None:
+        assert self.cfg is not None
+        for key, value in self.options.items():
+            if value is not None:
+                self.cfg.set(key, value)
+
+    def load(self) -> Any:
+        return create_app()
+
+
+def serve(options: dict[str, Any]) -> None:
+    Server(options).run()

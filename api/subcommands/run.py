@@ -1,0 +1,20 @@
+"""``omerta run``: the store, a worker and the web server on this machine (``api.supervisor``)."""
+
+from __future__ import annotations
+
+import argparse
+
+from api import server, supervisor
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    run = subparsers.add_parser(
+        "run", help="start the store (embedded, data in ./var), a worker and the web server"
+    )
+    run.add_argument("--bind", default=server.DEFAULT_BIND, help="web address:port")
+    run.add_argument("--web-workers", type=int, help="gunicorn processes (default: 2 per core)")
+    run.set_defaults(run=run_all)
+
+
+def run_all(args: argparse.Namespace) -> int:
+    return supervisor.run(args.bind, args.web_workers)

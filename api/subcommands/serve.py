@@ -1,0 +1,20 @@
+"""``omerta serve``: the web server (gunicorn, gthread workers) on the configured store."""
+
+from __future__ import annotations
+
+import argparse
+
+from api import server
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    serve = subparsers.add_parser("serve", help="run the HTTP API under gunicorn")
+    serve.add_argument("--bind", help=f"address:port (default {server.DEFAULT_BIND})")
+    serve.add_argument("--workers", type=int, help="processes (default: 2 per core)")
+    serve.add_argument("--threads", type=int, help="threads per process (default 8)")
+    serve.set_defaults(run=run_serve)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    server.serve(server.settings(args.bind, args.workers, args.threads))
+    return 0
