@@ -1,0 +1,170 @@
+"""The greedy Gangsta! bot: one-move lookahead on the seat's view (GANGSTA.md).
+
+Values are in victory points: influence counts in full, money about half (a gangster costs
+~$5 for ~2 influence, and the richest player gets 2 points), a skill about a third (it makes
+later heists possible), one more gangster half a point (the chapters, the "most gangsters"
+bonus, the end at nine).
+
+* Action: a free mobilisation first; then the best of: a heist (its money, influence, cooperation
+  money and special reward, minus the gangsters it engages), a hire (the gangster's influence
+  and skills, minus its cost), a paid mobilisation that opens a better heist, or passing (the
+  Leader income).
+* Committing: the gangster covering most of what is still needed, own ones first, the least
+  skilled first (the versatile stay Available).
+* Rewards: the best gangster, the largest theft from the richest opponent, the most skilled
+  opponent's gangster to divert.
+* Discards: the least valuable own gangster; for an opponent (double-Mercenary gang war) the
+  most valuable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.bots.scoring import best
+from domain.gangsta import cards
+from domain.gangsta.messages import (
+    Assassination,
+    CancelHeist,
+    ChooseHeist,
+    Commit,
+    Discard,
+    Diversion,
+    FastRecruit,
+    Hire,
+    LearnSkill,
+    Pass,
+    Ready,
+    Theft,
+)
+from domain.gangsta.state import Member, skills_of
+from domain.gangsta.view import View
+from domain.rng import Rng
+
+MONEY = 0.5
+INFLUENCE = 1.0
+SKILL = 0.35
+GANGSTER = 0.5
+ENGAGED = 0.6  # a gangster engaged by a heist is unavailable for a while
+REWARDS = {
+    "fast_recruit": 1.0,
+    "learn_skill": SKILL,
+    "play_again": 3.0,
+    "assassination": 1.0,
+    "rally": 1.5,
+}
+FREE_READY = 100.0  # always take a free mobilisation
+NOTHING = -1e9
+
+
+def greedy(view: View, legal: list[Any], rng: Rng) -> Any:
+    assert view.seat is not None, "a bot plays a seat"
+    me = view.players[view.seat]
+    available = [m for m in me.gang if not m.engaged]
+    best_heist = max(
+        (heist_value(cards.HEISTS[h], available) for h in view.heist_row), default=NOTHING
+    )
+
+    def score(command: Any) -> float:
+        if isinstance(command, Ready):
+            if view.free_readies > 0:
+                return FREE_READY
+            readied = [*available, _member(me.gang, command.gangster)]
+            gain = max(
+                (heist_value(cards.HEISTS[h], readied) for h in view.heist_row), default=NOTHING
+            )
+            return gain - MONEY if gain > best_heist else NOTHING
+        if isinstance(command, ChooseHeist):
+            return heist_value(cards.HEISTS[command.heist], available)
+        if isinstance(command, Hire | FastRecruit):
+            card = cards.GANGSTERS[command.gangster]
+            return gangster_value(card) - MONEY * card.cost
+        if isinstance(command, Pass):
+            return MONEY * me.skills[cards.LEADER] - GANGSTER
+        if isinstance(command, Commit):
+            return commit_value(view, command.gangster)
+        if isinstance(command, CancelHeist):
+            return NOTHING
+        if isinstance(command, Theft):
+            return command.amount + 0.01 * view.players[command.target].money
+        if isinstance(command, Diversion):
+            owner = _owner(view, command.gangster)
+            return sum(skills_of(_member(view.players[owner].gang, command.gangster)))
+        if isinstance(command, LearnSkill):
+            return 1.0
+        if isinstance(command, Assassination):
+            return 1.0 + 0.01 * len(view.players[command.target].gang)
+        if isinstance(command, Discard):
+            owner = _owner(view, command.gangster)
+            worth = member_value(_member(view.players[owner].gang, command.gangster))
+            return -worth if owner == view.seat else worth
+        return 0.0  # skip, row discards: neither helps nor hurts
+
+    return best(legal, score, rng)
+
+
+def gangster_value(card: cards.Gangster) -> float:
+    return INFLUENCE * card.influence + SKILL * sum(card.skills) + GANGSTER
+
+
+def member_value(member: Member) -> float:
+    return gangster_value(cards.GANGSTERS[member.card]) + SKILL * (member.learned is not None)
+
+
+def heist_value(heist: cards.Heist, available: list[Member]) -> float:
+    """The heist's rewards minus the gangsters it would engage (NOTHING if these cannot do
+    it alone; a cooperative heist may still be possible with others' help)."""
+    needed = cover(heist.requires, available)
+    if needed is None:
+        return NOTHING
+    special = sum(v for k, v in REWARDS.items() if _has(heist, k))
+    special += MONEY * heist.theft + 0.5 * heist.diversion
+    return (
+        MONEY * (heist.money + heist.coop_money)
+        + INFLUENCE * heist.influence
+        + special
+        - ENGAGED * needed
+    )
+
+
+def cover(requires: tuple[int, ...], available: list[Member]) -> int | None:
+    """How many of these gangsters a heist engages when each next one covers the most of what
+    is still needed; None if they cannot cover it."""
+    needed = list(requires)
+    pool = list(available)
+    used = 0
+    while any(needed):
+        gains = [sum(min(n, s) for n, s in zip(needed, skills_of(m), strict=True)) for m in pool]
+        if not gains or max(gains) == 0:
+            return None
+        pick = pool.pop(gains.index(max(gains)))
+        needed = [max(0, n - s) for n, s in zip(needed, skills_of(pick), strict=True)]
+        used += 1
+    return used
+
+
+def commit_value(view: View, gangster: int) -> float:
+    assert view.heist is not None
+    needed = list(cards.HEISTS[view.heist].requires)
+    for card in view.committed:
+        owner = _owner(view, card)
+        skills = skills_of(_member(view.players[owner].gang, card))
+        needed = [max(0, n - s) for n, s in zip(needed, skills, strict=True)]
+    owner = _owner(view, gangster)
+    skills = skills_of(_member(view.players[owner].gang, gangster))
+    covered = sum(min(n, s) for n, s in zip(needed, skills, strict=True))
+    return 10.0 * covered - sum(skills) - (0.0 if owner == view.seat else 0.5)
+
+
+def _has(heist: cards.Heist, reward: str) -> bool:
+    if reward == "learn_skill":
+        return heist.learn_skill is not None
+    return bool(getattr(heist, reward))
+
+
+def _member(gang: tuple[Member, ...], card: int) -> Member:
+    return next(m for m in gang if m.card == card)
+
+
+def _owner(view: View, card: int) -> int:
+    return next(p.seat for p in view.players if any(m.card == card for m in p.gang))

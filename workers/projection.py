@@ -1,0 +1,232 @@
+"""The projection: a game's events (and its seat records) into its read models.
+
+``Projector.project(game_id)`` folds the events past its cached state, builds every read model
+of the game at the stream's head (``services.readmodels`` lists the keys) and writes them with
+one Lua script that first compares the checkpoint: the write happens only if (version, seats
+taken) is greater than what is stored. So running a projection twice, late, or concurrently with
+another changes nothing, and a checkpoint never moves backwards.
+
+Everything written is a function of the event log and the seat records alone (times are the
+events' own), which is what lets ``omerta rebuild`` reproduce it byte for byte.
+
+Under Redis Cluster the script would have to be split: it touches the global indexes (lobby,
+inboxes, status sets) as well as the game's own hash, which is fine on one server (this
+deployment) and is the one place to change for a cluster.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import msgspec
+import redis
+
+from domain import GAMES
+from domain.core import Game
+from services import keys
+from services import readmodels as rm
+from services.codec import EventCodec
+from services.players import public_key, seats_key
+from services.records import Entry, GameMeta
+from services.store import EventStore, unavailable
+
+# KEYS[1]: the game's read-model hash.  ARGV: version, seated, indexes JSON, number of hash
+# fields n, then n (field, value) pairs, then (key, score, member) index entries.
+WRITE = """
+local stored = redis.call('HMGET', KEYS[1], 'version', 'seated')
+local version, seated = tonumber(ARGV[1]), tonumber(ARGV[2])
+local old_version, old_seated = tonumber(stored[1] or '-1'), tonumber(stored[2] or '-1')
+if old_version > version or (old_version == version and old_seated >= seated) then
+  return 0
+end
+local old = redis.call('HGET', KEYS[1], 'indexes')
+if old then
+  for _, entry in ipairs(cjson.decode(old)) do redis.call('ZREM', entry[1], entry[2]) end
+end
+local i = 5
+for _ = 1, tonumber(ARGV[4]) do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+while i <= #ARGV do
+  redis.call('ZADD', ARGV[i], ARGV[i + 1], ARGV[i + 2])
+  i = i + 3
+end
+redis.call('HSET', KEYS[1], 'version', version, 'seated', seated, 'indexes', ARGV[3])
+return 1
+"""
+
+_json = msgspec.json.Encoder()
+
+
+class Folded(NamedTuple):
+    """A game folded up to ``version``: the state, the time of the last event, and since when
+    each seat owing a decision has owed it (evaluated after each command's events)."""
+
+    meta: GameMeta
+    version: int
+    state: Any
+    updated: int
+    head: bytes
+    due: dict[int, int]
+
+
+class Projected(NamedTuple):
+    version: int
+    written: bool  # False: the stored read model was already as new (nothing changed)
+    ai_due: list[int]  # AI seats owing a decision at ``version``
+
+
+class Seating(NamedTuple):
+    owners: dict[int, str]  # seat -> player id, taken seats
+    public: bool
+
+
+class Projector:
+    """Projects games; keeps the latest folded state of recently projected games (an LRU) so a
+    projection reads only the new events. Thread-safe."""
+
+    def __init__(
+        self, store: EventStore, games: Mapping[str, Game] = GAMES, cache_size: int = 1024
+    ) -> None:
+        self.store = store
+        self.redis: redis.Redis = store.redis
+        self.games = games
+        self.cache_size = cache_size
+        self._write = self.redis.register_script(WRITE)
+        self._codecs: dict[str, EventCodec] = {}
+        self._cache: OrderedDict[str, Folded] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def project(self, game_id: str) -> Projected | None:
+        """Bring the game's read models up to its stream's head; None for an unknown game."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hmget(rm.game_key(game_id), ["version", "seated"])
+        pipe.hgetall(seats_key(game_id))
+        pipe.get(public_key(game_id))
+        pipe.xlen(keys.events_key(game_id))
+        with unavailable():
+            (stored, seated), seats, public, length = pipe.execute()
+        seating = Seating({int(s): p.decode() for s, p in seats.items()}, public == b"1")
+        checkpoint = (-1, -1) if stored is None else (int(stored), int(seated))
+        if checkpoint >= (length, len(seating.owners)):
+            return Projected(checkpoint[0], False, [])
+        folded = self.fold(game_id)
+        if folded is None:
+            return None
+        ai_due = sorted(s for s in folded.due if s in folded.meta.ai)
+        fields, indexes = read_models(game_id, self.games[folded.meta.game], folded, seating)
+        args: list[Any] = [
+            folded.version,
+            len(seating.owners),
+            _json.encode([[key, member] for key, _, member in indexes]),
+            len(fields),
+        ]
+        for field, value in fields.items():
+            args += [field, value]
+        for key, score, member in indexes:
+            args += [key, score, member]
+        with unavailable():
+            written = self._write(keys=[rm.game_key(game_id)], args=args)
+        return Projected(folded.version, bool(written), ai_due)
+
+    def fold(self, game_id: str) -> Folded | None:
+        """The game folded up to the stored head (from the cache plus the newer events)."""
+        with self._lock:
+            folded = self._cache.get(game_id)
+        if folded is None:
+            meta = self.store.meta(game_id)
+            if meta is None:
+                return None
+            folded = Folded(meta, 0, None, 0, b"", {})
+        entries = self.store.read(game_id, folded.version)
+        if not entries:
+            return folded if folded.version else None
+        folded = self._fold(folded, entries)
+        with self._lock:
+            known = self._cache.get(game_id)
+            if known is None or known.version < folded.version:
+                self._cache[game_id] = folded
+            self._cache.move_to_end(game_id)
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        return folded
+
+    def _fold(self, folded: Folded, entries: list[Entry]) -> Folded:
+        game = self.games[folded.meta.game]
+        codec = self._codecs.get(game.name)
+        if codec is None:
+            codec = self._codecs[game.name] = EventCodec(game)
+        state, version, due = folded.state, folded.version, dict(folded.due)
+        for i, entry in enumerate(entries):
+            envelope = entry.envelope
+            version += 1
+            if envelope.version != version:
+                raise RuntimeError(f"{envelope.game_id}: stored version {envelope.version}")
+            state = game.evolve(state, codec.decode(envelope))
+            last_of_command = i + 1 == len(entries) or (
+                entries[i + 1].envelope.command_id != envelope.command_id
+            )
+            if last_of_command:  # a command's events are appended together: judge after them
+                owing = game.to_act(state)
+                due = {s: due.get(s, envelope.time) for s in sorted(owing)}
+        last = entries[-1]
+        return Folded(folded.meta, version, state, last.envelope.time, last.hash, due)
+
+
+def read_models(
+    game_id: str, game: Game, folded: Folded, seating: Seating
+) -> tuple[dict[str, bytes], list[tuple[str, int, str]]]:
+    """The game's hash fields and its index entries (key, score, member) at ``folded``."""
+    meta, state = folded.meta, folded.state
+    result = game.result(state)
+    seats = [_seat(s, meta, seating) for s in range(meta.seats)]
+    open_seats = [s.seat for s in seats if s.kind == "open"]
+    summary = rm.Summary(
+        game_id=game_id,
+        game=meta.game,
+        version=folded.version,
+        head=folded.head.hex(),
+        created=meta.created,
+        updated=folded.updated,
+        options=meta.options,
+        seats=seats,
+        public=seating.public,
+        status="running" if result is None else "finished",
+        to_act=sorted(folded.due),
+        due=folded.due,
+        result=result,
+    )
+    fields = {"summary": _json.encode(summary)}
+    fields[rm.view_field(None)] = _json.encode(game.view(state, None))
+    for seat in range(meta.seats):
+        fields[rm.view_field(seat)] = _json.encode(game.view(state, seat))
+
+    indexes: list[tuple[str, int, str]] = []
+    if result is not None:
+        indexes.append((rm.FINISHED, folded.updated, game_id))
+        return fields, indexes
+    indexes.append((rm.RUNNING, meta.created, game_id))
+    if seating.public and open_seats:
+        indexes.append((rm.LOBBY, meta.created, game_id))
+    for seat, since in folded.due.items():
+        indexes.append((rm.DUE, since, rm.due_member(game_id, seat)))
+        owner = seating.owners.get(seat)
+        if owner is not None:
+            indexes.append((rm.inbox_key(owner), since, game_id))
+    ai_since = [since for seat, since in folded.due.items() if seat in meta.ai]
+    if ai_since:
+        indexes.append((rm.AI_DUE, min(ai_since), game_id))
+    return fields, indexes
+
+
+def _seat(seat: int, meta: GameMeta, seating: Seating) -> rm.SeatSummary:
+    if seat in meta.ai:
+        return rm.SeatSummary(seat, "ai", level=meta.ai[seat])
+    owner = seating.owners.get(seat)
+    if owner is not None:
+        return rm.SeatSummary(seat, "player", player=owner)
+    return rm.SeatSummary(seat, "open")
