@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any, Protocol
 
 import msgspec
@@ -87,6 +88,41 @@ class Game(Protocol):
         """The event as that seat (None: a spectator) may see it while the game is running."""
 
     def result(self, state: Any) -> Result | None: ...
+
+
+class GamePackage:
+    """A game assembled from its package's modules: every game package has the same files
+    (``messages``: Options, Command, Event; ``state``: evolve; ``rules``: options, start, decide,
+    legal, to_act, result; ``view``: view, redact), so one class serves them all."""
+
+    def __init__(
+        self,
+        name: str,
+        min_seats: int,
+        max_seats: int,
+        messages: ModuleType,
+        state: ModuleType,
+        rules: ModuleType,
+        view: ModuleType,
+    ) -> None:
+        self.name = name
+        self.min_seats = min_seats
+        self.max_seats = max_seats
+        self.Options = messages.Options
+        self.Command = messages.Command
+        self.Event = messages.Event
+        self.options = rules.options
+        self.start = rules.start
+        self.evolve = state.evolve
+        self.decide = rules.decide
+        self.legal = rules.legal
+        self.to_act = rules.to_act
+        self.result = rules.result
+        self.view = view.view
+        self.redact = view.redact
+
+    def __repr__(self) -> str:
+        return f"<game {self.name}>"
 
 
 def replay(game: Game, events: Sequence[Any]) -> Any:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from domain.core import Result, RuleViolation, Secret, commitment
 from domain.famiglia import cards
 from domain.famiglia.cards import BLUE, FAMILY, GREEN, POINTS, RANK, YELLOW
@@ -52,7 +54,21 @@ SEATS = 2
 STREET_SIZE = 6
 
 
-def start(seats: int, secret: Secret, options: Options) -> list[Any]:
+def options(raw: dict[str, Any] | None) -> Options:
+    try:
+        opts = msgspec.convert(raw or {}, Options)
+    except msgspec.ValidationError as exc:
+        raise RuleViolation("bad_options", f"Famiglia options: {exc}") from None
+    if opts.action1_strict_order:
+        raise RuleViolation(
+            "bad_options",
+            "action1_strict_order is not implemented: no published source explains it",
+        )
+    return opts
+
+
+def start(seats: int, secret: Secret, chosen: Options) -> list[Any]:
+    chosen = options(msgspec.to_builtins(chosen))  # a Struct built by hand skips validation
     if seats != SEATS:
         raise RuleViolation("bad_seats", "Famiglia is a game for exactly 2 players")
     first = start_player(secret)
@@ -62,7 +78,7 @@ def start(seats: int, secret: Secret, options: Options) -> list[Any]:
         out,
         GameStarted(
             seats=SEATS,
-            options=options,
+            options=chosen,
             commitment=commitment(secret),
             secret=secret,
             start_player=first,
