@@ -234,12 +234,10 @@ def _game_unions() -> dict[str, Any]:
     """Component name -> type for each game's own types."""
     out: dict[str, Any] = {}
     for name, game in sorted(GAMES.items()):
-        view = typing.get_type_hints(type(game).view).get("return")
         out[f"{name}.Options"] = game.Options
         out[f"{name}.Command"] = game.Command
         out[f"{name}.Event"] = game.Event
-        if view is not None:
-            out[f"{name}.View"] = view
+        out[f"{name}.View"] = typing.get_type_hints(game.view)["return"]
     return out
 
 

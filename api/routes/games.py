@@ -4,6 +4,7 @@ game is a spectator there and sees only what spectators see."""
 
 from __future__ import annotations
 
+import logging
 import secrets
 
 import msgspec
@@ -33,6 +34,8 @@ from api.tables import seat_list
 from domain import GAMES
 from domain.core import replay
 from services.errors import BadRequest
+
+log = logging.getLogger(__name__)
 
 bp = Blueprint("games", __name__)
 
@@ -70,6 +73,7 @@ def create() -> Response:
     game_id = d.service.create_game(new.game, new.seats, new.options, new.ai)
     loaded = d.service.load(game_id)
     codes = d.players.open_table(game_id, loaded.meta.created, humans, player.id, seat, new.public)
+    seats_changed(game_id, loaded.version)
     url = url_for("games.join", game_id=game_id, _external=True)
     invites = [Invite(s, code, url) for s, code in sorted(codes.items())]
     created = GameCreated(game_id, seat, loaded.version, invites)
@@ -82,8 +86,21 @@ def join(game_id: str) -> Response:
     player = caller()
     invite = body(JoinGame).invite
     d = deps()
-    d.service.load(game_id)  # 404 for an unknown game
-    return reply(Joined(game_id, d.players.join(game_id, player.id, invite)))
+    loaded = d.service.load(game_id)  # 404 for an unknown game
+    seat = d.players.join(game_id, player.id, invite)
+    seats_changed(game_id, loaded.version)
+    return reply(Joined(game_id, seat))
+
+
+def seats_changed(game_id: str, version: int) -> None:
+    """Run the service's follow-up hooks again: the workers' projection sees the new seat
+    (read models include the seats). The hooks are idempotent; a failing one is logged, the
+    seat is taken all the same."""
+    for hook in deps().service.hooks:
+        try:
+            hook(game_id, version)
+        except Exception:
+            log.exception("follow-up hook %r failed for %s", hook, game_id)
 
 
 @bp.get("/games/<game_id>")

@@ -1,0 +1,35 @@
+"""The API on a real server (the session's embedded valkey, emptied per test), through the Flask
+test client, with the workers' projection applied after every append."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import redis
+from flask import Flask
+
+from api.app import create_app
+from services.commands import CommandService
+from services.players import Players
+from services.store import EventStore
+from tests.api.helpers import Api
+from workers.projection import Projector
+
+
+@pytest.fixture
+def service(real_redis: redis.Redis) -> CommandService:
+    store = EventStore(real_redis)
+    projector = Projector(store)
+    return CommandService(store, hooks=[lambda game_id, _version: projector.project(game_id)])
+
+
+@pytest.fixture
+def app(service: CommandService, real_redis: redis.Redis) -> Flask:
+    return create_app(service, Players(real_redis), stream_seconds=0.5)
+
+
+@pytest.fixture
+def api(app: Flask) -> Iterator[Api]:
+    with app.test_client() as client:
+        yield Api(client)

@@ -1,0 +1,89 @@
+"""End to end over HTTP: two players play a Famiglia game to the end."""
+
+from __future__ import annotations
+
+import base64
+import random
+
+import pytest
+
+from domain.core import Secret, check_commitment
+from services import audit
+from services.commands import CommandService
+from tests.api.helpers import Api
+
+pytestmark = pytest.mark.server
+
+
+def test_two_players_play_famiglia_to_the_end(api: Api, service: CommandService) -> None:
+    ann, bob = api.player("Ann"), api.player("Bob")
+    created = api.new_game(ann, game="famiglia", seats=2)
+    game_id = created["game_id"]
+    assert created["seat"] == 0 and [i["seat"] for i in created["invites"]] == [1]
+    assert api.join(bob, game_id, created["invites"][0]["code"]) == 1
+    by_seat = {0: ann, 1: bob}
+    rng = random.Random(7)
+    moves = 0
+    while True:
+        table = api.ok("GET", f"/games/{game_id}", ann)
+        if table["result"] is not None:
+            break
+        [seat] = table["to_act"]
+        waiting = api.ok("GET", "/me/inbox", by_seat[seat])["games"]
+        assert [g["game_id"] for g in waiting] == [game_id]
+        assert api.ok("GET", "/me/inbox", by_seat[1 - seat])["games"] == []
+        accepted = api.random_move(by_seat[seat], game_id, rng)
+        assert accepted["version"] >= accepted["first"] > table["version"]
+        moves += 1
+    assert moves > 5
+    result = table["result"]
+    assert len(result["scores"]) == 2 and set(result["winners"]) <= {0, 1}
+    for who in (ann, bob):
+        mine = api.ok("GET", "/me/games", who)["games"]
+        assert [(g["game_id"], g["over"]) for g in mine] == [(game_id, True)]
+        assert api.ok("GET", f"/games/{game_id}/legal", who)["commands"] == []
+
+    # Once over, the history shows everything, and the revealed secret matches the commitment.
+    events = api.ok("GET", f"/games/{game_id}/history", bob)["events"]
+    assert events[-1]["type"] == "game_ended"
+    started, ended = events[0]["event"], events[-1]["event"]
+    secret = Secret(**{k: base64.b64decode(v) for k, v in ended["secret"].items()})
+    assert started["secret"] == ended["secret"]
+    assert check_commitment(secret, started["commitment"])
+    assert [e["version"] for e in events] == list(range(1, len(events) + 1))
+    assert audit.verify(service.store, game_id) == []
+
+    # Replaying to the last version gives the final view; to version 1, the opening.
+    last = api.ok("GET", f"/games/{game_id}/replay/{len(events)}", ann)
+    assert last["view"] == api.ok("GET", f"/games/{game_id}/view", ann)["view"]
+    first = api.ok("GET", f"/games/{game_id}/replay/1", ann)
+    assert first["version"] == 1 and first["view"]["turn"] != last["view"]["turn"]
+
+
+def test_a_retried_command_appends_once(api: Api) -> None:
+    ann, bob = api.player("Ann"), api.player("Bob")
+    created = api.new_game(ann, game="famiglia", seats=2)
+    game_id = created["game_id"]
+    api.join(bob, game_id, created["invites"][0]["code"])
+    table = api.ok("GET", f"/games/{game_id}", ann)
+    who = (ann, bob)[table["to_act"][0]]
+    command = api.ok("GET", f"/games/{game_id}/legal", who)["commands"][-1]
+    path, body = f"/games/{game_id}/commands", {"command": command}
+    key = {"Idempotency-Key": "retry-1"}
+    first = api.ok("POST", path, who, json=body, headers=key)
+    again = api.ok("POST", path, who, json=body, headers=key)
+    assert again == {**first, "duplicate": True}
+    assert api.ok("GET", f"/games/{game_id}", ann)["version"] == first["version"]
+
+
+def test_a_public_game_is_in_the_lobby_until_full(api: Api) -> None:
+    ann, bob, cid = api.player("Ann"), api.player("Bob"), api.player("Cid")
+    game_id = api.new_game(ann, game="gangsta", seats=3, ai={"2": 1}, public=True)["game_id"]
+    lobby = api.ok("GET", "/lobby")["games"]
+    assert [g["game_id"] for g in lobby] == [game_id]
+    assert [s["kind"] for s in lobby[0]["seats"]] == ["player", "open", "ai"]
+    assert lobby[0]["seats"][0]["name"] == "Ann"
+    assert api.join(bob, game_id, None) == 1
+    assert api.ok("GET", "/lobby")["games"] == []
+    refused = api.call("POST", f"/games/{game_id}/join", cid, json={})
+    assert (refused.status_code, refused.json["code"]) == (409, "no_open_seat")
