@@ -104,24 +104,23 @@ class EventStore:
         ``expected_version`` (``GENESIS`` for a new game). ``meta`` is given only at creation
         (``expected_version`` 0, ``command_id`` ``""``)."""
         stamp = self.clock()
-        raws = []
+        entries = []
         for i, event in enumerate(events, 1):
-            raw = encode(
-                Envelope(
-                    game_id=game_id,
-                    version=expected_version + i,
-                    type=event.type,
-                    time=stamp,
-                    actor=actor,
-                    command_id=command_id,
-                    schema=event.schema,
-                    prev=prev,
-                    data=msgspec.Raw(event.data),
-                )
+            envelope = Envelope(
+                game_id=game_id,
+                version=expected_version + i,
+                type=event.type,
+                time=stamp,
+                actor=actor,
+                command_id=command_id,
+                schema=event.schema,
+                prev=prev,
+                data=msgspec.Raw(event.data),
             )
+            raw = encode(envelope)
             prev = chain_hash(raw)
-            raws.append(raw)
-        record = CommandRecord(expected_version + 1, expected_version + len(raws), digest)
+            entries.append(Entry(envelope, raw, prev))
+        record = CommandRecord(expected_version + 1, expected_version + len(entries), digest)
         with unavailable():
             status, value = self._append(
                 keys=[
@@ -136,7 +135,7 @@ class EventStore:
                     encode(record),
                     game_id,
                     encode(meta) if meta is not None else b"",
-                    *raws,
+                    *(entry.raw for entry in entries),
                 ],
             )
         status = status.decode()
@@ -145,7 +144,6 @@ class EventStore:
             return Appended("duplicate", earlier.last, record=earlier)
         if status != "ok":
             return Appended(status, int(value))
-        entries = [Entry(decode_envelope(raw), raw, chain_hash(raw)) for raw in raws]
         return Appended("ok", int(value), entries=entries)
 
     def read(self, game_id: str, after: int = 0) -> list[Entry]:
