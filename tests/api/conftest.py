@@ -1,5 +1,6 @@
 """The API on a real server (the session's embedded valkey, emptied per test), through the Flask
-test client, with the workers' projection applied after every append."""
+test client, with the workers' projection applied after every append. The client keeps no
+cookies: each call authenticates with the bearer token it is given, or not at all."""
 
 from __future__ import annotations
 
@@ -31,5 +32,5 @@ def app(service: CommandService, real_redis: redis.Redis) -> Flask:
 
 @pytest.fixture
 def api(app: Flask) -> Iterator[Api]:
-    with app.test_client() as client:
+    with app.test_client(use_cookies=False) as client:
         yield Api(client)
