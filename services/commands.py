@@ -184,6 +184,13 @@ class CommandService:
                 f"a command id is a string of 1 to {MAX_COMMAND_ID} characters",
                 code="bad_command_id",
             )
+        if expected_version is not None and not (
+            _is_int(expected_version) and expected_version >= 0
+        ):
+            raise BadRequest(
+                f"an expected version is a version number, not {expected_version!r}",
+                code="bad_expected_version",
+            )
         meta = self._meta(game_id)
         rules = self.games[meta.game]
         if not _is_int(seat) or not 0 <= seat < meta.seats:
@@ -219,8 +226,7 @@ class CommandService:
                 self._remember(game_id, _Snapshot(meta, appended.version, state, head))
                 self._after_append(game_id, appended.version)
                 return Accepted(game_id, command_id, appended.version, snap.version + 1)
-            if appended.status == "duplicate":  # the same id raced itself
-                assert appended.record is not None
+            if appended.record is not None:  # a duplicate: the same id raced itself
                 return self._duplicate(
                     game_id, command_id, appended.record, digest, appended.version
                 )

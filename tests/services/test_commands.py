@@ -153,10 +153,12 @@ def refusals(svc: CommandService, game_id: str) -> list[tuple[Any, type[ServiceE
         ((game_id, seat, command, ""), BadRequest, "bad_command_id"),
         ((game_id, seat, command, "x" * 129), BadRequest, "bad_command_id"),
         ((game_id, seat, command, "c", 0), Conflict, "conflict"),
+        ((game_id, seat, command, "c", "3"), BadRequest, "bad_expected_version"),
+        ((game_id, seat, command, "c", -1), BadRequest, "bad_expected_version"),
     ]
 
 
-@pytest.mark.parametrize("case", range(11))
+@pytest.mark.parametrize("case", range(13))
 def test_refusals_are_typed_and_change_nothing(
     svc: CommandService, fake_redis: fakeredis.FakeRedis, case: int
 ) -> None:
