@@ -1,0 +1,23 @@
+"""``omerta worker``: run an RQ worker for projections and AI moves (``workers.worker``)."""
+
+from __future__ import annotations
+
+import argparse
+
+from workers import worker
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "worker", help="run an RQ worker: projections, AI moves, catch-up (several may run)"
+    )
+    parser.add_argument("--burst", action="store_true", help="quit once the queues are empty")
+    parser.add_argument(
+        "--interval", type=int, default=15, help="seconds between catch-up passes (default 15)"
+    )
+    parser.add_argument("--name", help="worker name (default: RQ's)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return worker.run(burst=args.burst, interval=args.interval, name=args.name)

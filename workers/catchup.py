@@ -1,0 +1,91 @@
+"""The catch-up pass: nothing is lost when a job is.
+
+Jobs are at-least-once only while they exist: an enqueue can be lost (the process dies after its
+append), and a job can die with its worker (SIGKILL). The pass repairs both, at worker start and
+then periodically (``workers.worker``):
+
+1. Projections: it follows the feed stream (one entry per append, in commit order) from a cursor
+   (``workers:feed-cursor``); every game whose read model is behind the version of its feed
+   entry is projected now. The cursor moves only past entries whose games were checked, so a
+   pass killed half way is simply repeated.
+2. AI moves: every game with an AI seat owing a decision for longer than ``ai_grace_ms``
+   (``rm:ai-due``) gets a fresh ``ai_move`` job (a duplicate is harmless: stale or idempotent).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import redis
+
+from services import keys
+from services import readmodels as rm
+from services.store import now_ms, unavailable
+from workers import jobs
+from workers.projection import Projector
+
+CURSOR = "workers:feed-cursor"
+BATCH = 1000
+
+
+class CaughtUp(NamedTuple):
+    feed_entries: int
+    projected: int
+    ai_jobs: int
+
+
+def catch_up(projector: Projector, settle_ms: int = 0, ai_grace_ms: int = 0) -> CaughtUp:
+    """One pass. Feed entries newer than ``settle_ms`` are left to their jobs (still running,
+    most likely) for the next pass."""
+    entries, projected = _follow_feed(projector, now_ms() - settle_ms)
+    ai_jobs = _revive_ai(projector.redis, now_ms() - ai_grace_ms)
+    return CaughtUp(entries, projected, ai_jobs)
+
+
+def _follow_feed(projector: Projector, until_ms: int) -> tuple[int, int]:
+    client = projector.redis
+    with unavailable():
+        cursor = (client.get(CURSOR) or b"0-0").decode()
+    seen = projected = 0
+    while True:
+        with unavailable():
+            rows = client.xrange(keys.FEED, f"({cursor}", "+", count=BATCH)
+        rows = [(i, f) for i, f in rows if int(i.split(b"-")[0]) <= until_ms]
+        if not rows:
+            return seen, projected
+        latest: dict[str, int] = {}
+        for _, fields in rows:
+            game_id = fields[b"game"].decode()
+            latest[game_id] = max(latest.get(game_id, 0), int(fields[b"version"]))
+        lagging = _lagging(client, latest)
+        for game_id in lagging:
+            jobs.project_with(projector, game_id)
+        projected += len(lagging)
+        seen += len(rows)
+        cursor = rows[-1][0].decode()
+        with unavailable():
+            client.set(CURSOR, cursor)
+
+
+def _lagging(client: redis.Redis, latest: dict[str, int]) -> list[str]:
+    games = sorted(latest)
+    pipe = client.pipeline(transaction=False)
+    for game_id in games:
+        pipe.hget(rm.game_key(game_id), "version")
+    with unavailable():
+        stored = pipe.execute()
+    return [g for g, v in zip(games, stored, strict=True) if int(v or 0) < latest[g]]
+
+
+def _revive_ai(client: redis.Redis, due_before_ms: int) -> int:
+    with unavailable():
+        games = [g.decode() for g in client.zrangebyscore(rm.AI_DUE, "-inf", due_before_ms)]
+    pipe = client.pipeline(transaction=False)
+    for game_id in games:
+        pipe.hget(rm.game_key(game_id), "version")
+    with unavailable():
+        versions = pipe.execute()
+    for game_id, version in zip(games, versions, strict=True):
+        if version is not None:
+            jobs.enqueue_ai_move(game_id, int(version), suffix="-catch-up")
+    return len(games)

@@ -1,0 +1,98 @@
+"""The RQ jobs: ``project(game_id)`` and ``ai_move(game_id, version)``.
+
+``project`` brings a game's read models up to date (``workers.projection``); when that moved
+them to a version where an AI seat owes a decision, it enqueues ``ai_move`` for that version.
+
+``ai_move`` computes a move for the lowest AI seat owing a decision at ``version``, from that
+seat's view and legal commands only (``domain.bots.choose`` never sees the state), and submits it
+through the command service with ``expected_version=version``. A game that has moved on makes
+the move stale: it is dropped quietly. The command id is ``ai-<version>-<seat>``, so a retried or
+duplicated job submits the same command at most once. A failure (a bot error, the store down)
+is recorded in the game's ``ai:{<id>}:error`` (shown with its read model) and re-raised, so RQ
+retries it (``AI_RETRY``) and finally keeps it in its failed registry; a later success clears it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import msgspec
+from rq import Retry
+
+from domain import bots
+from services import readmodels as rm
+from services.commands import service
+from services.errors import Conflict
+from services.store import now_ms
+from workers import runtime
+from workers.projection import Projector
+
+log = logging.getLogger(__name__)
+
+AI_TIMEOUT = 30  # seconds: a bot move takes milliseconds; anything near this is a bug
+AI_RETRY = Retry(max=2, interval=[1, 5])
+
+
+def project(game_id: str) -> int | None:
+    """Project the game; the version its read models now reflect (None: no such game)."""
+    return project_with(runtime.projector(), game_id)
+
+
+def project_with(projector: Projector, game_id: str) -> int | None:
+    projected = projector.project(game_id)
+    if projected is None:
+        return None
+    if projected.written and projected.ai_due:
+        enqueue_ai_move(game_id, projected.version)
+    return projected.version
+
+
+def enqueue_ai_move(game_id: str, version: int, suffix: str = "") -> None:
+    runtime.queue(runtime.AI).enqueue_call(
+        "workers.jobs.ai_move",
+        args=(game_id, version),
+        job_id=f"ai-{version}-{game_id}{suffix}",
+        timeout=AI_TIMEOUT,
+        result_ttl=600,
+        failure_ttl=7 * 24 * 3600,
+        retry=AI_RETRY,
+        description=f"ai_move {game_id} at {version}",
+    )
+
+
+def ai_move(game_id: str, version: int) -> str:
+    """Move for the game's first AI seat owing a decision at ``version``. Returns what happened:
+    ``moved``, ``duplicate`` (an earlier try moved), ``stale`` or ``not_due``."""
+    svc = service()
+    game, state, now, meta = svc.load(game_id)
+    if now != version:
+        return "stale"
+    seats = sorted(s for s in game.to_act(state) if s in meta.ai)
+    if not seats:
+        return "not_due"
+    seat = seats[0]
+    try:
+        command = bots.choose(
+            meta.game,
+            meta.ai[seat],
+            game.view(state, seat),
+            game.legal(state, seat),
+            seed=f"{game_id}:{version}:{seat}".encode(),
+        )
+        accepted = svc.handle(
+            game_id, seat, command, command_id=f"ai-{version}-{seat}", expected_version=version
+        )
+    except Conflict:
+        return "stale"
+    except Exception as exc:
+        _record_error(game_id, rm.AiError(seat, version, f"{type(exc).__name__}: {exc}", now_ms()))
+        raise
+    svc.store.redis.delete(rm.ai_error_key(game_id))
+    return "duplicate" if accepted.duplicate else "moved"
+
+
+def _record_error(game_id: str, error: rm.AiError) -> None:
+    try:
+        service().store.redis.set(rm.ai_error_key(game_id), msgspec.json.encode(error))
+    except Exception:  # the job's own failure is what matters; RQ records it
+        log.exception("could not record the AI error of %s", game_id)

@@ -1,0 +1,52 @@
+"""The worker process's shared objects, built on first use from the command service's store
+(``services.config.connect()``): the RQ queues and the projector.
+
+Queues: ``omerta-projections`` (project jobs) is listed before ``omerta-ai`` (AI moves), so a
+busy worker keeps read models fresh first.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from rq import Queue
+
+from services.commands import service
+from services.readmodels import ReadModels
+from workers.projection import Projector
+
+PROJECTIONS = "omerta-projections"
+AI = "omerta-ai"
+QUEUES = (PROJECTIONS, AI)
+
+_lock = threading.Lock()
+_projector: Projector | None = None
+_queues: dict[str, Queue] = {}
+
+
+def projector() -> Projector:
+    global _projector
+    with _lock:
+        if _projector is None:
+            _projector = Projector(service().store)
+        return _projector
+
+
+def queue(name: str) -> Queue:
+    with _lock:
+        found = _queues.get(name)
+        if found is None:
+            found = _queues[name] = Queue(name, connection=service().store.redis)
+        return found
+
+
+def read_models() -> ReadModels:
+    return ReadModels(service().store.redis)
+
+
+def reset() -> None:
+    """Forget the shared objects (after the configuration changed: tests, benchmarks)."""
+    global _projector
+    with _lock:
+        _projector = None
+        _queues.clear()
