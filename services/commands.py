@@ -266,14 +266,32 @@ class CommandService:
 
     def history(self, game_id: str, seat: int | None, after: int = 0) -> list[EventRecord]:
         """The events after version ``after`` as ``seat`` (None: a spectator) may see them:
-        redacted by the rules while the game runs, everything (the seed too) once it is over."""
+        redacted by the rules while the game runs, everything (the seed too) once it is over.
+
+        While the game runs, an event the redaction changed also loses its chain hash (``hash``
+        of that record and ``prev`` of the next are ``""``): the hash covers the hidden data,
+        and hidden data with few possible values could be found by hashing each candidate."""
         game, state, _, meta = self.load(game_id)
         if seat is not None and (not _is_int(seat) or not 0 <= seat < meta.seats):
             raise WrongSeat(f"seat {seat!r} is not a seat of this game (0 to {meta.seats - 1})")
         records = self.events(game_id, after)
         if game.result(state) is not None:
             return records
-        return [msgspec.structs.replace(r, event=game.redact(r.event, seat)) for r in records]
+        shown = []
+        hidden_before = False
+        for record in records:
+            event = game.redact(record.event, seat)
+            hidden = event != record.event
+            shown.append(
+                msgspec.structs.replace(
+                    record,
+                    event=event,
+                    hash="" if hidden else record.hash,
+                    prev="" if hidden_before else record.prev,
+                )
+            )
+            hidden_before = hidden
+        return shown
 
     # -- internals --------------------------------------------------------------------------
 

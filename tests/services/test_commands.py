@@ -317,13 +317,16 @@ def test_history_hides_the_secret_until_the_game_is_over(
     rng = random.Random(7)
     for i in range(5):
         svc.handle(game_id, *move(svc, game_id, i), f"c{i}")
+    full = svc.events(game_id)
     for seat in [None, *range(seats)]:
         records = svc.history(game_id, seat)
-        assert [r.event for r in records] == [
-            game.redact(r.event, seat) for r in svc.events(game_id)
-        ]
+        assert [r.event for r in records] == [game.redact(r.event, seat) for r in full]
         assert seed not in msgspec.msgpack.encode(records)
         assert records[0].event.secret is None
+        for shown, stored, after in zip(records, full, [*records[1:], None], strict=True):
+            hidden = shown.event != stored.event
+            assert shown.hash == ("" if hidden else stored.hash)
+            assert after is None or after.prev == ("" if hidden else stored.hash)
     with pytest.raises(WrongSeat):
         svc.history(game_id, seats)
     play_out(svc, game_id, rng, prefix="end-")
