@@ -118,6 +118,11 @@ class Projector:
         if folded is None:
             return None
         ai_due = sorted(s for s in folded.due if s in folded.meta.ai)
+        return Projected(folded.version, self.write(game_id, folded, seating), ai_due)
+
+    def write(self, game_id: str, folded: Folded, seating: Seating) -> bool:
+        """Write the read models at ``folded`` unless the stored ones are as new (the script
+        decides, atomically); whether anything was written."""
         fields, indexes = read_models(game_id, self.games[folded.meta.game], folded, seating)
         args: list[Any] = [
             folded.version,
@@ -130,8 +135,7 @@ class Projector:
         for key, score, member in indexes:
             args += [key, score, member]
         with unavailable():
-            written = self._write(keys=[rm.game_key(game_id)], args=args)
-        return Projected(folded.version, bool(written), ai_due)
+            return bool(self._write(keys=[rm.game_key(game_id)], args=args))
 
     def fold(self, game_id: str) -> Folded | None:
         """The game folded up to the stored head (from the cache plus the newer events)."""
@@ -154,6 +158,13 @@ class Projector:
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
         return folded
+
+    def fold_until(self, game_id: str, version: int) -> Folded:
+        """The game folded from its first event up to ``version`` (a command boundary), without
+        the cache: what a projection that ran at that version saw."""
+        meta = self.store.meta(game_id)
+        assert meta is not None, f"no game {game_id}"
+        return self._fold(Folded(meta, 0, None, 0, b"", {}), self.store.read(game_id)[:version])
 
     def _fold(self, folded: Folded, entries: list[Entry]) -> Folded:
         game = self.games[folded.meta.game]

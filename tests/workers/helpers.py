@@ -1,0 +1,33 @@
+"""Shared by the worker tests: what the read models should hold, from the domain itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from services import commands
+from services.readmodels import ReadModels
+
+
+def expected_views(game_id: str) -> dict[int | None, bytes]:
+    """Every seat's (and a spectator's) view at the game's current version, as JSON."""
+    game, state, _, meta = commands.load(game_id)
+    seats: list[int | None] = [None, *range(meta.seats)]
+    return {seat: msgspec.json.encode(game.view(state, seat)) for seat in seats}
+
+
+def assert_read_models_current(read_models: ReadModels, game_id: str) -> Any:
+    """The read models are at the stream's version and match the rules' views and result;
+    returns the domain's result."""
+    game, state, version, _ = commands.load(game_id)
+    summary = read_models.summary(game_id)
+    assert summary is not None
+    assert summary.version == version
+    assert summary.to_act == sorted(game.to_act(state))
+    result = game.result(state)
+    assert msgspec.to_builtins(summary.result) == msgspec.to_builtins(result)
+    assert summary.status == ("running" if result is None else "finished")
+    for seat, view in expected_views(game_id).items():
+        assert read_models.view(game_id, seat) == (version, view)
+    return result
