@@ -1,0 +1,166 @@
+"""Projections: idempotent (twice, out of order, concurrently), seats and inboxes, rebuild."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Callable
+
+import pytest
+import redis
+
+from api.cli import main as omerta
+from services import commands
+from services import readmodels as rm
+from services.players import Players
+from services.readmodels import ReadModels
+from tests.services.helpers import pick_move
+from tests.workers.helpers import assert_read_models_current
+from workers import runtime
+from workers.projection import Projector, Seating
+from workers.rebuild import drop, snapshot
+
+pytestmark = pytest.mark.server
+
+
+def human_moves(game_id: str, count: int, seed: int = 1) -> list[int]:
+    """Play ``count`` random moves as people would; the version after each."""
+    rng = random.Random(seed)
+    versions = []
+    for n in range(count):
+        move = pick_move(commands.service(), game_id, rng)
+        assert move is not None
+        seat, command = move
+        versions.append(commands.handle(game_id, seat, command, f"h{seed}-{n}").version)
+    return versions
+
+
+def test_projecting_twice_changes_nothing(workers_redis: redis.Redis) -> None:
+    game_id = commands.create_game("gangsta", 3)
+    human_moves(game_id, 10)
+    projector = runtime.projector()
+    first = projector.project(game_id)
+    assert first is not None and first.written
+    before = snapshot(workers_redis)
+    again = projector.project(game_id)
+    fresh = Projector(commands.service().store).project(game_id)  # no cached state
+    assert again is not None and not again.written
+    assert fresh is not None and not fresh.written
+    assert snapshot(workers_redis) == before
+
+
+def test_a_late_projection_never_moves_the_checkpoint_back(
+    workers_redis: redis.Redis, read_models: ReadModels
+) -> None:
+    game_id = commands.create_game("famiglia", 2)
+    versions = human_moves(game_id, 12)
+    projector = runtime.projector()
+    old = projector.fold_until(game_id, versions[3])
+    assert projector.project(game_id).written  # type: ignore[union-attr]
+    current = snapshot(workers_redis)
+    # A projection job that computed version versions[3] and writes only now: refused.
+    assert not projector.write(game_id, old, Seating({}, False))
+    assert snapshot(workers_redis) == current
+    assert_read_models_current(read_models, game_id)
+
+
+def test_concurrent_projections_agree(workers_redis: redis.Redis) -> None:
+    """Four projectors (own caches, as four worker processes) race each other and the appends;
+    the result equals one projection from scratch."""
+    game_ids = [commands.create_game("gangsta", 4), commands.create_game("famiglia", 2)]
+    store = commands.service().store
+    done = threading.Event()
+    errors: list[BaseException] = []
+
+    def race(projector: Projector) -> None:
+        try:
+            while not done.is_set():
+                for game_id in game_ids:
+                    projector.project(game_id)
+            for game_id in game_ids:
+                projector.project(game_id)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=race, args=(Projector(store),)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for n, game_id in enumerate(game_ids):
+        human_moves(game_id, 25, seed=n)
+    done.set()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    raced = snapshot(workers_redis)
+    drop(workers_redis)
+    for game_id in game_ids:
+        Projector(store).project(game_id)
+    assert snapshot(workers_redis) == raced
+
+
+def test_the_lobby_and_inboxes_follow_the_seats(
+    workers_redis: redis.Redis, read_models: ReadModels, drain: Callable[[], None]
+) -> None:
+    players = Players(workers_redis)
+    alice, _ = players.create("Alice")
+    bob, _ = players.create("Bob")
+    game_id = commands.create_game("famiglia", 2)
+    game, state, _, meta = commands.load(game_id)
+    players.open_table(game_id, meta.created, [0, 1], alice.id, 0, public=True)
+    drain()
+    assert [s.game_id for s in read_models.lobby()] == [game_id]
+    summary = read_models.summary(game_id)
+    assert summary is not None
+    assert [(s.kind, s.player) for s in summary.seats] == [("player", alice.id), ("open", None)]
+    owing = next(iter(game.to_act(state)))
+    assert [s.game_id for s in read_models.inbox(alice.id)] == ([game_id] if owing == 0 else [])
+
+    players.join(game_id, bob.id, None)
+    runtime.projector().project(game_id)  # what the API's join asks for (request_projection)
+    assert read_models.lobby() == []
+    summary = read_models.summary(game_id)
+    assert summary is not None and summary.seats[1] == rm.SeatSummary(1, "player", bob.id)
+    owner = [alice.id, bob.id][owing]
+    assert [s.game_id for s in read_models.inbox(owner)] == [game_id]
+    since = summary.due[owing]
+    assert read_models.due() == [(game_id, owing, since)]
+
+    # The seat owing a move changes with the turn; the inbox follows.
+    while (moved := commands.load(game_id)).game.to_act(moved.state) == {owing}:
+        human_moves(game_id, 1, seed=moved.version)
+    drain()
+    other = [alice.id, bob.id][1 - owing]
+    assert read_models.inbox(owner) == []
+    assert [s.game_id for s in read_models.inbox(other)] == [game_id]
+
+
+def test_rebuild_reproduces_the_incremental_read_models(
+    workers_redis: redis.Redis,
+    read_models: ReadModels,
+    drain: Callable[[], None],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    finished = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "random"})
+    drain()
+    running = commands.create_game("gangsta", 3, ai={2: "greedy"})
+    players = Players(workers_redis)
+    alice, _ = players.create("Alice")
+    players.open_table(running, 0, [0, 1], alice.id, 0, public=True)
+    human_moves(running, 8)
+    drain()
+    assert read_models.summary(finished).status == "finished"  # type: ignore[union-attr]
+    assert read_models.summary(running).status == "running"  # type: ignore[union-attr]
+    before = snapshot(workers_redis)
+
+    assert omerta(["rebuild"]) == 0
+    out = capsys.readouterr()
+    assert "2 games" in out.out and "identical" in out.out
+    assert "2/2 games" in out.err
+    assert snapshot(workers_redis) == before
+
+    # A read model that differs from the log is found (and replaced by the right one).
+    workers_redis.hset(rm.game_key(running), "view:1", b"{}")
+    assert omerta(["rebuild", "--quiet"]) == 1
+    out = capsys.readouterr()
+    assert f"differs: {rm.game_key(running)}" in out.out
+    assert snapshot(workers_redis) == before
