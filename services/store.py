@@ -180,7 +180,8 @@ class EventStore:
         return {k.decode(): decode_record(v) for k, v in rows.items()}
 
     def game_ids(self) -> Iterator[str]:
-        """Every game in the store (by its metadata record), in no particular order."""
+        """Every game in the store (by its metadata record), in no particular order. (On a
+        Redis Cluster this must scan every master; redis-py's cluster client does.)"""
         for key in self.redis.scan_iter(match=keys.META_PATTERN, count=1000):
             yield keys.game_id_of_meta_key(key.decode())
 
