@@ -9,7 +9,11 @@ then periodically (``workers.worker``):
    entry is projected now. The cursor moves only past entries whose games were checked, so a
    pass killed half way is simply repeated.
 2. AI moves: every game with an AI seat owing a decision for longer than ``ai_grace_ms``
-   (``rm:ai-due``) gets a fresh ``ai_move`` job (a duplicate is harmless: stale or idempotent).
+   (``rm:ai-due``) gets a fresh ``ai_move`` job (a duplicate is harmless: stale or idempotent),
+   unless its job is still waiting in a queue, or failed for good and ``revive_failed`` is off
+   (periodic passes leave a failed AI to its failed registry and ``ai_error``; a worker start
+   gives it another chance, a new release may have fixed it). A job "started" that long ago
+   died with its worker.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import redis
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
 
 from services import keys
 from services import readmodels as rm
@@ -34,11 +40,13 @@ class CaughtUp(NamedTuple):
     ai_jobs: int
 
 
-def catch_up(projector: Projector, settle_ms: int = 0, ai_grace_ms: int = 0) -> CaughtUp:
+def catch_up(
+    projector: Projector, settle_ms: int = 0, ai_grace_ms: int = 0, revive_failed: bool = True
+) -> CaughtUp:
     """One pass. Feed entries newer than ``settle_ms`` are left to their jobs (still running,
     most likely) for the next pass."""
     entries, projected = _follow_feed(projector, now_ms() - settle_ms)
-    ai_jobs = _revive_ai(projector.redis, now_ms() - ai_grace_ms)
+    ai_jobs = _revive_ai(projector.redis, now_ms() - ai_grace_ms, revive_failed)
     return CaughtUp(entries, projected, ai_jobs)
 
 
@@ -77,15 +85,29 @@ def _lagging(client: redis.Redis, latest: dict[str, int]) -> list[str]:
     return [g for g, v in zip(games, stored, strict=True) if int(v or 0) < latest[g]]
 
 
-def _revive_ai(client: redis.Redis, due_before_ms: int) -> int:
+def _revive_ai(client: redis.Redis, due_before_ms: int, revive_failed: bool) -> int:
     with unavailable():
         games = [g.decode() for g in client.zrangebyscore(rm.AI_DUE, "-inf", due_before_ms)]
     pipe = client.pipeline(transaction=False)
     for game_id in games:
         pipe.hget(rm.game_key(game_id), "version")
     with unavailable():
-        versions = pipe.execute()
-    for game_id, version in zip(games, versions, strict=True):
-        if version is not None:
-            jobs.enqueue_ai_move(game_id, int(version), suffix="-catch-up")
-    return len(games)
+        found = [(g, int(v)) for g, v in zip(games, pipe.execute(), strict=True) if v is not None]
+    keep = {JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED}
+    if not revive_failed:
+        keep.add(JobStatus.FAILED)
+    revived = 0
+    for game_id, version in found:
+        job_ids = [jobs.ai_job_id(game_id, version, s) for s in ("", jobs.CATCH_UP)]
+        statuses = [_status(client, job_id) for job_id in job_ids]
+        if not keep.intersection(statuses):
+            jobs.enqueue_ai_move(game_id, version, jobs.CATCH_UP)
+            revived += 1
+    return revived
+
+
+def _status(client: redis.Redis, job_id: str) -> JobStatus | None:
+    try:
+        return Job.fetch(job_id, connection=client).get_status()
+    except NoSuchJobError:
+        return None

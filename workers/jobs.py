@@ -47,11 +47,19 @@ def project_with(projector: Projector, game_id: str) -> int | None:
     return projected.version
 
 
+CATCH_UP = "-catch-up"
+
+
+def ai_job_id(game_id: str, version: int, suffix: str = "") -> str:
+    """The job's id: one job per (game, version), and one more from the catch-up."""
+    return f"ai-{version}-{game_id}{suffix}"
+
+
 def enqueue_ai_move(game_id: str, version: int, suffix: str = "") -> None:
     runtime.queue(runtime.AI).enqueue_call(
         "workers.jobs.ai_move",
         args=(game_id, version),
-        job_id=f"ai-{version}-{game_id}{suffix}",
+        job_id=ai_job_id(game_id, version, suffix),
         timeout=AI_TIMEOUT,
         result_ttl=600,
         failure_ttl=7 * 24 * 3600,

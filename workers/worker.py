@@ -43,6 +43,7 @@ class OmertaWorker(SimpleWorker):
                 runtime.projector(),
                 settle_ms=0 if first else SETTLE_MS,
                 ai_grace_ms=0 if first else AI_GRACE_MS,
+                revive_failed=first,
             )
         except Exception:  # the next pass tries again; the worker keeps working
             log.exception("catch-up pass failed")

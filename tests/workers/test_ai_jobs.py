@@ -1,0 +1,96 @@
+"""AI move jobs: stale moves dropped, retries and visible failures, idempotent command ids."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import redis
+from rq import Retry
+from rq.registry import FailedJobRegistry
+
+from domain import bots
+from services import commands
+from services.readmodels import ReadModels
+from workers import catchup, jobs, runtime
+
+pytestmark = pytest.mark.server
+
+
+def test_a_stale_move_is_dropped(workers_redis: redis.Redis) -> None:
+    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    version = commands.load(game_id).version
+    assert jobs.ai_move(game_id, version) == "moved"
+    after = commands.load(game_id).version
+    assert after > version
+    assert jobs.ai_move(game_id, version) == "stale"  # a retried job for the old version
+    assert commands.load(game_id).version == after
+
+
+def test_a_seat_that_is_not_ai_gets_no_move(workers_redis: redis.Redis) -> None:
+    game_id = commands.create_game("famiglia", 2)
+    version = commands.load(game_id).version
+    assert jobs.ai_move(game_id, version) == "not_due"
+    assert commands.load(game_id).version == version
+
+
+def test_copies_of_one_ai_job_move_once(workers_redis: redis.Redis) -> None:
+    """Copies of one job (a retry racing the original) submit one move between them."""
+    game_id = commands.create_game("gangsta", 2, ai={0: 1, 1: 1})
+    game, state, version, _ = commands.load(game_id)
+    (seat,) = game.to_act(state)
+    barrier = threading.Barrier(4)
+    outcomes: list[str] = []
+
+    def copy() -> None:
+        barrier.wait()
+        outcomes.append(jobs.ai_move(game_id, version))
+
+    threads = [threading.Thread(target=copy) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes).count("moved") == 1
+    assert set(outcomes) <= {"moved", "duplicate", "stale"}
+    records = commands.service().events(game_id, after=version)
+    assert {r.command_id for r in records} == {f"ai-{version}-{seat}"}
+
+
+def test_a_failing_ai_is_retried_then_failed_and_shown(
+    workers_redis: redis.Redis,
+    read_models: ReadModels,
+    drain: Callable[[], None],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tries: list[int] = []
+    working = bots.choose
+
+    def broken(game: str, level: Any, view: Any, legal: list[Any], seed: bytes) -> Any:
+        tries.append(1)
+        raise RuntimeError("the bot fell over")
+
+    monkeypatch.setattr(bots, "choose", broken)
+    monkeypatch.setattr(jobs, "AI_RETRY", Retry(max=2))  # no interval: no scheduler needed
+    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    version = commands.load(game_id).version
+    drain()
+
+    assert len(tries) == 3  # the first try and two retries
+    failed = FailedJobRegistry(queue=runtime.queue(runtime.AI))
+    assert f"ai-{version}-{game_id}" in failed.get_job_ids()
+    model = read_models.game(game_id)
+    assert model is not None and model.summary.version == version
+    assert model.ai_error is not None
+    assert model.ai_error.version == version
+    assert "RuntimeError: the bot fell over" in model.ai_error.error
+
+    # Fixed (a new release of the bot): the next catch-up pass revives the move.
+    monkeypatch.setattr(bots, "choose", working)
+    catchup.catch_up(runtime.projector())
+    drain()
+    model = read_models.game(game_id)
+    assert model is not None and model.ai_error is None
+    assert model.summary.status == "finished"
