@@ -1,0 +1,87 @@
+"""A worker process killed (SIGKILL) in the middle of a job, its queued jobs lost too: a new
+worker's catch-up brings the read models up to date and the AI game goes on to its end."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import redis
+from rq.registry import StartedJobRegistry
+
+from services import commands
+from services.readmodels import ReadModels
+from tests.workers.helpers import assert_read_models_current
+from workers import runtime
+
+pytestmark = pytest.mark.server
+
+WORKER = "from api.cli import main; raise SystemExit(main())"
+
+
+def start_worker(redis_url: str, log: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "REDIS_URL": redis_url}
+    with open(log, "ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-c", WORKER, "worker", "--interval", "1"],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def wait(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+def test_a_killed_worker_loses_nothing(
+    workers_redis: redis.Redis, redis_url: str, read_models: ReadModels, tmp_path: Path
+) -> None:
+    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "random"})
+    log = tmp_path / "worker.log"
+    first = start_worker(redis_url, log)
+    try:
+        wait(lambda: read_models.version(game_id) >= 40, 60, "the game to get going")
+        # Keep the worker busy in a job of ours, then kill it in the middle of that job.
+        busy = runtime.queue(runtime.PROJECTIONS).enqueue(
+            "tests.workers.slow.block", 30, at_front=True
+        )
+        started = StartedJobRegistry(queue=runtime.queue(runtime.PROJECTIONS))
+        wait(lambda: busy.id in started.get_job_ids(), 30, "the worker to take the job")
+        first.send_signal(signal.SIGKILL)
+        first.wait(10)
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    assert busy.get_status(refresh=True) == "started"  # it never finished
+    # Whatever was queued is lost as well.
+    for name in runtime.QUEUES:
+        runtime.queue(name).empty()
+    stopped_at = commands.load(game_id).version
+    time.sleep(0.3)
+    assert commands.load(game_id).version == stopped_at  # nothing moves without a worker
+    summary = read_models.summary(game_id)
+    assert summary is not None and summary.status == "running"
+
+    second = start_worker(redis_url, log)
+    try:
+        wait(
+            lambda: (s := read_models.summary(game_id)) is not None and s.status == "finished",
+            120,
+            "the game to end",
+        )
+    finally:
+        second.send_signal(signal.SIGTERM)
+        second.wait(30)
+    assert assert_read_models_current(read_models, game_id) is not None
