@@ -16,13 +16,14 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
-from flask import Blueprint, Response, request, stream_with_context
+from flask import Blueprint, Response, request
 
 from api.context import deps, seat_in
 from api.jsonio import encode
 from api.problems import ApiError
 from api.routes.games import records
 from services import keys
+from services.commands import CommandService
 from services.store import unavailable
 
 bp = Blueprint("events", __name__)
@@ -40,40 +41,40 @@ def _start_after() -> int:
 
 @bp.get("/games/<game_id>/events")
 def stream(game_id: str) -> Response:
-    d = deps()
-    d.service.load(game_id)  # an unknown game is a 404 before the stream starts
+    svc = deps().service  # the generator runs outside the request context: no deps() in it
+    svc.load(game_id)  # an unknown game is a 404 before the stream starts
     seat = seat_in(game_id)
     after = _start_after()
-    deadline = time.monotonic() + d.stream_seconds
+    deadline = time.monotonic() + deps().stream_seconds
 
     def messages() -> Iterator[bytes]:
         nonlocal after
         yield f"retry: {RETRY_MS}\n\n".encode()
         while True:
-            for record in records(game_id, seat, after):
+            for record in records(svc, game_id, seat, after):
                 after = record.version
                 yield b"id: %d\nevent: %s\ndata: %s\n\n" % (
                     record.version,
                     record.type.encode(),
                     encode(record),
                 )
-            loaded = d.service.load(game_id)
+            loaded = svc.load(game_id)
             if loaded.game.result(loaded.state) is not None and loaded.version <= after:
                 yield b"event: end\ndata: {}\n\n"
                 return
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return
-            if not _wait(game_id, after, min(remaining, MAX_BLOCK)):
+            if not _wait(svc, game_id, after, min(remaining, MAX_BLOCK)):
                 yield b": keep-alive\n\n"
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(stream_with_context(messages()), mimetype="text/event-stream", headers=headers)
+    return Response(messages(), mimetype="text/event-stream", headers=headers)
 
 
-def _wait(game_id: str, after: int, seconds: float) -> bool:
+def _wait(svc: CommandService, game_id: str, after: int, seconds: float) -> bool:
     """Block until the game has an event after version ``after`` or ``seconds`` pass."""
-    client = deps().service.store.redis
+    client = svc.store.redis
     with unavailable():
         found = client.xread(
             {keys.events_key(game_id): f"{after}-0"}, count=1, block=max(1, int(seconds * 1000))

@@ -33,6 +33,7 @@ from api.schemas import (
 from api.tables import seat_list
 from domain import GAMES
 from domain.core import replay
+from services.commands import CommandService
 from services.errors import BadRequest
 
 log = logging.getLogger(__name__)
@@ -183,19 +184,20 @@ def _int_arg(name: str, default: int) -> int:
     return int(raw)
 
 
-def records(game_id: str, seat: int | None, after: int) -> list[EventOut]:
+def records(svc: CommandService, game_id: str, seat: int | None, after: int) -> list[EventOut]:
     """The events after ``after`` as ``seat`` may see them (services.commands.history)."""
     return [
         EventOut(r.version, r.type, r.time, r.actor, r.command_id, r.prev, r.hash, r.event)
-        for r in deps().service.history(game_id, seat, after)
+        for r in svc.history(game_id, seat, after)
     ]
 
 
 @bp.get("/games/<game_id>/history")
 def history(game_id: str) -> Response:
-    loaded = deps().service.load(game_id)
+    svc = deps().service
+    loaded = svc.load(game_id)
     seat = seat_in(game_id)
-    events = records(game_id, seat, _int_arg("after", 0))
+    events = records(svc, game_id, seat, _int_arg("after", 0))
     return reply(HistoryOut(game_id, loaded.meta.game, seat, events))
 
 

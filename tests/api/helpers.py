@@ -41,6 +41,7 @@ class Api:
     ) -> TestResponse:
         sent = {**(who.auth if who else {}), **(headers or {})}
         response = self.client.open(path, method=method, json=json, data=data, headers=sent)
+        response.get_data()  # read a stream to its end now
         self.seen.append((method, path, response))
         return response
 

@@ -1,0 +1,127 @@
+"""The web pages: play Famiglia and Gangsta! in the browser.
+
+Each page is a small HTML frame rendered here plus vanilla JavaScript (``static/``) that talks to
+the JSON API exactly as any other client does (the API's cookie carries the player's token), and
+follows a game live through its server-sent events. Nothing is built: the files are served as
+they are. ``register(app)`` adds the blueprint to an app made by ``api.app.create_app``.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+from flask import Blueprint, Flask, Response, redirect, render_template, request, url_for
+
+from api.context import deps
+from api.web import i18n
+from domain.famiglia import cards as famiglia_cards
+from services.errors import UnknownGame
+
+bp = Blueprint(
+    "web",
+    __name__,
+    template_folder="templates",
+    static_folder="static",
+    static_url_path="/web/static",
+)
+
+
+def register(app: Flask) -> None:
+    app.register_blueprint(bp)
+
+
+@cache
+def _card_data(game: str) -> str:
+    """The card data a game page draws its cards from, as JSON for the page's scripts."""
+    if game == "gangsta":
+        raw = json.loads(files("domain.gangsta").joinpath("cards.json").read_text("utf-8"))
+        return json.dumps(
+            {k: raw[k] for k in ("skills", "clans", "bosses", "gangsters", "heists", "snitches")}
+        )
+    return json.dumps(
+        {
+            "families": list(famiglia_cards.FAMILIES),
+            "points": {f: list(p) for f, p in famiglia_cards.POINTS_BY_RANK.items()},
+        }
+    )
+
+
+def _api_base() -> str:
+    # The API's blueprints may sit under a prefix: find it from a known route.
+    return url_for("games.kinds").removesuffix("/games")
+
+
+def _page(template: str, title_key: str, **context: Any) -> str:
+    lang = i18n.language()
+    return render_template(
+        template,
+        lang=lang,
+        languages=i18n.LANGUAGES,
+        t=lambda key, **p: i18n.translate(lang, key, **p),
+        messages=i18n.messages()[lang],
+        api=_api_base(),
+        title_key=title_key,
+        here=request.full_path.rstrip("?"),
+        **context,
+    )
+
+
+@bp.get("/")
+def start() -> str:
+    return _page("start.html", "page.start")
+
+
+@bp.get("/new")
+def new_game() -> str:
+    return _page("new.html", "page.new")
+
+
+@bp.get("/games-open")
+def lobby() -> str:
+    return _page("lobby.html", "page.lobby")
+
+
+@bp.get("/your-turn")
+def inbox() -> str:
+    return _page("inbox.html", "page.inbox")
+
+
+@bp.errorhandler(UnknownGame)
+def _unknown_game(_exc: UnknownGame) -> tuple[str, int]:
+    return _page("not_found.html", "error.not_found"), 404
+
+
+def _game_kind(game_id: str) -> str:
+    return deps().service.load(game_id).meta.game
+
+
+@bp.get("/play/<game_id>")
+def play(game_id: str) -> str:
+    kind = _game_kind(game_id)
+    return _page("game.html", f"game.{kind}", game_id=game_id, kind=kind, cards=_card_data(kind))
+
+
+@bp.get("/play/<game_id>/replay")
+def replay(game_id: str) -> str:
+    kind = _game_kind(game_id)
+    return _page("replay.html", "page.replay", game_id=game_id, kind=kind, cards=_card_data(kind))
+
+
+@bp.get("/play/<game_id>/join")
+def join(game_id: str) -> str:
+    kind = _game_kind(game_id)
+    return _page("join.html", "page.join", game_id=game_id, kind=kind)
+
+
+@bp.get("/language/<lang>")
+def set_language(lang: str) -> Response:
+    back = request.args.get("next", "/")
+    if not back.startswith("/") or back.startswith("//"):  # only back to our own pages
+        back = "/"
+    response = redirect(back)
+    if lang in i18n.LANGUAGES:  # anything else just goes back unchanged
+        response.set_cookie(i18n.COOKIE, lang, max_age=365 * 24 * 3600, samesite="Lax", path="/")
+    return response

@@ -1,0 +1,148 @@
+// What every page shares: the API client, messages in the page's language, DOM helpers.
+"use strict";
+
+const Omerta = (() => {
+  const API = document.body.dataset.api;
+  const LANG = document.body.dataset.lang;
+  const MESSAGES = JSON.parse(document.getElementById("messages").textContent);
+
+  // A message in the page's language; {name} placeholders are filled from params.
+  function t(key, params) {
+    let text = Object.prototype.hasOwnProperty.call(MESSAGES, key) ? MESSAGES[key] : key;
+    for (const [name, value] of Object.entries(params || {})) {
+      text = text.split("{" + name + "}").join(String(value));
+    }
+    return text;
+  }
+
+  // Like t(), but params may be DOM nodes (cards in a log line): returns a list of parts.
+  function tn(key, params) {
+    const text = Object.prototype.hasOwnProperty.call(MESSAGES, key) ? MESSAGES[key] : key;
+    const parts = [];
+    let last = 0;
+    for (const match of text.matchAll(/\{(\w+)\}/g)) {
+      parts.push(text.slice(last, match.index));
+      const value = (params || {})[match[1]];
+      parts.push(value === undefined ? match[0] : value);
+      last = match.index + match[0].length;
+    }
+    parts.push(text.slice(last));
+    return parts.filter((p) => p !== "");
+  }
+
+  // A refusal from the API: `code` is stable, `detail` is the rule's message for the player.
+  class ApiError extends Error {
+    constructor(status, problem) {
+      super(problem.detail || problem.title || String(status));
+      this.status = status;
+      this.code = problem.code || "";
+      this.version = problem.version;
+    }
+  }
+
+  async function api(method, path, body, headers) {
+    const init = { method, credentials: "same-origin", headers: Object.assign({}, headers) };
+    if (body !== undefined) {
+      init.headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    const response = await fetch(API + path, init);
+    const text = await response.text();
+    const data = text ? JSON.parse(text) : null;
+    if (!response.ok) throw new ApiError(response.status, data || {});
+    return data;
+  }
+
+  // The player of this browser (the API's cookie), or null when there is none yet.
+  let mePromise = null;
+  function me() {
+    if (!mePromise) {
+      mePromise = api("GET", "/me").catch((err) => {
+        if (err.status === 401) return null;
+        throw err;
+      });
+    }
+    return mePromise;
+  }
+
+  async function createPlayer(name) {
+    const made = await api("POST", "/players", { name });
+    mePromise = Promise.resolve({ id: made.id, name: made.name });
+    return made;
+  }
+
+  // el("button", {class: "x", onclick: f}, "text", child...)
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else if (key === "dataset") Object.assign(node.dataset, value);
+      else node.setAttribute(key, value === true ? "" : value);
+    }
+    append(node, children);
+    return node;
+  }
+
+  function append(node, children) {
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  let toastTimer = null;
+  function toast(message, kind) {
+    const box = document.getElementById("toast");
+    box.textContent = message;
+    box.className = "toast " + (kind || "error");
+    box.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { box.hidden = true; }, 8000);
+  }
+
+  function showError(err) {
+    console.error(err);
+    toast(err instanceof ApiError ? err.message : t("error.network"));
+  }
+
+  // A name for each seat: the player's name, "AI (greedy)", or "open seat".
+  function seatName(seat) {
+    if (seat.kind === "ai") return t("seat.ai", { level: t("ai." + levelName(seat.level)) });
+    if (seat.kind === "open") return t("seat.open");
+    return seat.name || t("seat.player");
+  }
+
+  const AI_LEVELS = ["random", "greedy"];
+  function levelName(level) {
+    return typeof level === "number" ? (AI_LEVELS[level] || String(level)) : String(level);
+  }
+
+  function commandId() {
+    const bytes = new Uint8Array(12);
+    crypto.getRandomValues(bytes);
+    return "web-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  function pageUrl(gameId, what) {
+    return "/play/" + encodeURIComponent(gameId) + (what ? "/" + what : "");
+  }
+
+  async function showMe() {
+    const player = await me().catch(() => null);
+    if (player) document.getElementById("me-name").textContent = player.name;
+    if (player) {
+      const inbox = await api("GET", "/me/inbox").catch(() => null);
+      const badge = document.getElementById("inbox-count");
+      if (inbox && inbox.games.length) {
+        badge.textContent = inbox.games.length;
+        badge.hidden = false;
+      }
+    }
+  }
+  showMe();
+
+  return { API, LANG, t, tn, api, ApiError, me, createPlayer, el, append, toast, showError,
+           seatName, levelName, AI_LEVELS, commandId, pageUrl };
+})();

@@ -1,0 +1,133 @@
+// The game page: loads the game, the viewer's view and legal moves from the API, sends moves,
+// and follows the game live through its server-sent events. The game's own module (GameUI,
+// from famiglia.js or gangsta.js) draws the board and turns legal moves into things to click.
+"use strict";
+
+(() => {
+  const { api, el, t, showError, seatName, commandId } = Omerta;
+  const gameId = document.body.dataset.gameId;
+  const ctx = {
+    gameId, game: null, view: null, legal: [], version: 0, seat: null, names: [],
+    refusal: null, send, redraw: draw,
+  };
+  let logVersion = 0;
+  let loading = null;
+  let again = false;
+
+  // Fetch the game, the view and (for a seated player) the legal moves at one version.
+  async function fetchAll() {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const [game, view] = await Promise.all([
+        api("GET", `/games/${gameId}`), api("GET", `/games/${gameId}/view`)]);
+      let legal = { commands: [], version: view.version };
+      if (game.your_seat !== null && !game.result) {
+        legal = await api("GET", `/games/${gameId}/legal`);
+      }
+      if (legal.version === view.version) return { game, view, legal: legal.commands };
+    }
+    throw new Error("the game kept changing");
+  }
+
+  // One reload at a time; a reload asked for meanwhile runs once more afterwards.
+  function reload() {
+    if (loading) { again = true; return loading; }
+    loading = (async () => {
+      try {
+        do {
+          again = false;
+          const { game, view, legal } = await fetchAll();
+          const moved = view.version !== ctx.version;
+          Object.assign(ctx, { game, view: view.view, legal, version: view.version,
+                               seat: game.your_seat, names: game.seats.map(seatName) });
+          if (moved) GameUI.reset();
+          draw();
+        } while (again);
+      } catch (err) {
+        showError(err);
+      } finally {
+        loading = null;
+      }
+    })();
+    return loading;
+  }
+
+  function draw() {
+    drawSeats();
+    drawResult();
+    const prompt = document.getElementById("prompt");
+    prompt.replaceChildren(...GameUI.prompt(ctx));
+    if (ctx.refusal) {
+      prompt.append(el("p", { class: "refusal", role: "alert" }, ctx.refusal));
+    }
+    document.getElementById("board").replaceChildren(...GameUI.board(ctx));
+  }
+
+  function drawSeats() {
+    const box = document.getElementById("seats");
+    const toAct = new Set(ctx.game.to_act);
+    box.replaceChildren(...ctx.game.seats.map((s) => el("span", {
+      class: "seat" + (toAct.has(s.seat) ? " to-act" : "") + (s.seat === ctx.seat ? " you" : ""),
+      dataset: { seat: s.seat },
+    }, GameUI.seatMark(s.seat), " ", ctx.names[s.seat],
+      s.seat === ctx.seat ? el("span", { class: "you-tag" }, t("seat.you")) : null,
+      toAct.has(s.seat) ? el("span", { class: "turn-tag" }, t("seat.to_act")) : null)));
+  }
+
+  function drawResult() {
+    const box = document.getElementById("result");
+    const result = ctx.game.result;
+    box.hidden = !result;
+    if (!result) return;
+    box.replaceChildren(...resultParts(result, ctx.names, ctx.seat));
+  }
+
+  async function send(command) {
+    ctx.refusal = null;
+    try {
+      await api("POST", `/games/${gameId}/commands`,
+        { command, expected_version: ctx.version }, { "Idempotency-Key": commandId() });
+    } catch (err) {
+      if (!(err instanceof Omerta.ApiError)) { showError(err); return; }
+      // The rule's own message (problem+json detail), shown where the player is looking.
+      ctx.refusal = err.code === "conflict" ? t("game.moved_on") : err.message;
+    }
+    await reload();
+  }
+
+  // --- the log, and live updates ----------------------------------------------------------
+
+  function addLog(record) {
+    if (record.version <= logVersion) return;
+    logVersion = record.version;
+    const line = GameUI.describe(record.event, ctx.names, record);
+    if (!line) return;
+    const log = document.getElementById("log");
+    log.prepend(el("li", { dataset: { version: record.version, type: record.type } }, line));
+  }
+
+  function follow() {
+    const source = new EventSource(`${Omerta.API}/games/${gameId}/events?after=${logVersion}`);
+    let pending = null;
+    const onEvent = (message) => {
+      addLog(JSON.parse(message.data));
+      clearTimeout(pending);
+      pending = setTimeout(reload, 60); // one reload for a burst of events
+    };
+    for (const type of GameUI.EVENTS) source.addEventListener(type, onEvent);
+    source.addEventListener("end", () => { source.close(); reload(); });
+  }
+
+  async function start() {
+    try {
+      await Omerta.me().catch(() => null);
+      await reload();
+      const history = await api("GET", `/games/${gameId}/history`);
+      for (const record of history.events) addLog(record);
+      follow();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  start();
+})();

@@ -1,0 +1,310 @@
+// Gangsta!'s board and moves. Every legal command becomes a button on the card or player it
+// names (hire on a market gangster, commit on a gang member, theft on an opponent...), or in the
+// prompt when it names none (pass, skip, cancel). A heist is guided: choose it, then commit
+// gangsters one by one while the board shows which skills are still needed.
+"use strict";
+
+const GameUI = (() => {
+  const { el, t, tn } = Omerta;
+  const EVENTS = ["game_started", "cards_dealt", "deck_reshuffled", "snitch_shuffled_back",
+    "snitch_revealed", "turn_started", "gangster_readied", "gangster_hired", "heist_chosen",
+    "heist_cancelled", "gangster_committed", "heist_completed", "skill_learned", "money_stolen",
+    "gangster_diverted", "assassination_ordered", "gang_rallied", "play_again",
+    "reward_skipped", "passed", "row_card_discarded", "pass_discard_skipped",
+    "gangster_discarded", "chapter_changed", "gang_war", "game_ended"];
+  const CARD_FIELD = { ready: "gangster", hire: "gangster", choose_heist: "heist",
+    commit: "gangster", discard_row_card: "card", fast_recruit: "gangster",
+    learn_skill: "gangster", diversion: "gangster", discard: "gangster" };
+
+  function reset() {}
+
+  const skillIndex = (v, skill) => v.skills.indexOf(skill);
+
+  function members(v) {
+    const all = {};
+    for (const p of v.players) for (const m of p.gang) all[m.card] = Object.assign({ seat: p.seat }, m);
+    return all;
+  }
+
+  // Skills the chosen heist still needs after the committed gangsters (learned skills count).
+  function stillNeeded(v) {
+    const need = Object.assign({}, Cards.HEISTS[v.heist].requires);
+    const gang = members(v);
+    for (const id of v.committed) {
+      const g = Cards.GANGSTERS[id];
+      const have = Object.assign({}, g.skills);
+      const learned = gang[id] && gang[id].learned;
+      if (learned) have[learned] = (have[learned] || 0) + 1;
+      for (const [skill, n] of Object.entries(have)) {
+        if (need[skill]) need[skill] = Math.max(0, need[skill] - n);
+      }
+    }
+    return need;
+  }
+
+  function skipLabel(v) {
+    if (v.stage === "pass_discard") return t("g.skip.pass_discard");
+    if (v.stage === "reward" && v.rewards[0] === "diversion") return t("g.skip.diversion");
+    return t("g.skip.reward", { reward: t("reward." + (v.rewards[0] || "none")) });
+  }
+
+  function label(ctx, c) {
+    const v = ctx.view;
+    switch (c.type) {
+      case "ready": return v.free_readies > 0 ? t("g.act.ready_free") : t("g.act.ready_paid");
+      case "hire": return t("g.act.hire");
+      case "choose_heist": return t("g.act.choose_heist");
+      case "commit": return t("g.act.commit");
+      case "discard_row_card": return t("g.act.discard_row_card");
+      case "fast_recruit": return t("g.act.fast_recruit");
+      case "learn_skill": return t("g.act.learn_skill",
+        { skill: t("skill." + Cards.HEISTS[v.heist].reward.learn_skill) });
+      case "diversion": return t("g.act.diversion");
+      case "discard": return t("g.act.discard");
+      case "theft": return t("g.act.theft", { n: c.amount });
+      case "assassination": return t("g.act.assassination");
+      case "pass": {
+        const me = v.players[ctx.seat];
+        const income = Math.max(me.skills[skillIndex(v, "leader")], v.options.min_pass_income);
+        return t("g.act.pass", { n: income });
+      }
+      case "skip": return skipLabel(v);
+      case "cancel_heist": return t("g.act.cancel_heist");
+      default: return c.type;
+    }
+  }
+
+  function commandButton(ctx, c) {
+    const target = c[CARD_FIELD[c.type]] ?? c.target;
+    return el("button", {
+      type: "button",
+      class: "act act-" + c.type + (["pass", "choose_heist", "commit"].includes(c.type)
+        ? " primary" : ""),
+      dataset: { type: c.type, card: target, amount: c.amount },
+      onclick: () => ctx.send(c),
+    }, label(ctx, c));
+  }
+
+  // The legal commands grouped by what they name: a card id, a player, or nothing.
+  function grouped(ctx) {
+    const byCard = {};
+    const byPlayer = {};
+    const loose = [];
+    for (const c of ctx.legal) {
+      const field = CARD_FIELD[c.type];
+      if (field) (byCard[c[field]] = byCard[c[field]] || []).push(commandButton(ctx, c));
+      else if (c.type === "theft" || c.type === "assassination") {
+        (byPlayer[c.target] = byPlayer[c.target] || []).push(commandButton(ctx, c));
+      } else loose.push(commandButton(ctx, c));
+    }
+    return { byCard, byPlayer, loose };
+  }
+
+  // --- the prompt --------------------------------------------------------------------------
+
+  function needChips(v) {
+    const need = stillNeeded(v);
+    return Cards.SKILLS.flatMap((s) => Array.from({ length: need[s] || 0 }, () =>
+      Cards.glyph(s, t("skill." + s))));
+  }
+
+  function ask(ctx) {
+    const v = ctx.view;
+    const owed = v.owed.find((o) => o.chooser === ctx.seat);
+    if (owed) {
+      return owed.seat === ctx.seat
+        ? t("g.prompt.discard", { reason: t("g.reason." + owed.reason) })
+        : t("g.prompt.discard_for", { name: ctx.names[owed.seat],
+          reason: t("g.reason." + owed.reason) });
+    }
+    switch (v.stage) {
+      case "turn": return v.free_readies > 0
+        ? t("g.prompt.turn_free", { n: v.free_readies }) : t("g.prompt.turn");
+      case "heist": return tn("g.prompt.heist", { heist: Cards.heistName(v.heist),
+        needs: el("span", { class: "needs" }, needChips(v)) });
+      case "reward": return t("g.prompt.reward." + v.rewards[0],
+        { n: v.diversions_left });
+      case "pass_discard": return t("g.prompt.pass_discard");
+      default: return t("g.prompt.wait");
+    }
+  }
+
+  function prompt(ctx) {
+    const v = ctx.view;
+    if (!v) return [];
+    if (v.stage === "over") return [el("p", {}, t("g.prompt.over"))];
+    const waiting = v.to_act.filter((s) => s !== ctx.seat).map((s) => ctx.names[s]).join(", ");
+    if (ctx.seat === null) return [el("p", {}, t("game.watching", { name: waiting }))];
+    if (!ctx.legal.length) {
+      return [el("p", { class: "waiting" }, t("game.waiting", { name: waiting }))];
+    }
+    const { loose } = grouped(ctx);
+    return [el("p", { class: "ask" }, ask(ctx)), el("div", { class: "buttons" }, loose)];
+  }
+
+  // --- the board ---------------------------------------------------------------------------
+
+  function status(v) {
+    const chapter = Cards.CHAPTERS[v.chapter - 1];
+    const items = [
+      t("g.chapter", { name: t("chapter." + chapter), n: v.chapter }),
+      t("g.gangster_deck", { n: v.gangster_deck }),
+      t("g.heist_deck", { n: v.heist_decks[v.chapter - 1] }),
+      v.chapter === 3 ? t("g.dom_snitches", { n: v.domination_snitches }) : null,
+      v.extra_turn ? t("g.extra_turn") : null,
+    ].filter(Boolean);
+    return el("div", { class: "info" }, items.map((x) => el("span", {}, x)));
+  }
+
+  function row(title, cards, draw) {
+    return el("section", { class: "row-box", "aria-label": title },
+      el("h2", {}, title),
+      el("div", { class: "cards", role: "list" },
+        cards.map((id) => el("div", { role: "listitem" }, draw(id)))));
+  }
+
+  function currentHeist(ctx, groups) {
+    const v = ctx.view;
+    if (v.heist === null) return null;
+    const gang = members(v);
+    return el("section", { class: "heist-now", "aria-label": t("g.current_heist") },
+      el("h2", {}, t("g.current_heist"), " — ", ctx.names[v.active]),
+      el("div", { class: "cards" }, Cards.heist(v.heist, { marked: true }),
+        v.committed.map((id) => Cards.gangster(id, { member: gang[id] }))),
+      v.stage === "heist"
+        ? el("p", {}, tn("g.still_needed", { needs: el("span", { class: "needs" }, needChips(v)) }))
+        : null,
+      v.rewards.length
+        ? el("p", {}, t("g.rewards_left", { list: v.rewards.map((r) => t("reward." + r))
+          .join(", ") })) : null,
+      groups.byCard[v.heist] ? el("div", { class: "buttons" }, groups.byCard[v.heist]) : null);
+  }
+
+  function playerPanel(ctx, p, groups) {
+    const v = ctx.view;
+    const skills = v.skills.map((s, i) => p.skills[i]
+      ? el("span", { class: "total" }, Cards.glyph(s, t("skill." + s)), "×" + p.skills[i]) : null);
+    const heists = p.heists === null
+      ? t("g.heists_hidden", { n: p.heists_completed })
+      : t("g.heists_shown", { n: p.heists_completed, infl: p.heist_influence });
+    const owes = v.owed.filter((o) => o.seat === p.seat);
+    return el("section", {
+      class: "player" + (v.to_act.includes(p.seat) ? " active" : "")
+        + (p.seat === ctx.seat ? " mine" : ""),
+      "aria-label": ctx.names[p.seat], dataset: { seat: p.seat },
+    },
+      el("h2", {}, ctx.names[p.seat],
+        el("span", { class: "money-big", title: t("g.money") }, "$" + p.money),
+        el("span", { class: "sub" }, heists)),
+      el("div", { class: "totals" }, skills),
+      owes.length ? el("p", { class: "owes" }, owes.map((o) =>
+        t("g.owes", { reason: t("g.reason." + o.reason) }))) : null,
+      groups.byPlayer[p.seat] ? el("div", { class: "buttons" }, groups.byPlayer[p.seat]) : null,
+      el("div", { class: "cards gang", role: "list" }, p.gang.map((m) =>
+        el("div", { role: "listitem" }, Cards.gangster(m.card, {
+          member: m, marked: v.committed.includes(m.card), actions: groups.byCard[m.card],
+        })))),
+      p.heists && p.heists.length ? el("details", { class: "taken" },
+        el("summary", {}, t("g.heists_taken")),
+        el("div", { class: "cards mini" }, p.heists.map((h) => Cards.heist(h)))) : null);
+  }
+
+  function board(ctx) {
+    const v = ctx.view;
+    if (!v) return [];
+    const groups = grouped(ctx);
+    const mine = ctx.seat === null ? null : v.players[ctx.seat];
+    const others = v.players.filter((p) => p.seat !== ctx.seat);
+    return [
+      status(v),
+      el("div", { class: "rows" },
+        row(t("g.heist_row"), v.heist_row, (id) => Cards.heist(id,
+          { actions: groups.byCard[id], marked: id === v.heist })),
+        row(t("g.market"), v.market, (id) => Cards.gangster(id, { actions: groups.byCard[id] }))),
+      currentHeist(ctx, groups),
+      el("div", { class: "players" }, others.map((p) => playerPanel(ctx, p, groups))),
+      mine ? playerPanel(ctx, mine, groups) : null,
+      v.snitches.length ? el("section", { class: "row-box" }, el("h2", {}, t("g.snitches")),
+        el("div", { class: "cards mini" }, v.snitches.map((s) => Cards.snitch(s,
+          s >= 431 ? v.options.domination_snitches[s - 431] : undefined)))) : null,
+    ];
+  }
+
+  function seatMark(seat) {
+    return el("span", { class: "seat-no" }, String(seat + 1));
+  }
+
+  // --- the log -----------------------------------------------------------------------------
+
+  function describe(e, names) {
+    const who = (s) => el("strong", {}, names[s]);
+    const g = (id) => el("span", { class: "chip" }, Cards.GANGSTERS[id] ? cardName(id) : id);
+    const h = (id) => el("span", { class: "chip heist" }, Cards.heistName(id));
+    const money = (list) => list.map((n, s) => names[s] + " $" + n).join(", ");
+    switch (e.type) {
+      case "game_started": return tn("g.ev.started", { name: who(e.start_player) });
+      case "cards_dealt": return tn("g.ev.dealt." + e.row, { cards: e.cards.map((c) =>
+        e.row === "heists" ? (Cards.isSnitch(c) ? t("gangsta.snitch") : h(c)) : g(c)) });
+      case "deck_reshuffled": return tn("g.ev.reshuffled." + e.row, { n: e.size });
+      case "snitch_shuffled_back": return tn("g.ev.snitch_back", {});
+      case "snitch_revealed": return tn("g.ev.snitch", { n: e.informants,
+        paid: money(e.payments) });
+      case "turn_started": return tn(e.synchronised ? "g.ev.turn_sync" : "g.ev.turn",
+        { name: who(e.seat) });
+      case "gangster_readied": return tn("g.ev.readied", { name: who(e.seat), card: g(e.gangster),
+        n: e.cost });
+      case "gangster_hired": return tn("g.ev.hired", { name: who(e.seat), card: g(e.gangster),
+        n: e.cost });
+      case "heist_chosen": return tn("g.ev.heist_chosen", { name: who(e.seat), heist: h(e.heist) });
+      case "heist_cancelled": return tn("g.ev.heist_cancelled", { name: who(e.seat),
+        heist: h(e.heist) });
+      case "gangster_committed": return tn("g.ev.committed", { name: who(e.seat),
+        card: g(e.gangster) });
+      case "heist_completed": return tn("g.ev.heist_done", { name: who(e.seat), heist: h(e.heist),
+        n: e.money });
+      case "skill_learned": return tn("g.ev.learned", { card: g(e.gangster),
+        skill: t("skill." + e.skill) });
+      case "money_stolen": return tn("g.ev.stolen", { name: who(e.seat), target: who(e.target),
+        n: e.amount });
+      case "gangster_diverted": return tn("g.ev.diverted", { name: who(e.seat), card: g(e.gangster) });
+      case "assassination_ordered": return tn("g.ev.assassination", { name: who(e.seat),
+        target: who(e.target) });
+      case "gang_rallied": return tn("g.ev.rallied", { name: who(e.seat) });
+      case "play_again": return tn(e.granted ? "g.ev.play_again" : "g.ev.play_again_lost",
+        { name: who(e.seat) });
+      case "reward_skipped": return tn("g.ev.reward_skipped", { name: who(e.seat),
+        reward: t("reward." + e.reward) });
+      case "passed": return tn("g.ev.passed", { name: who(e.seat), n: e.income });
+      case "row_card_discarded": return tn("g.ev.row_discard", { name: who(e.seat),
+        card: e.row === "heists" ? h(e.card) : g(e.card) });
+      case "pass_discard_skipped": return null;
+      case "gangster_discarded": return tn("g.ev.discarded", { name: who(e.seat),
+        card: g(e.gangster), reason: t("g.reason." + e.reason) });
+      case "chapter_changed": return tn("g.ev.chapter", { name: t("chapter."
+        + Cards.CHAPTERS[e.chapter - 1]), income: money(e.income) });
+      case "gang_war": return tn("g.ev.gang_war", { list: money(e.mercenaries).replace(/\$/g, "") });
+      case "game_ended": return tn("g.ev.ended", { scores: e.scores.map((s, i) =>
+        names[i] + " " + s).join(" : ") });
+      default: return [e.type];
+    }
+  }
+
+  function cardName(id) {
+    const c = Cards.GANGSTERS[id];
+    const skills = Cards.SKILLS.filter((s) => c.skills[s]).map((s) => t("skill.short." + s)
+      + (c.skills[s] > 1 ? "×" + c.skills[s] : ""));
+    return (c.boss ? t("gangsta.boss") + " " : "") + t("clan." + c.clan) + " (" + skills.join("/") + ")";
+  }
+
+  // The completed heists of every player at each step of a finished game's replay (they are
+  // hidden only while the game runs; history names every heist taken).
+  function heists(events, seats) {
+    const taken = Array.from({ length: seats }, () => []);
+    return events.map((e) => {
+      if (e.type === "heist_completed") taken[e.seat].push(e.heist);
+      return taken.map((list) => [...list]);
+    });
+  }
+
+  return { EVENTS, reset, prompt, board, describe, seatMark, heists };
+})();

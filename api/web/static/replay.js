@@ -1,0 +1,98 @@
+// The replay: step through a game event by event. Each step shows the board as the viewer may
+// see it at that version (GET /games/{id}/replay/{version}); a finished game shows everything
+// (its history is complete then: both Famiglia hands, every Gangsta! player's heists).
+"use strict";
+
+(() => {
+  const { api, el, t, showError, seatName } = Omerta;
+  const gameId = document.body.dataset.gameId;
+  const kind = document.body.dataset.kind;
+  const slider = document.getElementById("step");
+  const views = new Map();
+  let records = [];
+  let game = null;
+  let names = [];
+  let revealed = null; // per step: what the finished game's history reveals
+  let step = 1;
+
+  async function viewAt(version) {
+    if (!views.has(version)) {
+      views.set(version, (await api("GET", `/games/${gameId}/replay/${version}`)).view);
+    }
+    return views.get(version);
+  }
+
+  function withRevealed(view, index) {
+    if (!revealed || kind !== "gangsta") return view;
+    const players = view.players.map((p, seat) => {
+      const heists = revealed[index][seat];
+      const influence = heists.reduce((sum, h) => sum + Cards.HEISTS[h].reward.influence, 0);
+      return Object.assign({}, p, { heists, heist_influence: influence });
+    });
+    return Object.assign({}, view, { players });
+  }
+
+  async function show(n) {
+    step = Math.min(Math.max(1, n), records.length);
+    slider.value = String(step);
+    history.replaceState(null, "", "#v=" + step);
+    document.getElementById("step-label").textContent =
+      t("replay.step_label", { n: step, total: records.length });
+    const record = records[step - 1];
+    const line = GameUI.describe(record.event, names, record);
+    document.getElementById("step-event").replaceChildren(...(line || [record.type]));
+    try {
+      const view = withRevealed(await viewAt(step), step - 1);
+      if (step !== Number(slider.value)) return; // a later step was asked for meanwhile
+      const ctx = { view, legal: [], seat: game.your_seat, names, version: step,
+        hands: revealed && kind === "famiglia" ? revealed[step - 1] : null,
+        send: () => {}, redraw: () => {} };
+      document.getElementById("board").replaceChildren(...GameUI.board(ctx));
+      const result = document.getElementById("result");
+      result.hidden = !view.result;
+      if (view.result) result.replaceChildren(...resultParts(view.result, names, game.your_seat));
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  function bind(id, delta) {
+    document.getElementById(id).addEventListener("click", () => show(delta(step)));
+  }
+
+  async function start() {
+    try {
+      await Omerta.me().catch(() => null);
+      game = await api("GET", `/games/${gameId}`);
+      names = game.seats.map(seatName);
+      records = (await api("GET", `/games/${gameId}/history`)).events;
+      const events = records.map((r) => r.event);
+      if (game.result) {
+        revealed = kind === "famiglia" ? GameUI.hands(events)
+          : GameUI.heists(events, game.seats.length);
+      } else {
+        document.getElementById("step-event").before(el("p", { class: "note" }, t("replay.live")));
+      }
+      document.getElementById("seats").replaceChildren(...game.seats.map((s) =>
+        el("span", { class: "seat" + (s.seat === game.your_seat ? " you" : "") },
+          GameUI.seatMark(s.seat), " ", names[s.seat])));
+      slider.max = String(records.length);
+      bind("first", () => 1);
+      bind("prev", (s) => s - 1);
+      bind("next", (s) => s + 1);
+      bind("last", () => records.length);
+      slider.addEventListener("input", () => show(Number(slider.value)));
+      document.addEventListener("keydown", (event) => {
+        if (event.target.tagName === "INPUT") return;
+        if (event.key === "ArrowRight") show(step + 1);
+        if (event.key === "ArrowLeft") show(step - 1);
+      });
+      const asked = Number(new URLSearchParams(location.hash.slice(1)).get("v"));
+      await show(asked || 1);
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  start();
+})();

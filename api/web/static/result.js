@@ -1,0 +1,26 @@
+"use strict";
+
+// The scores and the winner, for the game page and the replay.
+function resultParts(result, names, viewer) {
+  const { el, t } = Omerta;
+  const winners = new Set(result.winners);
+  const title = result.winners.length > 1
+    ? t("result.shared", { names: result.winners.map((s) => names[s]).join(", ") })
+    : viewer !== null && winners.has(viewer) ? t("result.you_win")
+      : t("result.winner", { name: names[result.winners[0]] });
+  const details = result.details || {};
+  const extra = Object.keys(details).filter((k) => Array.isArray(details[k]));
+  return [
+    el("h2", {}, t("result.over"), " — ", title),
+    el("p", { class: "reason" }, t("reason." + result.reason)),
+    el("table", { class: "scores" },
+      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, t("result.player")),
+        extra.map((k) => el("th", { scope: "col" }, t("result." + k))),
+        el("th", { scope: "col" }, t("result.score")))),
+      el("tbody", {}, result.scores.map((score, seat) => el("tr",
+        { class: winners.has(seat) ? "winner" : "" },
+        el("th", { scope: "row" }, names[seat], winners.has(seat) ? " 🏆" : ""),
+        extra.map((k) => el("td", {}, details[k][seat])),
+        el("td", { class: "score" }, score))))),
+  ];
+}
