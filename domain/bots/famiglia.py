@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.bots.scoring import best
-from domain.famiglia.cards import FAMILY, GREEN, POINTS, RANK, name
+from domain.famiglia.cards import FAMILY, GREEN, POINTS, RANK, RED, name
 from domain.famiglia.messages import (
     EndSwaps,
     Pass,
@@ -76,16 +76,16 @@ def greedy(view: View, legal: list[Any], rng: Rng) -> Any:
 
 
 def potential(hand: list[str]) -> float:
-    """What the hand may recruit later: each card is worth part of the next card it helps
-    take; a Mercenary (green) of rank r stands in below r in any family."""
+    """What the hand may recruit later: each card is worth part of the next card of its family
+    it helps take; a Mercenary (green) of rank r also stands in for a partner of rank below r
+    in any family, as much as for a red card of its rank."""
     total = 0.0
     for card in hand:
-        rank = RANK[card]
-        if rank == 4:
-            continue
-        total += 0.5 * POINTS[name(FAMILY[card], rank + 1)]
-        if FAMILY[card] == GREEN:
-            total += 0.5 * rank
+        family, rank = FAMILY[card], RANK[card]
+        if rank < 4:
+            total += 0.5 * POINTS[name(family, rank + 1)]
+        if family == GREEN:
+            total += 0.6 * POINTS[name(RED, rank)]
     return OUTLOOK * total
 
 

@@ -1,0 +1,55 @@
+"""The greedy Gangsta! bot in explicit situations (GANGSTA.md), from real views and legal()."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from domain.bots import choose
+from domain.gangsta import game
+from domain.gangsta.messages import ChooseHeist, Commit, Discard, Hire, Owed, Ready
+from domain.gangsta.state import State
+from tests.domain.gangsta.helpers import build, member, run
+
+
+def greedy(state: State, seat: int = 0) -> Any:
+    command = choose("gangsta", "greedy", game.view(state, seat), game.legal(state, seat), b"t")
+    assert command in game.legal(state, seat)
+    return command
+
+
+def test_picks_the_heist_with_the_best_reward_per_gangster() -> None:
+    # 203 pays $4 for one gangster (111: Mercenary and Sniper); 201 $3, 210 $1 + 1 influence.
+    state = build([[103, 111], [101]], [0, 0], heist_row=[210, 201, 203, 213])
+    assert greedy(state) == ChooseHeist(203)
+
+
+def test_commits_the_gangster_covering_most_of_what_is_needed() -> None:
+    state = build([[103, 111], [101]], [0, 0], heist_row=[203])
+    _, state = run(state, 0, ChooseHeist(203))
+    assert greedy(state) == Commit(111)
+
+
+def test_takes_a_free_mobilisation_first() -> None:
+    state = build(
+        [[101, member(121, engaged=True)], [102]], [5, 5], heist_row=[220], free_readies=1
+    )
+    assert greedy(state) == Ready(121)
+
+
+def test_hires_a_cheap_useful_gangster_rather_than_pass() -> None:
+    state = build([[101], [102]], [8, 8], heist_row=[213], market=[117, 121])
+    assert greedy(state) == Hire(121)
+
+
+def test_discards_its_least_valuable_gangster() -> None:
+    state = build([[101, 117, 121], [102]], [0, 0], heist_row=[213])
+    state = msgspec.structs.replace(state, owed=(Owed(seat=0, chooser=0, reason="snitch"),))
+    assert greedy(state) == Discard(121)
+
+
+def test_chooses_the_opponents_most_valuable_gangster() -> None:
+    state = build([[101, 117], [102, 117 - 1, 121]], [0, 0], heist_row=[213])
+    state = msgspec.structs.replace(state, owed=(Owed(seat=1, chooser=0, reason="gang_war"),))
+    assert greedy(state) == Discard(116)
