@@ -34,19 +34,15 @@ def register(app: Flask) -> None:
 
 
 @cache
-def _card_data(game: str) -> str:
-    """The card data a game page draws its cards from, as JSON for the page's scripts."""
+def _card_data(game: str) -> dict[str, Any]:
+    """The card data a game page draws its cards from (the games' own data, never copied)."""
     if game == "gangsta":
         raw = json.loads(files("domain.gangsta").joinpath("cards.json").read_text("utf-8"))
-        return json.dumps(
-            {k: raw[k] for k in ("skills", "clans", "bosses", "gangsters", "heists", "snitches")}
-        )
-    return json.dumps(
-        {
-            "families": list(famiglia_cards.FAMILIES),
-            "points": {f: list(p) for f, p in famiglia_cards.POINTS_BY_RANK.items()},
-        }
-    )
+        return {k: raw[k] for k in ("skills", "clans", "bosses", "gangsters", "heists", "snitches")}
+    return {
+        "families": list(famiglia_cards.FAMILIES),
+        "points": {f: list(p) for f, p in famiglia_cards.POINTS_BY_RANK.items()},
+    }
 
 
 def _api_base() -> str:

@@ -1,0 +1,110 @@
+"""A live service for the browser tests: the API with the web pages on a werkzeug server in a
+thread, a real RQ worker process (projections, AI moves), both on the session's real server,
+and Debian's Chromium driven by Playwright (never a downloaded browser).
+
+Package scope: one service and one browser for the whole folder; every test makes its own
+players and games, so tests do not see each other's moves. The worker process stops when the
+folder is done, before other folders' tests use the same server.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from werkzeug.serving import make_server
+
+from api import web
+from api.app import create_app
+from services import commands
+from services.embedded import EmbeddedServer
+from workers import enqueue, runtime
+
+SCREENSHOTS = Path(__file__).parent / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+@pytest.fixture(scope="package")
+def live_server(embedded_server: EmbeddedServer) -> Iterator[str]:
+    patch = pytest.MonkeyPatch()
+    patch.setenv("REDIS_URL", embedded_server.url)
+    patch.setattr(commands, "_default", None)
+    patch.setattr(commands, "after_append", [])
+    runtime.reset()
+    enqueue.install()
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
+    app = create_app(stream_seconds=20.0)
+    web.register(app)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    env = {**os.environ, "REDIS_URL": embedded_server.url}
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "api", "worker", "--interval", "2"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(15)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+        server.shutdown()
+        thread.join(10)
+        patch.undo()
+        runtime.reset()
+
+
+@pytest.fixture(scope="package")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def new_context(browser: Browser, live_server: str) -> Iterator[Callable[..., BrowserContext]]:
+    """Browser contexts (one per person: their own cookies), closed after the test."""
+    made: list[BrowserContext] = []
+
+    def make(viewport: dict[str, int] = DESKTOP, locale: str = "en-GB") -> BrowserContext:
+        context = browser.new_context(base_url=live_server, viewport=viewport, locale=locale)
+        context.set_default_timeout(15_000)
+        made.append(context)
+        return context
+
+    yield make
+    for context in made:
+        context.close()
+
+
+@pytest.fixture
+def page(new_context: Callable[..., BrowserContext]) -> Page:
+    return new_context().new_page()
+
+
+def screenshot(page: Page, name: str, full_page: bool = True) -> None:
+    SCREENSHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)
