@@ -1,8 +1,9 @@
 """The Flask app factory: JSON in and out, problem+json errors, the API's blueprints.
 
 ``create_app()`` with no arguments uses the process-wide command service
-(``services.commands.service()``: ``REDIS_URL`` or the embedded server) and players on the same
-Redis client; tests pass their own. ``omerta serve`` runs it under gunicorn (``deploy/``).
+(``services.commands.service()``: ``REDIS_URL`` or the embedded server) with the workers'
+follow-up hook installed (``workers.enqueue``), and players on the same Redis client; tests may
+pass their own. ``omerta serve`` runs it under gunicorn (``deploy/``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from api.routes import games, meta, players
 from api.sse import bp as events
 from services.commands import CommandService, service
 from services.players import Players
+from workers import enqueue
 
 MAX_BODY = 64 * 1024  # the largest command is a few hundred bytes
 STREAM_SECONDS = 30.0
@@ -28,7 +30,9 @@ def create_app(
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    commands = commands or service()
+    if commands is None:
+        commands = service()
+        enqueue.install()  # every append enqueues the workers' projection (and AI moves)
     people = people or Players(commands.store.redis)
     app.extensions["omerta"] = Deps(commands, people, stream_seconds)
     problems.install(app)

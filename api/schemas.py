@@ -18,6 +18,7 @@ from services.players import MAX_NAME
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME)]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=63)]
 Version = Annotated[int, msgspec.Meta(ge=0)]
+AiLevel = Annotated[str, msgspec.Meta(max_length=20, description="an AI level: random, greedy")]
 
 
 class _In(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -31,13 +32,14 @@ class NewPlayer(_In):
 
 
 class NewGame(_In):
-    """Create a game. ``ai`` maps AI seats to their level; the creator takes ``seat`` (default:
+    """Create a game. ``ai`` maps AI seats to their level (0 random, 1 and up greedy, or the
+    level's name: ``domain.bots.LEVELS``); the creator takes ``seat`` (default:
     the lowest seat not played by AI); every other seat gets an invite. A ``public`` game is
     listed in the lobby and anyone may take its open seats."""
 
     game: str
     seats: Annotated[int, msgspec.Meta(ge=1, le=64)]
-    ai: dict[Seat, Annotated[int, msgspec.Meta(ge=0, le=100)]] = {}
+    ai: dict[Seat, Annotated[int, msgspec.Meta(ge=0, le=100)] | AiLevel] = {}
     options: dict[str, Any] = {}
     seat: Seat | None = None
     public: bool = False

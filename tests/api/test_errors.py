@@ -220,6 +220,8 @@ def test_conflict_tells_the_version_now(api: Api, table: Table) -> None:
         ({"game": "famiglia", "seats": 3}, "bad_seats"),
         ({"game": "famiglia", "seats": 2, "ai": {"0": 1, "1": 1}}, "bad_seats"),
         ({"game": "famiglia", "seats": 2, "seat": 5}, "bad_seats"),
+        ({"game": "famiglia", "seats": 2, "ai": {"1": "godlike"}}, "bad_ai_level"),
+        ({"game": "famiglia", "seats": 2, "ai": {"7": 1}}, "bad_ai"),
         ({"game": "famiglia", "seats": 2, "options": {"colour": "red"}}, "bad_options"),
         ({"game": "famiglia", "seats": "two"}, "invalid_body"),
         ({"game": "famiglia"}, "invalid_body"),
