@@ -4,6 +4,9 @@ cookies: each call authenticates with the bearer token it is given, or not at al
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -33,4 +36,35 @@ def app(service: CommandService, real_redis: redis.Redis) -> Flask:
 @pytest.fixture
 def api(app: Flask) -> Iterator[Api]:
     with app.test_client(use_cookies=False) as client:
+        yield Api(client)
+
+
+# The worker tests' fixture: the process-wide service on the session's server (REDIS_URL) with
+# the workers' enqueue hook installed, as ``omerta serve`` and ``omerta worker`` have it.
+from tests.workers.conftest import workers_redis  # noqa: E402, F401
+
+
+@pytest.fixture
+def worker_process(
+    request: pytest.FixtureRequest, redis_url: str
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``omerta worker`` as ``omerta run`` starts it, on the session's server."""
+    request.getfixturevalue("workers_redis")
+    env = {**os.environ, "REDIS_URL": redis_url}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "api", "worker", "--interval", "2"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    yield proc
+    proc.terminate()
+    proc.wait(20)
+
+
+@pytest.fixture
+def live_api(request: pytest.FixtureRequest) -> Iterator[Api]:
+    """The app exactly as ``omerta serve`` builds it (``create_app()``), on that service."""
+    request.getfixturevalue("workers_redis")
+    with create_app().test_client(use_cookies=False) as client:
         yield Api(client)

@@ -1,0 +1,55 @@
+"""End to end with real workers: a player plays a 3-seat Gangsta! game against two AI seats
+to the end over HTTP; the AI seats move through RQ jobs (projection, then ai_move) run by an
+``omerta worker`` process."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import time
+from typing import Any
+
+import pytest
+
+from tests.api.helpers import Api, Who
+
+pytestmark = pytest.mark.server
+
+
+def my_turn_or_over(api: Api, me: Who, game_id: str, timeout: float = 20.0) -> dict[str, Any]:
+    """Wait for the AI seats (the worker's jobs) until seat 0 owes a decision or it is over."""
+    deadline = time.monotonic() + timeout
+    while True:
+        table = api.ok("GET", f"/games/{game_id}", me)
+        if table["result"] is not None or 0 in table["to_act"]:
+            return table
+        assert time.monotonic() < deadline, f"the AI seats {table['to_act']} never moved"
+        time.sleep(0.005)
+
+
+def test_a_player_plays_gangsta_against_two_ai_seats(
+    live_api: Api, worker_process: subprocess.Popen
+) -> None:
+    api = live_api
+    me = api.player("Ann")
+    created = api.new_game(me, game="gangsta", seats=3, ai={"1": "greedy", "2": 0})
+    game_id = created["game_id"]
+    assert (created["seat"], created["invites"]) == (0, [])
+    rng = random.Random(5)
+    mine = 0
+    while (table := my_turn_or_over(api, me, game_id))["result"] is None:
+        api.random_move(me, game_id, rng)
+        mine += 1
+        assert mine < 2000, "the game does not end"
+    assert [s["kind"] for s in table["seats"]] == ["player", "ai", "ai"]
+    assert len(table["result"]["scores"]) == 3 and mine > 10
+    events = api.ok("GET", f"/games/{game_id}/history", me)["events"]
+    assert {e["actor"] for e in events} >= {0, 1, 2}, "every seat moved"
+    assert any(e["command_id"].startswith("ai-") for e in events)
+    deadline = time.monotonic() + 10  # the read models follow the last event
+    while (games := api.ok("GET", "/me/games", me)["games"])[0]["over"] is False:
+        assert time.monotonic() < deadline, "the finished game was never projected"
+        time.sleep(0.01)
+    assert [(g["game_id"], g["over"]) for g in games] == [(game_id, True)]
+    assert api.ok("GET", "/me/inbox", me)["games"] == []
+    assert worker_process.poll() is None
