@@ -96,7 +96,13 @@ def ai_move(game_id: str, version: int) -> str:
         _record_error(game_id, rm.AiError(seat, version, f"{type(exc).__name__}: {exc}", now_ms()))
         raise
     svc.store.redis.delete(rm.ai_error_key(game_id))
-    return "duplicate" if accepted.duplicate else "moved"
+    if accepted.duplicate:
+        return "duplicate"
+    # The append enqueued a projection like any other; projecting here already saves the
+    # next AI move (enqueued by the projection) waiting for that job. The job then finds
+    # nothing left to do.
+    project(game_id)
+    return "moved"
 
 
 def _record_error(game_id: str, error: rm.AiError) -> None:
