@@ -194,7 +194,7 @@ const Cards = (() => {
         el("span", { class: "infl", title: t("gangsta.influence", { n: r.influence }) },
           "★" + r.influence),
         r.coop_money ? el("span", { class: "coopm", title: t("gangsta.coop_money",
-          { n: r.coop_money }) }, "🤝$" + r.coop_money) : null),
+          { n: r.coop_money }) }, t("gangsta.coop_short", { n: r.coop_money })) : null),
       tags.length ? el("span", { class: "special" }, tags.join(" · ")) : null,
       opts.actions && opts.actions.length ? el("span", { class: "card-actions" }, opts.actions) : null);
   }

@@ -55,11 +55,20 @@
     drawSeats();
     drawResult();
     const prompt = document.getElementById("prompt");
+    const board = document.getElementById("board");
+    const active = document.activeElement;
+    const hadFocus = prompt.contains(active) || board.contains(active);
     prompt.replaceChildren(...GameUI.prompt(ctx));
     if (ctx.refusal) {
       prompt.append(el("p", { class: "refusal", role: "alert" }, ctx.refusal));
     }
-    document.getElementById("board").replaceChildren(...GameUI.board(ctx));
+    board.replaceChildren(...GameUI.board(ctx));
+    document.body.dataset.version = ctx.version; // the version on screen (tests wait on it)
+    // A keyboard player's focus was on a control that is gone now: move it to the next choice.
+    if (hadFocus) {
+      const next = board.querySelector(".pickable") || prompt.querySelector("button");
+      if (next) next.focus();
+    }
   }
 
   function drawSeats() {

@@ -19,7 +19,7 @@ function resultParts(result, names, viewer) {
         el("th", { scope: "col" }, t("result.score")))),
       el("tbody", {}, result.scores.map((score, seat) => el("tr",
         { class: winners.has(seat) ? "winner" : "" },
-        el("th", { scope: "row" }, names[seat], winners.has(seat) ? " 🏆" : ""),
+        el("th", { scope: "row" }, names[seat], winners.has(seat) ? " ★" : ""),
         extra.map((k) => el("td", {}, details[k][seat])),
         el("td", { class: "score" }, score))))),
   ];

@@ -1,0 +1,80 @@
+"""What a person does on the pages, step by step, shared by the browser tests."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+
+def watch_errors(page: Page, expected: str = "401") -> list[str]:
+    """Collects the page's script errors (a test asserts the list stays empty). The browser
+    also logs failed requests: those with an ``expected`` status are not errors (401: the "who
+    am I" probe of a visitor without a name yet)."""
+    failed_as_expected = re.compile(rf"status of ({expected}) ")
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on(
+        "console",
+        lambda m: (
+            errors.append(m.text)
+            if m.type == "error" and not failed_as_expected.search(m.text)
+            else None
+        ),
+    )
+    return errors
+
+
+def sign_up(page: Page, name: str) -> None:
+    page.goto("/")
+    page.get_by_label("Your name").fill(name)
+    page.get_by_role("button", name="Start playing").click()
+    expect(page.locator("#hello-title")).to_have_text(f"Welcome, {name}")
+
+
+def create_game(
+    page: Page,
+    game: str,
+    seats: list[str],
+    options: dict[str, bool] | None = None,
+    public: bool = False,
+) -> tuple[str, list[str]]:
+    """Create a game on the new-game page. ``seats`` names seats 2.. (``ai-1`` greedy,
+    ``ai-0`` random, ``friend``); returns the game id and the invite links."""
+    page.goto("/new")
+    page.get_by_label(game).check()
+    page.get_by_label("Players").select_option(str(len(seats) + 1))
+    for seat, choice in enumerate(seats, start=1):
+        page.locator(f"#seat-{seat}").select_option(choice)
+    for key, value in (options or {}).items():
+        page.locator(f"#opt-{key}").set_checked(value)
+    if public:
+        page.locator("#public").check()
+    page.get_by_role("button", name="Create the game").click()
+    expect(page.locator("#created")).to_be_visible()
+    links = [i.input_value() for i in page.locator("#invites input").all()]
+    page.locator("#go-play").click()
+    page.wait_for_url(re.compile(r"/play/[^/]+$"))
+    expect(page.locator("#board section").first).to_be_visible()
+    return page.url.rsplit("/", 1)[1], links
+
+
+def shown_version(page: Page) -> int:
+    """The game version the page shows now."""
+    return int(page.evaluate("Number(document.body.dataset.version || 0)"))
+
+
+def wait_past(page: Page, version: int) -> None:
+    """Until the page shows a version of the game newer than ``version`` (no reload involved:
+    the page follows the game's events)."""
+    page.wait_for_function("v => Number(document.body.dataset.version || 0) > v", arg=version)
+
+
+def my_turn_or_over(page: Page) -> str:
+    """Waits until the page asks this player for a move ("turn") or shows the result
+    ("over")."""
+    page.wait_for_function(
+        "() => !document.getElementById('result').hidden"
+        " || document.querySelector('#prompt .ask') !== null"
+    )
+    return "over" if page.locator("#result").is_visible() else "turn"

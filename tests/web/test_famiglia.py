@@ -1,0 +1,132 @@
+"""A person plays Famiglia in the browser against the greedy AI, by clicking, until the result."""
+
+from __future__ import annotations
+
+import json
+
+from playwright.sync_api import Page, Route, expect
+
+from tests.web.conftest import PHONE, screenshot
+from tests.web.flows import (
+    create_game,
+    my_turn_or_over,
+    shown_version,
+    sign_up,
+    wait_past,
+    watch_errors,
+)
+
+MAX_TURNS = 80  # the greedy AI ends a game in about 30 of our turns (double pass or deck)
+
+
+def recruit(page: Page) -> None:
+    """The guided recruit: the Street card, then the pair to show, then which goes to the area."""
+    page.locator("[data-action=recruit]").click()
+    expect(page.locator("#prompt .ask")).to_have_text("Choose the Street card to recruit.")
+    page.locator(".zone-street button.pickable").first.click()
+    pair = page.locator("#prompt button.pair")
+    if pair.count():
+        expect(page.locator("#prompt .ask")).to_have_text("Choose the two cards to show.")
+        pair.first.click()
+        to_area = page.locator("#prompt button.to-area")
+        if to_area.count():
+            to_area.first.click()
+
+
+def play_turn(page: Page) -> str:
+    """One turn: end an Accountant's exchanges, recruit when possible, else pass."""
+    before = shown_version(page)
+    if page.locator("[data-action=end_swaps]").count():
+        page.locator("[data-action=end_swaps]").click()
+        wait_past(page, before)
+        return "end_swaps"
+    if page.locator("[data-action=recruit]").count():
+        recruit(page)
+        kind = "recruit"
+    else:
+        page.locator("[data-action=pass]").click()
+        kind = "pass"
+    wait_past(page, before)
+    return kind
+
+
+def test_a_whole_game_against_the_ai(page: Page) -> None:
+    errors = watch_errors(page)
+    sign_up(page, "Alice")
+    game_id, links = create_game(page, "Famiglia", ["ai-1"])
+    assert links == []  # the only other seat is the AI's
+    expect(page.locator("#seats")).to_contain_text("AI (greedy)")
+    screenshot(page, "famiglia-start")
+
+    done: list[str] = []
+    while my_turn_or_over(page) == "turn":
+        assert len(done) < MAX_TURNS, "the game should have ended"
+        if len(done) == 2:
+            screenshot(page, "famiglia-midgame")
+        done.append(play_turn(page))
+    assert "recruit" in done
+
+    result = page.locator("#result")
+    expect(result).to_contain_text("Game over")
+    expect(result.locator("table.scores tbody tr")).to_have_count(2)
+    scores = [int(s) for s in result.locator("td.score").all_inner_texts()]
+    api = page.request.get(f"/games/{game_id}").json()
+    assert scores == api["result"]["scores"]
+    winner = "you win!" if 0 in api["result"]["winners"] else "AI (greedy) wins"
+    expect(result.locator("h2")).to_contain_text(winner)
+    expect(page.locator("#prompt")).to_have_text("The game is over.")
+    screenshot(page, "famiglia-over")
+
+    # The replay of the finished game shows both hands, step by step.
+    page.get_by_role("link", name="Replay").click()
+    expect(page.locator("#step-label")).to_contain_text("Step 1 of")
+    page.get_by_role("button", name="Next step").click()
+    page.get_by_role("button", name="Next step").click()
+    expect(page.locator("#step-label")).to_contain_text("Step 3 of")
+    hidden_backs = page.locator(".card.back:not(.pile .card)")
+    expect(page.locator("#board [aria-label^='Hand of'] .card")).to_have_count(8)
+    assert hidden_backs.count() == 0
+    page.get_by_role("button", name="Last step").click()
+    expect(page.locator("#result")).to_contain_text("Game over")
+    screenshot(page, "famiglia-replay")
+    assert errors == []
+
+
+def test_a_refused_move_shows_the_rules_message(page: Page) -> None:
+    """A command the rules refuse leaves the game as it was and shows the API's detail."""
+    errors = watch_errors(page, expected="401|422")
+    sign_up(page, "Carla")
+    game_id, _ = create_game(page, "Famiglia", ["ai-0"])
+    my_turn_or_over(page)
+    version = page.request.get(f"/games/{game_id}").json()["version"]
+
+    def tamper(route: Route) -> None:
+        # A client's own mistake: the rank-0 Brute has no power (every starting hand holds it).
+        sent = json.loads(route.request.post_data or "{}")
+        sent["command"] = {"type": "play_brute", "card": "yellow-0", "target": "red-1", "amount": 1}
+        route.continue_(post_data=json.dumps(sent))
+
+    page.route("**/commands", tamper)
+    page.locator("[data-action=pass]").click()
+    expect(page.locator("#prompt .refusal")).to_have_text("yellow-0 has rank 0: it has no power")
+    assert page.request.get(f"/games/{game_id}").json()["version"] == version
+    expect(page.locator("[data-action=pass]")).to_be_visible()  # still this player's turn
+    assert errors == []
+
+
+def test_the_game_page_on_a_phone(new_context) -> None:  # type: ignore[no-untyped-def]
+    page = new_context(viewport=PHONE).new_page()
+    errors = watch_errors(page)
+    sign_up(page, "Dora")
+    create_game(page, "Famiglia", ["ai-1"])
+    my_turn_or_over(page)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"]  # nothing sticks out sideways
+    screenshot(page, "famiglia-phone")
+    # Keyboard only: the action buttons and the cards to pick are real buttons in tab order.
+    page.locator("[data-action=recruit]").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(".zone-street button.pickable").first).to_be_focused()
+    page.keyboard.press("Enter")  # the first Street card that can be recruited
+    expect(page.locator("#prompt .ask")).not_to_have_text("Choose the Street card to recruit.")
+    assert errors == []
