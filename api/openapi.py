@@ -241,16 +241,17 @@ def _game_unions() -> dict[str, Any]:
     return out
 
 
-def _one_of(kind: str) -> dict[str, Any]:
-    return {"oneOf": [{"$ref": REF.format(name=f"{g}.{kind}")} for g in sorted(GAMES)]}
+def _any_of(kind: str) -> dict[str, Any]:
+    """anyOf, not oneOf: the games share some shapes ({"type": "pass"} is a move of both)."""
+    return {"anyOf": [{"$ref": REF.format(name=f"{g}.{kind}")} for g in sorted(GAMES)]}
 
 
 # Properties typed Any in api.schemas: which game types they hold.
 GAME_FIELDS = {
-    ("CommandIn", "command"): _one_of("Command"),
-    ("ViewOut", "view"): _one_of("View"),
-    ("LegalOut", "commands"): {"type": "array", "items": _one_of("Command")},
-    ("EventOut", "event"): _one_of("Event"),
+    ("CommandIn", "command"): _any_of("Command"),
+    ("ViewOut", "view"): _any_of("View"),
+    ("LegalOut", "commands"): {"type": "array", "items": _any_of("Command")},
+    ("EventOut", "event"): _any_of("Event"),
 }
 
 

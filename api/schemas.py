@@ -2,7 +2,7 @@
 generate the OpenAPI document (``api.openapi``), so the two cannot drift apart.
 
 Fields typed ``Any`` hold one game's own types (a view, a command, an event); the OpenAPI
-document describes them as ``oneOf`` the games' schemas (``api.openapi.GAME_FIELDS``).
+document describes them as ``anyOf`` the games' schemas (``api.openapi.GAME_FIELDS``).
 """
 
 from __future__ import annotations

@@ -16,11 +16,11 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response
 
 from api.context import deps, seat_in
 from api.jsonio import encode
-from api.problems import ApiError
+from api.params import header_number, query_number
 from api.routes.games import records
 from services import keys
 from services.commands import CommandService
@@ -33,10 +33,10 @@ MAX_BLOCK = 10.0  # seconds between keep-alive comments
 
 
 def _start_after() -> int:
-    raw = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
-    if not raw.isdigit() or len(raw) > 12:
-        raise ApiError(400, "bad_parameter", "Last-Event-ID and after are versions (numbers)")
-    return int(raw)
+    """Last-Event-ID (a reconnecting EventSource) wins over ?after=; both are checked."""
+    after = query_number("after", 0)
+    last = header_number("Last-Event-ID")
+    return after if last is None else last
 
 
 @bp.get("/games/<game_id>/events")

@@ -13,6 +13,7 @@ from flask import Blueprint, Response, request, url_for
 from api import commands
 from api.context import caller, caller_or_none, deps, seat_in
 from api.jsonio import body, reply
+from api.params import query_number
 from api.problems import ApiError
 from api.schemas import (
     COMMAND_ID_HEADER,
@@ -180,15 +181,6 @@ def command(game_id: str) -> Response:
     return reply(out)
 
 
-def _int_arg(name: str, default: int) -> int:
-    raw = request.args.get(name)
-    if raw is None:
-        return default
-    if not raw.isdigit() or len(raw) > 12:
-        raise ApiError(400, "bad_parameter", f"{name} must be a whole number >= 0")
-    return int(raw)
-
-
 def records(svc: CommandService, game_id: str, seat: int | None, after: int) -> list[EventOut]:
     """The events after ``after`` as ``seat`` may see them (services.commands.history)."""
     return [
@@ -202,7 +194,7 @@ def history(game_id: str) -> Response:
     svc = deps().service
     loaded = svc.load(game_id)
     seat = seat_in(game_id)
-    events = records(svc, game_id, seat, _int_arg("after", 0))
+    events = records(svc, game_id, seat, query_number("after", 0))
     return reply(HistoryOut(game_id, loaded.meta.game, seat, events))
 
 

@@ -62,7 +62,7 @@
     if (ctx.refusal) {
       prompt.append(el("p", { class: "refusal", role: "alert" }, ctx.refusal));
     }
-    board.replaceChildren(...GameUI.board(ctx));
+    board.replaceChildren(...GameUI.board(ctx).filter(Boolean));
     document.body.dataset.version = ctx.version; // the version on screen (tests wait on it)
     // A keyboard player's focus was on a control that is gone now: move it to the next choice.
     if (hadFocus) {

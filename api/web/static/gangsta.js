@@ -156,6 +156,13 @@ const GameUI = (() => {
     return el("div", { class: "info" }, items.map((x) => el("span", {}, x)));
   }
 
+  // The six skills' glyphs with their names (the rules' colours and names).
+  function legend() {
+    return el("div", { class: "legend", "aria-label": t("g.legend") },
+      el("span", { class: "legend-title" }, t("g.legend")),
+      Cards.SKILLS.map((s) => el("span", { class: "total" }, Cards.glyph(s), t("skill." + s))));
+  }
+
   function row(title, cards, draw) {
     return el("section", { class: "row-box", "aria-label": title },
       el("h2", {}, title),
@@ -217,6 +224,7 @@ const GameUI = (() => {
     const others = v.players.filter((p) => p.seat !== ctx.seat);
     return [
       status(v),
+      legend(),
       el("div", { class: "rows" },
         row(t("g.heist_row"), v.heist_row, (id) => Cards.heist(id,
           { actions: groups.byCard[id], marked: id === v.heist })),

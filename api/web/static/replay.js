@@ -47,7 +47,7 @@
       const ctx = { view, legal: [], seat: game.your_seat, names, version: step,
         hands: revealed && kind === "famiglia" ? revealed[step - 1] : null,
         send: () => {}, redraw: () => {} };
-      document.getElementById("board").replaceChildren(...GameUI.board(ctx));
+      document.getElementById("board").replaceChildren(...GameUI.board(ctx).filter(Boolean));
       const result = document.getElementById("result");
       result.hidden = !view.result;
       if (view.result) result.replaceChildren(...resultParts(view.result, names, game.your_seat));
