@@ -1,0 +1,66 @@
+"""The OpenAPI document matches the app's routes, and the API page shows it all."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from flask import Flask
+
+from api.problems import API_CODES
+from tests.api.helpers import Api
+
+pytestmark = pytest.mark.server
+
+
+def test_every_route_is_documented_and_every_documented_route_exists(app: Flask, api: Api) -> None:
+    document = api.ok("GET", "/openapi.json")
+    assert document["openapi"].startswith("3.1")
+    documented = {
+        (method.upper(), path) for path, ops in document["paths"].items() for method in ops
+    }
+    served = {
+        (method, re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule))
+        for rule in app.url_map.iter_rules()
+        if rule.endpoint != "static"
+        for method in rule.methods or ()
+        if method not in ("HEAD", "OPTIONS")
+    }
+    assert documented == served
+
+
+def test_request_bodies_are_the_validating_types(api: Api) -> None:
+    document = api.ok("GET", "/openapi.json")
+    schemas = document["components"]["schemas"]
+    new_game = schemas["NewGame"]
+    assert new_game["required"] == ["game", "seats"]
+    assert new_game["additionalProperties"] is False  # forbid_unknown_fields
+    command = schemas["CommandIn"]["properties"]["command"]
+    assert command == {
+        "anyOf": [
+            {"$ref": "#/components/schemas/famiglia.Command"},
+            {"$ref": "#/components/schemas/gangsta.Command"},
+        ]
+    }
+    tags = schemas["famiglia.Command"]["discriminator"]["mapping"]
+    assert {"recruit", "pass", "refresh"} <= set(tags)
+
+
+def test_the_api_page_lists_operations_and_codes(api: Api) -> None:
+    page = api.call("GET", "/docs")
+    assert page.mimetype == "text/html"
+    html = page.data.decode()
+    assert "<script" not in html and "http" not in html.split("</style>")[0]
+    assert "/games/{game_id}/commands" in html
+    for code in API_CODES:
+        assert f'id="problem-{code}"' in html
+
+
+def test_game_kinds_carry_their_schemas(api: Api) -> None:
+    kinds = {k["name"]: k for k in api.ok("GET", "/games")}
+    assert set(kinds) == {"famiglia", "gangsta"}
+    assert kinds["famiglia"]["min_seats"] == kinds["famiglia"]["max_seats"] == 2
+    assert (kinds["gangsta"]["min_seats"], kinds["gangsta"]["max_seats"]) == (2, 4)
+    famiglia_options = kinds["famiglia"]["options"]
+    options = famiglia_options["$defs"][famiglia_options["$ref"].rsplit("/", 1)[-1]]
+    assert "double_pass_ends" in options["properties"]
