@@ -43,7 +43,7 @@ def create_game(
     ``ai-0`` random, ``friend``); returns the game id and the invite links."""
     page.goto("/new")
     page.get_by_label(game).check()
-    page.get_by_label("Players").select_option(str(len(seats) + 1))
+    page.get_by_label("Players", exact=True).select_option(str(len(seats) + 1))
     for seat, choice in enumerate(seats, start=1):
         page.locator(f"#seat-{seat}").select_option(choice)
     for key, value in (options or {}).items():

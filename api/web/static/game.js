@@ -10,6 +10,7 @@
     gameId, game: null, view: null, legal: [], version: 0, seat: null, names: [],
     refusal: null, send, redraw: draw,
   };
+  const SEAT_POLL_MS = 3000;
   let logVersion = 0;
   let loading = null;
   let again = false;
@@ -133,6 +134,10 @@
       const history = await api("GET", `/games/${gameId}/history`);
       for (const record of history.events) addLog(record);
       follow();
+      // Taking a seat is no game event: while a seat is open, look for newcomers now and then.
+      setInterval(() => {
+        if (ctx.game && ctx.game.seats.some((s) => s.kind === "open")) reload();
+      }, SEAT_POLL_MS);
     } catch (err) {
       showError(err);
     }
