@@ -1,4 +1,5 @@
-"""A person plays Gangsta! in the browser against the greedy AI: heists, hires and passes."""
+"""A person plays a whole Gangsta! game in the browser against the greedy AI: heists (chosen,
+then gangsters committed one by one), hires, passes, rewards and discards, until the result."""
 
 from __future__ import annotations
 
@@ -14,19 +15,21 @@ from tests.web.flows import (
     watch_errors,
 )
 
-MAX_STEPS = 60
+MAX_STEPS = 250  # our decisions; such a game takes about 50
 
 
 def button(page: Page, kind: str) -> Locator:
     return page.locator(f"button[data-type={kind}]")
 
 
-def heist(page: Page) -> None:
+def heist(page: Page, first: bool) -> None:
     """Choose the heist, then commit gangsters one by one until it is complete."""
     button(page, "choose_heist").first.click()
     prompt = page.locator("#prompt .ask")
     expect(prompt).to_contain_text("commit Available gangsters one by one")
     expect(page.locator(".heist-now")).to_be_visible()
+    if first:
+        screenshot(page, "gangsta-heist")
     while True:
         before = shown_version(page)
         button(page, "commit").first.click()
@@ -45,8 +48,8 @@ def step(page: Page, done: set[str]) -> str:
     if button(page, "skip").count():  # a pass discard, or a reward nobody needs
         button(page, "skip").click()
         return "skip"
-    if button(page, "choose_heist").count() and "heist" not in done:
-        heist(page)
+    if button(page, "choose_heist").count():
+        heist(page, first="heist" not in done)
         return "heist"
     if button(page, "hire").count() and ("hire" not in done or "pass" in done):
         button(page, "hire").first.click()
@@ -55,7 +58,23 @@ def step(page: Page, done: set[str]) -> str:
     return "pass"
 
 
-def test_heist_hire_and_pass_against_the_ai(page: Page) -> None:
+def check_running_game(page: Page, game_id: str) -> None:
+    """The page shows the player's own gang, money and heists; the AI's influence is hidden."""
+    mine = page.locator(".player.mine")
+    me = page.request.get(f"/games/{game_id}/view").json()["view"]["players"][0]
+    assert me["heists_completed"] >= 1
+    expect(mine.locator(".gcard")).to_have_count(len(me["gang"]))
+    expect(mine.locator(".money-big")).to_have_text(f"${me['money']}")
+    expect(mine.locator("h2 .sub")).to_contain_text(f"influence {me['heist_influence']}")
+    log = page.locator("#log")
+    expect(log).to_contain_text("Gina completes")
+    expect(log).to_contain_text("Gina hires")
+    expect(log).to_contain_text("Gina passes and takes")
+    expect(page.locator(".player:not(.mine) h2 .sub")).to_contain_text("influence hidden")
+    screenshot(page, "gangsta-midgame")
+
+
+def test_a_whole_game_against_the_ai(page: Page) -> None:
     errors = watch_errors(page)
     sign_up(page, "Gina")
     game_id, _ = create_game(page, "Gangsta!", ["ai-1"])
@@ -64,30 +83,40 @@ def test_heist_hire_and_pass_against_the_ai(page: Page) -> None:
     expect(page.locator(".player .gcard.boss")).to_have_count(2)
     screenshot(page, "gangsta-start")
 
-    done: set[str] = set()
-    for _ in range(MAX_STEPS):
-        if {"heist", "hire", "pass"} <= done or my_turn_or_over(page) == "over":
-            break
+    done: list[str] = []
+    checked = False
+    while my_turn_or_over(page) == "turn":
+        assert len(done) < MAX_STEPS, "the game should have ended"
+        if not checked and {"heist", "hire", "pass"} <= set(done):
+            check_running_game(page, game_id)
+            checked = True
         before = shown_version(page)
-        made = step(page, done)
+        done.append(step(page, set(done)))
         wait_past(page, before)
-        done.add(made)
-        if made == "heist":
-            screenshot(page, "gangsta-after-heist")
-    assert {"heist", "hire", "pass"} <= done
+    assert checked
 
-    mine = page.locator(".player.mine")
-    api = page.request.get(f"/games/{game_id}/view").json()["view"]
-    me = api["players"][0]
-    assert me["heists_completed"] >= 1
-    expect(mine.locator(".gcard")).to_have_count(len(me["gang"]))
-    assert len(me["gang"]) >= 2  # the Boss and a hired gangster
-    expect(mine.locator(".money-big")).to_have_text(f"${me['money']}")
-    log = page.locator("#log")
-    expect(log).to_contain_text("Gina completes")
-    expect(log).to_contain_text("Gina hires")
-    expect(log).to_contain_text("Gina passes and takes")
-    # The AI's completed heists and their influence stay hidden while the game runs.
-    expect(page.locator(".player:not(.mine) h2 .sub")).to_contain_text("influence hidden")
-    screenshot(page, "gangsta-midgame")
+    result = page.locator("#result")
+    expect(result).to_contain_text("Game over")
+    game = page.request.get(f"/games/{game_id}").json()
+    rows = result.locator("table.scores tbody tr")
+    expect(rows).to_have_count(2)
+    for seat, row in enumerate(rows.all()):  # the breakdown, then the total
+        details = game["result"]["details"]
+        parts = ["gang_influence", "heist_influence", "money_bonus", "size_bonus"]
+        expected = [str(details[k][seat]) for k in parts] + [str(game["result"]["scores"][seat])]
+        expect(row.locator("td")).to_have_text(expected)
+    # Once the game is over, every player's completed heists are shown.
+    expect(page.locator(".player:not(.mine) h2 .sub")).not_to_contain_text("hidden")
+    screenshot(page, "gangsta-over")
+
+    # The replay steps through the finished game with everything revealed.
+    page.get_by_role("link", name="Replay").click()
+    expect(page.locator("#step-label")).to_contain_text("Step 1 of")
+    page.locator("#step").fill("40")
+    expect(page.locator("#step-label")).to_contain_text("Step 40 of")
+    expect(page.locator(".hcard").first).to_be_visible()
+    expect(page.locator("#board")).not_to_contain_text("influence hidden")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#step-label")).to_contain_text("Step 41 of")
+    screenshot(page, "gangsta-replay")
     assert errors == []
