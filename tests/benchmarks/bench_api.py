@@ -1,0 +1,198 @@
+"""The HTTP API under load: a trivial JSON endpoint against the command endpoint.
+
+One run, one set-up: an embedded server (fsync always, as deployed), one ``omerta worker``
+(projections) and gunicorn (``omerta serve``: gthread, 2 processes x 8 threads) on a free port;
+the load comes from this process, ``CLIENTS`` threads with a keep-alive connection each, for
+``SECONDS`` per phase:
+
+1. trivial: ``GET /healthz``;
+2. commands: in ``GAMES`` two-player Famiglia games, each client asks ``GET .../legal`` for the
+   seat to act and sends one of its commands at random (``POST .../commands`` with an
+   Idempotency-Key and the expected version); a finished game is replaced by a new one.
+
+Figures: requests/s and p50/p99 latency of each endpoint, and the ratios: commands/s to the
+trivial endpoint's requests/s, and the command loop's requests/s (legal + command) to it.
+Goal: the command endpoint at least half the trivial endpoint's throughput. Client and server
+share this machine's cores: the figures are the system's, not the server's alone.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.embedded import EmbeddedServer, free_port
+
+CLIENTS = 16
+SECONDS = 8.0
+GAMES = 64
+
+
+class Client:
+    """One keep-alive connection; records each request's latency under its label."""
+
+    def __init__(self, port: int, times: dict[str, list[float]]) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        self.times = times
+
+    def call(
+        self, method: str, path: str, label: str, body: Any = None, headers: dict | None = None
+    ) -> tuple[int, Any]:
+        data = json.dumps(body).encode() if body is not None else None
+        sent = {"Content-Type": "application/json", **(headers or {})}
+        begun = time.perf_counter()
+        self.conn.request(method, path, body=data, headers=sent)
+        response = self.conn.getresponse()
+        raw = response.read()
+        self.times[label].append(time.perf_counter() - begun)
+        return response.status, json.loads(raw) if raw else None
+
+
+@dataclass
+class Game:
+    id: str
+    tokens: list[str]  # by seat
+    last: int = 0  # the seat that moved last (it often moves again: a turn has steps)
+    moves: int = 0
+
+
+@dataclass
+class Load:
+    times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    errors: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def new_game(client: Client) -> Game:
+    tokens = [client.call("POST", "/players", "setup", {"name": f"P{i}"})[1]["token"]
+              for i in range(2)]  # fmt: skip
+    auth = {"Authorization": f"Bearer {tokens[0]}"}
+    _, created = client.call("POST", "/games", "setup", {"game": "famiglia", "seats": 2}, auth)
+    invite = created["invites"][0]["code"]
+    client.call("POST", f"/games/{created['game_id']}/join", "setup", {"invite": invite},
+                {"Authorization": f"Bearer {tokens[1]}"})  # fmt: skip
+    return Game(created["game_id"], tokens)
+
+
+def play_one(client: Client, game: Game, rng: random.Random) -> bool:
+    """One random legal command in ``game``; False once the game is over."""
+    for seat in (game.last, 1 - game.last):
+        auth = {"Authorization": f"Bearer {game.tokens[seat]}"}
+        _, legal = client.call("GET", f"/games/{game.id}/legal", "legal", headers=auth)
+        if legal["commands"]:
+            break
+    else:
+        return False
+    moves = [c for c in legal["commands"] if c["type"] != "pass"] or legal["commands"]
+    body = {"command": rng.choice(moves), "expected_version": legal["version"]}
+    key = {**auth, "Idempotency-Key": f"m{game.moves}"}
+    status, answer = client.call("POST", f"/games/{game.id}/commands", "command", body, key)
+    if status != 200:
+        raise RuntimeError(f"command refused: {status} {answer}")
+    game.last, game.moves = seat, game.moves + 1
+    return True
+
+
+def trivial(port: int, load: Load, stop: float) -> None:
+    client = Client(port, load.times)
+    while time.monotonic() < stop:
+        client.call("GET", "/healthz", "trivial")
+
+
+def commands(port: int, load: Load, stop: float, games: list[Game], seed: int) -> None:
+    client, rng = Client(port, load.times), random.Random(seed)
+    try:
+        while time.monotonic() < stop:
+            for i, game in enumerate(games):
+                if not play_one(client, game, rng):
+                    games[i] = new_game(client)
+    except Exception as exc:  # reported with the figures, not swallowed
+        with load.lock:
+            load.errors.append(repr(exc))
+
+
+def phase(name: str, target: Any, args: list[tuple[Any, ...]]) -> None:
+    threads = [threading.Thread(target=target, args=a) for a in args]
+    for thread in threads:
+        thread.start()
+    begun = time.monotonic()
+    while any(t.is_alive() for t in threads):
+        time.sleep(1)
+        print(f"\r  {name}: {time.monotonic() - begun:.0f}s", end="", flush=True)
+    print()
+
+
+def figures(label: str, times: list[float], wall: float) -> float:
+    rps = len(times) / wall
+    cuts = statistics.quantiles(times, n=100) if len(times) > 1 else [float("nan")] * 99
+    print(f"  {label:<28} {len(times):>7} requests  {rps:>8.0f}/s  "
+          f"p50 {cuts[49] * 1000:6.1f} ms  p99 {cuts[98] * 1000:6.1f} ms")  # fmt: skip
+    return rps
+
+
+def wait_ready(port: int, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError("the web server exited")
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/readyz")
+            if conn.getresponse().status == 200:
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError("the web server never got ready")
+
+
+def run() -> None:
+    with tempfile.TemporaryDirectory() as tmp, EmbeddedServer(tmp) as store:
+        port = free_port()
+        env = {**os.environ, "REDIS_URL": store.url}
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
+        procs = [
+            subprocess.Popen([sys.executable, "-m", "api", "worker"], **quiet),
+            subprocess.Popen([sys.executable, "-m", "api", "serve", "--bind",
+                              f"127.0.0.1:{port}", "--workers", "2", "--threads", "8"],
+                             **quiet),
+        ]  # fmt: skip
+        try:
+            wait_ready(port, procs[1])
+            print(f"  server: gunicorn gthread 2x8 on :{port}; {CLIENTS} client threads, "
+                  f"{SECONDS:.0f} s per phase; {GAMES} Famiglia games")  # fmt: skip
+            setup = Client(port, defaultdict(list))
+            games = [new_game(setup) for _ in range(GAMES)]
+
+            easy = Load()
+            stop = time.monotonic() + SECONDS
+            phase("trivial", trivial, [(port, easy, stop)] * CLIENTS)
+            busy = Load()
+            per = GAMES // CLIENTS
+            stop = time.monotonic() + SECONDS
+            phase("commands", commands, [
+                (port, busy, stop, games[i * per:(i + 1) * per], i) for i in range(CLIENTS)
+            ])  # fmt: skip
+        finally:
+            for proc in procs:
+                proc.terminate()
+            for proc in procs:
+                proc.wait(30)
+    trivial_rps = figures("GET /healthz", easy.times["trivial"], SECONDS)
+    command_rps = figures("POST /games/{id}/commands", busy.times["command"], SECONDS)
+    legal_rps = figures("GET /games/{id}/legal", busy.times["legal"], SECONDS)
+    print(f"  commands/s : trivial requests/s      = {command_rps / trivial_rps:.2f}")
+    print(f"  command loop requests/s : trivial    = {(command_rps + legal_rps) / trivial_rps:.2f}"
+          "  (goal >= 0.5)")  # fmt: skip
+    if busy.errors:
+        print(f"  ERRORS: {len(busy.errors)}, first: {busy.errors[0]}")
