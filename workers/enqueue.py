@@ -4,9 +4,16 @@ After every append the command service calls ``on_append(game_id, version)``, wh
 ``project`` job. A lost enqueue (the process dies first, Redis refuses) is repaired by the
 catch-up, which follows the feed stream (``workers.catchup``). ``request_projection`` is for
 changes that are not events: a seat taken changes the lobby and the inboxes.
+
+A job that appends and projects the game itself right after (``ai_move``) appends inside
+``projected_here()``: no job is enqueued for those appends (it would find nothing to do).
 """
 
 from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from rq import Retry
 
@@ -16,6 +23,8 @@ from workers import runtime
 PROJECT_TIMEOUT = 60  # seconds: a projection folds at most one game's new events
 PROJECT_RETRY = Retry(max=3, interval=[1, 5, 30])
 
+_here = threading.local()
+
 
 def install() -> None:
     if on_append not in commands.after_append:
@@ -23,7 +32,18 @@ def install() -> None:
 
 
 def on_append(game_id: str, version: int) -> None:
-    request_projection(game_id)
+    if not getattr(_here, "active", False):
+        request_projection(game_id)
+
+
+@contextmanager
+def projected_here() -> Iterator[None]:
+    """Appends of this thread inside the block are projected by the caller, not by a job."""
+    _here.active = True
+    try:
+        yield
+    finally:
+        _here.active = False
 
 
 def request_projection(game_id: str) -> None:

@@ -5,7 +5,11 @@ them to a version where an AI seat owes a decision, it enqueues ``ai_move`` for 
 
 ``ai_move`` computes a move for the lowest AI seat owing a decision at ``version``, from that
 seat's view and legal commands only (``domain.bots.choose`` never sees the state), and submits it
-through the command service with ``expected_version=version``. A game that has moved on makes
+through the command service with ``expected_version=version``. It then projects the game itself,
+in the same job, instead of enqueuing a ``project`` job for its append (``enqueue.projected_here``):
+the read model and the next AI move follow at once, without a queue in between. Any outcome
+projects, so a retry of a job that failed after its append (the projection's Redis call, say)
+repairs the read model; the catch-up repairs a job that died there. A game that has moved on makes
 the move stale: it is dropped quietly. The command id is ``ai-<version>-<seat>``, so a retried or
 duplicated job submits the same command at most once. A failure (a bot error, the store down)
 is recorded in the game's ``ai:{<id>}:error`` (shown with its read model) and re-raised, so RQ
@@ -24,7 +28,7 @@ from services import readmodels as rm
 from services.commands import service
 from services.errors import Conflict
 from services.store import now_ms
-from workers import runtime
+from workers import enqueue, runtime
 from workers.projection import Projector
 
 log = logging.getLogger(__name__)
@@ -69,8 +73,16 @@ def enqueue_ai_move(game_id: str, version: int, suffix: str = "") -> None:
 
 
 def ai_move(game_id: str, version: int) -> str:
-    """Move for the game's first AI seat owing a decision at ``version``. Returns what happened:
-    ``moved``, ``duplicate`` (an earlier try moved), ``stale`` or ``not_due``."""
+    """Move for the game's first AI seat owing a decision at ``version``, then project the
+    game. Returns what happened: ``moved``, ``duplicate`` (an earlier try moved), ``stale`` or
+    ``not_due``."""
+    with enqueue.projected_here():
+        outcome = _move(game_id, version)
+    project(game_id)
+    return outcome
+
+
+def _move(game_id: str, version: int) -> str:
     svc = service()
     game, state, now, meta = svc.load(game_id)
     if now != version:
@@ -96,13 +108,7 @@ def ai_move(game_id: str, version: int) -> str:
         _record_error(game_id, rm.AiError(seat, version, f"{type(exc).__name__}: {exc}", now_ms()))
         raise
     svc.store.redis.delete(rm.ai_error_key(game_id))
-    if accepted.duplicate:
-        return "duplicate"
-    # The append enqueued a projection like any other; projecting here already saves the
-    # next AI move (enqueued by the projection) waiting for that job. The job then finds
-    # nothing left to do.
-    project(game_id)
-    return "moved"
+    return "duplicate" if accepted.duplicate else "moved"
 
 
 def _record_error(game_id: str, error: rm.AiError) -> None:
