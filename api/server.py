@@ -37,6 +37,8 @@ def settings(
         "errorlog": "-",
         "loglevel": "info",
         "proc_name": "omerta-web",
+        # One fixed control-socket path per user would clash between servers (tests, bench).
+        "control_socket_disable": True,
     }
 
 
@@ -48,7 +50,7 @@ class Server(BaseApplication):
     def load_config(self) -> None:
         assert self.cfg is not None
         for key, value in self.options.items():
-            if value is not None:
+            if value is not None and key in self.cfg.settings:  # older gunicorns lack some
                 self.cfg.set(key, value)
 
     def load(self) -> Any:

@@ -4,10 +4,13 @@
    (``services.config``; the data stays there across restarts).
 2. Children, with ``REDIS_URL`` pointing at that store: ``omerta worker`` (RQ: projections
    and AI moves) and ``omerta serve`` (gunicorn on http://127.0.0.1:8000).
-3. Ctrl-C (SIGINT reaches the whole process group) or SIGTERM: every child is asked to stop
-   (SIGTERM), given ``STOP_SECONDS``, then killed; then the embedded server shuts down cleanly
-   (AOF flushed). If a child dies by itself, the others are stopped too and the exit status
-   is 1, so a broken start never looks like a running service.
+3. Ctrl-C or SIGTERM to the supervisor: it stops the children in order (SIGTERM: gunicorn
+   finishes the requests in flight, the worker its job), gives them ``STOP_SECONDS``, kills what
+   is left, and only then shuts the embedded server down cleanly (AOF flushed). The children
+   run in their own process groups and the server with SIGINT blocked, so the terminal's
+   Ctrl-C (sent to the whole foreground group) reaches only the supervisor and this order
+   holds. If a child dies by itself, the others are stopped too and the exit status is 1, so a
+   broken start never looks like a running service.
 """
 
 from __future__ import annotations
@@ -30,11 +33,18 @@ def store_url() -> str:
     config = settings()
     if config.redis_url:
         return config.redis_url
-    return f"redis://{HOST}:{embedded_port(config)}/0"  # stopped at exit (services.config)
+    # The server inherits the blocked SIGINT (it shuts down on SIGINT otherwise); it is stopped
+    # with SHUTDOWN when this process exits (services.config).
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        port = embedded_port(config)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    return f"redis://{HOST}:{port}/0"
 
 
 def child(args: Sequence[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "api", *args], env=env)
+    return subprocess.Popen([sys.executable, "-m", "api", *args], env=env, process_group=0)
 
 
 def supervise(children: dict[str, list[str]], env: dict[str, str]) -> int:
