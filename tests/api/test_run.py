@@ -14,7 +14,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -33,15 +33,15 @@ def http(base: str, method: str, path: str, body: Any = None, token: str | None 
         return json.loads(response.read())
 
 
-def start(cwd: Path, port: int) -> subprocess.Popen[bytes]:
+def start(cwd: Path, port: int, log: IO[bytes]) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "OMERTA_VAR")}
     proc = subprocess.Popen(
         [sys.executable, "-m", "api", "run", "--bind", f"127.0.0.1:{port}", "--web-workers", "1"],
         cwd=cwd,
         env=env,
         start_new_session=True,  # its own process group, as a terminal's Ctrl-C sees it
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     deadline = time.monotonic() + 60
     while True:
@@ -68,7 +68,8 @@ def listening(port: int) -> bool:
 def test_omerta_run_serves_plays_stops_and_keeps_the_data(tmp_path: Path) -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    proc = start(tmp_path, port)
+    log = (tmp_path / "run.log").open("ab")
+    proc = start(tmp_path, port, log)
     try:
         ann = http(base, "POST", "/players", {"name": "Ann"})
         game = http(base, "POST", "/games", {"game": "famiglia", "seats": 2, "ai": {"1": 0}},
@@ -85,9 +86,13 @@ def test_omerta_run_serves_plays_stops_and_keeps_the_data(tmp_path: Path) -> Non
     assert not listening(port) and not listening(store_port), "something still runs"
     assert (tmp_path / "var" / "appendonlydir").is_dir()
 
-    proc = start(tmp_path, port)
+    proc = start(tmp_path, port, log)
     try:
         assert http(base, "GET", "/me", token=ann["token"])["name"] == "Ann"
         assert http(base, "GET", f"/games/{game['game_id']}")["version"] == table["version"]
     finally:
         assert ctrl_c(proc) == 0
+    log.close()
+    output = (tmp_path / "run.log").read_text()
+    assert "Traceback" not in output, "the stop was not clean (the store went first?)"
+    assert output.count("Shutting down: Master") == 2  # gunicorn stopped gracefully twice
