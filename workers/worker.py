@@ -62,7 +62,10 @@ def make_worker(interval: int = 15, name: str | None = None) -> OmertaWorker:
     return OmertaWorker(queues, connection=connection, name=name, interval=interval)
 
 
-def run(burst: bool = False, interval: int = 15, name: str | None = None) -> int:
+def run(
+    burst: bool = False, interval: int = 15, name: str | None = None, log_level: str = "INFO"
+) -> int:
+    """Work until stopped (SIGTERM/SIGINT: RQ finishes the current job first)."""
     worker = make_worker(interval, name)
-    worker.work(burst=burst, with_scheduler=True, logging_level="INFO")
+    worker.work(burst=burst, with_scheduler=True, logging_level=log_level)
     return 0

@@ -16,8 +16,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--interval", type=int, default=15, help="seconds between catch-up passes (default 15)"
     )
     parser.add_argument("--name", help="worker name (default: RQ's)")
+    parser.add_argument(
+        "--quiet", action="store_true", help="log warnings and errors only, not every job"
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    return worker.run(burst=args.burst, interval=args.interval, name=args.name)
+    level = "WARNING" if args.quiet else "INFO"
+    return worker.run(burst=args.burst, interval=args.interval, name=args.name, log_level=level)

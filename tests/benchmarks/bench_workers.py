@@ -3,8 +3,8 @@
 Starts its own embedded server (fsync always, as deployed) and two ``omerta worker`` processes,
 creates the games (half Famiglia, half Gangsta! with 2-4 seats) and plays them to the end. Seat
 0 of every game is a "person": this process answers for it through the command service as the
-API would (with the greedy bot's move, as soon as it sees the seat owes one); every other seat
-is AI, played by the workers. Figures:
+API would (with the greedy bot's move, once the read models show the seat owes one, polling
+every 5 ms); every other seat is AI, played by the workers. Figures:
 
 * projection lag: from an event's append (its envelope time) to the first read-model write that
   covers its version (the workers log each write's time: the benchmark wraps
@@ -17,6 +17,7 @@ is AI, played by the workers. Figures:
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import signal
@@ -51,7 +52,7 @@ def instrumented_worker() -> None:
         return written
 
     Projector.write = logged  # type: ignore[method-assign]
-    worker.run(interval=5)
+    worker.run(interval=5, log_level="WARNING")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -73,31 +74,31 @@ def create_games() -> list[str]:
 
 
 def play_person(game_ids: list[str], deadline: float) -> None:
-    """Answer for seat PERSON in every game until all are over (or the deadline)."""
+    """Answer for seat PERSON in every game, as a player watching the inbox would (the read
+    models' ``due`` index), until every game is over (or the deadline)."""
     from domain import bots
     from services import commands
     from services.errors import Conflict
+    from services.readmodels import FINISHED
+    from workers import runtime
 
-    running = list(game_ids)
-    while running and time.monotonic() < deadline:
-        moved = False
-        for game_id in list(running):
+    read_models = runtime.read_models()
+    finished = 0
+    while finished < GAMES and time.monotonic() < deadline:
+        owing = [g for g, seat, _ in read_models.due(limit=10 * GAMES) if seat == PERSON]
+        for game_id in owing:
             game, state, version, meta = commands.load(game_id)
-            if game.result(state) is not None:
-                running.remove(game_id)
-                progress(GAMES - len(running), GAMES, "games finished")
-                continue
             if PERSON not in game.to_act(state):
-                continue
+                continue  # the read model is behind: its projection is on the way
             view, legal = game.view(state, PERSON), game.legal(state, PERSON)
             command = bots.choose(meta.game, "greedy", view, legal, f"{version}".encode())
-            try:
+            with contextlib.suppress(Conflict):  # the game moved on: look again next round
                 commands.handle(game_id, PERSON, command, f"p-{version}", version)
-                moved = True
-            except Conflict:
-                pass
-        if not moved:
-            time.sleep(0.002)
+        now = int(read_models.redis.zcard(FINISHED))
+        if now != finished:
+            finished = now
+            progress(finished, GAMES, "games finished")
+        time.sleep(0.005)
 
 
 def run() -> None:
