@@ -1,6 +1,8 @@
 """The HTTP API under load: a trivial JSON endpoint against the command endpoint.
 
-One run, one set-up: an embedded server (fsync always, as deployed), one ``omerta worker``
+One run, one set-up: an embedded server (``OMERTA_FSYNC``, default always, as deployed: every
+acknowledged write is on disk; ``OMERTA_FSYNC=everysec make bench`` shows what that costs), one
+``omerta worker``
 (projections) and gunicorn (``omerta serve``: gthread, 2 processes x 8 threads) on a free port;
 the load comes from this process, ``CLIENTS`` threads with a keep-alive connection each, for
 ``SECONDS`` per phase:
@@ -32,6 +34,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.config import settings
 from services.embedded import EmbeddedServer, free_port
 
 CLIENTS = 16
@@ -157,7 +160,8 @@ def wait_ready(port: int, proc: subprocess.Popen[bytes]) -> None:
 
 
 def run() -> None:
-    with tempfile.TemporaryDirectory() as tmp, EmbeddedServer(tmp) as store:
+    fsync = settings().fsync
+    with tempfile.TemporaryDirectory() as tmp, EmbeddedServer(tmp, fsync=fsync) as store:
         port = free_port()
         env = {**os.environ, "REDIS_URL": store.url}
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
@@ -169,7 +173,7 @@ def run() -> None:
         ]  # fmt: skip
         try:
             wait_ready(port, procs[1])
-            print(f"  server: gunicorn gthread 2x8 on :{port}; {CLIENTS} client threads, "
+            print(f"  store fsync {fsync}; gunicorn gthread 2x8 on :{port}; {CLIENTS} clients, "
                   f"{SECONDS:.0f} s per phase; {GAMES} Famiglia games")  # fmt: skip
             setup = Client(port, defaultdict(list))
             games = [new_game(setup) for _ in range(GAMES)]
