@@ -14,7 +14,7 @@ bonus, the end at nine).
 * Rewards: the best gangster, the largest theft from the richest opponent, the most skilled
   opponent's gangster to divert.
 * Discards: the least valuable own gangster; for an opponent (double-Mercenary gang war) the
-  most valuable.
+  most valuable. After a pass, the row card most useful to the next player.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from domain.gangsta.messages import (
     ChooseHeist,
     Commit,
     Discard,
+    DiscardRowCard,
     Diversion,
     FastRecruit,
     Hire,
@@ -45,7 +46,7 @@ MONEY = 0.5
 INFLUENCE = 1.0
 SKILL = 0.35
 GANGSTER = 0.5
-ENGAGED = 0.6  # a gangster engaged by a heist is unavailable for a while
+ENGAGED = 0.3  # a gangster engaged by a heist is unavailable for a while
 REWARDS = {
     "fast_recruit": 1.0,
     "learn_skill": SKILL,
@@ -53,6 +54,7 @@ REWARDS = {
     "assassination": 1.0,
     "rally": 1.5,
 }
+DENIAL = 0.5  # a card taken from the next player's reach, against keeping the row as it is
 FREE_READY = 100.0  # always take a free mobilisation
 NOTHING = -1e9
 
@@ -98,9 +100,24 @@ def greedy(view: View, legal: list[Any], rng: Rng) -> Any:
             owner = _owner(view, command.gangster)
             worth = member_value(_member(view.players[owner].gang, command.gangster))
             return -worth if owner == view.seat else worth
-        return 0.0  # skip, row discards: neither helps nor hurts
+        if isinstance(command, DiscardRowCard):
+            return DENIAL * denial_value(view, command.card)
+        return 0.0  # skip
 
     return best(legal, score, rng)
+
+
+def denial_value(view: View, card: int) -> float:
+    """What a row card is worth to the next player (who moves before this seat again)."""
+    assert view.seat is not None
+    after = view.players[(view.seat + 1) % view.seats]
+    if card in cards.HEISTS:
+        ready = [m for m in after.gang if not m.engaged]
+        return max(0.0, heist_value(cards.HEISTS[card], ready))
+    gangster = cards.GANGSTERS[card]
+    if gangster.cost > after.money:
+        return 0.0
+    return max(0.0, gangster_value(gangster) - MONEY * gangster.cost)
 
 
 def gangster_value(card: cards.Gangster) -> float:
