@@ -8,7 +8,15 @@ import msgspec
 
 from domain.bots import choose
 from domain.gangsta import game
-from domain.gangsta.messages import ChooseHeist, Commit, Discard, Hire, Owed, Ready
+from domain.gangsta.messages import (
+    ChooseHeist,
+    Commit,
+    Discard,
+    DiscardRowCard,
+    Hire,
+    Owed,
+    Ready,
+)
 from domain.gangsta.state import State
 from tests.domain.gangsta.helpers import build, member, run
 
@@ -53,3 +61,9 @@ def test_chooses_the_opponents_most_valuable_gangster() -> None:
     state = build([[101, 117], [102, 117 - 1, 121]], [0, 0], heist_row=[213])
     state = msgspec.structs.replace(state, owed=(Owed(seat=1, chooser=0, reason="gang_war"),))
     assert greedy(state) == Discard(116)
+
+
+def test_after_a_pass_discards_the_card_the_next_player_wants() -> None:
+    # Seat 1's 112 (Sniper, Brawler) can take 218 alone; nobody there has a Mercenary for 205.
+    state = build([[103, 111], [101, 112]], [0, 0], heist_row=[205, 218], stage="pass_discard")
+    assert greedy(state) == DiscardRowCard(218)
