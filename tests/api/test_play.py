@@ -1,21 +1,40 @@
-"""End to end over HTTP: two players play a Famiglia game to the end."""
+"""End to end over HTTP: two players play a Famiglia game to the end, with an ``omerta worker``
+process keeping the read models (inboxes, the players' game lists) up to date."""
 
 from __future__ import annotations
 
 import base64
 import random
+import subprocess
+import time
+from collections.abc import Callable
 
 import pytest
 
 from domain.core import Secret, check_commitment
 from services import audit
-from services.commands import CommandService
-from tests.api.helpers import Api
+from services.commands import service
+from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server
 
 
-def test_two_players_play_famiglia_to_the_end(api: Api, service: CommandService) -> None:
+def eventually(check: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
+    """Read models follow the events: wait (briefly) until ``check`` holds."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.005)
+
+
+def inbox(api: Api, who: Who) -> list[tuple[str, int]]:
+    return [(g["game_id"], g["version"]) for g in api.ok("GET", "/me/inbox", who)["games"]]
+
+
+def test_two_players_play_famiglia_to_the_end(
+    live_api: Api, worker_process: subprocess.Popen[bytes]
+) -> None:
+    api = live_api
     ann, bob = api.player("Ann"), api.player("Bob")
     created = api.new_game(ann, game="famiglia", seats=2)
     game_id = created["game_id"]
@@ -29,18 +48,24 @@ def test_two_players_play_famiglia_to_the_end(api: Api, service: CommandService)
         if table["result"] is not None:
             break
         [seat] = table["to_act"]
-        waiting = api.ok("GET", "/me/inbox", by_seat[seat])["games"]
-        assert [g["game_id"] for g in waiting] == [game_id]
-        assert api.ok("GET", "/me/inbox", by_seat[1 - seat])["games"] == []
+        now = [(game_id, table["version"])]
+        mover = by_seat[seat]
+        eventually(lambda m=mover, n=now: inbox(api, m) == n, "the mover's inbox lags")
+        assert inbox(api, by_seat[1 - seat]) == []
         accepted = api.random_move(by_seat[seat], game_id, rng)
         assert accepted["version"] >= accepted["first"] > table["version"]
         moves += 1
     assert moves > 5
     result = table["result"]
     assert len(result["scores"]) == 2 and set(result["winners"]) <= {0, 1}
+
+    def finished(who: Who) -> bool:
+        games = api.ok("GET", "/me/games", who)["games"]
+        return [(g["game_id"], g["over"]) for g in games] == [(game_id, True)]
+
     for who in (ann, bob):
-        mine = api.ok("GET", "/me/games", who)["games"]
-        assert [(g["game_id"], g["over"]) for g in mine] == [(game_id, True)]
+        eventually(lambda w=who: finished(w), "the finished game never reached their lists")
+        assert inbox(api, who) == []
         assert api.ok("GET", f"/games/{game_id}/legal", who)["commands"] == []
 
     # Once over, the history shows everything, and the revealed secret matches the commitment.
@@ -51,7 +76,8 @@ def test_two_players_play_famiglia_to_the_end(api: Api, service: CommandService)
     assert started["secret"] == ended["secret"]
     assert check_commitment(secret, started["commitment"])
     assert [e["version"] for e in events] == list(range(1, len(events) + 1))
-    assert audit.verify(service.store, game_id) == []
+    assert audit.verify(service().store, game_id) == []
+    assert worker_process.poll() is None
 
     # Replaying to the last version gives the final view; to version 1, the opening.
     last = api.ok("GET", f"/games/{game_id}/replay/{len(events)}", ann)
