@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
 
@@ -67,14 +68,25 @@ def shown_version(page: Page) -> int:
 def wait_past(page: Page, version: int) -> None:
     """Until the page shows a version of the game newer than ``version`` (no reload involved:
     the page follows the game's events)."""
-    page.wait_for_function("v => Number(document.body.dataset.version || 0) > v", arg=version)
+    try:
+        page.wait_for_function(
+            "v => Number(document.body.dataset.version || 0) > v", arg=version, timeout=30_000
+        )
+    except PlaywrightError:
+        prompt = page.locator("#prompt").inner_text()
+        raise AssertionError(f"the game stayed at version {version}; prompt: {prompt!r}") from None
 
 
 def my_turn_or_over(page: Page) -> str:
     """Waits until the page asks this player for a move ("turn") or shows the result
-    ("over")."""
-    page.wait_for_function(
-        "() => !document.getElementById('result').hidden"
-        " || document.querySelector('#prompt .ask') !== null"
-    )
+    ("over"); an AI opponent's move comes from the worker process meanwhile."""
+    try:
+        page.wait_for_function(
+            "() => !document.getElementById('result').hidden"
+            " || document.querySelector('#prompt .ask') !== null",
+            timeout=30_000,
+        )
+    except PlaywrightError:
+        prompt = page.locator("#prompt").inner_text()
+        raise AssertionError(f"no move asked for and no result; prompt: {prompt!r}") from None
     return "over" if page.locator("#result").is_visible() else "turn"

@@ -16,7 +16,7 @@ from tests.web.flows import (
     watch_errors,
 )
 
-MAX_TURNS = 80  # the greedy AI ends a game in about 30 of our turns (double pass or deck)
+MAX_TURNS = 120  # decisions; the greedy AI ends a game in about 30 of our turns
 
 
 def recruit(page: Page) -> None:
@@ -33,21 +33,48 @@ def recruit(page: Page) -> None:
             to_area.first.click()
 
 
-def play_turn(page: Page) -> str:
-    """One turn: end an Accountant's exchanges, recruit when possible, else pass."""
-    before = shown_version(page)
+def brute(page: Page) -> None:
+    """The guided Brute: the yellow card, the Street card to lower, then by how much."""
+    page.locator("[data-action=play_brute]").click()
+    ask = page.locator("#prompt .ask")
+    expect(ask).to_have_text("Choose the Brute (yellow) to play from your hand.")
+    page.locator(".zone-hand button.pickable").first.click()
+    expect(ask).to_have_text("Choose the Street card to lower.")
+    page.locator(".zone-street button.pickable").first.click()
+    amounts = page.locator("#prompt button[data-amount]")
+    if amounts.count():
+        expect(ask).to_have_text("Lower it by how much?")
+        amounts.last.click()
+
+
+def exchange(page: Page) -> None:
+    """One Accountant exchange: a hand card, then the area card it is exchanged for."""
+    page.locator(".zone-hand button.pickable").first.click()
+    expect(page.locator("#prompt")).to_contain_text("for which area card?")
+    page.locator(".zone-area button.pickable").first.click()
+
+
+def play_turn(page: Page, done: list[str]) -> str:
+    """One decision: each power once when it is offered (an Accountant with one exchange, a
+    Brute), then recruit when possible, else pass."""
     if page.locator("[data-action=end_swaps]").count():
+        if "exchange" not in done and page.locator(".zone-hand button.pickable").count():
+            exchange(page)
+            return "exchange"
         page.locator("[data-action=end_swaps]").click()
-        wait_past(page, before)
         return "end_swaps"
+    if "accountant" not in done and page.locator("[data-action=play_accountant]").count():
+        page.locator("[data-action=play_accountant]").click()
+        page.locator(".zone-hand button.pickable").first.click()
+        return "accountant"
+    if "brute" not in done and page.locator("[data-action=play_brute]").count():
+        brute(page)
+        return "brute"
     if page.locator("[data-action=recruit]").count():
         recruit(page)
-        kind = "recruit"
-    else:
-        page.locator("[data-action=pass]").click()
-        kind = "pass"
-    wait_past(page, before)
-    return kind
+        return "recruit"
+    page.locator("[data-action=pass]").click()
+    return "pass"
 
 
 def test_a_whole_game_against_the_ai(page: Page) -> None:
@@ -61,9 +88,11 @@ def test_a_whole_game_against_the_ai(page: Page) -> None:
     done: list[str] = []
     while my_turn_or_over(page) == "turn":
         assert len(done) < MAX_TURNS, "the game should have ended"
-        if len(done) == 2:
+        if len(done) == 4:
             screenshot(page, "famiglia-midgame")
-        done.append(play_turn(page))
+        before = shown_version(page)
+        done.append(play_turn(page, done))
+        wait_past(page, before)
     assert "recruit" in done
 
     result = page.locator("#result")
@@ -124,9 +153,13 @@ def test_the_game_page_on_a_phone(new_context) -> None:  # type: ignore[no-untyp
     assert width <= PHONE["width"]  # nothing sticks out sideways
     screenshot(page, "famiglia-phone")
     # Keyboard only: the action buttons and the cards to pick are real buttons in tab order.
-    page.locator("[data-action=recruit]").focus()
+    # A turn that can recruit nothing can refresh the Street: both start by picking a card.
+    action = page.locator("[data-action=recruit], [data-action=refresh]").first
+    action.focus()
     page.keyboard.press("Enter")
-    expect(page.locator(".zone-street button.pickable").first).to_be_focused()
-    page.keyboard.press("Enter")  # the first Street card that can be recruited
-    expect(page.locator("#prompt .ask")).not_to_have_text("Choose the Street card to recruit.")
+    street_card = page.locator(".zone-street button.pickable").first
+    expect(street_card).to_be_focused()
+    ask = page.locator("#prompt .ask").inner_text()
+    page.keyboard.press("Enter")
+    expect(page.locator("#prompt .ask")).not_to_have_text(ask)
     assert errors == []

@@ -11,6 +11,8 @@
     refusal: null, send, redraw: draw,
   };
   const SEAT_POLL_MS = 3000;
+  const RECONNECT_MS = 2000;
+  let ended = false;
   let logVersion = 0;
   let loading = null;
   let again = false;
@@ -124,7 +126,14 @@
       pending = setTimeout(reload, 60); // one reload for a burst of events
     };
     for (const type of GameUI.EVENTS) source.addEventListener(type, onEvent);
-    source.addEventListener("end", () => { source.close(); reload(); });
+    source.addEventListener("end", () => { source.close(); ended = true; reload(); });
+    // The browser retries a dropped stream by itself, but gives up on an error response
+    // (a 5xx while the store restarts): then start a new stream, from what the log shows.
+    source.addEventListener("error", () => {
+      if (source.readyState === EventSource.CLOSED && !ended) {
+        setTimeout(() => { follow(); reload(); }, RECONNECT_MS);
+      }
+    });
   }
 
   async function start() {
