@@ -3,8 +3,9 @@ loads the same ones for operators running gunicorn themselves).
 
 Worker class ``gthread``: each process serves ``threads`` requests at once, so a live-events
 stream (``api.sse``, at most ``api.app.STREAM_SECONDS`` long) holds one thread, not a whole
-process. The app is created in each worker after the fork (no ``preload_app``): Redis
-connections and the command service's snapshot cache are per process.
+process. The app (``site()``: the API and the web pages) is created in each worker after the
+fork (no ``preload_app``): Redis connections and the command service's snapshot cache are per
+process.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from flask import Flask
 from gunicorn.app.base import BaseApplication
 
+from api import web
 from api.app import create_app
 
 DEFAULT_BIND = "127.0.0.1:8000"
@@ -42,6 +45,13 @@ def settings(
     }
 
 
+def site() -> Flask:
+    """What the web server serves: the JSON API and the web pages (``api.web``) on it."""
+    app = create_app()
+    web.register(app)
+    return app
+
+
 class Server(BaseApplication):
     def __init__(self, options: dict[str, Any]) -> None:
         self.options = options
@@ -54,7 +64,7 @@ class Server(BaseApplication):
                 self.cfg.set(key, value)
 
     def load(self) -> Any:
-        return create_app()
+        return site()
 
 
 def serve(options: dict[str, Any]) -> None:

@@ -1,6 +1,6 @@
 """gunicorn configuration for running the API directly::
 
-    REDIS_URL=redis://redis-host:6379/0 gunicorn -c deploy/gunicorn.conf.py 'api.app:create_app()'
+    REDIS_URL=redis://redis-host:6379/0 gunicorn -c deploy/gunicorn.conf.py 'api.server:site()'
 
 The same settings as ``omerta serve`` (``api.server.settings``); override them with the
 environment (OMERTA_BIND, OMERTA_WEB_WORKERS, OMERTA_WEB_THREADS, OMERTA_ACCESS_LOG) or

@@ -89,6 +89,8 @@ def test_omerta_run_serves_plays_stops_and_keeps_the_data(tmp_path: Path) -> Non
     proc = start(tmp_path, port, log)
     try:
         assert http(base, "GET", "/me", token=ann["token"])["name"] == "Ann"
+        with urllib.request.urlopen(base + "/", timeout=10) as page:  # the web pages too
+            assert page.headers.get_content_type() == "text/html"
         assert http(base, "GET", f"/games/{game['game_id']}")["version"] == table["version"]
     finally:
         assert ctrl_c(proc) == 0
