@@ -13,7 +13,8 @@ the load comes from this process, ``CLIENTS`` threads with a keep-alive connecti
    Idempotency-Key and the expected version); a finished game is replaced by a new one.
 
 Figures: requests/s and p50/p99 latency of each endpoint, and the ratios: commands/s to the
-trivial endpoint's requests/s, and the command loop's requests/s (legal + command) to it.
+trivial endpoint's requests/s, and the command loop's requests/s (legal + command) to it; and
+where the CPU went in each phase (web server, worker, store, this load generator), per request.
 Goal: the command endpoint at least half the trivial endpoint's throughput. Client and server
 share this machine's cores: the figures are the system's, not the server's alone.
 """
@@ -125,7 +126,37 @@ def commands(port: int, load: Load, stop: float, games: list[Game], seed: int) -
             load.errors.append(repr(exc))
 
 
-def phase(name: str, target: Any, args: list[tuple[Any, ...]]) -> None:
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_of(roots: dict[str, int]) -> dict[str, float]:
+    """CPU seconds used so far by each root process and its descendants (from /proc)."""
+    stats: dict[int, tuple[int, float]] = {}  # pid -> (parent, cpu seconds)
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()  # noqa: SIM115
+            except OSError:
+                continue
+            stats[int(entry)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / TICKS)
+    out = {}
+    for name, root in roots.items():
+        family, grew = {root}, True
+        while grew:
+            more = {pid for pid, (parent, _) in stats.items() if parent in family} - family
+            family |= more
+            grew = bool(more)
+        out[name] = sum(stats[pid][1] for pid in family if pid in stats)
+    own = os.times()
+    out["load generator"] = own.user + own.system
+    return out
+
+
+def phase(
+    name: str, target: Any, args: list[tuple[Any, ...]], roots: dict[str, int]
+) -> dict[str, float]:
+    """Run the clients; the CPU seconds each process used meanwhile."""
+    before = _cpu_of(roots)
     threads = [threading.Thread(target=target, args=a) for a in args]
     for thread in threads:
         thread.start()
@@ -134,6 +165,13 @@ def phase(name: str, target: Any, args: list[tuple[Any, ...]]) -> None:
         time.sleep(1)
         print(f"\r  {name}: {time.monotonic() - begun:.0f}s", end="", flush=True)
     print()
+    after = _cpu_of(roots)
+    return {k: after[k] - before[k] for k in after}
+
+
+def cpu_line(label: str, used: dict[str, float], requests: int) -> None:
+    parts = ", ".join(f"{k} {v / requests * 1000:.2f}" for k, v in used.items())
+    print(f"  CPU ms per {label}: {parts}")
 
 
 def figures(label: str, times: list[float], wall: float) -> float:
@@ -178,15 +216,17 @@ def run() -> None:
             setup = Client(port, defaultdict(list))
             games = [new_game(setup) for _ in range(GAMES)]
 
+            assert store.process is not None
+            roots = {"web": procs[1].pid, "worker": procs[0].pid, "store": store.process.pid}
             easy = Load()
             stop = time.monotonic() + SECONDS
-            phase("trivial", trivial, [(port, easy, stop)] * CLIENTS)
+            easy_cpu = phase("trivial", trivial, [(port, easy, stop)] * CLIENTS, roots)
             busy = Load()
             per = GAMES // CLIENTS
             stop = time.monotonic() + SECONDS
-            phase("commands", commands, [
+            busy_cpu = phase("commands", commands, [
                 (port, busy, stop, games[i * per:(i + 1) * per], i) for i in range(CLIENTS)
-            ])  # fmt: skip
+            ], roots)  # fmt: skip
         finally:
             for proc in procs:
                 proc.terminate()
@@ -198,5 +238,7 @@ def run() -> None:
     print(f"  commands/s : trivial requests/s      = {command_rps / trivial_rps:.2f}")
     print(f"  command loop requests/s : trivial    = {(command_rps + legal_rps) / trivial_rps:.2f}"
           "  (goal >= 0.5)")  # fmt: skip
+    cpu_line("trivial request", easy_cpu, len(easy.times["trivial"]))
+    cpu_line("command (with its legal)", busy_cpu, len(busy.times["command"]))
     if busy.errors:
         print(f"  ERRORS: {len(busy.errors)}, first: {busy.errors[0]}")
