@@ -29,7 +29,6 @@ def create_app(
 ) -> Flask:
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
-    app.json.sort_keys = False  # type: ignore[attr-defined]
     if commands is None:
         commands = service()
         enqueue.install()  # every append enqueues the workers' projection (and AI moves)

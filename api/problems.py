@@ -112,7 +112,11 @@ def install(app: Flask) -> None:
         detail = API_CODES[code][1] if code in API_CODES else exc.description or exc.name
         if status == 413:
             detail = f"the body is larger than {app.config['MAX_CONTENT_LENGTH']} bytes"
-        return problem_response(status, code, detail)
+        response = problem_response(status, code, detail)
+        allow = dict(exc.get_headers()).get("Allow")
+        if allow:  # a 405 names the methods the resource has (RFC 9110)
+            response.headers["Allow"] = allow
+        return response
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Response:

@@ -201,6 +201,11 @@ def test_refused_with_its_code_and_nothing_changes(
     assert api.play(table.mover, table.game_id, table.move, table.version)["version"] > 0
 
 
+def test_wrong_method_names_the_allowed_ones(api: Api, table: Table) -> None:
+    response = api.call("DELETE", f"/games/{table.game_id}/commands", table.mover)
+    assert response.status_code == 405 and "POST" in response.headers["Allow"]
+
+
 def test_rule_violation_speaks_to_the_player(api: Api, table: Table) -> None:
     response = _cmd(table, table.other, {"command": table.move})(api)
     assert response.json["detail"] == "It is the other player's turn"

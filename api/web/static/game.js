@@ -10,6 +10,7 @@
     gameId, game: null, view: null, legal: [], version: 0, seat: null, names: [],
     refusal: null, send, redraw: draw,
   };
+  const TITLE = document.title;
   const SEAT_POLL_MS = 3000;
   const RECONNECT_MS = 2000;
   let ended = false;
@@ -55,6 +56,8 @@
   }
 
   function draw() {
+    // A tab in the background shows when a move is owed.
+    document.title = (ctx.legal.length ? "● " : "") + TITLE;
     drawSeats();
     drawResult();
     const prompt = document.getElementById("prompt");
@@ -93,13 +96,21 @@
     box.replaceChildren(...resultParts(result, ctx.names, ctx.seat));
   }
 
-  async function send(command) {
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+  // Sends a move decided on the version on screen. If another player moved first (Gangsta!
+  // players may owe decisions at the same time) and the move is still legal, it goes again.
+  async function send(command, retried) {
     ctx.refusal = null;
     try {
       await api("POST", `/games/${gameId}/commands`,
         { command, expected_version: ctx.version }, { "Idempotency-Key": commandId() });
     } catch (err) {
       if (!(err instanceof Omerta.ApiError)) { showError(err); return; }
+      if (err.code === "conflict" && !retried) {
+        await reload();
+        if (ctx.legal.some((c) => same(c, command))) { await send(command, true); return; }
+      }
       // The rule's own message (problem+json detail), shown where the player is looking.
       ctx.refusal = err.code === "conflict" ? t("game.moved_on") : err.message;
     }
