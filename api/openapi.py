@@ -8,7 +8,7 @@ document. ``tests/api`` checks that every Flask route is in it and runs schemath
 from __future__ import annotations
 
 import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -35,7 +35,6 @@ class Route:
     tag: str = "games"
     media: str = JSON
     description: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _path_param(name: str, kind: str = "string", about: str = "") -> dict[str, Any]:

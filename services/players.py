@@ -270,10 +270,6 @@ class Players:
         seat = _owned(cached, player_id)
         return seat if seat is not None else _owned(self.seats(game_id), player_id)
 
-    def open_seats(self, game_id: str) -> list[int]:
-        with unavailable():
-            return sorted(int(s) for s in self.redis.hvals(invites_key(game_id)))
-
     def games_of(self, player_id: str) -> list[str]:
         """The games the player sits in, newest first."""
         with unavailable():
