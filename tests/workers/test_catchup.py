@@ -1,0 +1,71 @@
+"""The catch-up pass on its own: lost enqueues, the feed cursor, young entries, reading helpers."""
+
+from __future__ import annotations
+
+import pytest
+import redis
+
+from services import commands
+from services.readmodels import ReadModels
+from workers import catchup, enqueue, runtime
+
+pytestmark = pytest.mark.server
+
+
+def test_the_catch_up_projects_games_whose_jobs_were_never_enqueued(
+    workers_redis: redis.Redis, read_models: ReadModels, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(commands, "after_append", [])  # every enqueue is lost
+    monkeypatch.setattr(commands.service(), "hooks", commands.after_append)
+    game_ids = [commands.create_game("famiglia", 2), commands.create_game("gangsta", 3)]
+    assert all(read_models.summary(g) is None for g in game_ids)
+    assert runtime.queue(runtime.PROJECTIONS).count == 0
+
+    young = catchup.catch_up(runtime.projector(), settle_ms=60_000)
+    assert young.projected == 0  # still young: their jobs may be on the way
+    done = catchup.catch_up(runtime.projector())
+    assert (done.feed_entries, done.projected) == (2, 2)
+    for game_id in game_ids:
+        summary = read_models.summary(game_id)
+        assert summary is not None
+        assert summary.version == commands.load(game_id).version
+    assert workers_redis.get(catchup.CURSOR) is not None
+    again = catchup.catch_up(runtime.projector())
+    assert again == catchup.CaughtUp(0, 0, 0)  # the cursor moved past them
+
+
+def test_the_catch_up_revives_an_ai_move_whose_job_was_lost(
+    workers_redis: redis.Redis, read_models: ReadModels
+) -> None:
+    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    for name in runtime.QUEUES:
+        runtime.queue(name).empty()  # the projection job (and so the AI move) is lost
+    assert catchup.catch_up(runtime.projector()).projected == 1
+    # The projection enqueued the move; lose that one as well.
+    assert runtime.queue(runtime.AI).count == 1
+    runtime.queue(runtime.AI).empty()
+    revived = catchup.catch_up(runtime.projector(), ai_grace_ms=0)
+    assert revived.ai_jobs == 1
+    (job,) = runtime.queue(runtime.AI).jobs
+    assert job.args == (game_id, commands.load(game_id).version)
+    # While that job waits in the queue, another pass adds nothing.
+    assert catchup.catch_up(runtime.projector(), ai_grace_ms=0).ai_jobs == 0
+    assert catchup.catch_up(runtime.projector(), ai_grace_ms=60_000).ai_jobs == 0
+
+
+def test_reading_helpers(workers_redis: redis.Redis, read_models: ReadModels) -> None:
+    first = commands.create_game("famiglia", 2)
+    second = commands.create_game("gangsta", 2)
+    for game_id in (first, second):
+        runtime.projector().project(game_id)
+    assert [s.game_id for s in read_models.games("running")] == [first, second]
+    assert read_models.games("finished") == []
+    with pytest.raises(ValueError, match="status"):
+        read_models.games("lost")
+    version = commands.load(first).version
+    assert read_models.wait_for(first, version, timeout=0.1)
+    assert not read_models.wait_for(first, version + 1, timeout=0.05)
+    assert read_models.view(first, 5) is None  # no such seat
+    assert read_models.view("no-such-game", None) is None
+    enqueue.request_projection(first)
+    assert runtime.queue(runtime.PROJECTIONS).count >= 1
