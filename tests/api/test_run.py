@@ -33,12 +33,16 @@ def http(base: str, method: str, path: str, body: Any = None, token: str | None 
         return json.loads(response.read())
 
 
+def own_store_env() -> dict[str, str]:
+    """The environment without a store: ``omerta run`` starts its own under ./var."""
+    return {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "OMERTA_VAR")}
+
+
 def start(cwd: Path, port: int, log: IO[bytes]) -> subprocess.Popen[bytes]:
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "OMERTA_VAR")}
     proc = subprocess.Popen(
         [sys.executable, "-m", "api", "run", "--bind", f"127.0.0.1:{port}", "--web-workers", "1"],
         cwd=cwd,
-        env=env,
+        env=own_store_env(),
         start_new_session=True,  # its own process group, as a terminal's Ctrl-C sees it
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -98,3 +102,20 @@ def test_omerta_run_serves_plays_stops_and_keeps_the_data(tmp_path: Path) -> Non
     output = (tmp_path / "run.log").read_text()
     assert "Traceback" not in output, "the stop was not clean (the store went first?)"
     assert output.count("Shutting down: Master") == 2  # gunicorn stopped gracefully twice
+
+
+def test_a_child_that_dies_stops_everything(tmp_path: Path) -> None:
+    with socket.socket() as taken:  # the web port is taken: gunicorn cannot start
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "api", "run", "--bind", f"127.0.0.1:{port}"],
+            cwd=tmp_path,
+            env=own_store_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        assert proc.wait(60) == 1
+    store_port = int((tmp_path / "var" / "valkey.port").read_text())
+    assert not listening(store_port), "the store was left running"
