@@ -1,19 +1,23 @@
 """The RQ jobs: ``project(game_id)`` and ``ai_move(game_id, version)``.
 
 ``project`` brings a game's read models up to date (``workers.projection``); when that moved
-them to a version where an AI seat owes a decision, it enqueues ``ai_move`` for that version.
+them to a version where an AI seat owes a decision, it enqueues ``ai_move`` for that version
+(job id ``ai-<version>-<game id>``: one per version).
 
 ``ai_move`` computes a move for the lowest AI seat owing a decision at ``version``, from that
-seat's view and legal commands only (``domain.bots.choose`` never sees the state), and submits it
-through the command service with ``expected_version=version``. It then projects the game itself,
-in the same job, instead of enqueuing a ``project`` job for its append (``enqueue.projected_here``):
-the read model and the next AI move follow at once, without a queue in between. Any outcome
-projects, so a retry of a job that failed after its append (the projection's Redis call, say)
-repairs the read model; the catch-up repairs a job that died there. A game that has moved on makes
-the move stale: it is dropped quietly. The command id is ``ai-<version>-<seat>``, so a retried or
-duplicated job submits the same command at most once. A failure (a bot error, the store down)
-is recorded in the game's ``ai:{<id>}:error`` (shown with its read model) and re-raised, so RQ
-retries it (``AI_RETRY``) and finally keeps it in its failed registry; a later success clears it.
+seat's view and legal commands only (``domain.bots.choose`` never sees the state), and submits
+it through the command service with ``expected_version=version``:
+
+* a game that has moved on makes the move stale: it is dropped quietly;
+* the command id is ``ai-<version>-<seat>``, so copies of one job (a retry racing the original)
+  submit the command once;
+* a failure (a bot error, the store down) is recorded in the game's ``ai:{<id>}:error`` (shown
+  with its read model) and re-raised, so RQ retries it (``AI_RETRY``) and finally keeps it in
+  its failed registry; a later success clears it;
+* then, whatever the outcome, it projects the game itself instead of enqueuing a ``project``
+  job for its append (``enqueue.projected_here``): the read model and the next AI move follow at
+  once, without a queue in between. A retry of a job that failed after its append repairs the
+  read model that way; the catch-up repairs a job that died there.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ log = logging.getLogger(__name__)
 
 AI_TIMEOUT = 30  # seconds: a bot move takes milliseconds; anything near this is a bug
 AI_RETRY = Retry(max=2, interval=[1, 5])
+CATCH_UP = "-catch-up"  # suffix of the job ids the catch-up enqueues
 
 
 def project(game_id: str) -> int | None:
@@ -49,9 +54,6 @@ def project_with(projector: Projector, game_id: str) -> int | None:
     if projected.written and projected.ai_due:
         enqueue_ai_move(game_id, projected.version)
     return projected.version
-
-
-CATCH_UP = "-catch-up"
 
 
 def ai_job_id(game_id: str, version: int, suffix: str = "") -> str:
