@@ -6,9 +6,10 @@ later heists possible), one more gangster half a point (the chapters, the "most 
 bonus, the end at nine).
 
 * Action: a free mobilisation first; then the best of: a heist (its money, influence, cooperation
-  money and special reward, minus the gangsters it engages), a hire (the gangster's influence
-  and skills, minus its cost), a paid mobilisation that opens a better heist, or passing (the
-  Leader income).
+  money and special reward, minus the gangsters it engages; plus, when it engages all that are
+  left, the synchronisation that makes the whole gang Available next turn), a hire (the
+  gangster's influence and skills, minus its cost), a paid mobilisation that opens a better
+  heist, or passing (the Leader income).
 * Committing: the gangster covering most of what is still needed, own ones first, the least
   skilled first (the versatile stay Available).
 * Rewards: the best gangster, the largest theft from the richest opponent, the most skilled
@@ -47,6 +48,7 @@ INFLUENCE = 1.0
 SKILL = 0.35
 GANGSTER = 0.5
 ENGAGED = 0.3  # a gangster engaged by a heist is unavailable for a while
+SYNCHRONISED = 0.6  # per gangster, when a heist engages the last Available ones
 REWARDS = {
     "fast_recruit": 1.0,
     "learn_skill": SKILL,
@@ -136,11 +138,14 @@ def heist_value(heist: cards.Heist, available: list[Member]) -> float:
         return NOTHING
     special = sum(v for k, v in REWARDS.items() if _has(heist, k))
     special += MONEY * heist.theft + 0.5 * heist.diversion
+    # Engaging every gangster still Available means the whole gang is Available again at the
+    # start of the next turn (synchronisation), for free.
+    engaged = -SYNCHRONISED if needed == len(available) else ENGAGED
     return (
         MONEY * (heist.money + heist.coop_money)
         + INFLUENCE * heist.influence
         + special
-        - ENGAGED * needed
+        - engaged * needed
     )
 
 

@@ -67,3 +67,10 @@ def test_after_a_pass_discards_the_card_the_next_player_wants() -> None:
     # Seat 1's 112 (Sniper, Brawler) can take 218 alone; nobody there has a Mercenary for 205.
     state = build([[103, 111], [101, 112]], [0, 0], heist_row=[205, 218], stage="pass_discard")
     assert greedy(state) == DiscardRowCard(218)
+
+
+def test_prefers_a_heist_that_engages_everyone_left_synchronisation() -> None:
+    # 203 ($4) needs only 111; 201 ($3) needs the Boss (Leader) and 111 (Mercenary): the whole
+    # gang Engaged, so all of it is Available again at the start of the next turn.
+    state = build([[101, 111], [102]], [0, 0], heist_row=[203, 201])
+    assert greedy(state) == ChooseHeist(201)
