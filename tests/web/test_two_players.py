@@ -64,6 +64,22 @@ def test_each_sees_the_others_move_live(new_context: Callable[..., BrowserContex
     assert errors == []
 
 
+def test_a_spectator_sees_no_hand(new_context: Callable[..., BrowserContext]) -> None:
+    host = new_context().new_page()
+    sign_up(host, "Hugo")
+    game_id, _ = create_game(host, "Famiglia", ["ai-1"])
+    watcher = new_context().new_page()  # no name, no seat
+    errors = watch_errors(watcher)
+    watcher.goto(f"/play/{game_id}")
+    expect(watcher.locator("#prompt")).to_contain_text("You are watching.")
+    expect(watcher.locator("#board .zone-street .card").first).to_be_visible()
+    # Both hands are face down: a spectator sees only how many cards each holds.
+    expect(watcher.locator("#board .backs")).to_have_count(2)
+    expect(watcher.locator("#board .zone-hand, #board .zone-other-hand")).to_have_count(0)
+    expect(watcher.locator("#board button")).to_have_count(0)
+    assert errors == []
+
+
 def humans_to_act(page: Page, game_id: str) -> set[str]:
     """The names of the people who owe a move, once the AI has made its moves."""
     for _ in range(100):

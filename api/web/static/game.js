@@ -14,6 +14,7 @@
   const SEAT_POLL_MS = 3000;
   const RECONNECT_MS = 2000;
   let ended = false;
+  let shownKey = "";
   let logVersion = 0;
   let loading = null;
   let again = false;
@@ -44,7 +45,11 @@
           Object.assign(ctx, { game, view: view.view, legal, version: view.version,
                                seat: game.your_seat, names: game.seats.map(seatName) });
           if (moved) GameUI.reset();
-          draw();
+          // Redraw only what changed: a reload for a burst of events often finds nothing new,
+          // and a redraw would take the control under the player's finger or focus away.
+          const key = JSON.stringify([game, view.version, ctx.refusal]);
+          if (key !== shownKey) draw();
+          shownKey = key;
         } while (again);
       } catch (err) {
         showError(err);
