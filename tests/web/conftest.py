@@ -50,7 +50,7 @@ def live_server(embedded_server: EmbeddedServer) -> Iterator[str]:
     runtime.reset()
     enqueue.install()
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
-    app = create_app(stream_seconds=20.0)
+    app = create_app(stream_seconds=5.0)  # short streams: the pages reconnect and go on
     web.register(app)
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

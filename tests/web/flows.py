@@ -7,6 +7,8 @@ import re
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
+from tests.web.conftest import screenshot
+
 
 def watch_errors(page: Page, expected: str = "401") -> list[str]:
     """Collects the page's script errors (a test asserts the list stays empty). The browser
@@ -39,6 +41,7 @@ def create_game(
     seats: list[str],
     options: dict[str, bool] | None = None,
     public: bool = False,
+    shot: str | None = None,
 ) -> tuple[str, list[str]]:
     """Create a game on the new-game page. ``seats`` names seats 2.. (``ai-1`` greedy,
     ``ai-0`` random, ``friend``); returns the game id and the invite links."""
@@ -51,8 +54,12 @@ def create_game(
         page.locator(f"#opt-{key}").set_checked(value)
     if public:
         page.locator("#public").check()
+    if shot:
+        screenshot(page, shot)
     page.get_by_role("button", name="Create the game").click()
     expect(page.locator("#created")).to_be_visible()
+    if shot:
+        screenshot(page, shot + "-created")
     links = [i.input_value() for i in page.locator("#invites input").all()]
     page.locator("#go-play").click()
     page.wait_for_url(re.compile(r"/play/[^/]+$"))

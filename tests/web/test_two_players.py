@@ -98,10 +98,11 @@ def test_a_public_game_in_the_lobby_and_your_turn(
     guest = new_context().new_page()
     errors = watch_errors(host) + watch_errors(guest)
     sign_up(host, "Hana")
-    game_id, links = create_game(host, "Gangsta!", ["ai-0", "friend"], public=True)
+    game_id, links = create_game(host, "Gangsta!", ["ai-0", "friend"], public=True, shot="new-game")
     assert len(links) == 1
 
     sign_up(guest, "Ivan")
+    screenshot(guest, "start")
     guest.goto("/games-open")
     entry = guest.locator(f"li[data-game-id='{game_id}']")
     expect(entry).to_contain_text("Hana")

@@ -80,8 +80,8 @@ const Cards = (() => {
     return node;
   }
 
-  function famigliaBack(label) {
-    return el("div", { class: "card back", "aria-hidden": label ? null : "true", title: label });
+  function famigliaBack() {
+    return el("div", { class: "card back", "aria-hidden": "true" });
   }
 
   // --- Gangsta! -----------------------------------------------------------------------------
@@ -212,5 +212,5 @@ const Cards = (() => {
   function isSnitch(id) { return id in SNITCHES; }
 
   return { glyph, famiglia, famigliaBack, famigliaParts, famigliaLabel, gangster, heist,
-           snitch, isSnitch, heistName, GANGSTERS, HEISTS, SNITCHES, SKILLS, CHAPTERS, DATA };
+           snitch, isSnitch, heistName, GANGSTERS, HEISTS, SKILLS, CHAPTERS };
 })();

@@ -114,9 +114,10 @@ const Omerta = (() => {
     return seat.name || t("seat.player");
   }
 
+  // As domain.bots.level_name reads a seat's level: 0 is random, anything higher greedy.
   const AI_LEVELS = ["random", "greedy"];
   function levelName(level) {
-    return typeof level === "number" ? (AI_LEVELS[level] || String(level)) : String(level);
+    return typeof level === "number" ? AI_LEVELS[Math.min(level, AI_LEVELS.length - 1)] : level;
   }
 
   function commandId() {
@@ -143,6 +144,13 @@ const Omerta = (() => {
   }
   showMe();
 
+  // The language links come back to this page; keep its fragment (an invite code lives there).
+  for (const link of document.querySelectorAll(".langs a[hreflang]")) {
+    link.addEventListener("click", () => {
+      if (location.hash) link.href += encodeURIComponent(location.hash);
+    });
+  }
+
   return { API, LANG, t, tn, api, ApiError, me, createPlayer, el, append, toast, showError,
-           seatName, levelName, AI_LEVELS, commandId, pageUrl };
+           seatName, commandId, pageUrl };
 })();

@@ -7,7 +7,7 @@
   const { api, el, t, showError, seatName, commandId } = Omerta;
   const gameId = document.body.dataset.gameId;
   const ctx = {
-    gameId, game: null, view: null, legal: [], version: 0, seat: null, names: [],
+    game: null, view: null, legal: [], version: 0, seat: null, names: [],
     refusal: null, send, redraw: draw,
   };
   const TITLE = document.title;

@@ -17,7 +17,9 @@
         el("input", { type: "radio", name: "kind", value: k.name, checked: i === 0,
           onchange: drawAll }),
         " ", t("game." + k.name),
-        el("span", { class: "sub" }, ` (${k.min_seats}–${k.max_seats})`))));
+        el("span", { class: "sub" }, k.min_seats === k.max_seats
+          ? t("new.n_players", { n: k.min_seats })
+          : t("new.range_players", { min: k.min_seats, max: k.max_seats })))));
   }
 
   function drawSeats() {
