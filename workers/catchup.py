@@ -8,7 +8,9 @@ then periodically (``workers.worker``):
    (``workers:feed-cursor``); every game whose read model is behind the version of its feed
    entry is projected now. The cursor moves only past entries whose games were checked, so a
    pass killed half way is simply repeated.
-2. AI moves: every game with an AI seat owing a decision for longer than ``ai_grace_ms``
+2. Seats: a seat taken is not an event (no feed entry), so every running game whose read model
+   counts fewer taken seats than its seat record is projected too (lobby and inboxes).
+3. AI moves: every game with an AI seat owing a decision for longer than ``ai_grace_ms``
    (``rm:ai-due``) gets a fresh ``ai_move`` job (a duplicate is harmless: stale or idempotent),
    unless its job is still waiting in a queue, or failed for good and ``revive_failed`` is off
    (periodic passes leave a failed AI to its failed registry and ``ai_error``; a worker start
@@ -26,6 +28,7 @@ from rq.job import Job, JobStatus
 
 from services import keys
 from services import readmodels as rm
+from services.players import seats_key
 from services.store import now_ms, unavailable
 from workers import jobs
 from workers.projection import Projector
@@ -46,6 +49,7 @@ def catch_up(
     """One pass. Feed entries newer than ``settle_ms`` are left to their jobs (still running,
     most likely) for the next pass."""
     entries, projected = _follow_feed(projector, now_ms() - settle_ms)
+    projected += _check_seats(projector)
     ai_jobs = _revive_ai(projector.redis, now_ms() - ai_grace_ms, revive_failed)
     return CaughtUp(entries, projected, ai_jobs)
 
@@ -73,6 +77,22 @@ def _follow_feed(projector: Projector, until_ms: int) -> tuple[int, int]:
         cursor = rows[-1][0].decode()
         with unavailable():
             client.set(CURSOR, cursor)
+
+
+def _check_seats(projector: Projector) -> int:
+    client = projector.redis
+    with unavailable():
+        games = [g.decode() for g in client.zrange(rm.RUNNING, 0, -1)]
+    pipe = client.pipeline(transaction=False)
+    for game_id in games:
+        pipe.hget(rm.game_key(game_id), "seated")
+        pipe.hlen(seats_key(game_id))
+    with unavailable():
+        counts = pipe.execute()
+    behind = [g for i, g in enumerate(games) if int(counts[2 * i] or 0) < counts[2 * i + 1]]
+    for game_id in behind:
+        jobs.project_with(projector, game_id)
+    return len(behind)
 
 
 def _lagging(client: redis.Redis, latest: dict[str, int]) -> list[str]:

@@ -6,6 +6,7 @@ import pytest
 import redis
 
 from services import commands
+from services.players import Players
 from services.readmodels import ReadModels
 from workers import catchup, enqueue, runtime
 
@@ -69,3 +70,22 @@ def test_reading_helpers(workers_redis: redis.Redis, read_models: ReadModels) ->
     assert read_models.view("no-such-game", None) is None
     enqueue.request_projection(first)
     assert runtime.queue(runtime.PROJECTIONS).count >= 1
+
+
+def test_the_catch_up_sees_a_seat_taken_whose_projection_was_lost(
+    workers_redis: redis.Redis, read_models: ReadModels
+) -> None:
+    players = Players(workers_redis)
+    alice, _ = players.create("Alice")
+    bob, _ = players.create("Bob")
+    game_id = commands.create_game("famiglia", 2)
+    players.open_table(game_id, 0, [0, 1], alice.id, 0, public=True)
+    runtime.projector().project(game_id)
+    catchup.catch_up(runtime.projector())  # the feed so far
+    assert [s.game_id for s in read_models.lobby()] == [game_id]
+    players.join(game_id, bob.id, None)  # and the API's projection request is lost
+    assert [s.game_id for s in read_models.lobby()] == [game_id]
+    assert catchup.catch_up(runtime.projector()).projected == 1
+    assert read_models.lobby() == []
+    summary = read_models.summary(game_id)
+    assert summary is not None and [s.player for s in summary.seats] == [alice.id, bob.id]
