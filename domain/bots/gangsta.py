@@ -9,7 +9,8 @@ bonus, the end at nine).
   money and special reward, minus the gangsters it engages; plus, when it engages all that are
   left, the synchronisation that makes the whole gang Available next turn), a hire (the
   gangster's influence and skills, minus its cost), a paid mobilisation that opens a better
-  heist, or passing (the Leader income).
+  heist, or passing (the Leader income). A cooperative heist the gang cannot do alone counts
+  with the other players' Available gangsters (engaging them is no loss to this seat).
 * Committing: the gangster covering most of what is still needed, own ones first, the least
   skilled first (the versatile stay Available).
 * Rewards: the best gangster, the largest theft from the richest opponent, the most skilled
@@ -79,7 +80,11 @@ def greedy(view: View, legal: list[Any], rng: Rng) -> Any:
             )
             return gain - MONEY if gain > best_heist else NOTHING
         if isinstance(command, ChooseHeist):
-            return heist_value(cards.HEISTS[command.heist], available)
+            heist = cards.HEISTS[command.heist]
+            alone = heist_value(heist, available)
+            if alone == NOTHING and heist.cooperative:
+                return cooperative_value(view, heist, available)
+            return alone
         if isinstance(command, Hire | FastRecruit):
             card = cards.GANGSTERS[command.gangster]
             return gangster_value(card) - MONEY * card.cost
@@ -147,6 +152,22 @@ def heist_value(heist: cards.Heist, available: list[Member]) -> float:
         + special
         - engaged * needed
     )
+
+
+def cooperative_value(view: View, heist: cards.Heist, available: list[Member]) -> float:
+    """A cooperative heist the gang cannot do alone: its own gangsters first, then others'
+    (each helper's player gets the cooperation money too)."""
+    assert view.seat is not None
+    needed = list(heist.requires)
+    own = 0
+    for member in available:
+        if any(min(n, s) for n, s in zip(needed, skills_of(member), strict=True)):
+            needed = [max(0, n - s) for n, s in zip(needed, skills_of(member), strict=True)]
+            own += 1
+    helpers = [m for p in view.players if p.seat != view.seat for m in p.gang if not m.engaged]
+    if own == 0 or cover(tuple(needed), helpers) is None:
+        return NOTHING
+    return MONEY * (heist.money + heist.coop_money) + INFLUENCE * heist.influence - ENGAGED * own
 
 
 def cover(requires: tuple[int, ...], available: list[Member]) -> int | None:

@@ -13,6 +13,7 @@ from domain.gangsta.messages import (
     Commit,
     Discard,
     DiscardRowCard,
+    HeistCompleted,
     Hire,
     Owed,
     Ready,
@@ -74,3 +75,18 @@ def test_prefers_a_heist_that_engages_everyone_left_synchronisation() -> None:
     # gang Engaged, so all of it is Available again at the start of the next turn.
     state = build([[101, 111], [102]], [0, 0], heist_row=[203, 201])
     assert greedy(state) == ChooseHeist(201)
+
+
+def test_takes_a_cooperative_heist_with_the_opponents_gangsters() -> None:
+    # 303 needs Leader, Mercenary, Informant, Sniper: the Boss 103 brings the first two, the
+    # opponent's 101 (Sniper) and 114 (Informant) the rest.
+    state = build([[103], [101, 114]], [0, 0], heist_row=[303], chapter=2)
+    assert greedy(state) == ChooseHeist(303)
+    _, state = run(state, 0, ChooseHeist(303))
+    assert greedy(state) == Commit(103)  # the first gangster committed is one's own
+    events: list[Any] = []
+    while state.stage == "heist":
+        step, state = run(state, 0, greedy(state))
+        events += step
+    (done,) = [e for e in events if isinstance(e, HeistCompleted)]
+    assert (done.seat, done.heist, sorted(done.participants)) == (0, 303, [101, 103, 114])
