@@ -50,9 +50,8 @@ const Lists = (() => {
         box.replaceChildren(el("p", {}, el("a", { href: "/" }, t("list.need_name"))));
         return;
       }
+      // In the API's order: the inbox lists the longest-waiting game first.
       const games = (await api("GET", path)).games;
-      // "Your turn": the longest-waiting game first.
-      if (kind === "inbox") games.sort((a, b) => a.created - b.created);
       box.replaceChildren(games.length
         ? el("ul", { class: "games" }, games.map((g) => row(g, kind)))
         : el("p", { class: "empty" }, t("list.empty_" + kind)));
