@@ -121,3 +121,17 @@ def test_a_whole_game_against_the_ai(page: Page) -> None:
     expect(page.locator("#step-label")).to_contain_text("Step 41 of")
     screenshot(page, "gangsta-replay")
     assert errors == []
+
+
+def test_four_players_with_three_ais(page: Page) -> None:
+    errors = watch_errors(page)
+    sign_up(page, "Nico")
+    create_game(page, "Gangsta!", ["ai-1", "ai-0", "ai-1"], options={"clans": True})
+    assert my_turn_or_over(page) == "turn"  # the three AIs moved before us if they started
+    expect(page.locator(".player")).to_have_count(4)
+    expect(page.locator(".player.mine")).to_contain_text("Nico")
+    expect(button(page, "pass")).to_be_visible()
+    game = page.request.get(page.url.replace("/play/", "/games/")).json()
+    assert game["options"]["clans"] is True
+    screenshot(page, "gangsta-four-players")
+    assert errors == []

@@ -181,7 +181,7 @@ const GameUI = (() => {
     const area = v.areas[seat];
     return el("section", { class: "player" + (v.to_move === seat ? " active" : ""),
       "aria-label": ctx.names[seat], dataset: { seat } },
-      el("h2", {}, ctx.names[seat], el("span", { class: "sub" },
+      el("h2", {}, seatMark(seat), " ", ctx.names[seat], el("span", { class: "sub" },
         t("fam.area_points", { n: points(area) }),
         hand ? " · " + t("fam.hand_points", { n: points(hand) }) : "")),
       el("h3", {}, t("fam.area")),

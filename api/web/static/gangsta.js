@@ -200,7 +200,7 @@ const GameUI = (() => {
         + (p.seat === ctx.seat ? " mine" : ""),
       "aria-label": ctx.names[p.seat], dataset: { seat: p.seat },
     },
-      el("h2", {}, ctx.names[p.seat],
+      el("h2", {}, seatMark(p.seat), " ", ctx.names[p.seat],
         el("span", { class: "money-big", title: t("g.money") }, "$" + p.money),
         el("span", { class: "sub" }, heists)),
       el("div", { class: "totals" }, skills),
