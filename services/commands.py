@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from domain import GAMES
+from domain import GAMES, bots
 from domain.core import Game, RuleViolation, Secret
 from services.codec import EventCodec
 from services.config import connect
@@ -355,6 +355,11 @@ class CommandService:
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
 
+    def notify(self, game_id: str, version: int) -> None:
+        """Run the follow-up hooks again, for a change outside the stream that read models
+        show (a seat taken). Hooks are idempotent; a failing one is logged, not raised."""
+        self._after_append(game_id, version)
+
     def _after_append(self, game_id: str, version: int) -> None:
         for hook in self.hooks:
             try:
@@ -379,6 +384,11 @@ def _ai_seats(ai: Mapping[Any, Any] | None, seats: int) -> dict[int, int | str]:
     bad = [s for s in levels if not 0 <= s < seats]
     if bad:
         raise BadRequest(f"ai seats {bad} are not seats 0 to {seats - 1}", code="bad_ai")
+    for level in levels.values():
+        try:
+            bots.level_name(level)
+        except RuleViolation as exc:
+            raise BadRequest(exc.message, code="bad_ai") from None
     return levels
 
 

@@ -4,7 +4,6 @@ game is a spectator there and sees only what spectators see."""
 
 from __future__ import annotations
 
-import logging
 import secrets
 
 import msgspec
@@ -37,7 +36,6 @@ from domain.core import RuleViolation, replay
 from services.commands import CommandService
 from services.errors import BadRequest
 
-log = logging.getLogger(__name__)
 
 bp = Blueprint("games", __name__)
 
@@ -80,7 +78,7 @@ def create() -> Response:
     game_id = d.service.create_game(new.game, new.seats, new.options, new.ai)
     loaded = d.service.load(game_id)
     codes = d.players.open_table(game_id, loaded.meta.created, humans, player.id, seat, new.public)
-    seats_changed(game_id, loaded.version)
+    d.service.notify(game_id, loaded.version)  # read models show the seats
     url = url_for("games.join", game_id=game_id, _external=True)
     invites = [Invite(s, code, url) for s, code in sorted(codes.items())]
     created = GameCreated(game_id, seat, loaded.version, invites)
@@ -95,19 +93,8 @@ def join(game_id: str) -> Response:
     d = deps()
     loaded = d.service.load(game_id)  # 404 for an unknown game
     seat = d.players.join(game_id, player.id, invite)
-    seats_changed(game_id, loaded.version)
+    d.service.notify(game_id, loaded.version)  # read models show the seats
     return reply(Joined(game_id, seat))
-
-
-def seats_changed(game_id: str, version: int) -> None:
-    """Run the service's follow-up hooks again: the workers' projection sees the new seat
-    (read models include the seats). The hooks are idempotent; a failing one is logged, the
-    seat is taken all the same."""
-    for hook in deps().service.hooks:
-        try:
-            hook(game_id, version)
-        except Exception:
-            log.exception("follow-up hook %r failed for %s", hook, game_id)
 
 
 @bp.get("/games/<game_id>")
