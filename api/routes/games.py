@@ -36,7 +36,6 @@ from domain.core import RuleViolation, replay
 from services.commands import CommandService
 from services.errors import BadRequest
 
-
 bp = Blueprint("games", __name__)
 
 
