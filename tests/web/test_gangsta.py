@@ -134,4 +134,15 @@ def test_four_players_with_three_ais(page: Page) -> None:
     game = page.request.get(page.url.replace("/play/", "/games/")).json()
     assert game["options"]["clans"] is True
     screenshot(page, "gangsta-four-players")
+    # With the keyboard: pass, then the focus is on the next choice (discard nothing).
+    button(page, "pass").focus()
+    before = shown_version(page)
+    page.keyboard.press("Enter")
+    wait_past(page, before)
+    expect(button(page, "skip")).to_be_focused()
+    expect(button(page, "skip")).to_have_text("Discard nothing")
+    before = shown_version(page)
+    page.keyboard.press("Enter")
+    wait_past(page, before)
+    expect(page.locator("#log")).to_contain_text("Nico passes and takes")
     assert errors == []

@@ -13,24 +13,29 @@
   const TITLE = document.title;
   const SEAT_POLL_MS = 3000;
   const RECONNECT_MS = 2000;
+  const RETRY_MS = 300;
   let ended = false;
   let shownKey = "";
   let logVersion = 0;
   let loading = null;
   let again = false;
 
-  // Fetch the game, the view and (for a seated player) the legal moves at one version.
+  // Fetch the game, the view and (for a seated player) the legal moves at one version. While
+  // an AI plays several commands in a row the versions may keep differing: then show the view
+  // with nothing to click, and look again shortly (the moves are only offered when current).
   async function fetchAll() {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const [game, view] = await Promise.all([
+    let game, view, legal;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      [game, view] = await Promise.all([
         api("GET", `/games/${gameId}`), api("GET", `/games/${gameId}/view`)]);
-      let legal = { commands: [], version: view.version };
+      legal = { commands: [], version: view.version };
       if (game.your_seat !== null && !game.result) {
         legal = await api("GET", `/games/${gameId}/legal`);
       }
       if (legal.version === view.version) return { game, view, legal: legal.commands };
     }
-    throw new Error("the game kept changing");
+    setTimeout(reload, RETRY_MS);
+    return { game, view, legal: [] };
   }
 
   // One reload at a time; a reload asked for meanwhile runs once more afterwards.
@@ -77,7 +82,10 @@
     document.body.dataset.version = ctx.version; // the version on screen (tests wait on it)
     // A keyboard player's focus was on a control that is gone now: move it to the next choice.
     if (hadFocus) {
-      const next = board.querySelector(".pickable") || prompt.querySelector("button");
+      const type = active.dataset && active.dataset.type;
+      const next = (type && document.querySelector(`#main button[data-type="${type}"]`))
+        || board.querySelector(".pickable") || prompt.querySelector("button")
+        || board.querySelector("button");
       if (next) next.focus();
     }
   }
@@ -127,6 +135,10 @@
   function addLog(record) {
     if (record.version <= logVersion) return;
     logVersion = record.version;
+    if (record.type === "game_ended" && record.event.hands) {
+      ctx.hands = record.event.hands; // Famiglia's end shows both hands
+      if (ctx.view) draw();
+    }
     const line = GameUI.describe(record.event, ctx.names, record);
     if (!line) return;
     const log = document.getElementById("log");
