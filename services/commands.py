@@ -197,6 +197,21 @@ class CommandService:
             raise WrongSeat(f"seat {seat!r} is not a seat of this game (0 to {meta.seats - 1})")
         command = _parse_command(rules, command)
         digest = hashlib.sha256(msgspec.msgpack.encode([seat, command])).digest()[:16]
+        snap = self._warm(game_id, expected_version)
+        if snap is not None:
+            # One round trip: decide on the cached state and append at its version straight
+            # away; the append itself checks the version and the command id. Refused by the
+            # rules, or a no-op, or beaten by another append: decided again on a fresh read.
+            try:
+                events = rules.decide(snap.state, seat, command)
+            except RuleViolation:
+                events = []
+            if events:
+                accepted = self._append(
+                    game_id, snap, seat, events, command_id, digest, expected_version
+                )
+                if accepted is not None:
+                    return accepted
         for _attempt in range(self.max_attempts):
             snap, record = self._refresh(game_id, command_id)
             if record is not None:
@@ -209,33 +224,61 @@ class CommandService:
                 raise RuleRejected(exc.message, code=exc.code) from None
             if not events:
                 return Accepted(game_id, command_id, snap.version, snap.version + 1)
-            appended = self.store.append(
-                game_id,
-                snap.version,
-                snap.head,
-                command_id,
-                seat,
-                self._encode(meta.game, events),
-                digest=digest,
+            accepted = self._append(
+                game_id, snap, seat, events, command_id, digest, expected_version
             )
-            if appended.status == "ok":
-                state = snap.state
-                for event in events:
-                    state = rules.evolve(state, event)
-                head = appended.entries[-1].hash
-                self._remember(game_id, _Snapshot(meta, appended.version, state, head))
-                self._after_append(game_id, appended.version)
-                return Accepted(game_id, command_id, appended.version, snap.version + 1)
-            if appended.record is not None:  # a duplicate: the same id raced itself
-                return self._duplicate(
-                    game_id, command_id, appended.record, digest, appended.version
-                )
-            if expected_version is not None:
-                raise _stale(expected_version, appended.version)
+            if accepted is not None:
+                return accepted
         raise Conflict(
             f"the game kept changing; gave up after {self.max_attempts} attempts, try again",
             version=self._refresh(game_id)[0].version,
         )
+
+    def _append(
+        self,
+        game_id: str,
+        snap: _Snapshot,
+        seat: int,
+        events: list[Any],
+        command_id: str,
+        digest: bytes,
+        expected_version: int | None,
+    ) -> Accepted | None:
+        """Append a command's events at ``snap``'s version; None if another append got in
+        first (the stream is past ``snap``), or ``Conflict`` then with ``expected_version``."""
+        meta = snap.meta
+        appended = self.store.append(
+            game_id,
+            snap.version,
+            snap.head,
+            command_id,
+            seat,
+            self._encode(meta.game, events),
+            digest=digest,
+        )
+        if appended.status == "ok":
+            rules = self.games[meta.game]
+            state = snap.state
+            for event in events:
+                state = rules.evolve(state, event)
+            head = appended.entries[-1].hash
+            self._remember(game_id, _Snapshot(meta, appended.version, state, head))
+            self._after_append(game_id, appended.version)
+            return Accepted(game_id, command_id, appended.version, snap.version + 1)
+        if appended.record is not None:  # an earlier try of this command id stored it
+            return self._duplicate(game_id, command_id, appended.record, digest, appended.version)
+        if expected_version is not None:
+            raise _stale(expected_version, appended.version)
+        return None
+
+    def _warm(self, game_id: str, expected_version: int | None) -> _Snapshot | None:
+        """The cached snapshot to decide on without reading first, if there is one and it is
+        at ``expected_version`` (when given: otherwise a read tells stale from duplicate)."""
+        with self._lock:
+            snap = self._cache.get(game_id)
+        if snap is None or (expected_version is not None and snap.version != expected_version):
+            return None
+        return snap
 
     def _duplicate(
         self, game_id: str, command_id: str, record: CommandRecord, digest: bytes, now: int

@@ -62,6 +62,11 @@ return 1
 _json = msgspec.json.Encoder()
 
 
+def pending_key(game_id: str) -> str:
+    """Set while a projection job of the game waits in the queue (``workers.enqueue``)."""
+    return f"projection:{{{game_id}}}:pending"  # not under rm:, which rebuild snapshots
+
+
 class Folded(NamedTuple):
     """A game folded up to ``version``: the state, the time of the last event, and since when
     each seat owing a decision has owed it (evaluated after each command's events)."""
@@ -102,14 +107,18 @@ class Projector:
         self._lock = threading.Lock()
 
     def project(self, game_id: str) -> Projected | None:
-        """Bring the game's read models up to its stream's head; None for an unknown game."""
+        """Bring the game's read models up to its stream's head; None for an unknown game.
+
+        Clears the game's pending flag first (in the same round trip, before reading): a change
+        made after this read asks for a job of its own (``workers.enqueue``)."""
         pipe = self.redis.pipeline(transaction=False)
+        pipe.delete(pending_key(game_id))
         pipe.hmget(rm.game_key(game_id), ["version", "seated"])
         pipe.hgetall(seats_key(game_id))
         pipe.get(public_key(game_id))
         pipe.xlen(keys.events_key(game_id))
         with unavailable():
-            (stored, seated), seats, public, length = pipe.execute()
+            _, (stored, seated), seats, public, length = pipe.execute()
         seating = Seating({int(s): p.decode() for s, p in seats.items()}, public == b"1")
         checkpoint = (-1, -1) if stored is None else (int(stored), int(seated))
         if checkpoint >= (length, len(seating.owners)):

@@ -363,3 +363,106 @@ def test_events_are_stored_under_the_game_hash_tag(
             keys.FEED,
         )
     )
+
+
+class CountingStore(EventStore):
+    """Counts the store's round trips of each kind."""
+
+    def __init__(self, client: fakeredis.FakeRedis) -> None:
+        super().__init__(client)
+        self.calls: dict[str, int] = {"read": 0, "append": 0}
+
+    def read(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls["read"] += 1
+        return super().read(*args, **kwargs)
+
+    def read_with_record(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls["read"] += 1
+        return super().read_with_record(*args, **kwargs)
+
+    def append(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls["append"] += 1
+        return super().append(*args, **kwargs)
+
+
+@pytest.mark.parametrize("expected", [False, True])
+def test_a_command_on_a_warm_cache_takes_one_round_trip(
+    fake_redis: fakeredis.FakeRedis, expected: bool
+) -> None:
+    store = CountingStore(fake_redis)
+    svc = CommandService(store)
+    game_id = svc.create_game("gangsta", 3, {})
+    for i in range(5):
+        seat, command = move(svc, game_id, i)
+        version = svc.load(game_id).version
+        store.calls = {"read": 0, "append": 0}
+        accepted = svc.handle(game_id, seat, command, f"c{i}", version if expected else None)
+        assert store.calls == {"read": 0, "append": 1}
+        assert accepted.first == version + 1 and not accepted.duplicate
+    fresh = CommandService(EventStore(fake_redis)).load(game_id)
+    assert (fresh.version, fresh.state) == (svc.load(game_id).version, svc.load(game_id).state)
+
+
+def test_a_warm_append_that_lost_its_race_with_an_expected_version_is_a_conflict(
+    fake_redis: fakeredis.FakeRedis,
+) -> None:
+    rival = CommandService(EventStore(fake_redis))
+    game_id = rival.create_game("gangsta", 3, {})
+    rival_move, racing_move = find_race(rival, game_id)
+    store = CountingStore(fake_redis)
+    racer = CommandService(store)
+    version = racer.load(game_id).version  # warm, and about to be stale
+    rival.handle(game_id, *rival_move, "rival")
+    before = snapshot(fake_redis)
+    with pytest.raises(Conflict) as caught:
+        racer.handle(game_id, *racing_move, "racer", expected_version=version)
+    assert caught.value.version == rival.load(game_id).version > version
+    assert snapshot(fake_redis) == before
+    assert store.calls["append"] == 1  # tried at once; the append itself saw the new version
+
+
+def test_a_stale_cache_the_rules_refuse_is_read_again(fake_redis: fakeredis.FakeRedis) -> None:
+    """A command legal only after another process's move is not refused on an old state."""
+    other = CommandService(EventStore(fake_redis))
+    game_id = other.create_game("famiglia", 2, {})
+    store = CountingStore(fake_redis)
+    svc = CommandService(store)
+    for i in range(200):
+        game, before, _, _ = svc.load(game_id)  # svc's cache: the state before other's move
+        seat, command = move(other, game_id, i)
+        other.handle(game_id, seat, command, f"o{i}")
+        after = other.load(game_id).state
+        refused_before = [
+            (s, c)
+            for s in sorted(game.to_act(after))
+            for c in game.legal(after, s)
+            if s not in game.to_act(before)
+        ]
+        if refused_before:
+            break
+    else:
+        raise AssertionError("no turn passed to another seat")
+    store.calls = {"read": 0, "append": 0}
+    now = other.load(game_id).version
+    accepted = svc.handle(game_id, *refused_before[0], "late")
+    assert accepted.first == now + 1 and accepted.version == other.load(game_id).version
+    assert store.calls == {"read": 1, "append": 1}
+
+
+def test_a_retry_through_another_process_is_a_duplicate(fake_redis: fakeredis.FakeRedis) -> None:
+    a = CommandService(EventStore(fake_redis))
+    store = CountingStore(fake_redis)
+    b = CommandService(store)
+    game_id = a.create_game("gangsta", 2, {})
+    game, state, _, _ = b.load(game_id)  # b's cache: the state the command is decided on
+    seat, command = move(a, game_id)
+    first = a.handle(game_id, seat, command, "twice")
+    store.calls = {"read": 0, "append": 0}
+    before = snapshot(fake_redis)
+    again = b.handle(game_id, seat, command, "twice")  # decided on b's cache, refused by the store
+    assert (again.first, again.version, again.duplicate) == (first.first, first.version, True)
+    assert store.calls == {"read": 0, "append": 1}
+    another = next(c for c in game.legal(state, seat) if c != command)
+    with pytest.raises(CommandIdReused):
+        b.handle(game_id, seat, another, "twice")
+    assert snapshot(fake_redis) == before
