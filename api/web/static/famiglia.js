@@ -17,7 +17,9 @@ const GameUI = (() => {
   function reset() { mode = null; picks = {}; }
 
   const distinct = (list) => [...new Set(list)];
-  const pairKey = (c) => [c.to_area, c.back_to_hand].sort().join("+");
+  // The pair a recruit shows, or FREE for a card of (lowered) rank 0.
+  const FREE = "free";
+  const pairKey = (c) => c.to_area === null ? FREE : [c.to_area, c.back_to_hand].sort().join("+");
 
   function swapping(ctx) { return ctx.legal.some((c) => c.type === "end_swaps"); }
 
@@ -25,7 +27,7 @@ const GameUI = (() => {
   function matching(ctx) {
     const type = swapping(ctx) ? "swap" : mode;
     return ctx.legal.filter((c) => c.type === type && Object.entries(picks).every(([k, v]) =>
-      k === "pair" ? c.to_area !== null && pairKey(c) === v : c[k] === v));
+      k === "pair" ? pairKey(c) === v : c[k] === v));
   }
 
   // The field the player chooses next for the current action, and its candidates.
@@ -38,9 +40,13 @@ const GameUI = (() => {
     for (const field of fields) {
       if (field in picks) continue;
       if (field === "pair") {
-        if (cmds.every((c) => c.to_area === null)) return { done: cmds[0] };
-        return { field, options: distinct(cmds.map(pairKey)), cmds };
+        // Free only: nothing to show. (Two copies of a card, one lowered to rank 0 by a Brute,
+        // offer both: free, or a pair for the other.)
+        const options = distinct(cmds.map(pairKey));
+        if (options.length === 1 && options[0] === FREE) return { done: cmds[0] };
+        return { field, options, cmds };
       }
+      if (field === "to_area" && picks.pair === FREE) return { done: cmds[0] };
       const options = distinct(cmds.map((c) => c[field]));
       if (field === "to_area" && options.length === 1) return { done: cmds[0] };
       return { field, options, cmds };
@@ -111,6 +117,10 @@ const GameUI = (() => {
     const extra = [];
     if (step.field === "pair") {
       for (const key of step.options) {
+        if (key === FREE) {
+          extra.push(button(t("fam.free"), () => pick(ctx, "pair", FREE), { dataset: { pair: FREE } }));
+          continue;
+        }
         const [a, b] = key.split("+");
         extra.push(el("button", { type: "button", class: "pair", dataset: { pair: key },
           onclick: () => pick(ctx, "pair", key), "aria-label": t("fam.pair_label",
