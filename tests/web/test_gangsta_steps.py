@@ -1,0 +1,87 @@
+"""Gangsta!'s moves on boards set up by hand: every legal command becomes a button on the card
+or player it names, with the words of the rules, and sends exactly that command."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+import pytest
+from playwright.sync_api import Page, expect
+
+from services import commands
+from tests.web.flows import watch_errors
+from tests.web.test_famiglia_steps import HARNESS
+
+
+@pytest.fixture
+def harness(page: Page) -> Iterator[tuple[Page, dict[str, Any]]]:
+    """A Gangsta! page of the live server and a real view of a new game, as seat 0 sees it."""
+    errors = watch_errors(page)
+    game_id = commands.create_game("gangsta", 2)
+    page.goto(f"/play/{game_id}/replay")
+    expect(page.locator("#board .card").first).to_be_visible()
+    game, state, _, _ = commands.load(game_id)
+    view = msgspec.to_builtins(game.view(state, 0))
+    yield page, view
+    assert errors == []
+
+
+def sent(page: Page) -> list[dict[str, Any]]:
+    return page.evaluate("window.sent")
+
+
+def test_theft_buttons_on_the_opponent_and_decline_in_the_prompt(
+    harness: tuple[Page, dict[str, Any]],
+) -> None:
+    page, view = harness
+    view.update(stage="reward", rewards=["theft"], heist=403, to_act=[0], active=0)
+    legal = [{"type": "theft", "target": 1, "amount": n} for n in (1, 2)] + [{"type": "skip"}]
+    page.evaluate(HARNESS, [view, legal])
+    expect(page.locator("#h-prompt .ask")).to_have_text(
+        "Theft: choose an opponent and how much to take."
+    )
+    expect(page.locator("#h-prompt button")).to_have_text(["Decline: Theft"])
+    victim = page.locator("#h-board .player[data-seat='1']")
+    expect(victim.locator("button")).to_have_text(["Steal $1", "Steal $2"])
+    victim.get_by_role("button", name="Steal $2").click()
+    assert sent(page) == [legal[1]]
+
+
+def test_heist_commit_shows_what_is_still_needed(harness: tuple[Page, dict[str, Any]]) -> None:
+    page, view = harness
+    boss = view["players"][0]["boss"]
+    # Heist 201 (Armored van) needs a Leader and a Mercenary; every Boss brings a Leader.
+    view.update(stage="heist", heist=201, committed=[boss], to_act=[0], active=0)
+    legal = [{"type": "cancel_heist"}]
+    page.evaluate(HARNESS, [view, legal])
+    ask = page.locator("#h-prompt .ask")
+    expect(ask).to_contain_text("Armored van: commit Available gangsters one by one.")
+    expect(ask.locator(".glyph")).to_have_count(1)
+    expect(ask.locator(".glyph title")).to_have_text(["Mercenary (grey)"])
+    page.get_by_role("button", name="Put the heist back").click()
+    assert sent(page) == [{"type": "cancel_heist"}]
+
+
+def test_a_discard_chosen_for_the_opponent(harness: tuple[Page, dict[str, Any]]) -> None:
+    page, view = harness
+    theirs = view["players"][1]
+    hired = [
+        {"card": 111, "engaged": False, "learned": None},
+        {"card": 112, "engaged": True, "learned": None},
+    ]
+    theirs["gang"] = [*theirs["gang"], *hired]
+    view.update(
+        stage="gang_war", to_act=[0], owed=[{"seat": 1, "chooser": 0, "reason": "gang_war"}]
+    )
+    legal = [{"type": "discard", "gangster": 111}, {"type": "discard", "gangster": 112}]
+    page.evaluate(HARNESS, [view, legal])
+    expect(page.locator("#h-prompt .ask")).to_have_text(
+        "Choose which gangster Ben discards (gang war)."
+    )
+    victim = page.locator("#h-board .player[data-seat='1']")
+    expect(victim.locator(".gcard.engaged")).to_have_count(1)
+    expect(victim.get_by_role("button", name="Discard")).to_have_count(2)
+    victim.locator(".gcard[data-card='112']").get_by_role("button", name="Discard").click()
+    assert sent(page) == [legal[1]]
