@@ -10,6 +10,7 @@ import msgspec
 import pytest
 from playwright.sync_api import Page, expect
 
+from domain.gangsta.cards import GANGSTERS
 from services import commands
 from tests.web.flows import watch_errors
 from tests.web.test_famiglia_steps import HARNESS
@@ -84,4 +85,23 @@ def test_a_discard_chosen_for_the_opponent(harness: tuple[Page, dict[str, Any]])
     expect(victim.locator(".gcard.engaged")).to_have_count(1)
     expect(victim.get_by_role("button", name="Discard")).to_have_count(2)
     victim.locator(".gcard[data-card='112']").get_by_role("button", name="Discard").click()
+    assert sent(page) == [legal[1]]
+
+
+def test_hire_shows_the_price_with_the_clan_discount(
+    harness: tuple[Page, dict[str, Any]],
+) -> None:
+    page, view = harness
+    boss = view["players"][0]["boss"]
+    own = 10 * (boss - 100) + 101  # Boss 10x leads clan x, whose gangsters are 1x1..1x7
+    other = 117 if own != 111 else 157  # the last gangster of another clan
+    assert GANGSTERS[own].clan == GANGSTERS[boss].clan != GANGSTERS[other].clan
+    options = {**view["options"], "clans": True}
+    view.update(stage="turn", market=[own, other], to_act=[0], active=0, options=options)
+    legal = [{"type": "hire", "gangster": g} for g in (own, other)] + [{"type": "pass"}]
+    page.evaluate(HARNESS, [view, legal])
+    expect(page.locator("#h-board button[data-type=hire]")).to_have_text(
+        [f"Hire (${GANGSTERS[own].cost - 1})", f"Hire (${GANGSTERS[other].cost})"]
+    )
+    page.locator(f"#h-board button[data-type=hire][data-card='{other}']").click()
     assert sent(page) == [legal[1]]

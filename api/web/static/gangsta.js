@@ -48,15 +48,23 @@ const GameUI = (() => {
     return t("g.skip.reward", { reward: t("reward." + (v.rewards[0] || "none")) });
   }
 
+  // As the rules price a hire: $1 less from the Boss's own clan with the option clans.
+  function hireCost(ctx, id) {
+    const v = ctx.view;
+    const card = Cards.GANGSTERS[id];
+    const boss = Cards.GANGSTERS[v.players[ctx.seat].boss];
+    return v.options.clans && card.clan === boss.clan ? Math.max(0, card.cost - 1) : card.cost;
+  }
+
   function label(ctx, c) {
     const v = ctx.view;
     switch (c.type) {
       case "ready": return v.free_readies > 0 ? t("g.act.ready_free") : t("g.act.ready_paid");
-      case "hire": return t("g.act.hire");
+      case "hire": return t("g.act.hire", { n: hireCost(ctx, c.gangster) });
       case "choose_heist": return t("g.act.choose_heist");
       case "commit": return t("g.act.commit");
       case "discard_row_card": return t("g.act.discard_row_card");
-      case "fast_recruit": return t("g.act.fast_recruit");
+      case "fast_recruit": return t("g.act.fast_recruit", { n: hireCost(ctx, c.gangster) });
       case "learn_skill": return t("g.act.learn_skill",
         { skill: t("skill." + Cards.HEISTS[v.heist].reward.learn_skill) });
       case "diversion": return t("g.act.diversion");
