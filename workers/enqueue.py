@@ -33,6 +33,9 @@ from workers.projection import pending_key
 PROJECT_TIMEOUT = 60  # seconds: a projection folds at most one game's new events
 PROJECT_RETRY = Retry(max=3, interval=[1, 5, 30])
 PENDING_TTL_MS = 60_000
+# Nothing to keep (the read model is the result), but RQ 3 handles a result_ttl of 0 by deleting
+# the job from every registry, a dozen more round trips than letting it expire shortly.
+PROJECT_RESULT_TTL = 10
 
 _here = threading.local()
 
@@ -59,24 +62,21 @@ def projected_here() -> Iterator[None]:
 
 def request_projection(game_id: str) -> bool:
     """Enqueue a ``project`` job unless one is already waiting; whether one was enqueued."""
-    queue = runtime.queue(runtime.PROJECTIONS)
-    client = queue.connection
+    client = runtime.queue(runtime.PROJECTIONS).connection
     flag = pending_key(game_id)
     if not client.set(flag, 1, nx=True, px=PENDING_TTL_MS):
         return False
     try:
-        pipe = client.pipeline()  # the job's writes in one round trip (RQ runs them in MULTI)
-        queue.enqueue_call(
+        runtime.enqueue(
+            runtime.PROJECTIONS,
             "workers.jobs.project",
             args=(game_id,),
             timeout=PROJECT_TIMEOUT,
-            result_ttl=0,  # nothing to keep: the read model is the result
+            result_ttl=PROJECT_RESULT_TTL,
             failure_ttl=7 * 24 * 3600,
             retry=PROJECT_RETRY,
             description=f"project {game_id}",
-            pipeline=pipe,
         )
-        pipe.execute()
     except BaseException:
         client.delete(flag)  # no job waits: the next change asks again
         raise

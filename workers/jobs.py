@@ -62,7 +62,8 @@ def ai_job_id(game_id: str, version: int, suffix: str = "") -> str:
 
 
 def enqueue_ai_move(game_id: str, version: int, suffix: str = "") -> None:
-    runtime.queue(runtime.AI).enqueue_call(
+    runtime.enqueue(
+        runtime.AI,
         "workers.jobs.ai_move",
         args=(game_id, version),
         job_id=ai_job_id(game_id, version, suffix),

@@ -8,6 +8,7 @@ busy worker keeps read models fresh first.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from rq import Queue
 
@@ -38,6 +39,15 @@ def queue(name: str) -> Queue:
         if found is None:
             found = _queues[name] = Queue(name, connection=service().store.redis)
         return found
+
+
+def enqueue(name: str, func: str, **options: Any) -> None:
+    """Enqueue a job on queue ``name`` in one round trip: RQ's writes for it (the queue set, the
+    job, its status, the push) go in one pipeline, which RQ runs as one transaction."""
+    found = queue(name)
+    pipe = found.connection.pipeline()
+    found.enqueue_call(func, pipeline=pipe, **options)
+    pipe.execute()
 
 
 def read_models() -> ReadModels:

@@ -11,8 +11,10 @@ per-process caches of game states, so a job reads only the new events. Job timeo
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
+from redis.client import Pipeline
 from rq import SimpleWorker
 
 from services.commands import service
@@ -22,6 +24,7 @@ log = logging.getLogger(__name__)
 
 AI_GRACE_MS = 30_000  # an AI move overdue this long (after the first pass) lost its job
 SETTLE_MS = 2_000  # feed entries younger than this still have their projection job running
+HEARTBEAT_EVERY = 1.0  # seconds between the worker's own heartbeats (its key lives far longer)
 
 
 class OmertaWorker(SimpleWorker):
@@ -34,6 +37,25 @@ class OmertaWorker(SimpleWorker):
         kwargs.setdefault("worker_ttl", interval + 15)
         super().__init__(*args, **kwargs)
         self._first_pass = True
+        self._beat_at = float("-inf")
+
+    def heartbeat(self, timeout: int | None = None, pipeline: Pipeline | None = None) -> None:
+        """RQ's heartbeat, at most every ``HEARTBEAT_EVERY`` seconds and in one round trip.
+
+        RQ sends one before and after every job, three writes each, to keep the worker's key
+        alive for ``worker_ttl`` + 60 s: with jobs of a few milliseconds and every write
+        waiting for the store's fsync, that was a third of a job's round trips. Heartbeats
+        with their own timeout or pipeline (a job starting: its registry entry) always go."""
+        if timeout is not None or pipeline is not None:
+            super().heartbeat(timeout, pipeline)
+            return
+        now = time.monotonic()
+        if now - self._beat_at < HEARTBEAT_EVERY:
+            return
+        self._beat_at = now
+        with self.connection.pipeline() as pipe:
+            super().heartbeat(pipeline=pipe)
+            pipe.execute()
 
     def run_maintenance_tasks(self) -> None:
         super().run_maintenance_tasks()
