@@ -52,7 +52,7 @@
           if (moved) GameUI.reset();
           // Redraw only what changed: a reload for a burst of events often finds nothing new,
           // and a redraw would take the control under the player's finger or focus away.
-          const key = JSON.stringify([game, view.version, ctx.refusal]);
+          const key = JSON.stringify([game, view.version, legal, ctx.refusal]);
           if (key !== shownKey) draw();
           shownKey = key;
         } while (again);

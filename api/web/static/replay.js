@@ -41,11 +41,12 @@
     const record = records[step - 1];
     const line = GameUI.describe(record.event, names, record);
     document.getElementById("step-event").replaceChildren(...(line || [record.type]));
+    const wanted = step;
     try {
-      const view = withRevealed(await viewAt(step), step - 1);
-      if (step !== Number(slider.value)) return; // a later step was asked for meanwhile
-      const ctx = { view, legal: [], seat: game.your_seat, names, version: step,
-        hands: revealed && kind === "famiglia" ? revealed[step - 1] : null,
+      const view = withRevealed(await viewAt(wanted), wanted - 1);
+      if (wanted !== step) return; // another step was asked for meanwhile
+      const ctx = { view, legal: [], seat: game.your_seat, names, version: wanted,
+        hands: revealed && kind === "famiglia" ? revealed[wanted - 1] : null,
         send: () => {}, redraw: () => {} };
       document.getElementById("board").replaceChildren(...GameUI.board(ctx).filter(Boolean));
       const result = document.getElementById("result");
