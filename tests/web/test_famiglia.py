@@ -121,6 +121,11 @@ def test_a_whole_game_against_the_ai(page: Page) -> None:
     assert hidden_backs.count() == 0
     page.get_by_role("button", name="Last step").click()
     expect(page.locator("#result")).to_contain_text("Game over")
+    # The AI's hand, followed card by card through the history, is the hand the end revealed.
+    ended = page.request.get(f"/games/{game_id}/history").json()["events"][-1]["event"]
+    shown = page.locator("#board .zone-other-hand .card")
+    expect(shown).to_have_count(len(ended["hands"][1]))
+    assert [c.get_attribute("data-card") for c in shown.all()] == ended["hands"][1]
     screenshot(page, "famiglia-replay")
     assert errors == []
 
