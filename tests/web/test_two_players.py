@@ -128,3 +128,31 @@ def test_a_public_game_in_the_lobby_and_your_turn(
                 "Nothing to do: no game waits for you."
             )
     assert errors == []
+
+
+def test_an_invite_link_pasted_on_the_start_page(
+    new_context: Callable[..., BrowserContext],
+) -> None:
+    host = new_context().new_page()
+    guest = new_context().new_page()
+    # 409: the second join with a used invite is refused, as the test expects.
+    errors = watch_errors(host) + watch_errors(guest, expected="401|409")
+    sign_up(host, "Olga")
+    game_id, links = create_game(host, "Famiglia", ["friend"])
+    sign_up(guest, "Pavel")
+    link = guest.get_by_label("Invite link")
+    link.fill("https://elsewhere.example/play/x/join#invite=y")
+    guest.get_by_role("button", name="Join", exact=True).click()
+    expect(guest.locator("#toast")).to_have_text("That is not an invite link of this site.")
+    link.fill(links[0])
+    guest.get_by_role("button", name="Join", exact=True).click()
+    guest.wait_for_url(f"**/play/{game_id}/join#invite=*")
+    expect(guest.locator("#name")).to_be_hidden()  # Pavel has a name already
+    guest.get_by_role("button", name="Take the seat").click()
+    guest.wait_for_url(f"**/play/{game_id}")
+    expect(guest.locator("#seats .seat.you")).to_contain_text("Pavel")
+    # The invite is used up: following it again takes no second seat.
+    guest.goto(links[0])
+    guest.get_by_role("button", name="Take the seat").click()
+    expect(guest.locator("#toast")).to_contain_text("you already sit in this game")
+    assert errors == []
