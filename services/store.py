@@ -150,7 +150,7 @@ class EventStore:
         """The entries with version > ``after``, in order."""
         with unavailable():
             rows = self.redis.xrange(keys.events_key(game_id), f"{after + 1}-0", "+")
-        return _entries(rows)
+        return entries_of(rows)
 
     def read_with_record(
         self, game_id: str, after: int, command_id: str
@@ -161,7 +161,7 @@ class EventStore:
         pipe.hget(keys.commands_key(game_id), command_id)
         with unavailable():
             rows, record = pipe.execute()
-        return _entries(rows), decode_record(record) if record is not None else None
+        return entries_of(rows), decode_record(record) if record is not None else None
 
     def rows(self, game_id: str) -> list[tuple[bytes, dict[bytes, bytes]]]:
         """The stream exactly as stored (entry ids and fields), for the audit."""
@@ -195,7 +195,8 @@ def unavailable() -> Iterator[None]:
         raise Unavailable(f"the event store did not complete the request ({exc})") from exc
 
 
-def _entries(rows: list[tuple[bytes, dict[bytes, bytes]]]) -> list[Entry]:
+def entries_of(rows: list[tuple[bytes, dict[bytes, bytes]]]) -> list[Entry]:
+    """A game stream's rows (``XRANGE``) as entries: for readers that pipeline their own read."""
     out = []
     for _id, fields in rows:
         raw = fields[b"e"]

@@ -17,7 +17,12 @@ it through the command service with ``expected_version=version``:
 * then, whatever the outcome, it projects the game itself instead of enqueuing a ``project``
   job for its append (``enqueue.projected_here``): the read model and the next AI move follow at
   once, without a queue in between. A retry of a job that failed after its append repairs the
-  read model that way; the catch-up repairs a job that died there.
+  read model that way; the catch-up repairs a job that died there;
+* when that projection finds an AI seat owing a decision again (AI seats in a row, or deciding
+  at once), the job makes that move too, as a job for that version would, up to ``AI_CHAIN``
+  moves and only while no projection job waits (people's moves go first); otherwise it enqueues
+  the job for that version. A job costs RQ a dozen round trips of its own: a game's AI moves in
+  a row no longer pay them each.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ log = logging.getLogger(__name__)
 AI_TIMEOUT = 30  # seconds: a bot move takes milliseconds; anything near this is a bug
 AI_RETRY = Retry(max=2, interval=[1, 5])
 CATCH_UP = "-catch-up"  # suffix of the job ids the catch-up enqueues
+AI_CHAIN = 8  # AI moves one job may make in a row in its game
 
 
 def project(game_id: str) -> int | None:
@@ -77,12 +83,21 @@ def enqueue_ai_move(game_id: str, version: int, suffix: str = "") -> None:
 
 def ai_move(game_id: str, version: int) -> str:
     """Move for the game's first AI seat owing a decision at ``version``, then project the
-    game. Returns what happened: ``moved``, ``duplicate`` (an earlier try moved), ``stale`` or
-    ``not_due``."""
-    with enqueue.projected_here():
-        outcome = _move(game_id, version)
-    project(game_id)
-    return outcome
+    game (and go on, see the module docstring). Returns what happened at ``version``:
+    ``moved``, ``duplicate`` (an earlier try moved), ``stale`` or ``not_due``."""
+    first = ""
+    for _ in range(AI_CHAIN):
+        with enqueue.projected_here():
+            outcome = _move(game_id, version)
+        first = first or outcome
+        projected = runtime.projector().project(game_id)
+        if projected is None or not (projected.written and projected.ai_due):
+            return first
+        version = projected.version
+        if runtime.queue(runtime.PROJECTIONS).count:
+            break
+    enqueue_ai_move(game_id, version)
+    return first
 
 
 def _move(game_id: str, version: int) -> str:

@@ -30,8 +30,8 @@ from services import keys
 from services import readmodels as rm
 from services.codec import EventCodec
 from services.players import public_key, seats_key
-from services.records import Entry, GameMeta
-from services.store import EventStore, unavailable
+from services.records import Entry, GameMeta, decode_meta
+from services.store import EventStore, entries_of, unavailable
 
 # KEYS[1]: the game's read-model hash.  ARGV: version, seated, indexes JSON, number of hash
 # fields n, then n (field, value) pairs, then (key, score, member) index entries.
@@ -109,23 +109,41 @@ class Projector:
     def project(self, game_id: str) -> Projected | None:
         """Bring the game's read models up to its stream's head; None for an unknown game.
 
-        Clears the game's pending flag first (in the same round trip, before reading): a change
-        made after this read asks for a job of its own (``workers.enqueue``)."""
+        One round trip reads the checkpoint, the seats and the events past the cached state
+        (a game not in the cache: the stream's length and metadata, and its events only if the
+        read model is behind). It first clears the game's pending flag: a change made after
+        this read asks for a job of its own (``workers.enqueue``)."""
+        with self._lock:
+            cached = self._cache.get(game_id)
+        events = keys.events_key(game_id)
         pipe = self.redis.pipeline(transaction=False)
         pipe.delete(pending_key(game_id))
         pipe.hmget(rm.game_key(game_id), ["version", "seated"])
         pipe.hgetall(seats_key(game_id))
         pipe.get(public_key(game_id))
-        pipe.xlen(keys.events_key(game_id))
+        if cached is None:
+            pipe.xlen(events)
+            pipe.get(keys.meta_key(game_id))
+        else:
+            pipe.xrange(events, f"{cached.version + 1}-0", "+")
         with unavailable():
-            _, (stored, seated), seats, public, length = pipe.execute()
+            _, (stored, seated), seats, public, *stream = pipe.execute()
         seating = Seating({int(s): p.decode() for s, p in seats.items()}, public == b"1")
         checkpoint = (-1, -1) if stored is None else (int(stored), int(seated))
-        if checkpoint >= (length, len(seating.owners)):
+        if cached is None:
+            length, meta = stream
+            if meta is None:
+                return None
+            if checkpoint >= (length, len(seating.owners)):
+                return Projected(checkpoint[0], False, [])
+            folded = Folded(decode_meta(meta), 0, None, 0, b"", {})
+            entries = self.store.read(game_id)
+        else:
+            folded, entries = cached, entries_of(stream[0])
+        if entries:
+            folded = self._remember(game_id, self._fold(folded, entries))
+        if checkpoint >= (folded.version, len(seating.owners)):
             return Projected(checkpoint[0], False, [])
-        folded = self.fold(game_id)
-        if folded is None:
-            return None
         ai_due = sorted(s for s in folded.due if s in folded.meta.ai)
         return Projected(folded.version, self.write(game_id, folded, seating), ai_due)
 
@@ -146,19 +164,7 @@ class Projector:
         with unavailable():
             return bool(self._write(keys=[rm.game_key(game_id)], args=args))
 
-    def fold(self, game_id: str) -> Folded | None:
-        """The game folded up to the stored head (from the cache plus the newer events)."""
-        with self._lock:
-            folded = self._cache.get(game_id)
-        if folded is None:
-            meta = self.store.meta(game_id)
-            if meta is None:
-                return None
-            folded = Folded(meta, 0, None, 0, b"", {})
-        entries = self.store.read(game_id, folded.version)
-        if not entries:
-            return folded if folded.version else None
-        folded = self._fold(folded, entries)
+    def _remember(self, game_id: str, folded: Folded) -> Folded:
         with self._lock:
             known = self._cache.get(game_id)
             if known is None or known.version < folded.version:

@@ -36,8 +36,11 @@ def test_a_seat_that_is_not_ai_gets_no_move(workers_redis: redis.Redis) -> None:
     assert commands.load(game_id).version == version
 
 
-def test_copies_of_one_ai_job_move_once(workers_redis: redis.Redis) -> None:
+def test_copies_of_one_ai_job_move_once(
+    workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Copies of one job (a retry racing the original) submit one move between them."""
+    monkeypatch.setattr(jobs, "AI_CHAIN", 1)  # the move of this version only
     game_id = commands.create_game("gangsta", 2, ai={0: 1, 1: 1})
     game, state, version, _ = commands.load(game_id)
     (seat,) = game.to_act(state)
@@ -57,6 +60,41 @@ def test_copies_of_one_ai_job_move_once(workers_redis: redis.Redis) -> None:
     assert set(outcomes) <= {"moved", "duplicate", "stale"}
     records = commands.service().events(game_id, after=version)
     assert {r.command_id for r in records} == {f"ai-{version}-{seat}"}
+
+
+def ai_moves(game_id: str, after: int) -> list[str]:
+    records = commands.service().events(game_id, after=after)
+    return sorted({r.command_id for r in records if r.command_id.startswith("ai-")})
+
+
+def test_an_ai_job_makes_the_moves_due_after_its_own(
+    workers_redis: redis.Redis, read_models: ReadModels, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(jobs, "AI_CHAIN", 3)
+    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    runtime.queue(runtime.PROJECTIONS).empty()
+    version = commands.load(game_id).version
+    assert jobs.ai_move(game_id, version) == "moved"
+    assert len(ai_moves(game_id, version)) == 3  # its own, then two more in a row
+    now = commands.load(game_id).version
+    summary = read_models.summary(game_id)
+    assert summary is not None and summary.version == now  # projected after each
+    (job,) = runtime.queue(runtime.AI).jobs  # and the job for the next one is queued
+    assert job.id == jobs.ai_job_id(game_id, now)
+
+
+def test_an_ai_job_lets_waiting_projections_go_first(
+    workers_redis: redis.Redis, read_models: ReadModels
+) -> None:
+    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    other = commands.create_game("famiglia", 2)  # its projection job waits
+    assert runtime.queue(runtime.PROJECTIONS).count >= 1
+    version = commands.load(game_id).version
+    assert jobs.ai_move(game_id, version) == "moved"
+    assert len(ai_moves(game_id, version)) == 1
+    now = commands.load(game_id).version
+    assert [j.id for j in runtime.queue(runtime.AI).jobs] == [jobs.ai_job_id(game_id, now)]
+    assert read_models.summary(other) is None
 
 
 def test_a_failing_ai_is_retried_then_failed_and_shown(
