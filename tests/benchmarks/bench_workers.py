@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
+import redis
+
 from tests.benchmarks.common import progress
 
 GAMES = 50
@@ -129,7 +131,7 @@ def run() -> None:
             for n in range(WORKERS)
         ]
         try:
-            time.sleep(1.0)  # let the workers start and register
+            wait_for_workers(client)
             start = time.perf_counter()
             game_ids = create_games()
             play_person(game_ids, time.monotonic() + 900)
@@ -148,6 +150,20 @@ def run() -> None:
                     proc.kill()
                     proc.wait()
         report(measure(game_ids, writes), wall, jobs)
+
+
+def wait_for_workers(client: redis.Redis) -> None:
+    """Until both workers are registered and idle (started, past their first catch-up pass):
+    the lag measured is the projections', not the workers' start-up."""
+    from rq import Worker
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = Worker.all(connection=client)
+        if len(found) == WORKERS and all(w.get_state() == "idle" for w in found):
+            return
+        time.sleep(0.1)
+    raise RuntimeError("the workers did not start")
 
 
 class Measured(NamedTuple):
