@@ -110,38 +110,33 @@ class Projector:
         """Bring the game's read models up to its stream's head; None for an unknown game.
 
         One round trip reads the checkpoint, the seats and the events past the cached state
-        (a game not in the cache: the stream's length and metadata, and its events only if the
-        read model is behind). It first clears the game's pending flag: a change made after
-        this read asks for a job of its own (``workers.enqueue``)."""
+        (all of them, and the metadata, for a game not in the cache). It first clears the
+        game's pending flag: a change made after this read asks for a job of its own
+        (``workers.enqueue``)."""
         with self._lock:
             cached = self._cache.get(game_id)
-        events = keys.events_key(game_id)
         pipe = self.redis.pipeline(transaction=False)
         pipe.delete(pending_key(game_id))
         pipe.hmget(rm.game_key(game_id), ["version", "seated"])
         pipe.hgetall(seats_key(game_id))
         pipe.get(public_key(game_id))
+        after = 0 if cached is None else cached.version
+        pipe.xrange(keys.events_key(game_id), f"{after + 1}-0", "+")
         if cached is None:
-            pipe.xlen(events)
             pipe.get(keys.meta_key(game_id))
-        else:
-            pipe.xrange(events, f"{cached.version + 1}-0", "+")
         with unavailable():
-            _, (stored, seated), seats, public, *stream = pipe.execute()
+            _, (stored, seated), seats, public, rows, *meta = pipe.execute()
+        if cached is None:
+            if meta[0] is None:
+                return None
+            cached = Folded(decode_meta(meta[0]), 0, None, 0, b"", {})
+        folded = cached
+        if rows:
+            folded = self._remember(game_id, self._fold(cached, entries_of(rows)))
+        elif not folded.version:
+            return None  # no events: not a game (creation stores both at once)
         seating = Seating({int(s): p.decode() for s, p in seats.items()}, public == b"1")
         checkpoint = (-1, -1) if stored is None else (int(stored), int(seated))
-        if cached is None:
-            length, meta = stream
-            if meta is None:
-                return None
-            if checkpoint >= (length, len(seating.owners)):
-                return Projected(checkpoint[0], False, [])
-            folded = Folded(decode_meta(meta), 0, None, 0, b"", {})
-            entries = self.store.read(game_id)
-        else:
-            folded, entries = cached, entries_of(stream[0])
-        if entries:
-            folded = self._remember(game_id, self._fold(folded, entries))
         if checkpoint >= (folded.version, len(seating.owners)):
             return Projected(checkpoint[0], False, [])
         ai_due = sorted(s for s in folded.due if s in folded.meta.ai)

@@ -57,6 +57,13 @@ class OmertaWorker(SimpleWorker):
             super().heartbeat(pipeline=pipe)
             pipe.execute()
 
+    def set_state(self, state: str, pipeline: Pipeline | None = None) -> None:
+        """RQ's, without the write when that state is already stored (RQ marks the worker idle
+        twice between two jobs)."""
+        if pipeline is None and state == self.get_state():
+            return
+        super().set_state(state, pipeline)
+
     def run_maintenance_tasks(self) -> None:
         super().run_maintenance_tasks()
         first, self._first_pass = self._first_pass, False
