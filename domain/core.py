@@ -90,6 +90,14 @@ class Game(Protocol):
     def result(self, state: Any) -> Result | None: ...
 
 
+def without_secret(event: Any, started: type) -> Any:
+    """The creation event (of type ``started``) with its secret removed; any other event as is.
+    Both games keep their only running secret, the seed, in that event."""
+    if isinstance(event, started) and event.secret is not None:
+        return msgspec.structs.replace(event, secret=None)
+    return event
+
+
 class GamePackage:
     """A game assembled from its package's modules: every game package has the same files
     (``messages``: Options, Command, Event; ``state``: evolve; ``rules``: options, start, decide,
@@ -125,8 +133,8 @@ class GamePackage:
         return f"<game {self.name}>"
 
 
-def replay(game: Game, events: Sequence[Any]) -> Any:
-    state = None
+def replay(game: Game, events: Sequence[Any], state: Any | None = None) -> Any:
+    """Fold ``events`` into ``state`` (None: from the start of the game)."""
     for event in events:
         state = game.evolve(state, event)
     return state

@@ -35,9 +35,7 @@ class Rng:
         if not self._pending:
             digest = hashlib.sha256(self._prefix + self._block.to_bytes(8, "big")).digest()
             self._block += 1
-            self._pending = [
-                int.from_bytes(digest[k : k + 8], "big") for k in range(24, -1, -8)
-            ]
+            self._pending = [int.from_bytes(digest[k : k + 8], "big") for k in range(24, -1, -8)]
         return self._pending.pop()
 
     def below(self, n: int) -> int:

@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from domain import GAMES, bots
-from domain.core import Game, RuleViolation, Secret
+from domain.core import Game, RuleViolation, Secret, replay
 from services.codec import EventCodec
 from services.config import connect
 from services.errors import (
@@ -158,9 +158,7 @@ class CommandService:
         )
         if appended.status != "ok":  # 128 random bits never collide; a store that says so lies
             raise RuntimeError(f"creating game {game_id} failed: {appended.status}")
-        state = None
-        for event in events:
-            state = rules.evolve(state, event)
+        state = replay(rules, events)
         self._remember(game_id, _Snapshot(meta, appended.version, state, appended.entries[-1].hash))
         self._after_append(game_id, appended.version)
         return game_id
@@ -257,10 +255,7 @@ class CommandService:
             digest=digest,
         )
         if appended.status == "ok":
-            rules = self.games[meta.game]
-            state = snap.state
-            for event in events:
-                state = rules.evolve(state, event)
+            state = replay(self.games[meta.game], events, snap.state)
             head = appended.entries[-1].hash
             self._remember(game_id, _Snapshot(meta, appended.version, state, head))
             self._after_append(game_id, appended.version)

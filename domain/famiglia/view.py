@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from domain.core import Result, RuleViolation
+from domain.core import Result, RuleViolation, without_secret
 from domain.famiglia.messages import GameStarted, Options
 from domain.famiglia.rules import SEATS, refresh_block, result
 from domain.famiglia.state import ACCOUNTANT, BRUTE, RECRUIT, REFRESH, State, street_ranks
@@ -91,6 +91,4 @@ def view(state: State, seat: int | None) -> View:
 
 def redact(event: Any, seat: int | None) -> Any:
     """Only game_started holds a secret while the game runs; every card move is public."""
-    if isinstance(event, GameStarted) and event.secret is not None:
-        return msgspec.structs.replace(event, secret=None)
-    return event
+    return without_secret(event, GameStarted)

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from domain.core import Result
+from domain.core import Result, without_secret
 from domain.gangsta import cards
 from domain.gangsta.messages import GameStarted, Options, Owed
 from domain.gangsta.rules import to_act
@@ -111,6 +111,4 @@ def redact(event: Any, seat: int | None) -> Any:
     """Only the creation event holds something secret (the seed) while the game runs. Which
     heist a player completed stays in history: the card lay face up in the row, so every player
     at a table saw it taken (docs/gangsta.md); views never add up another player's influence."""
-    if isinstance(event, GameStarted) and event.secret is not None:
-        return msgspec.structs.replace(event, secret=None)
-    return event
+    return without_secret(event, GameStarted)
