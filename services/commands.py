@@ -426,7 +426,7 @@ def _ai_seats(ai: Mapping[Any, Any] | None, seats: int) -> dict[int, int | str]:
         try:
             bots.level_name(level)
         except RuleViolation as exc:
-            raise BadRequest(exc.message, code="bad_ai") from None
+            raise BadRequest(exc.message, code=exc.code) from None
     return levels
 
 

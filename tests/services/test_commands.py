@@ -91,6 +91,13 @@ def test_create_game_refuses_bad_ai_seats(svc: CommandService, ai: dict[Any, Any
     assert caught.value.code == "bad_ai"
 
 
+def test_create_game_refuses_unknown_ai_levels(svc: CommandService, fake_redis: Any) -> None:
+    with pytest.raises(BadRequest) as caught:
+        svc.create_game("famiglia", 2, {}, ai={1: "godlike"})
+    assert caught.value.code == "bad_ai_level"
+    assert fake_redis.keys("*") == []
+
+
 @pytest.mark.parametrize(("name", "seats"), [("famiglia", 2), ("gangsta", 4)])
 def test_commands_as_structs_dicts_or_json_are_appended(
     svc: CommandService, name: str, seats: int, hooked: list[tuple[str, int]]
