@@ -250,6 +250,9 @@ GAME_FIELDS = {
     ("CommandIn", "command"): _any_of("Command"),
     ("ViewOut", "view"): _any_of("View"),
     ("LegalOut", "commands"): {"type": "array", "items": _any_of("Command")},
+    ("Accepted", "legal"): {
+        "anyOf": [{"type": "array", "items": _any_of("Command")}, {"type": "null"}]
+    },
     ("EventOut", "event"): _any_of("Event"),
 }
 

@@ -140,13 +140,17 @@ class LegalOut(msgspec.Struct, frozen=True):
 
 class Accepted(msgspec.Struct, frozen=True):
     """The command's events are versions ``first`` to ``version`` (none if first > version);
-    ``duplicate``: an earlier request with this Idempotency-Key stored them."""
+    ``duplicate``: an earlier request with this Idempotency-Key stored them. What follows at
+    ``version``, to save a request: ``to_act``, the seats owing a decision, and ``legal``, the
+    caller's commands (as ``GET .../legal`` would list them); both null for a duplicate."""
 
     game_id: str
     command_id: str
     version: int
     first: int
     duplicate: bool
+    to_act: list[int] | None
+    legal: list[Any] | None
 
 
 class EventOut(msgspec.Struct, frozen=True):

@@ -78,13 +78,16 @@ class Loaded(NamedTuple):
 
 class Accepted(msgspec.Struct, frozen=True):
     """A handled command: its events are versions ``first .. version`` of the game (none when
-    ``first > version``); ``duplicate`` means an earlier try of this command id stored them."""
+    ``first > version``); ``duplicate`` means an earlier try of this command id stored them.
+    ``state`` is the game's state at ``version`` (None for a duplicate: this try did not see
+    it), so a caller can answer with what follows (the next legal commands) without a read."""
 
     game_id: str
     command_id: str
     version: int
     first: int
     duplicate: bool = False
+    state: Any = None
 
 
 class _Snapshot(NamedTuple):
@@ -221,7 +224,9 @@ class CommandService:
             except RuleViolation as exc:
                 raise RuleRejected(exc.message, code=exc.code) from None
             if not events:
-                return Accepted(game_id, command_id, snap.version, snap.version + 1)
+                return Accepted(
+                    game_id, command_id, snap.version, snap.version + 1, state=snap.state
+                )
             accepted = self._append(
                 game_id, snap, seat, events, command_id, digest, expected_version
             )
@@ -259,7 +264,9 @@ class CommandService:
             head = appended.entries[-1].hash
             self._remember(game_id, _Snapshot(meta, appended.version, state, head))
             self._after_append(game_id, appended.version)
-            return Accepted(game_id, command_id, appended.version, snap.version + 1)
+            return Accepted(
+                game_id, command_id, appended.version, snap.version + 1, state=state
+            )
         if appended.record is not None:  # an earlier try of this command id stored it
             return self._duplicate(game_id, command_id, appended.record, digest, appended.version)
         if expected_version is not None:
@@ -286,6 +293,10 @@ class CommandService:
         return Accepted(game_id, command_id, record.last, record.first, duplicate=True)
 
     # -- reading ----------------------------------------------------------------------------
+
+    def rules(self, game_id: str) -> Game:
+        """The rules the game is played by (no read when this process knows the game)."""
+        return self.games[self._meta(game_id).game]
 
     def load(self, game_id: str) -> Loaded:
         """The game's rules, its current state and version, and its metadata."""

@@ -5,6 +5,7 @@ game is a spectator there and sees only what spectators see."""
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 import msgspec
 from flask import Blueprint, Response, request, url_for
@@ -32,7 +33,7 @@ from api.schemas import (
 )
 from api.tables import seat_list
 from domain import GAMES
-from domain.core import replay
+from domain.core import Game, replay
 from services.commands import CommandService
 from services.errors import BadRequest
 
@@ -106,7 +107,7 @@ def show(game_id: str) -> Response:
         created=loaded.meta.created,
         options=loaded.meta.options,
         seats=seats,
-        to_act=[] if result is not None else sorted(loaded.game.to_act(loaded.state)),
+        to_act=_to_act(loaded.game, loaded.state),
         your_seat=mine,
         result=result,
     )
@@ -130,16 +131,20 @@ def view(game_id: str) -> Response:
     return reply(ViewOut(game_id, loaded.meta.game, loaded.version, seat, shown))
 
 
+def _moves(game: Game, state: Any, seat: int) -> list[Any]:
+    """The seat's legal commands: none once the game is over."""
+    return [] if game.result(state) is not None else game.legal(state, seat)
+
+
+def _to_act(game: Game, state: Any) -> list[int]:
+    return [] if game.result(state) is not None else sorted(game.to_act(state))
+
+
 @bp.get("/games/<game_id>/legal")
 def legal(game_id: str) -> Response:
     loaded = deps().service.load(game_id)
     seat = _own_seat(game_id)
-    moves = (
-        []
-        if loaded.game.result(loaded.state) is not None
-        else loaded.game.legal(loaded.state, seat)
-    )
-    return reply(LegalOut(game_id, loaded.version, seat, moves))
+    return reply(LegalOut(game_id, loaded.version, seat, _moves(loaded.game, loaded.state, seat)))
 
 
 @bp.post("/games/<game_id>/commands")
@@ -156,8 +161,16 @@ def command(game_id: str) -> Response:
         if exc.code != "bad_command":
             raise
         raise commands.refusal(svc.load(game_id).game, sent.command, exc.message) from None
+    game, state = svc.rules(game_id), accepted.state
+    known = state is not None
     out = Accepted(
-        game_id, accepted.command_id, accepted.version, accepted.first, accepted.duplicate
+        game_id,
+        accepted.command_id,
+        accepted.version,
+        accepted.first,
+        accepted.duplicate,
+        to_act=_to_act(game, state) if known else None,
+        legal=_moves(game, state, seat) if known else None,
     )
     return reply(out)
 

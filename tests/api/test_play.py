@@ -43,8 +43,11 @@ def test_two_players_play_famiglia_to_the_end(
     by_seat = {0: ann, 1: bob}
     rng = random.Random(7)
     moves = 0
+    accepted = None
     while True:
         table = api.ok("GET", f"/games/{game_id}", ann)
+        if accepted is not None:  # the command's answer told what follows
+            assert (accepted["version"], accepted["to_act"]) == (table["version"], table["to_act"])
         if table["result"] is not None:
             break
         [seat] = table["to_act"]
@@ -54,6 +57,7 @@ def test_two_players_play_famiglia_to_the_end(
         assert inbox(api, by_seat[1 - seat]) == []
         accepted = api.random_move(by_seat[seat], game_id, rng)
         assert accepted["version"] >= accepted["first"] > table["version"]
+        assert accepted["legal"] == api.ok("GET", f"/games/{game_id}/legal", mover)["commands"]
         moves += 1
     assert moves > 5
     result = table["result"]
@@ -98,7 +102,8 @@ def test_a_retried_command_appends_once(api: Api) -> None:
     key = {"Idempotency-Key": "retry-1"}
     first = api.ok("POST", path, who, json=body, headers=key)
     again = api.ok("POST", path, who, json=body, headers=key)
-    assert again == {**first, "duplicate": True}
+    assert first["legal"] is not None and first["to_act"] is not None
+    assert again == {**first, "duplicate": True, "to_act": None, "legal": None}
     assert api.ok("GET", f"/games/{game_id}", ann)["version"] == first["version"]
 
 
