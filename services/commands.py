@@ -23,10 +23,12 @@ one round trip that also fetches the command id's record), so a long game never 
 start on every move. This is safe because states are immutable (the rules' ``evolve`` returns a
 new state) and streams are append-only: a state at version v stays the state at version v.
 
-``after_append``: callables ``(game_id, version)`` run after every append (and again when a
-retried command turns out to be a duplicate, so a lost follow-up is re-triggered); the workers use
-it to enqueue their jobs. They must be idempotent. An exception in one is logged and does not
-fail the command, which is already stored; the feed stream is the durable record of appends.
+``after_append``: callables ``(game_id, version, woke)`` run after every append (and again when
+a retried command turns out to be a duplicate, so a lost follow-up is re-triggered). ``woke``
+says that this change set the store's wake flag (``EventStore.mark_changed``): the read side must
+be woken (the workers' hook enqueues a job then, and only then). They must be idempotent. An
+exception in one is logged and does not fail the command, which is already stored; the feed
+stream is the durable record of appends.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from services.errors import (
     CommandIdReused,
     Conflict,
     RuleRejected,
+    Unavailable,
     UnknownGame,
     WrongSeat,
 )
@@ -60,7 +63,7 @@ from services.upcasting import UPCASTERS, Upcasters
 
 log = logging.getLogger(__name__)
 
-AfterAppend = Callable[[str, int], None]
+AfterAppend = Callable[[str, int, bool], None]
 
 after_append: list[AfterAppend] = []
 """Hooks of the process-wide service (see the module docstring)."""
@@ -163,7 +166,7 @@ class CommandService:
             raise RuntimeError(f"creating game {game_id} failed: {appended.status}")
         state = replay(rules, events)
         self._remember(game_id, _Snapshot(meta, appended.version, state, appended.entries[-1].hash))
-        self._after_append(game_id, appended.version)
+        self._after_append(game_id, appended.version, appended.woke)
         return game_id
 
     # -- commands ---------------------------------------------------------------------------
@@ -263,7 +266,7 @@ class CommandService:
             state = replay(self.games[meta.game], events, snap.state)
             head = appended.entries[-1].hash
             self._remember(game_id, _Snapshot(meta, appended.version, state, head))
-            self._after_append(game_id, appended.version)
+            self._after_append(game_id, appended.version, appended.woke)
             return Accepted(
                 game_id, command_id, appended.version, snap.version + 1, state=state
             )
@@ -289,7 +292,7 @@ class CommandService:
             raise CommandIdReused(
                 f"command id {command_id!r} was already used for another command in this game"
             )
-        self._after_append(game_id, now)
+        self.notify(game_id, now)
         return Accepted(game_id, command_id, record.last, record.first, duplicate=True)
 
     # -- reading ----------------------------------------------------------------------------
@@ -405,14 +408,20 @@ class CommandService:
                 self._cache.popitem(last=False)
 
     def notify(self, game_id: str, version: int) -> None:
-        """Run the follow-up hooks again, for a change outside the stream that read models
-        show (a seat taken). Hooks are idempotent; a failing one is logged, not raised."""
-        self._after_append(game_id, version)
+        """Mark the game changed and run the follow-up hooks again, for a change outside the
+        stream that read models show (a seat taken). Hooks are idempotent; a failing one is
+        logged, not raised; so is a failing mark (the workers' catch-up repairs both)."""
+        try:
+            woke = self.store.mark_changed(game_id)
+        except Unavailable:
+            log.exception("could not mark %s changed", game_id)
+            return
+        self._after_append(game_id, version, woke)
 
-    def _after_append(self, game_id: str, version: int) -> None:
+    def _after_append(self, game_id: str, version: int, woke: bool) -> None:
         for hook in self.hooks:
             try:
-                hook(game_id, version)
+                hook(game_id, version, woke)
             except Exception:
                 log.exception("after_append hook %r failed for %s@%d", hook, game_id, version)
 

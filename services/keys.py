@@ -6,9 +6,13 @@ script may touch them together.
 ``game:{<id>}:meta``      string, the MessagePack ``GameMeta`` record
 ``game:{<id>}:commands``  hash, command id -> MessagePack ``CommandRecord`` (idempotency)
 ``feed``                  stream, one entry ``{game, version}`` per append, in commit order
+``changed``               set, games appended to since the read side last took them
+``changed:wake``          string, set (with a short expiry) by the first append after the read
+                          side last took the changed games: the appender wakes the read side
 
 The feed under Redis Cluster: a script may only touch keys of one slot, so a single global feed
-cannot be written in the same atomic step as a game's stream. There the feed becomes one stream
+cannot be written in the same atomic step as a game's stream (nor can ``changed``: the same
+applies to it). There the feed becomes one stream
 per slot: ``feed_key`` returns ``feed:{<t>}`` with ``<t>`` a fixed string that hashes to the
 game's slot (a 16384-entry table computed once from CRC16), and a projector follows the feeds of
 the slots each node owns (``XREAD`` over them). On a single server (this deployment: embedded or
@@ -18,6 +22,8 @@ the slots each node owns (``XREAD`` over them). On a single server (this deploym
 from __future__ import annotations
 
 FEED = "feed"
+CHANGED = "changed"
+CHANGED_WAKE = "changed:wake"
 
 
 def events_key(game_id: str) -> str:

@@ -5,8 +5,8 @@
 1. returns the stored record if this command id was already appended (idempotent retry),
 2. refuses unless the stream is exactly at the expected version (optimistic concurrency),
 3. on a creation, writes the game's metadata record,
-4. appends the events with entry ids ``<version>-0``, records the command id, and adds one
-   entry to the feed.
+4. appends the events with entry ids ``<version>-0``, records the command id, adds one entry
+   to the feed and marks the game changed for the read side (``mark_changed``).
 
 Every check comes before the first write, so a refused or failed append leaves nothing behind
 (Redis also refuses a writing script as a whole when it is out of memory). Nothing is ever
@@ -47,14 +47,27 @@ if ARGV[5] ~= '' then
 elseif version == 0 then
   return {'unknown', 0}
 end
-for i = 6, #ARGV do
+for i = 7, #ARGV do
   version = version + 1
   redis.call('XADD', KEYS[1], version .. '-0', 'e', ARGV[i])
 end
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 redis.call('XADD', KEYS[3], '*', 'game', ARGV[4], 'version', version)
-return {'ok', version}
+redis.call('SADD', KEYS[5], ARGV[4])
+local woke = redis.call('SET', KEYS[6], '1', 'NX', 'PX', ARGV[6])
+return {'ok', version, woke and 1 or 0}
 """
+
+# KEYS: changed, changed:wake.  ARGV: game id, expiry of the wake flag (ms).  Returns 1 if this
+# call set the wake flag.
+MARK_CHANGED = """
+redis.call('SADD', KEYS[1], ARGV[1])
+return redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[2]) and 1 or 0
+"""
+
+WAKE_TTL_MS = 5_000
+"""How long the wake flag lives: a read side that never got woken (the appender died between
+its append and the wake-up) is woken again by the next append after this, at the latest."""
 
 
 class NewEvent(msgspec.Struct, frozen=True):
@@ -68,12 +81,14 @@ class NewEvent(msgspec.Struct, frozen=True):
 class Appended(msgspec.Struct, frozen=True):
     """The store's answer: ``status`` is ``ok``, ``duplicate``, ``conflict`` or ``unknown``;
     ``version`` is the stream's version after the append (``ok``), now (``conflict``), or the
-    last version of the earlier append (``duplicate``, whose ``record`` is then set)."""
+    last version of the earlier append (``duplicate``, whose ``record`` is then set).
+    ``woke``: this append set the wake flag (``mark_changed``)."""
 
     status: str
     version: int
     entries: list[Entry] = []
     record: CommandRecord | None = None
+    woke: bool = False
 
 
 def now_ms() -> int:
@@ -87,6 +102,7 @@ class EventStore:
         self.redis = client
         self.clock = clock
         self._append = client.register_script(APPEND)
+        self._mark_changed = client.register_script(MARK_CHANGED)
 
     def append(
         self,
@@ -122,12 +138,14 @@ class EventStore:
             entries.append(Entry(envelope, raw, prev))
         record = CommandRecord(expected_version + 1, expected_version + len(entries), digest)
         with unavailable():
-            status, value = self._append(
+            status, value, *woken = self._append(
                 keys=[
                     keys.events_key(game_id),
                     keys.commands_key(game_id),
                     keys.feed_key(game_id),
                     keys.meta_key(game_id),
+                    keys.CHANGED,
+                    keys.CHANGED_WAKE,
                 ],
                 args=[
                     expected_version,
@@ -135,6 +153,7 @@ class EventStore:
                     encode(record),
                     game_id,
                     encode(meta) if meta is not None else b"",
+                    WAKE_TTL_MS,
                     *(entry.raw for entry in entries),
                 ],
             )
@@ -144,7 +163,17 @@ class EventStore:
             return Appended("duplicate", earlier.last, record=earlier)
         if status != "ok":
             return Appended(status, int(value))
-        return Appended("ok", int(value), entries=entries)
+        return Appended("ok", int(value), entries=entries, woke=woken == [1])
+
+    def mark_changed(self, game_id: str) -> bool:
+        """Add the game to the ``changed`` set the read side takes its work from (every append
+        does it too), for a change that is not an event (a seat taken). True if this set the
+        wake flag: then the caller must wake the read side (the workers' hook enqueues a job),
+        which clears the flag when it takes the set; until then later changes need not."""
+        with unavailable():
+            return self._mark_changed(
+                keys=[keys.CHANGED, keys.CHANGED_WAKE], args=[game_id, WAKE_TTL_MS]
+            ) == 1
 
     def read(self, game_id: str, after: int = 0) -> list[Entry]:
         """The entries with version > ``after``, in order."""

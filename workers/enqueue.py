@@ -1,43 +1,34 @@
 """Hooking the jobs into the command service: ``install()`` once per process (API and worker).
 
-After every append the command service calls ``on_append(game_id, version)``, which asks for a
-projection of the game. ``request_projection`` is also for changes that are not events: a seat
-taken changes the lobby and the inboxes.
+Every append marks its game changed (the store adds it to the ``changed`` set in the same
+atomic step, ``services.store``), and the first append after the read side last took that set
+also sets the store's wake flag and is told so (``woke``). Only then does ``on_append`` enqueue a
+``project_changed`` job (``workers.jobs``), which clears the flag, takes the changed games and
+projects them all. So one job serves every change made while it waited, in every game: under
+load (or with the workers behind) many appends share one job and its dozen round trips of RQ
+bookkeeping, and an append costs no round trip beyond its own. A change made after the job
+cleared the flag sets it again and gets a job of its own.
 
-Coalescing: at most one ``project`` job per game waits in the queue. Asking sets the game's
-pending flag (``workers.projection.pending_key``, ``SET NX``) and enqueues a job only if the flag
-was not already set; the projection clears the flag before it reads anything, so a change made
-after that clear sets it again and gets a job of its own, and a change made before it is read by
-the waiting job. Under load (or with the workers behind) many appends share one job instead of
-each paying for an enqueue and a projection. The flag expires after ``PENDING_TTL_MS`` (a job
-waiting longer gets a harmless twin). A lost enqueue (the process dies between the flag and the
-job, Redis refuses) is repaired by the catch-up, which follows the feed stream
-(``workers.catchup``) and projects, which clears the flag.
-
-A job that appends and projects the game itself right after (``ai_move``) appends inside
-``projected_here()``: no job is enqueued for those appends (it would find nothing to do).
+A seat taken is not an event: the service's ``notify`` marks the game the same way. A failed
+enqueue clears the flag again, so the next change asks anew; a lost one (the process died
+between its append and the enqueue) is repaired by the flag's expiry (``WAKE_TTL_MS``: the next
+change after it wakes the read side) and by the catch-up, which follows the feed stream
+(``workers.catchup``).
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from rq import Retry
 
-from services import commands
+from services import commands, keys
 from workers import runtime
-from workers.projection import pending_key
 
-PROJECT_TIMEOUT = 60  # seconds: a projection folds at most one game's new events
+PROJECT_TIMEOUT = 300  # seconds: a job projects every game changed while it waited
 PROJECT_RETRY = Retry(max=3, interval=[1, 5, 30])
-PENDING_TTL_MS = 60_000
-# Nothing to keep (the read model is the result), but RQ 3 handles a result_ttl of 0 by deleting
-# the job from every registry, a dozen more round trips than letting it expire shortly.
+# Nothing to keep (the read models are the result), but RQ 3 handles a result_ttl of 0 by
+# deleting the job from every registry, a dozen more round trips than letting it expire shortly.
 PROJECT_RESULT_TTL = 10
-
-_here = threading.local()
+FAILURE_TTL = 7 * 24 * 3600
 
 
 def install() -> None:
@@ -45,39 +36,38 @@ def install() -> None:
         commands.after_append.append(on_append)
 
 
-def on_append(game_id: str, version: int) -> None:
-    if not getattr(_here, "active", False):
-        request_projection(game_id)
+def on_append(game_id: str, version: int, woke: bool) -> None:
+    if woke:
+        wake()
 
 
-@contextmanager
-def projected_here() -> Iterator[None]:
-    """Appends of this thread inside the block are projected by the caller, not by a job."""
-    _here.active = True
-    try:
-        yield
-    finally:
-        _here.active = False
-
-
-def request_projection(game_id: str) -> bool:
-    """Enqueue a ``project`` job unless one is already waiting; whether one was enqueued."""
-    client = runtime.queue(runtime.PROJECTIONS).connection
-    flag = pending_key(game_id)
-    if not client.set(flag, 1, nx=True, px=PENDING_TTL_MS):
-        return False
+def wake() -> None:
+    """Enqueue a ``project_changed`` job (the caller set the wake flag)."""
     try:
         runtime.enqueue(
             runtime.PROJECTIONS,
-            "workers.jobs.project",
-            args=(game_id,),
+            "workers.jobs.project_changed",
             timeout=PROJECT_TIMEOUT,
             result_ttl=PROJECT_RESULT_TTL,
-            failure_ttl=7 * 24 * 3600,
+            failure_ttl=FAILURE_TTL,
             retry=PROJECT_RETRY,
-            description=f"project {game_id}",
+            description="project the changed games",
         )
     except BaseException:
-        client.delete(flag)  # no job waits: the next change asks again
+        runtime.queue(runtime.PROJECTIONS).connection.delete(keys.CHANGED_WAKE)
         raise
-    return True
+
+
+def project_alone(game_id: str) -> None:
+    """Enqueue a ``project`` job for this game only: for a game whose projection failed in a
+    ``project_changed`` job, so its retries and its failure are its own."""
+    runtime.enqueue(
+        runtime.PROJECTIONS,
+        "workers.jobs.project",
+        args=(game_id,),
+        timeout=60,
+        result_ttl=PROJECT_RESULT_TTL,
+        failure_ttl=FAILURE_TTL,
+        retry=PROJECT_RETRY,
+        description=f"project {game_id}",
+    )

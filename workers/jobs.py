@@ -1,7 +1,13 @@
-"""The RQ jobs: ``project(game_id)`` and ``ai_move(game_id, version)``.
+"""The RQ jobs: ``project_changed()``, ``project(game_id)`` and ``ai_move(game_id, version)``.
 
-``project`` brings a game's read models up to date (``workers.projection``); when that moved
-them to a version where an AI seat owes a decision, it enqueues ``ai_move`` for that version
+``project_changed`` (enqueued by ``workers.enqueue`` when a change wakes the read side) clears
+the store's wake flag, then takes the games of the ``changed`` set, a batch at a time, and
+projects each. A game whose projection fails is logged and gets a ``project`` job of its own
+(its retries and its place in the failed registry are its own); the others go on. Games taken
+from the set by a job that dies are projected by the catch-up (``workers.catchup``).
+
+``project`` brings one game's read models up to date (``workers.projection``); both enqueue
+``ai_move`` when the projection moved the game to a version where an AI seat owes a decision
 (job id ``ai-<version>-<game id>``: one per version).
 
 ``ai_move`` computes a move for the lowest AI seat owing a decision at ``version``, from that
@@ -14,13 +20,14 @@ it through the command service with ``expected_version=version``:
 * a failure (a bot error, the store down) is recorded in the game's ``ai:{<id>}:error`` (shown
   with its read model) and re-raised, so RQ retries it (``AI_RETRY``) and finally keeps it in
   its failed registry; a later success clears it;
-* then, whatever the outcome, it projects the game itself instead of enqueuing a ``project``
-  job for its append (``enqueue.projected_here``): the read model and the next AI move follow at
-  once, without a queue in between. A retry of a job that failed after its append repairs the
-  read model that way; the catch-up repairs a job that died there;
+* then, whatever the outcome, it projects the game itself (the ``project_changed`` job its
+  append may wake finds it done): the read model and the next AI move follow at once, without a
+  queue in between. A retry of a job that failed after its append repairs the read model that
+  way; the catch-up repairs a job that died there;
 * when that projection finds an AI seat owing a decision again (AI seats in a row, or deciding
   at once), the job makes that move too, as a job for that version would, up to ``AI_CHAIN``
-  moves and only while no projection job waits (people's moves go first); otherwise it enqueues
+  moves and only while no other game waits for its projection (people's moves go first: the
+  ``changed`` set holds no other game); otherwise it enqueues
   the job for that version. A job costs RQ a dozen round trips of its own: a game's AI moves in
   a row no longer pay them each.
 """
@@ -30,13 +37,15 @@ from __future__ import annotations
 import logging
 
 import msgspec
+import redis
 from rq import Retry
 
 from domain import bots
+from services import keys
 from services import readmodels as rm
 from services.commands import service
-from services.errors import Conflict
-from services.store import now_ms
+from services.errors import Conflict, Unavailable
+from services.store import now_ms, unavailable
 from workers import enqueue, runtime
 from workers.projection import Projector
 
@@ -46,6 +55,32 @@ AI_TIMEOUT = 30  # seconds: a bot move takes milliseconds; anything near this is
 AI_RETRY = Retry(max=2, interval=[1, 5])
 CATCH_UP = "-catch-up"  # suffix of the job ids the catch-up enqueues
 AI_CHAIN = 8  # AI moves one job may make in a row in its game
+
+
+CHANGED_BATCH = 100  # games taken from the changed set at a time
+
+
+def project_changed() -> int:
+    """Project the games changed since the last such job; how many it took."""
+    projector = runtime.projector()
+    client = projector.redis
+    with unavailable():
+        client.delete(keys.CHANGED_WAKE)  # a change after this wakes a job of its own
+    taken = 0
+    while True:
+        with unavailable():
+            games = [g.decode() for g in client.spop(keys.CHANGED, CHANGED_BATCH)]
+        if not games:
+            return taken
+        taken += len(games)
+        for game_id in games:
+            try:
+                project_with(projector, game_id)
+            except Unavailable:
+                raise  # the store is down: RQ retries the job, the catch-up the games taken
+            except Exception:
+                log.exception("projecting %s failed: it gets a job of its own", game_id)
+                enqueue.project_alone(game_id)
 
 
 def project(game_id: str) -> int | None:
@@ -87,17 +122,26 @@ def ai_move(game_id: str, version: int) -> str:
     ``moved``, ``duplicate`` (an earlier try moved), ``stale`` or ``not_due``."""
     first = ""
     for _ in range(AI_CHAIN):
-        with enqueue.projected_here():
-            outcome = _move(game_id, version)
+        outcome = _move(game_id, version)
         first = first or outcome
         projected = runtime.projector().project(game_id)
         if projected is None or not (projected.written and projected.ai_due):
             return first
         version = projected.version
-        if runtime.queue(runtime.PROJECTIONS).count:
+        if _others_changed(runtime.projector().redis, game_id):
             break
     enqueue_ai_move(game_id, version)
     return first
+
+
+def _others_changed(client: redis.Redis, game_id: str) -> bool:
+    """Whether games other than this one wait in the changed set."""
+    pipe = client.pipeline(transaction=False)
+    pipe.scard(keys.CHANGED)
+    pipe.sismember(keys.CHANGED, game_id)
+    with unavailable():
+        count, mine = pipe.execute()
+    return count - int(mine) > 0
 
 
 def _move(game_id: str, version: int) -> str:

@@ -62,11 +62,6 @@ return 1
 _json = msgspec.json.Encoder()
 
 
-def pending_key(game_id: str) -> str:
-    """Set while a projection job of the game waits in the queue (``workers.enqueue``)."""
-    return f"projection:{{{game_id}}}:pending"  # not under rm:, which rebuild snapshots
-
-
 class Folded(NamedTuple):
     """A game folded up to ``version``: the state, the time of the last event, and since when
     each seat owing a decision has owed it (evaluated after each command's events)."""
@@ -110,13 +105,10 @@ class Projector:
         """Bring the game's read models up to its stream's head; None for an unknown game.
 
         One round trip reads the checkpoint, the seats and the events past the cached state
-        (all of them, and the metadata, for a game not in the cache). It first clears the
-        game's pending flag: a change made after this read asks for a job of its own
-        (``workers.enqueue``)."""
+        (all of them, and the metadata, for a game not in the cache)."""
         with self._lock:
             cached = self._cache.get(game_id)
         pipe = self.redis.pipeline(transaction=False)
-        pipe.delete(pending_key(game_id))
         pipe.hmget(rm.game_key(game_id), ["version", "seated"])
         pipe.hgetall(seats_key(game_id))
         pipe.get(public_key(game_id))
@@ -125,7 +117,7 @@ class Projector:
         if cached is None:
             pipe.get(keys.meta_key(game_id))
         with unavailable():
-            _, (stored, seated), seats, public, rows, *meta = pipe.execute()
+            (stored, seated), seats, public, rows, *meta = pipe.execute()
         if cached is None:
             if meta[0] is None:
                 return None

@@ -25,7 +25,7 @@ from workers.projection import Projector
 def service(real_redis: redis.Redis) -> CommandService:
     store = EventStore(real_redis)
     projector = Projector(store)
-    return CommandService(store, hooks=[lambda game_id, _version: projector.project(game_id)])
+    return CommandService(store, hooks=[lambda game_id, *_: projector.project(game_id)])
 
 
 @pytest.fixture

@@ -23,18 +23,20 @@ from services.errors import (
     UnknownGame,
     WrongSeat,
 )
-from services.store import EventStore
+from services.store import WAKE_TTL_MS, EventStore
 from tests.services.helpers import pick_move, play_out
+
+Hooked = list[tuple[str, int, bool]]
 
 
 @pytest.fixture
-def hooked() -> list[tuple[str, int]]:
+def hooked() -> Hooked:
     return []
 
 
 @pytest.fixture
-def svc(fake_redis: fakeredis.FakeRedis, hooked: list[tuple[str, int]]) -> CommandService:
-    return CommandService(EventStore(fake_redis), hooks=[lambda g, v: hooked.append((g, v))])
+def svc(fake_redis: fakeredis.FakeRedis, hooked: Hooked) -> CommandService:
+    return CommandService(EventStore(fake_redis), hooks=[lambda g, v, w: hooked.append((g, v, w))])
 
 
 def snapshot(client: fakeredis.FakeRedis) -> dict[bytes, Any]:
@@ -100,7 +102,7 @@ def test_create_game_refuses_unknown_ai_levels(svc: CommandService, fake_redis: 
 
 @pytest.mark.parametrize(("name", "seats"), [("famiglia", 2), ("gangsta", 4)])
 def test_commands_as_structs_dicts_or_json_are_appended(
-    svc: CommandService, name: str, seats: int, hooked: list[tuple[str, int]]
+    svc: CommandService, name: str, seats: int, hooked: Hooked
 ) -> None:
     game_id = svc.create_game(name, seats, {})
     for i, form in enumerate(["struct", "dict", "json"]):
@@ -117,7 +119,25 @@ def test_commands_as_structs_dicts_or_json_are_appended(
         assert svc.load(game_id).version == accepted.version
         stored = svc.events(game_id, after=before)
         assert {(r.actor, r.command_id) for r in stored} == {(seat, f"c{i}")}
-        assert hooked[-1] == (game_id, accepted.version)
+        assert hooked[-1] == (game_id, accepted.version, False)  # the creation woke them
+
+
+def test_appends_mark_their_game_changed_and_the_first_one_wakes_the_read_side(
+    svc: CommandService, fake_redis: fakeredis.FakeRedis, hooked: Hooked
+) -> None:
+    game_id = svc.create_game("famiglia", 2, {})
+    other = svc.create_game("gangsta", 2, {})
+    assert [w for _, _, w in hooked] == [True, False]  # the flag was still set for the second
+    assert fake_redis.smembers(keys.CHANGED) == {game_id.encode(), other.encode()}
+    fake_redis.delete(keys.CHANGED, keys.CHANGED_WAKE)  # what a projection job does first
+    seat, command = move(svc, game_id)
+    accepted = svc.handle(game_id, seat, command, "c1")
+    assert hooked[-1] == (game_id, accepted.version, True)
+    assert fake_redis.smembers(keys.CHANGED) == {game_id.encode()}
+    assert 0 < fake_redis.pttl(keys.CHANGED_WAKE) <= WAKE_TTL_MS
+    svc.notify(other, svc.load(other).version)  # a seat taken: not an event, marked the same way
+    assert hooked[-1] == (other, svc.load(other).version, False)
+    assert fake_redis.smembers(keys.CHANGED) == {game_id.encode(), other.encode()}
 
 
 def test_a_retried_command_appends_nothing_and_returns_the_first_result(
@@ -304,10 +324,10 @@ def test_a_failing_hook_does_not_fail_the_command(
 ) -> None:
     calls: list[int] = []
 
-    def broken(game_id: str, version: int) -> None:
+    def broken(game_id: str, version: int, woke: bool) -> None:
         raise RuntimeError("queue down")
 
-    svc = CommandService(EventStore(fake_redis), hooks=[broken, lambda g, v: calls.append(v)])
+    svc = CommandService(EventStore(fake_redis), hooks=[broken, lambda g, v, w: calls.append(v)])
     with caplog.at_level(logging.ERROR):
         game_id = svc.create_game("famiglia", 2, {})
     assert calls == [svc.load(game_id).version]
@@ -368,6 +388,8 @@ def test_events_are_stored_under_the_game_hash_tag(
             keys.meta_key(game_id),
             keys.commands_key(game_id),
             keys.FEED,
+            keys.CHANGED,
+            keys.CHANGED_WAKE,
         )
     )
 

@@ -8,7 +8,7 @@ import redis
 from services import commands
 from services.players import Players
 from services.readmodels import ReadModels
-from workers import catchup, enqueue, runtime
+from workers import catchup, runtime
 
 pytestmark = pytest.mark.server
 
@@ -68,7 +68,7 @@ def test_reading_helpers(workers_redis: redis.Redis, read_models: ReadModels) ->
     assert not read_models.wait_for(first, version + 1, timeout=0.05)
     assert read_models.view(first, 5) is None  # no such seat
     assert read_models.view("no-such-game", None) is None
-    enqueue.request_projection(first)
+    commands.service().notify(first, version)
     assert runtime.queue(runtime.PROJECTIONS).count >= 1
 
 

@@ -1,4 +1,6 @@
-"""Asking for projections: at most one waiting job per game (coalescing), and nothing lost."""
+"""Waking the read side: one waiting projection job for every change in every game
+(coalescing), a job of its own for a change after a job took the changed games, a game whose
+projection fails set apart, and nothing lost."""
 
 from __future__ import annotations
 
@@ -8,64 +10,70 @@ import pytest
 import redis
 from rq import Queue
 
-from services import commands
+from services import commands, keys
 from services.readmodels import ReadModels
 from tests.workers.helpers import assert_read_models_current
 from tests.workers.test_projection import human_moves
-from workers import enqueue, runtime
-from workers.projection import pending_key
+from workers import jobs, runtime
+from workers.projection import Projector
 
 pytestmark = pytest.mark.server
 
 
-def waiting() -> int:
-    return runtime.queue(runtime.PROJECTIONS).count
+def waiting() -> list[str]:
+    """The functions of the waiting projection jobs."""
+    queue = runtime.queue(runtime.PROJECTIONS)
+    return [job.func_name for job in queue.jobs]
 
 
-def test_appends_share_one_waiting_projection_job(
+def test_changes_in_every_game_share_one_waiting_job(
     workers_redis: redis.Redis, read_models: ReadModels, drain: Callable[[], None]
 ) -> None:
     game_id = commands.create_game("gangsta", 3)
-    assert waiting() == 1 and workers_redis.exists(pending_key(game_id))
+    assert waiting() == ["workers.jobs.project_changed"]
     human_moves(game_id, 6)
-    assert waiting() == 1  # the creation's job, still waiting, will read these moves too
     other = commands.create_game("famiglia", 2)
-    assert waiting() == 2  # one per game
+    assert len(waiting()) == 1  # the waiting job will take these changes too
+    assert workers_redis.smembers(keys.CHANGED) == {game_id.encode(), other.encode()}
     drain()
     for game in (game_id, other):
         assert_read_models_current(read_models, game)
-        assert not workers_redis.exists(pending_key(game))
+    assert not workers_redis.exists(keys.CHANGED, keys.CHANGED_WAKE)
     human_moves(game_id, 1, seed=2)
-    assert waiting() == 1  # nothing waits any more: a new change gets a new job
+    assert len(waiting()) == 1  # nothing waited any more: a new change wakes a new job
     drain()
     assert_read_models_current(read_models, game_id)
 
 
-def test_a_change_after_the_projection_read_gets_a_job_of_its_own(
+def test_a_change_after_the_job_took_the_games_gets_a_job_of_its_own(
     workers_redis: redis.Redis, read_models: ReadModels, drain: Callable[[], None]
 ) -> None:
     game_id = commands.create_game("famiglia", 2)
-    assert waiting() == 1
-    runtime.projector().project(game_id)  # a projection has read the game (and cleared the flag)
+    assert jobs.project_changed() == 1  # a job ran (cleared the flag, took the game)
+    assert len(waiting()) == 1  # the creation's own job, not run yet
+    runtime.queue(runtime.PROJECTIONS).empty()
     human_moves(game_id, 1)
-    assert waiting() == 2  # this move must not wait for the job that already ran
+    assert len(waiting()) == 1  # this move must not wait for the job that already ran
     drain()
     assert_read_models_current(read_models, game_id)
 
 
 def test_seat_changes_ask_the_same_way(workers_redis: redis.Redis) -> None:
     game_id = commands.create_game("famiglia", 2)
-    assert not enqueue.request_projection(game_id)  # the creation's job is still waiting
-    runtime.projector().project(game_id)
-    assert enqueue.request_projection(game_id)
-    assert waiting() == 2
+    svc = commands.service()
+    svc.notify(game_id, 1)  # the creation's job is still waiting
+    assert len(waiting()) == 1
+    jobs.project_changed()
+    svc.notify(game_id, 1)
+    assert len(waiting()) == 2
+    assert workers_redis.smembers(keys.CHANGED) == {game_id.encode()}
 
 
 def test_a_failed_enqueue_leaves_no_flag_behind(
     workers_redis: redis.Redis, read_models: ReadModels, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     game_id = commands.create_game("famiglia", 2)
-    runtime.projector().project(game_id)
+    jobs.project_changed()
     runtime.queue(runtime.PROJECTIONS).empty()
 
     def refused(*args: object, **kwargs: object) -> None:
@@ -73,11 +81,34 @@ def test_a_failed_enqueue_leaves_no_flag_behind(
 
     with monkeypatch.context() as patched:
         patched.setattr(Queue, "enqueue_call", refused)
-        with pytest.raises(redis.ResponseError):
-            enqueue.request_projection(game_id)
         human_moves(game_id, 1)  # the hook's failure is logged; the move is stored
-    assert not workers_redis.exists(pending_key(game_id))
-    assert waiting() == 0
-    assert enqueue.request_projection(game_id)  # the next change asks again
-    runtime.projector().project(game_id)
+    assert not workers_redis.exists(keys.CHANGED_WAKE)
+    assert waiting() == []
+    human_moves(game_id, 1, seed=3)  # the next change asks again
+    assert len(waiting()) == 1
+    assert jobs.project_changed() == 1
     assert_read_models_current(read_models, game_id)
+
+
+def test_a_game_whose_projection_fails_gets_a_job_of_its_own(
+    workers_redis: redis.Redis, read_models: ReadModels, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken, fine = commands.create_game("famiglia", 2), commands.create_game("gangsta", 2)
+    runtime.queue(runtime.PROJECTIONS).empty()
+    real = Projector.project
+
+    def project(self: Projector, game_id: str) -> object:
+        if game_id == broken:
+            raise ValueError("a bug in this game's projection")
+        return real(self, game_id)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Projector, "project", project)
+        assert jobs.project_changed() == 2
+    assert_read_models_current(read_models, fine)
+    assert read_models.summary(broken) is None
+    [alone] = runtime.queue(runtime.PROJECTIONS).jobs
+    assert (alone.func_name, alone.args) == ("workers.jobs.project", (broken,))
+    assert alone.retries_left == 3
+    assert jobs.project(broken) == commands.load(broken).version
+    assert_read_models_current(read_models, broken)

@@ -116,7 +116,7 @@ def test_the_lobby_and_inboxes_follow_the_seats(
     assert [s.game_id for s in read_models.inbox(alice.id)] == ([game_id] if owing == 0 else [])
 
     players.join(game_id, bob.id, None)
-    runtime.projector().project(game_id)  # what the API's join asks for (request_projection)
+    runtime.projector().project(game_id)  # what the API's join asks for (notify)
     assert read_models.lobby() == []
     summary = read_models.summary(game_id)
     assert summary is not None and summary.seats[1] == rm.SeatSummary(1, "player", bob.id)
