@@ -3,7 +3,7 @@
     REDIS_URL=redis://redis-host:6379/0 gunicorn -c deploy/gunicorn.conf.py 'api.server:site()'
 
 The same settings as ``omerta serve`` (``api.server.settings``); override them with the
-environment (OMERTA_BIND, OMERTA_WEB_WORKERS, OMERTA_WEB_THREADS, OMERTA_ACCESS_LOG) or
+environment (OMERTA_BIND, OMERTA_WEB_WORKERS, OMERTA_WEB_CONNECTIONS, OMERTA_ACCESS_LOG) or
 gunicorn's own command-line flags.
 """
 

@@ -267,9 +267,7 @@ class CommandService:
             head = appended.entries[-1].hash
             self._remember(game_id, _Snapshot(meta, appended.version, state, head))
             self._after_append(game_id, appended.version, appended.woke)
-            return Accepted(
-                game_id, command_id, appended.version, snap.version + 1, state=state
-            )
+            return Accepted(game_id, command_id, appended.version, snap.version + 1, state=state)
         if appended.record is not None:  # an earlier try of this command id stored it
             return self._duplicate(game_id, command_id, appended.record, digest, appended.version)
         if expected_version is not None:

@@ -171,9 +171,10 @@ class EventStore:
         wake flag: then the caller must wake the read side (the workers' hook enqueues a job),
         which clears the flag when it takes the set; until then later changes need not."""
         with unavailable():
-            return self._mark_changed(
+            woke = self._mark_changed(
                 keys=[keys.CHANGED, keys.CHANGED_WAKE], args=[game_id, WAKE_TTL_MS]
-            ) == 1
+            )
+        return woke == 1
 
     def read(self, game_id: str, after: int = 0) -> list[Entry]:
         """The entries with version > ``after``, in order."""

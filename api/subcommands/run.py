@@ -12,7 +12,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "run", help="start the store (embedded, data in ./var), a worker and the web server"
     )
     run.add_argument("--bind", default=server.DEFAULT_BIND, help="web address:port")
-    run.add_argument("--web-workers", type=int, help="gunicorn processes (default: 2 per core)")
+    run.add_argument("--web-workers", type=int, help="gunicorn processes (default: one per core)")
     run.set_defaults(run=run_all)
 
 

@@ -1,4 +1,4 @@
-"""``omerta serve``: the web server (gunicorn, gthread workers) on the configured store."""
+"""``omerta serve``: the web server (gunicorn, gevent workers) on the configured store."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ from api import server
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = subparsers.add_parser("serve", help="run the HTTP API under gunicorn")
     serve.add_argument("--bind", help=f"address:port (default {server.DEFAULT_BIND})")
-    serve.add_argument("--workers", type=int, help="processes (default: 2 per core)")
-    serve.add_argument("--threads", type=int, help="threads per process (default 8)")
+    serve.add_argument("--workers", type=int, help="processes (default: one per core)")
+    serve.add_argument(
+        "--connections", type=int, help="connections served at once per process (default 1000)"
+    )
     serve.set_defaults(run=run_serve)
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    server.serve(server.settings(args.bind, args.workers, args.threads))
+    server.serve(server.settings(args.bind, args.workers, args.connections))
     return 0

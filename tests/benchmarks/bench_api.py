@@ -5,9 +5,9 @@ acknowledged write is on disk; ``OMERTA_FSYNC=everysec make bench`` shows what t
 ``omerta worker`` (projections) at a lower CPU priority (``nice`` ``WORKER_NICE``: projections
 are asynchronous, so on a busy machine the requests people wait for go first and the worker
 projects several games' moves at once; deploy it the same way, ``nice omerta worker``) and
-gunicorn (``omerta serve``: gthread, ``WEB_WORKERS`` processes x ``WEB_THREADS`` threads) on a
-free port; the load comes from this process, ``CLIENTS`` threads with a keep-alive connection
-each. ``ROUNDS`` rounds, each of two phases of ``SECONDS``, side by side:
+gunicorn (``omerta serve``: gevent workers, ``WEB_WORKERS`` processes) on a free port; the load
+comes from this process, ``CLIENTS`` threads with a keep-alive connection each. ``ROUNDS``
+rounds, each of two phases of ``SECONDS``, side by side:
 
 1. trivial: ``GET /healthz``;
 2. commands: in ``GAMES`` two-player Famiglia games, each client sends one of the acting seat's
@@ -49,8 +49,7 @@ WORKER_NICE = 10
 SECONDS = 5.0
 ROUNDS = 3
 GAMES = 64
-WEB_WORKERS = 2  # one process per core
-WEB_THREADS = 4  # more only adds switching between threads on two cores
+WEB_WORKERS = 2  # one process per core, as deployed
 
 
 class Client:
@@ -225,12 +224,11 @@ def run() -> None:
             subprocess.Popen(["nice", "-n", str(WORKER_NICE), sys.executable, "-m", "api",
                               "worker"], **quiet),
             subprocess.Popen([sys.executable, "-m", "api", "serve", "--bind",
-                              f"127.0.0.1:{port}", "--workers", str(WEB_WORKERS),
-                              "--threads", str(WEB_THREADS)], **quiet),
+                              f"127.0.0.1:{port}", "--workers", str(WEB_WORKERS)], **quiet),
         ]  # fmt: skip
         try:
             wait_ready(port, procs[1])
-            print(f"  store fsync {fsync}; gunicorn gthread {WEB_WORKERS}x{WEB_THREADS} on "
+            print(f"  store fsync {fsync}; gunicorn gevent x{WEB_WORKERS} on "
                   f":{port}; {CLIENTS} clients; {ROUNDS} rounds of {SECONDS:.0f} s per phase; "
                   f"{GAMES} Famiglia games")  # fmt: skip
             setup = Client(port, defaultdict(list))

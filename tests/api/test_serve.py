@@ -1,0 +1,83 @@
+"""``omerta serve`` (gunicorn, gevent workers) keeps answering while many live-event streams are
+open: a stream waits in a blocking ``XREAD`` without holding a thread."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from api.app import STREAM_SECONDS
+from services.embedded import free_port
+
+pytestmark = pytest.mark.server
+
+STREAMS = 60  # far more than a thread pool per process would have had (8)
+
+
+@pytest.fixture
+def served(redis_url: str) -> Iterator[int]:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "api", "serve", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+        env={**os.environ, "REDIS_URL": redis_url},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, "omerta serve exited while starting"
+            assert time.monotonic() < deadline, "omerta serve never got ready"
+            try:
+                if call(port, "GET", "/readyz")[0] == 200:
+                    break
+            except OSError:
+                time.sleep(0.2)
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def call(port: int, method: str, path: str, body: object = None, token: str = "") -> tuple:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    conn.request(method, path, json.dumps(body) if body is not None else None, headers)
+    response = conn.getresponse()
+    return response.status, json.loads(response.read() or b"null")
+
+
+def test_many_open_streams_do_not_stop_the_api(served: int) -> None:
+    status, ann = call(served, "POST", "/players", {"name": "Ann"})
+    assert status == 201
+    status, game = call(served, "POST", "/games", {"game": "famiglia", "seats": 2}, ann["token"])
+    assert status == 201
+    streams = []
+    begun = time.monotonic()
+    try:
+        for _ in range(STREAMS):
+            conn = http.client.HTTPConnection("127.0.0.1", served, timeout=10)
+            conn.request("GET", f"/games/{game['game_id']}/events")
+            response = conn.getresponse()
+            assert response.status == 200
+            assert response.readline().startswith(b"retry:")  # the stream is open and waiting
+            streams.append(conn)
+        status, bob = call(served, "POST", "/players", {"name": "Bob"})
+        assert (status, bob["name"]) == (201, "Bob")
+        status, table = call(served, "GET", f"/games/{game['game_id']}")
+        assert status == 200 and table["version"] == game["version"]
+        # All open at once, and answered meanwhile: well before the first stream ends (30 s),
+        # which is when a thread per stream would have freed the first threads.
+        assert time.monotonic() - begun < STREAM_SECONDS / 2
+    finally:
+        for conn in streams:
+            conn.close()
