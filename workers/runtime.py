@@ -1,7 +1,7 @@
 """The worker process's shared objects, built on first use from the command service's store
 (``services.config.connect()``): the RQ queues and the projector.
 
-Queues: ``omerta-projections`` (project jobs) is listed before ``omerta-ai`` (AI moves), so a
+Queues: ``omerta-projections`` (projection jobs) is listed before ``omerta-ai`` (AI moves), so a
 busy worker keeps read models fresh first.
 """
 
