@@ -160,7 +160,7 @@ def command(game_id: str) -> Response:
     except BadRequest as exc:
         if exc.code != "bad_command":
             raise
-        raise commands.refusal(svc.load(game_id).game, sent.command, exc.message) from None
+        raise commands.refusal(svc.rules(game_id), sent.command, exc.message) from None
     game, state = svc.rules(game_id), accepted.state
     known = state is not None
     out = Accepted(

@@ -10,7 +10,10 @@ comes from this process, ``CLIENTS`` threads with a keep-alive connection each. 
 rounds, each of two phases of ``SECONDS``, side by side:
 
 1. trivial: ``GET /healthz``;
-2. commands: in ``GAMES`` two-player Famiglia games, each client sends one of the acting seat's
+2. refused: ``POST .../commands`` with a command no game has, refused before the rules (400
+   ``unknown_command``; nothing read or stored): what the command endpoint costs at the least
+   (HTTP, the token, the body, a problem answer);
+3. commands: in ``GAMES`` two-player Famiglia games, each client sends one of the acting seat's
    legal commands at random (``POST .../commands`` with an Idempotency-Key and the expected
    version). The legal commands come from the answer to the seat's previous command while the
    same seat goes on; when the other seat is to act, from ``GET .../legal``. A finished game is
@@ -86,6 +89,7 @@ class Game:
 @dataclass
 class Load:
     times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    cpu: dict[str, float] = field(default_factory=lambda: defaultdict(float))  # seconds
     errors: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -127,22 +131,26 @@ def play_one(client: Client, game: Game, rng: random.Random) -> bool:
     return True
 
 
-def trivial(port: int, load: Load, stop: float) -> None:
-    client = Client(port, load.times)
+def trivial(client: Client, stop: float) -> None:
     while time.monotonic() < stop:
         client.call("GET", "/healthz", "trivial")
 
 
-def commands(port: int, load: Load, stop: float, games: list[Game], seed: int) -> None:
-    client, rng = Client(port, load.times), random.Random(seed)
-    try:
-        while time.monotonic() < stop:
-            for i, game in enumerate(games):
-                if not play_one(client, game, rng):
-                    games[i] = new_game(client)
-    except Exception as exc:  # reported with the figures, not swallowed
-        with load.lock:
-            load.errors.append(repr(exc))
+def refused(client: Client, stop: float, game: Game) -> None:
+    headers = {"Authorization": f"Bearer {game.tokens[0]}", "Idempotency-Key": "refused"}
+    body = {"command": {"type": "no_such_command"}}
+    while time.monotonic() < stop:
+        status, answer = client.call("POST", f"/games/{game.id}/commands", "refused", body, headers)
+        if status != 400:
+            raise RuntimeError(f"not refused: {status} {answer}")
+
+
+def commands(client: Client, stop: float, games: list[Game], seed: int) -> None:
+    rng = random.Random(seed)
+    while time.monotonic() < stop:
+        for i, game in enumerate(games):
+            if not play_one(client, game, rng):
+                games[i] = new_game(client)
 
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -172,11 +180,26 @@ def _cpu_of(roots: dict[str, int]) -> dict[str, float]:
 
 
 def phase(
-    name: str, target: Any, args: list[tuple[Any, ...]], roots: dict[str, int]
-) -> dict[str, float]:
-    """Run the clients; the CPU seconds each process used meanwhile."""
+    name: str,
+    load: Load,
+    port: int,
+    target: Any,
+    args: list[tuple[Any, ...]],
+    roots: dict[str, int],
+) -> None:
+    """``target(client, stop, *a)`` in a thread per ``a`` in ``args`` for ``SECONDS``, each with
+    a client of its own; adds the CPU seconds each process used meanwhile to ``load.cpu``."""
+    stop = time.monotonic() + SECONDS
+
+    def client(*a: Any) -> None:
+        try:
+            target(Client(port, load.times), stop, *a)
+        except Exception as exc:  # reported with the figures, not swallowed
+            with load.lock:
+                load.errors.append(repr(exc))
+
     before = _cpu_of(roots)
-    threads = [threading.Thread(target=target, args=a) for a in args]
+    threads = [threading.Thread(target=client, args=a) for a in args]
     for thread in threads:
         thread.start()
     begun = time.monotonic()
@@ -185,7 +208,8 @@ def phase(
         print(f"\r  {name}: {time.monotonic() - begun:.0f}s", end="", flush=True)
     print()
     after = _cpu_of(roots)
-    return {k: after[k] - before[k] for k in after}
+    for k, v in after.items():
+        load.cpu[k] += v - before[k]
 
 
 def cpu_line(label: str, used: dict[str, float], requests: int) -> None:
@@ -235,52 +259,51 @@ def run() -> None:
             games = [new_game(setup) for _ in range(GAMES)]
             assert store.process is not None
             roots = {"web": procs[1].pid, "worker": procs[0].pid, "store": store.process.pid}
-            easy, busy = Load(), Load()
-            easy_cpu: dict[str, float] = defaultdict(float)
-            busy_cpu: dict[str, float] = defaultdict(float)
-            rates: list[tuple[float, float, float]] = []  # trivial, command, legal per second
+            easy, floor, busy = Load(), Load(), Load()
+            rates: list[tuple[float, ...]] = []  # trivial, refused, command, legal per second
             per = GAMES // CLIENTS
             for n in range(1, ROUNDS + 1):
-                counted = (len(easy.times["trivial"]), len(busy.times["command"]),
-                           len(busy.times["legal"]))  # fmt: skip
-                stop = time.monotonic() + SECONDS
-                used = phase(f"round {n}/{ROUNDS} trivial", trivial,
-                             [(port, easy, stop)] * CLIENTS, roots)  # fmt: skip
-                for k, v in used.items():
-                    easy_cpu[k] += v
-                stop = time.monotonic() + SECONDS
-                used = phase(f"round {n}/{ROUNDS} commands", commands, [
-                    (port, busy, stop, games[i * per:(i + 1) * per], n * CLIENTS + i)
-                    for i in range(CLIENTS)
+                counted = (len(easy.times["trivial"]), len(floor.times["refused"]),
+                           len(busy.times["command"]), len(busy.times["legal"]))  # fmt: skip
+                label = f"round {n}/{ROUNDS}"
+                phase(f"{label} trivial", easy, port, trivial, [()] * CLIENTS, roots)
+                phase(f"{label} refused", floor, port, refused,
+                      [(games[i],) for i in range(CLIENTS)], roots)  # fmt: skip
+                phase(f"{label} commands", busy, port, commands, [
+                    (games[i * per:(i + 1) * per], n * CLIENTS + i) for i in range(CLIENTS)
                 ], roots)  # fmt: skip
-                for k, v in used.items():
-                    busy_cpu[k] += v
-                now = (len(easy.times["trivial"]), len(busy.times["command"]),
-                       len(busy.times["legal"]))  # fmt: skip
+                now = (len(easy.times["trivial"]), len(floor.times["refused"]),
+                       len(busy.times["command"]), len(busy.times["legal"]))  # fmt: skip
                 rates.append(tuple((b - a) / SECONDS for a, b in zip(counted, now, strict=True)))
-                if busy.errors:
+                if busy.errors or floor.errors:
                     break
         finally:
             for proc in procs:
                 proc.terminate()
             for proc in procs:
                 proc.wait(30)
-    for n, (easy_rps, command_rps, legal_rps) in enumerate(rates, 1):
+    for n, (easy_rps, floor_rps, command_rps, legal_rps) in enumerate(rates, 1):
         print(
-            f"  round {n}: GET /healthz {easy_rps:6.0f}/s, POST .../commands {command_rps:6.0f}/s"
-            f" (+ GET .../legal {legal_rps:5.0f}/s): ratio {command_rps / easy_rps:.2f}"
+            f"  round {n}: GET /healthz {easy_rps:5.0f}/s, refused {floor_rps:5.0f}/s, "
+            f"commands {command_rps:5.0f}/s (+ legal {legal_rps:4.0f}/s): "
+            f"ratio {command_rps / easy_rps:.2f}"
         )
-    trivial_rps = median([r[0] for r in rates])
-    command_rps = median([r[1] for r in rates])
-    ratio = median([r[1] / r[0] for r in rates])
-    loop = median([(r[1] + r[2]) / r[0] for r in rates])
-    print(f"  medians: GET /healthz {trivial_rps:.0f}/s, POST .../commands {command_rps:.0f}/s")
+    trivial_rps, floor_rps, command_rps = (median([r[i] for r in rates]) for i in range(3))
+    print(f"  medians: GET /healthz {trivial_rps:.0f}/s, POST .../commands refused "
+          f"{floor_rps:.0f}/s, played {command_rps:.0f}/s")  # fmt: skip
     latency("GET /healthz", easy.times["trivial"])
+    latency("POST .../commands, refused", floor.times["refused"])
     latency("POST /games/{id}/commands", busy.times["command"])
     latency("GET /games/{id}/legal", busy.times["legal"])
+    ratio = median([r[2] / r[0] for r in rates])
     print(f"  commands/s : trivial requests/s      = {ratio:.2f}  (goal >= 0.5; median of rounds)")
+    loop = median([(r[2] + r[3]) / r[0] for r in rates])
     print(f"  command loop requests/s : trivial    = {loop:.2f}  (commands and their legal)")
-    cpu_line("trivial request", easy_cpu, len(easy.times["trivial"]))
-    cpu_line("command (with its legal)", busy_cpu, len(busy.times["command"]))
-    if busy.errors:
-        print(f"  ERRORS: {len(busy.errors)}, first: {busy.errors[0]}")
+    least = median([r[1] / r[0] for r in rates])
+    print(f"  refused commands/s : trivial         = {least:.2f}  (the endpoint's floor)")
+    cpu_line("trivial request", easy.cpu, len(easy.times["trivial"]))
+    cpu_line("refused command", floor.cpu, len(floor.times["refused"]))
+    cpu_line("command (with its legal)", busy.cpu, len(busy.times["command"]))
+    for errors in (floor.errors, busy.errors):
+        if errors:
+            print(f"  ERRORS: {len(errors)}, first: {errors[0]}")
