@@ -52,9 +52,11 @@ def test_theft_buttons_on_the_opponent_and_decline_in_the_prompt(
 
 def test_heist_commit_shows_what_is_still_needed(harness: tuple[Page, dict[str, Any]]) -> None:
     page, view = harness
-    boss = view["players"][0]["boss"]
-    # Heist 201 (Armored van) needs a Leader and a Mercenary; every Boss brings a Leader.
-    view.update(stage="heist", heist=201, committed=[boss], to_act=[0], active=0)
+    # Heist 201 (Armored van) needs a Leader and a Mercenary. Every Boss brings a Leader, and
+    # Boss 103 a Mercenary too: the game's random Boss is replaced by Boss 101 (Leader, Sniper).
+    me = view["players"][0]
+    me.update(boss=101, clan="bratva", gang=[{**me["gang"][0], "card": 101}])
+    view.update(stage="heist", heist=201, committed=[101], to_act=[0], active=0)
     legal = [{"type": "cancel_heist"}]
     page.evaluate(HARNESS, [view, legal])
     ask = page.locator("#h-prompt .ask")
