@@ -7,7 +7,8 @@ then periodically (``workers.worker``):
 1. Projections: it follows the feed stream (one entry per append, in commit order) from a cursor
    (``workers:feed-cursor``); every game whose read model is behind the version of its feed
    entry is projected now. The cursor moves only past entries whose games were checked, so a
-   pass killed half way is simply repeated.
+   pass killed half way is simply repeated. A game whose projection fails is set apart with a
+   job of its own (``jobs.project_or_set_apart``): one broken game holds up no other.
 2. Seats: a seat taken is not an event (no feed entry), so every running game whose read model
    counts fewer taken seats than its seat record is projected too (lobby and inboxes).
 3. AI moves: every game with an AI seat owing a decision for longer than ``ai_grace_ms``
@@ -71,7 +72,7 @@ def _follow_feed(projector: Projector, until_ms: int) -> tuple[int, int]:
             latest[game_id] = max(latest.get(game_id, 0), int(fields[b"version"]))
         lagging = _lagging(client, latest)
         for game_id in lagging:
-            jobs.project_with(projector, game_id)
+            jobs.project_or_set_apart(projector, game_id)
         projected += len(lagging)
         seen += len(rows)
         cursor = rows[-1][0].decode()
@@ -91,7 +92,7 @@ def _check_seats(projector: Projector) -> int:
         counts = pipe.execute()
     behind = [g for i, g in enumerate(games) if int(counts[2 * i] or 0) < counts[2 * i + 1]]
     for game_id in behind:
-        jobs.project_with(projector, game_id)
+        jobs.project_or_set_apart(projector, game_id)
     return len(behind)
 
 

@@ -3,8 +3,8 @@
 ``project_changed`` (enqueued by ``workers.enqueue`` when a change wakes the read side) clears
 the store's wake flag, then takes the games of the ``changed`` set, a batch at a time, and
 projects each. A game whose projection fails is logged and gets a ``project`` job of its own
-(its retries and its place in the failed registry are its own); the others go on. Games taken
-from the set by a job that dies are projected by the catch-up (``workers.catchup``).
+(``project_or_set_apart``); the others go on. Games taken from the set by a job that dies are
+projected by the catch-up (``workers.catchup``).
 
 ``project`` brings one game's read models up to date (``workers.projection``); both enqueue
 ``ai_move`` when the projection moved the game to a version where an AI seat owes a decision
@@ -74,13 +74,20 @@ def project_changed() -> int:
             return taken
         taken += len(games)
         for game_id in games:
-            try:
-                project_with(projector, game_id)
-            except Unavailable:
-                raise  # the store is down: RQ retries the job, the catch-up the games taken
-            except Exception:
-                log.exception("projecting %s failed: it gets a job of its own", game_id)
-                enqueue.project_alone(game_id)
+            project_or_set_apart(projector, game_id)
+
+
+def project_or_set_apart(projector: Projector, game_id: str) -> None:
+    """Project the game among others; if that fails (not for the store being down: that is
+    everybody's failure, raised), log it and give the game a ``project`` job of its own, with
+    its own retries and place in the failed registry, so one broken game stops no other."""
+    try:
+        project_with(projector, game_id)
+    except Unavailable:
+        raise
+    except Exception:
+        log.exception("projecting %s failed: it gets a job of its own", game_id)
+        enqueue.project_alone(game_id)
 
 
 def project(game_id: str) -> int | None:

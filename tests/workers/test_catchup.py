@@ -8,6 +8,7 @@ import redis
 from services import commands
 from services.players import Players
 from services.readmodels import ReadModels
+from tests.services.helpers import tamper
 from workers import catchup, runtime
 
 pytestmark = pytest.mark.server
@@ -33,6 +34,23 @@ def test_the_catch_up_projects_games_whose_jobs_were_never_enqueued(
     assert workers_redis.get(catchup.CURSOR) is not None
     again = catchup.catch_up(runtime.projector())
     assert again == catchup.CaughtUp(0, 0, 0)  # the cursor moved past them
+
+
+def test_a_broken_game_holds_up_no_other_in_the_catch_up(
+    workers_redis: redis.Redis, read_models: ReadModels, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(commands, "after_append", [])  # every enqueue is lost
+    monkeypatch.setattr(commands.service(), "hooks", commands.after_append)
+    broken = commands.create_game("famiglia", 2)
+    tamper(workers_redis, broken, 1, lambda data: {**data, "forged": True})  # fails to decode
+    fine = commands.create_game("gangsta", 2)
+    done = catchup.catch_up(runtime.projector())
+    assert (done.feed_entries, done.projected) == (2, 2)
+    assert read_models.summary(broken) is None
+    assert read_models.summary(fine) is not None
+    [alone] = runtime.queue(runtime.PROJECTIONS).jobs  # the broken game's own job
+    assert (alone.func_name, alone.args) == ("workers.jobs.project", (broken,))
+    assert catchup.catch_up(runtime.projector()) == catchup.CaughtUp(0, 0, 0)  # moved past it
 
 
 def test_the_catch_up_revives_an_ai_move_whose_job_was_lost(
