@@ -26,10 +26,10 @@ it through the command service with ``expected_version=version``:
   way; the catch-up repairs a job that died there;
 * when that projection finds an AI seat owing a decision again (AI seats in a row, or deciding
   at once), the job makes that move too, as a job for that version would, up to ``AI_CHAIN``
-  moves and only while no other game waits for its projection (people's moves go first: the
-  ``changed`` set holds no other game); otherwise it enqueues
-  the job for that version. A job costs RQ a dozen round trips of its own: a game's AI moves in
-  a row no longer pay them each.
+  moves; before each it projects every changed game, as a ``project_changed`` job would
+  (people's moves go first; the job waiting for them then finds little left). After
+  ``AI_CHAIN`` moves it enqueues the job for the next version. A job costs RQ a dozen round
+  trips of its own: a game's AI moves in a row no longer pay them each.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ from __future__ import annotations
 import logging
 
 import msgspec
-import redis
 from rq import Retry
 
 from domain import bots
@@ -54,7 +53,7 @@ log = logging.getLogger(__name__)
 AI_TIMEOUT = 30  # seconds: a bot move takes milliseconds; anything near this is a bug
 AI_RETRY = Retry(max=2, interval=[1, 5])
 CATCH_UP = "-catch-up"  # suffix of the job ids the catch-up enqueues
-AI_CHAIN = 8  # AI moves one job may make in a row in its game
+AI_CHAIN = 4  # AI moves one job may make in a row in its game
 
 
 CHANGED_BATCH = 100  # games taken from the changed set at a time
@@ -63,13 +62,17 @@ CHANGED_BATCH = 100  # games taken from the changed set at a time
 def project_changed() -> int:
     """Project the games changed since the last such job; how many it took."""
     projector = runtime.projector()
-    client = projector.redis
     with unavailable():
-        client.delete(keys.CHANGED_WAKE)  # a change after this wakes a job of its own
+        projector.redis.delete(keys.CHANGED_WAKE)  # a change after this wakes a job of its own
+    return _drain(projector)
+
+
+def _drain(projector: Projector) -> int:
+    """Take the changed games, a batch at a time, and project each; how many it took."""
     taken = 0
     while True:
         with unavailable():
-            games = [g.decode() for g in client.spop(keys.CHANGED, CHANGED_BATCH)]
+            games = [g.decode() for g in projector.redis.spop(keys.CHANGED, CHANGED_BATCH)]
         if not games:
             return taken
         taken += len(games)
@@ -135,20 +138,9 @@ def ai_move(game_id: str, version: int) -> str:
         if projected is None or not (projected.written and projected.ai_due):
             return first
         version = projected.version
-        if _others_changed(runtime.projector().redis, game_id):
-            break
+        _drain(runtime.projector())  # people's moves (every changed game) go first
     enqueue_ai_move(game_id, version)
     return first
-
-
-def _others_changed(client: redis.Redis, game_id: str) -> bool:
-    """Whether games other than this one wait in the changed set."""
-    pipe = client.pipeline(transaction=False)
-    pipe.scard(keys.CHANGED)
-    pipe.sismember(keys.CHANGED, game_id)
-    with unavailable():
-        count, mine = pipe.execute()
-    return count - int(mine) > 0
 
 
 def _move(game_id: str, version: int) -> str:

@@ -83,18 +83,27 @@ def test_an_ai_job_makes_the_moves_due_after_its_own(
     assert job.id == jobs.ai_job_id(game_id, now)
 
 
-def test_an_ai_job_lets_waiting_projections_go_first(
-    workers_redis: redis.Redis, read_models: ReadModels
+def test_an_ai_job_projects_the_changed_games_before_each_further_move(
+    workers_redis: redis.Redis, read_models: ReadModels, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(jobs, "AI_CHAIN", 2)
     game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
-    other = commands.create_game("famiglia", 2)  # its projection job waits
-    assert runtime.queue(runtime.PROJECTIONS).count >= 1
     version = commands.load(game_id).version
-    assert jobs.ai_move(game_id, version) == "moved"
-    assert len(ai_moves(game_id, version)) == 1
-    now = commands.load(game_id).version
-    assert [j.id for j in runtime.queue(runtime.AI).jobs] == [jobs.ai_job_id(game_id, now)]
+    other = commands.create_game("famiglia", 2)  # a person's game, changed, not projected yet
     assert read_models.summary(other) is None
+    moves = []
+
+    def move(game: str, at: int) -> str:
+        moves.append(read_models.summary(other))  # what the other game's read model was then
+        return real(game, at)
+
+    real = jobs._move
+    monkeypatch.setattr(jobs, "_move", move)
+    assert jobs.ai_move(game_id, version) == "moved"
+    assert len(ai_moves(game_id, version)) == 2
+    first, second = moves
+    assert first is None  # the job's own move came first
+    assert second is not None and second.version == commands.load(other).version
 
 
 def test_a_failing_ai_is_retried_then_failed_and_shown(
