@@ -7,6 +7,10 @@ environment (OMERTA_BIND, OMERTA_WEB_WORKERS, OMERTA_WEB_CONNECTIONS, OMERTA_ACC
 gunicorn's own command-line flags.
 """
 
-from api.server import settings
+from gevent import monkey
+
+monkey.patch_all()  # first: the app's imports (ssl among them) must get the patched modules
+
+from api.server import settings  # noqa: E402
 
 globals().update({k: v for k, v in settings().items() if v is not None})

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import sys
 
 from api import server
 
@@ -18,5 +21,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    server.serve(server.settings(args.bind, args.workers, args.connections))
-    return 0
+    """Becomes ``api.serving`` (same process id): a fresh interpreter gevent patches first."""
+    options = json.dumps(server.settings(args.bind, args.workers, args.connections))
+    os.execv(sys.executable, [sys.executable, "-m", "api.serving", options])
