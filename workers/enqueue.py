@@ -24,6 +24,7 @@ from services import commands, keys
 from workers import runtime
 
 PROJECT_TIMEOUT = 300  # seconds: a job projects every game changed while it waited
+PROJECT_ONE_TIMEOUT = 60  # seconds: one game's new events
 PROJECT_RETRY = Retry(max=3, interval=[1, 5, 30])
 # Nothing to keep (the read models are the result), but RQ 3 handles a result_ttl of 0 by
 # deleting the job from every registry, a dozen more round trips than letting it expire shortly.
@@ -65,7 +66,7 @@ def project_alone(game_id: str) -> None:
         runtime.PROJECTIONS,
         "workers.jobs.project",
         args=(game_id,),
-        timeout=60,
+        timeout=PROJECT_ONE_TIMEOUT,
         result_ttl=PROJECT_RESULT_TTL,
         failure_ttl=FAILURE_TTL,
         retry=PROJECT_RETRY,
