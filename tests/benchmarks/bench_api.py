@@ -22,7 +22,8 @@ rounds, each of two phases of ``SECONDS``, side by side:
 Figures: each round's requests/s of both endpoints and their ratio, then the medians over the
 rounds; p50/p99 latency of each endpoint over all rounds; the median ratios: commands/s to the
 trivial endpoint's requests/s, and the command loop's requests/s (legal + command) to it; and
-where the CPU went in each phase (web server, worker, store, this load generator), per request.
+where the CPU went in each phase (web server, worker, store, this load generator), per request;
+and a plot, ``PLOT``: each round's requests/s beside the goal, and the latency distributions.
 Goal: the command endpoint at least half the trivial endpoint's throughput. Client and server
 share this machine's cores: the figures are the system's, not the server's alone.
 """
@@ -41,7 +42,10 @@ import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from matplotlib.figure import Figure
 
 from services.config import settings
 from services.embedded import EmbeddedServer, free_port
@@ -50,9 +54,11 @@ from tests.benchmarks.common import median
 CLIENTS = 16
 WORKER_NICE = 10
 SECONDS = 5.0
+WARM_UP = 2.0  # seconds per kind of request, before the first round
 ROUNDS = 3
 GAMES = 64
 WEB_WORKERS = 2  # one process per core, as deployed
+PLOT = Path("bench-results/api.png")
 
 
 class Client:
@@ -186,10 +192,11 @@ def phase(
     target: Any,
     args: list[tuple[Any, ...]],
     roots: dict[str, int],
+    seconds: float = SECONDS,
 ) -> None:
-    """``target(client, stop, *a)`` in a thread per ``a`` in ``args`` for ``SECONDS``, each with
+    """``target(client, stop, *a)`` in a thread per ``a`` in ``args`` for ``seconds``, each with
     a client of its own; adds the CPU seconds each process used meanwhile to ``load.cpu``."""
-    stop = time.monotonic() + SECONDS
+    stop = time.monotonic() + seconds
 
     def client(*a: Any) -> None:
         try:
@@ -259,6 +266,10 @@ def run() -> None:
             games = [new_game(setup) for _ in range(GAMES)]
             assert store.process is not None
             roots = {"web": procs[1].pid, "worker": procs[0].pid, "store": store.process.pid}
+            # Unmeasured: the worker projects the new games, every process warms its caches.
+            refusals = [(games[i],) for i in range(CLIENTS)]
+            for target, args in ((trivial, [()] * CLIENTS), (refused, refusals)):
+                phase("warming up", Load(), port, target, args, roots, WARM_UP)
             easy, floor, busy = Load(), Load(), Load()
             rates: list[tuple[float, ...]] = []  # trivial, refused, command, legal per second
             per = GAMES // CLIENTS
@@ -267,8 +278,7 @@ def run() -> None:
                            len(busy.times["command"]), len(busy.times["legal"]))  # fmt: skip
                 label = f"round {n}/{ROUNDS}"
                 phase(f"{label} trivial", easy, port, trivial, [()] * CLIENTS, roots)
-                phase(f"{label} refused", floor, port, refused,
-                      [(games[i],) for i in range(CLIENTS)], roots)  # fmt: skip
+                phase(f"{label} refused", floor, port, refused, refusals, roots)
                 phase(f"{label} commands", busy, port, commands, [
                     (games[i * per:(i + 1) * per], n * CLIENTS + i) for i in range(CLIENTS)
                 ], roots)  # fmt: skip
@@ -307,3 +317,39 @@ def run() -> None:
     for errors in (floor.errors, busy.errors):
         if errors:
             print(f"  ERRORS: {len(errors)}, first: {errors[0]}")
+    latencies = {
+        "GET /healthz": easy.times["trivial"],
+        "POST .../commands, refused": floor.times["refused"],
+        "POST .../commands": busy.times["command"],
+        "GET .../legal": busy.times["legal"],
+    }
+    plot(rates, latencies, PLOT)
+    print(f"  plot: {PLOT}")
+
+
+def plot(rates: list[tuple[float, ...]], latencies: dict[str, list[float]], path: Path) -> None:
+    """Requests/s per round beside the goal; each request kind's latency distribution."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig = Figure(figsize=(11, 4.2))
+    left, right = fig.subplots(1, 2)
+    kinds = ["GET /healthz", "POST .../commands\nrefused", "POST .../commands"]
+    width = 0.8 / len(rates)
+    for n, rate in enumerate(rates):
+        xs = [i + (n - (len(rates) - 1) / 2) * width for i in range(len(kinds))]
+        left.bar(xs, rate[:3], width, label=f"round {n + 1}", color=f"C{n}")
+    goal = median([r[0] for r in rates]) / 2
+    left.axhline(goal, color="black", linestyle="dashed", label="goal: half the trivial endpoint")
+    left.set_xticks(range(len(kinds)), kinds)
+    left.set_ylabel("requests/s")
+    left.set_title("Throughput, side by side in one run")
+    left.legend(fontsize="small")
+    for label, times in latencies.items():
+        ordered = sorted(t * 1000 for t in times)
+        right.plot(ordered, [(i + 1) / len(ordered) for i in range(len(ordered))], label=label)
+    right.set_xscale("log")
+    right.set_xlabel("latency, ms (log scale)")
+    right.set_ylabel("fraction of requests")
+    right.set_title("Latency")
+    right.legend(fontsize="small", loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
