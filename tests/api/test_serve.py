@@ -1,5 +1,6 @@
 """``omerta serve`` (gunicorn, gevent workers) keeps answering while many live-event streams are
-open: a stream waits in a blocking ``XREAD`` without holding a thread."""
+open (a stream waits in a blocking ``XREAD`` without holding a thread), and a move reaches every
+open stream at once."""
 
 from __future__ import annotations
 
@@ -61,23 +62,35 @@ def test_many_open_streams_do_not_stop_the_api(served: int) -> None:
     assert status == 201
     status, game = call(served, "POST", "/games", {"game": "famiglia", "seats": 2}, ann["token"])
     assert status == 201
-    streams = []
+    path = f"/games/{game['game_id']}"
+    streams: list[tuple[http.client.HTTPConnection, http.client.HTTPResponse]] = []
     begun = time.monotonic()
     try:
         for _ in range(STREAMS):
             conn = http.client.HTTPConnection("127.0.0.1", served, timeout=10)
-            conn.request("GET", f"/games/{game['game_id']}/events")
+            conn.request("GET", f"{path}/events")
             response = conn.getresponse()
             assert response.status == 200
             assert response.readline().startswith(b"retry:")  # the stream is open and waiting
-            streams.append(conn)
+            streams.append((conn, response))
         status, bob = call(served, "POST", "/players", {"name": "Bob"})
         assert (status, bob["name"]) == (201, "Bob")
-        status, table = call(served, "GET", f"/games/{game['game_id']}")
+        invite = {"invite": game["invites"][0]["code"]}
+        assert call(served, "POST", f"{path}/join", invite, bob["token"])[0] == 200
+        status, table = call(served, "GET", path)
         assert status == 200 and table["version"] == game["version"]
+        mover = [ann, bob][table["to_act"][0]]["token"]
+        legal = call(served, "GET", f"{path}/legal", token=mover)[1]
+        move = {"command": legal["commands"][0], "expected_version": legal["version"]}
+        status, accepted = call(served, "POST", f"{path}/commands", move, mover)
+        assert status == 200
         # All open at once, and answered meanwhile: well before the first stream ends (30 s),
         # which is when a thread per stream would have freed the first threads.
         assert time.monotonic() - begun < STREAM_SECONDS / 2
+        for _, response in (streams[0], streams[-1]):  # the move reached the streams
+            wanted = b"id: %d\n" % accepted["version"]
+            while (line := response.readline()) != wanted:
+                assert line, "the stream ended before the move arrived"
     finally:
-        for conn in streams:
+        for conn, _ in streams:
             conn.close()
