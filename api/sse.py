@@ -29,7 +29,9 @@ from services.store import unavailable
 bp = Blueprint("events", __name__)
 
 RETRY_MS = 1000
-MAX_BLOCK = 10.0  # seconds between keep-alive comments
+# Seconds between keep-alive comments: one XREAD blocks at most this long, which must stay below
+# the client's socket timeout (redis-py's default: 5 s), or the read fails and the stream ends.
+MAX_BLOCK = 4.0
 
 
 def _start_after() -> int:
