@@ -27,6 +27,19 @@ def my_turn_or_over(api: Api, me: Who, game_id: str, timeout: float = 20.0) -> d
         time.sleep(0.005)
 
 
+def move(api: Api, me: Who, game_id: str, rng: random.Random) -> bool:
+    """One random legal move as a client plays it; False if an AI seat deciding at the same time
+    (a snitch's discards) appended first: 409 ``conflict``, nothing stored, look again."""
+    legal = api.ok("GET", f"/games/{game_id}/legal", me)
+    body = {"command": rng.choice(legal["commands"]), "expected_version": legal["version"]}
+    sent = api.call("POST", f"/games/{game_id}/commands", me, json=body)
+    if sent.status_code == 409 and sent.json["code"] == "conflict":
+        assert sent.json["version"] > legal["version"]
+        return False
+    assert sent.status_code == 200, sent.json
+    return True
+
+
 def test_a_player_plays_gangsta_against_two_ai_seats(
     live_api: Api, worker_process: subprocess.Popen
 ) -> None:
@@ -38,8 +51,7 @@ def test_a_player_plays_gangsta_against_two_ai_seats(
     rng = random.Random(5)
     mine = 0
     while (table := my_turn_or_over(api, me, game_id))["result"] is None:
-        api.random_move(me, game_id, rng)
-        mine += 1
+        mine += move(api, me, game_id, rng)
         assert mine < 2000, "the game does not end"
     assert [s["kind"] for s in table["seats"]] == ["player", "ai", "ai"]
     assert len(table["result"]["scores"]) == 3 and mine > 10

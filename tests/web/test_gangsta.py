@@ -115,7 +115,7 @@ def test_a_whole_game_against_the_ai(page: Page) -> None:
     expect(page.locator("#step-label")).to_contain_text("Step 1 of")
     page.locator("#step").fill("40")
     expect(page.locator("#step-label")).to_contain_text("Step 40 of")
-    expect(page.locator(".hcard").first).to_be_visible()
+    expect(page.locator(".rows .hcard").first).to_be_visible()  # (taken ones fold away)
     expect(page.locator("#board")).not_to_contain_text("influence hidden")
     page.keyboard.press("ArrowRight")
     expect(page.locator("#step-label")).to_contain_text("Step 41 of")
