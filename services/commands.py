@@ -38,7 +38,6 @@ import logging
 import secrets
 import threading
 import typing
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
@@ -58,6 +57,7 @@ from services.errors import (
     WrongSeat,
 )
 from services.records import GENESIS, CommandRecord, Entry, EventRecord, GameMeta, to_record
+from services.statecache import StateCache
 from services.store import EventStore, NewEvent
 from services.upcasting import UPCASTERS, Upcasters
 
@@ -114,11 +114,9 @@ class CommandService:
         self.games = games
         self.hooks = after_append if hooks is None else hooks
         self.max_attempts = max_attempts
-        self.cache_size = cache_size
         self.upcasters = upcasters
         self._codecs: dict[str, EventCodec] = {}
-        self._cache: OrderedDict[str, _Snapshot] = OrderedDict()
-        self._lock = threading.Lock()
+        self._cache: StateCache[_Snapshot] = StateCache(cache_size)
 
     # -- creating ---------------------------------------------------------------------------
 
@@ -165,7 +163,9 @@ class CommandService:
         if appended.status != "ok":  # 128 random bits never collide; a store that says so lies
             raise RuntimeError(f"creating game {game_id} failed: {appended.status}")
         state = replay(rules, events)
-        self._remember(game_id, _Snapshot(meta, appended.version, state, appended.entries[-1].hash))
+        self._cache.remember(
+            game_id, _Snapshot(meta, appended.version, state, appended.entries[-1].hash)
+        )
         self._after_append(game_id, appended.version, appended.woke)
         return game_id
 
@@ -265,7 +265,7 @@ class CommandService:
         if appended.status == "ok":
             state = replay(self.games[meta.game], events, snap.state)
             head = appended.entries[-1].hash
-            self._remember(game_id, _Snapshot(meta, appended.version, state, head))
+            self._cache.remember(game_id, _Snapshot(meta, appended.version, state, head))
             self._after_append(game_id, appended.version, appended.woke)
             return Accepted(game_id, command_id, appended.version, snap.version + 1, state=state)
         if appended.record is not None:  # an earlier try of this command id stored it
@@ -277,8 +277,7 @@ class CommandService:
     def _warm(self, game_id: str, expected_version: int | None) -> _Snapshot | None:
         """The cached snapshot to decide on without reading first, if there is one and it is
         at ``expected_version`` (when given: otherwise a read tells stale from duplicate)."""
-        with self._lock:
-            snap = self._cache.get(game_id)
+        snap = self._cache.get(game_id)
         if snap is None or (expected_version is not None and snap.version != expected_version):
             return None
         return snap
@@ -356,8 +355,7 @@ class CommandService:
         return [NewEvent(*codec.encode(event)) for event in events]
 
     def _meta(self, game_id: str) -> GameMeta:
-        with self._lock:
-            cached = self._cache.get(game_id)
+        cached = self._cache.get(game_id)
         if cached is not None:
             return cached.meta
         meta = self.store.meta(game_id) if isinstance(game_id, str) else None
@@ -370,8 +368,7 @@ class CommandService:
     ) -> tuple[_Snapshot, CommandRecord | None]:
         """The cached snapshot brought up to date with the stored events (and, when asked,
         the command id's idempotency record, read in the same round trip)."""
-        with self._lock:
-            snap = self._cache.get(game_id)
+        snap = self._cache.get(game_id)
         if snap is None:
             snap = _Snapshot(self._meta(game_id), 0, None, GENESIS)
         if command_id is None:
@@ -380,7 +377,7 @@ class CommandService:
             entries, record = self.store.read_with_record(game_id, snap.version, command_id)
         if entries:
             snap = self._fold(game_id, snap, entries)
-            self._remember(game_id, snap)
+            self._cache.remember(game_id, snap)
         return snap, record
 
     def _fold(self, game_id: str, snap: _Snapshot, entries: list[Entry]) -> _Snapshot:
@@ -395,15 +392,6 @@ class CommandService:
                 )
             state = rules.evolve(state, codec.decode(entry.envelope))
         return _Snapshot(snap.meta, version, state, entries[-1].hash)
-
-    def _remember(self, game_id: str, snap: _Snapshot) -> None:
-        with self._lock:
-            known = self._cache.get(game_id)
-            if known is None or known.version < snap.version:
-                self._cache[game_id] = snap
-            self._cache.move_to_end(game_id)
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
 
     def notify(self, game_id: str, version: int) -> None:
         """Mark the game changed and run the follow-up hooks again, for a change outside the

@@ -16,8 +16,6 @@ deployment) and is the one place to change for a cluster.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -31,6 +29,7 @@ from services import readmodels as rm
 from services.codec import EventCodec
 from services.players import public_key, seats_key
 from services.records import Entry, GameMeta, decode_meta
+from services.statecache import StateCache
 from services.store import EventStore, entries_of, unavailable
 
 # KEYS[1]: the game's read-model hash.  ARGV: version, seated, indexes JSON, number of hash
@@ -95,19 +94,16 @@ class Projector:
         self.store = store
         self.redis: redis.Redis = store.redis
         self.games = games
-        self.cache_size = cache_size
         self._write = self.redis.register_script(WRITE)
         self._codecs: dict[str, EventCodec] = {}
-        self._cache: OrderedDict[str, Folded] = OrderedDict()
-        self._lock = threading.Lock()
+        self._cache: StateCache[Folded] = StateCache(cache_size)
 
     def project(self, game_id: str) -> Projected | None:
         """Bring the game's read models up to its stream's head; None for an unknown game.
 
         One round trip reads the checkpoint, the seats and the events past the cached state
         (all of them, and the metadata, for a game not in the cache)."""
-        with self._lock:
-            cached = self._cache.get(game_id)
+        cached = self._cache.get(game_id)
         pipe = self.redis.pipeline(transaction=False)
         pipe.hmget(rm.game_key(game_id), ["version", "seated"])
         pipe.hgetall(seats_key(game_id))
@@ -124,7 +120,7 @@ class Projector:
             cached = Folded(decode_meta(meta[0]), 0, None, 0, b"", {})
         folded = cached
         if rows:
-            folded = self._remember(game_id, self._fold(cached, entries_of(rows)))
+            folded = self._cache.remember(game_id, self._fold(cached, entries_of(rows)))
         elif not folded.version:
             return None  # no events: not a game (creation stores both at once)
         seating = Seating({int(s): p.decode() for s, p in seats.items()}, public == b"1")
@@ -150,16 +146,6 @@ class Projector:
             args += [key, score, member]
         with unavailable():
             return bool(self._write(keys=[rm.game_key(game_id)], args=args))
-
-    def _remember(self, game_id: str, folded: Folded) -> Folded:
-        with self._lock:
-            known = self._cache.get(game_id)
-            if known is None or known.version < folded.version:
-                self._cache[game_id] = folded
-            self._cache.move_to_end(game_id)
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-        return folded
 
     def fold_until(self, game_id: str, version: int) -> Folded:
         """The game folded from its first event up to ``version`` (a command boundary), without
