@@ -45,15 +45,7 @@ def on_append(game_id: str, version: int, woke: bool) -> None:
 def wake() -> None:
     """Enqueue a ``project_changed`` job (the caller set the wake flag)."""
     try:
-        runtime.enqueue(
-            runtime.PROJECTIONS,
-            "workers.jobs.project_changed",
-            timeout=PROJECT_TIMEOUT,
-            result_ttl=PROJECT_RESULT_TTL,
-            failure_ttl=FAILURE_TTL,
-            retry=PROJECT_RETRY,
-            description="project the changed games",
-        )
+        _projection("project_changed", (), PROJECT_TIMEOUT, "project the changed games")
     except BaseException:
         runtime.queue(runtime.PROJECTIONS).connection.delete(keys.CHANGED_WAKE)
         raise
@@ -62,13 +54,17 @@ def wake() -> None:
 def project_alone(game_id: str) -> None:
     """Enqueue a ``project`` job for this game only: for a game whose projection failed in a
     ``project_changed`` job, so its retries and its failure are its own."""
+    _projection("project", (game_id,), PROJECT_ONE_TIMEOUT, f"project {game_id}")
+
+
+def _projection(job: str, args: tuple[str, ...], timeout: int, description: str) -> None:
     runtime.enqueue(
         runtime.PROJECTIONS,
-        "workers.jobs.project",
-        args=(game_id,),
-        timeout=PROJECT_ONE_TIMEOUT,
+        f"workers.jobs.{job}",
+        args=args,
+        timeout=timeout,
         result_ttl=PROJECT_RESULT_TTL,
         failure_ttl=FAILURE_TTL,
         retry=PROJECT_RETRY,
-        description=f"project {game_id}",
+        description=description,
     )
