@@ -13,12 +13,15 @@ import msgspec
 
 class RuleViolation(Exception):
     """A command the rules refuse. ``code`` is stable (clients match on it); ``message`` is
-    for the player, and must not reveal hidden information."""
+    for the player, in English, and must not reveal hidden information. ``params`` are the
+    values the message names (plain JSON values: cards, amounts, seats), so that a page can
+    render the refusal from its own message catalogue in the player's language."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, **params: str | int | list[str] | None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.params = params
 
 
 class HistoryMismatch(RuleViolation):
