@@ -245,7 +245,8 @@ const GameUI = (() => {
     const card = (c) => cardText(c);
     const who = (s) => el("strong", {}, names[s]);
     switch (e.type) {
-      case "game_started": return tn("fam.ev.started", { name: who(e.start_player) });
+      case "game_started": return tn("fam.ev.started", { name: who(e.start_player) }).concat(" ",
+        tn("fam.ev.dealt", { cards: e.hands[0].map(card) }));
       case "street_revealed": return tn("fam.ev.revealed", { cards: e.cards.map(card) });
       case "deck_reshuffled": return tn("fam.ev.reshuffled", { n: e.size });
       case "deck_ran_out": return tn("fam.ev.ran_out", { n: e.extra_turns });
@@ -261,11 +262,11 @@ const GameUI = (() => {
         target: card(e.target), n: e.amount });
       case "recruited": return e.to_area === null
         ? tn("fam.ev.recruited_free", { name: who(e.seat), card: card(e.card) })
-        : tn("fam.ev.recruited", { name: who(e.seat), card: card(e.card),
+        : tn("fam.ev.recruited", { name: who(e.seat), card: card(e.card), rank: e.rank,
           area: card(e.to_area), hand: card(e.back_to_hand) });
       case "passed": return tn("fam.ev.passed", { name: who(e.seat) });
       case "game_ended": return tn("fam.ev.ended", { scores: e.scores.map((s, i) =>
-        names[i] + " " + s).join(" : ") });
+        t("fam.ev.score", { name: names[i], n: s })).join(" : ") });
       default: return [e.type];
     }
   }

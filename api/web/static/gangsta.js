@@ -257,28 +257,43 @@ const GameUI = (() => {
     const g = (id) => el("span", { class: "chip" }, Cards.GANGSTERS[id] ? cardName(id) : id);
     const h = (id) => el("span", { class: "chip heist" }, Cards.heistName(id));
     const money = (list) => list.map((n, s) => names[s] + " $" + n).join(", ");
+    // Only the seats that got something: a cooperation reward or an income of $0 says nothing.
+    const paid = (list) => list.map((n, s) => n ? names[s] + " $" + n : null)
+      .filter(Boolean).join(", ");
+    const seats = (list) => list.map((s) => names[s]).join(", ");
+    // Optional clauses of a line, each its own caption (a sentence in either language).
+    const also = (line, ...clauses) =>
+      line.concat(...clauses.filter(Boolean).map((c) => [" "].concat(c)));
     switch (e.type) {
-      case "game_started": return tn("g.ev.started", { name: who(e.start_player) });
+      case "game_started": return also(tn("g.ev.started", { name: who(e.start_player) }),
+        tn("g.ev.start_money", { money: money(e.money) }),
+        tn("g.ev.bosses", { list: e.bosses.map((b, s) => [s ? ", " : "", names[s], " ", g(b)]) }));
       case "cards_dealt": return tn("g.ev.dealt." + e.row, { cards: e.cards.map((c) =>
         e.row === "heists" ? (Cards.isSnitch(c) ? t("gangsta.snitch") : h(c)) : g(c)) });
       case "deck_reshuffled": return tn("g.ev.reshuffled." + e.row, { n: e.size });
       case "snitch_shuffled_back": return tn("g.ev.snitch_back", {});
-      case "snitch_revealed": return tn("g.ev.snitch", { n: e.informants,
-        paid: money(e.payments) });
-      case "turn_started": return tn(e.synchronised ? "g.ev.turn_sync" : "g.ev.turn",
-        { name: who(e.seat) });
+      case "snitch_revealed": return also(tn("g.ev.snitch", { n: e.informants,
+        paid: money(e.payments) }),
+        e.discards.length ? tn("g.ev.snitch_discards", { list: seats(e.discards) }) : null);
+      case "turn_started": return also(tn(e.synchronised ? "g.ev.turn_sync" : "g.ev.turn",
+        { name: who(e.seat) }), e.extra ? t("g.ev.turn_extra") : null,
+        e.free_readies ? t("g.ev.free_readies", { n: e.free_readies }) : null);
       case "gangster_readied": return tn("g.ev.readied", { name: who(e.seat), card: g(e.gangster),
         n: e.cost });
-      case "gangster_hired": return tn("g.ev.hired", { name: who(e.seat), card: g(e.gangster),
-        n: e.cost });
+      case "gangster_hired": return tn(e.fast ? "g.ev.hired_fast" : "g.ev.hired",
+        { name: who(e.seat), card: g(e.gangster), n: e.cost });
       case "heist_chosen": return tn("g.ev.heist_chosen", { name: who(e.seat), heist: h(e.heist) });
       case "heist_cancelled": return tn("g.ev.heist_cancelled", { name: who(e.seat),
         heist: h(e.heist) });
       case "gangster_committed": return tn("g.ev.committed", { name: who(e.seat),
         card: g(e.gangster) });
-      case "heist_completed": return tn("g.ev.heist_done", { name: who(e.seat), heist: h(e.heist),
-        n: e.money });
-      case "skill_learned": return tn("g.ev.learned", { card: g(e.gangster),
+      case "heist_completed": return also(tn("g.ev.heist_done", { name: who(e.seat),
+        heist: h(e.heist), n: e.money }),
+        e.participants.some((s) => s !== e.seat)
+          ? tn("g.ev.heist_partners", { list: seats(e.participants.filter((s) => s !== e.seat)) })
+          : null,
+        e.coop_money.some((n) => n) ? tn("g.ev.coop_money", { list: paid(e.coop_money) }) : null);
+      case "skill_learned": return tn("g.ev.learned", { name: who(e.seat), card: g(e.gangster),
         skill: t("skill." + e.skill) });
       case "money_stolen": return tn("g.ev.stolen", { name: who(e.seat), target: who(e.target),
         n: e.amount });
@@ -288,19 +303,26 @@ const GameUI = (() => {
       case "gang_rallied": return tn("g.ev.rallied", { name: who(e.seat) });
       case "play_again": return tn(e.granted ? "g.ev.play_again" : "g.ev.play_again_lost",
         { name: who(e.seat) });
-      case "reward_skipped": return tn("g.ev.reward_skipped", { name: who(e.seat),
-        reward: t("reward." + e.reward) });
+      case "reward_skipped": return tn(e.forced ? "g.ev.reward_impossible" : "g.ev.reward_skipped",
+        { name: who(e.seat), reward: t("reward." + e.reward) });
       case "passed": return tn("g.ev.passed", { name: who(e.seat), n: e.income });
       case "row_card_discarded": return tn("g.ev.row_discard", { name: who(e.seat),
         card: e.row === "heists" ? h(e.card) : g(e.card) });
-      case "pass_discard_skipped": return null;
-      case "gangster_discarded": return tn("g.ev.discarded", { name: who(e.seat),
-        card: g(e.gangster), reason: t("g.reason." + e.reason) });
-      case "chapter_changed": return tn("g.ev.chapter", { name: t("chapter."
-        + Cards.CHAPTERS[e.chapter - 1]), income: money(e.income) });
-      case "gang_war": return tn("g.ev.gang_war", { list: money(e.mercenaries).replace(/\$/g, "") });
-      case "game_ended": return tn("g.ev.ended", { scores: e.scores.map((s, i) =>
-        names[i] + " " + s).join(" : ") });
+      case "pass_discard_skipped": return tn("g.ev.pass_discard_skipped", { name: who(e.seat) });
+      case "gangster_discarded": return tn(e.chosen_by === e.seat ? "g.ev.discarded"
+        : "g.ev.discarded_for", { name: who(e.seat), card: g(e.gangster),
+        reason: t("g.reason." + e.reason), chooser: who(e.chosen_by) });
+      case "chapter_changed": return also(tn("g.ev.chapter", { name: t("chapter."
+        + Cards.CHAPTERS[e.chapter - 1]) }),
+        e.income.some((n) => n) ? tn("g.ev.opportunity", { income: paid(e.income) }) : null);
+      case "gang_war": return also(tn("g.ev.gang_war",
+        { list: e.mercenaries.map((n, s) => names[s] + " " + n).join(", ") }),
+        e.losers.length ? tn("g.ev.gang_war_losers", { list: seats(e.losers) }) : null,
+        e.chooser !== null ? tn("g.ev.gang_war_chooser", { name: who(e.chooser) }) : null);
+      case "game_ended": return tn("g.ev.ended", { scores: e.scores.map((score, s) =>
+        t("g.ev.score", { name: names[s], n: score, gang: e.gang_influence[s],
+          heists: e.heist_influence[s], money: e.money_bonus[s], size: e.size_bonus[s] }))
+        .join("; ") });
       default: return [e.type];
     }
   }
