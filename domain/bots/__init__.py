@@ -34,13 +34,16 @@ BOTS: dict[tuple[str, str], Bot] = {
 def level_name(level: int | str) -> str:
     """The bot level a game's AI seat asks for; RuleViolation("bad_ai_level") if none fits."""
     if isinstance(level, bool):
-        raise RuleViolation("bad_ai_level", f"{level!r} is not an AI level")
+        raise RuleViolation("bad_ai_level", f"{level!r} is not an AI level", level=str(level))
     if isinstance(level, int) and level >= 0:
         return LEVELS[min(level, len(LEVELS) - 1)]
     if level in LEVELS:
         return str(level)
     raise RuleViolation(
-        "bad_ai_level", f"{level!r} is not an AI level (use {', '.join(LEVELS)} or 0 and up)"
+        "bad_ai_level",
+        f"{level!r} is not an AI level (use {', '.join(LEVELS)} or 0 and up)",
+        level=str(level),
+        levels=list(LEVELS),
     )
 
 
@@ -50,5 +53,7 @@ def choose(game: str, level: int | str, view: Any, legal: list[Any], seed: bytes
         raise RuleViolation("nothing_legal", "the bot was asked to move with no legal command")
     bot = BOTS.get((game, level_name(level)))
     if bot is None:
-        raise RuleViolation("no_bot", f"there is no {level!r} bot for {game!r}")
+        raise RuleViolation(
+            "no_bot", f"there is no {level!r} bot for {game!r}", level=str(level), game=game
+        )
     return bot(view, legal, Rng(seed, b"bot"))

@@ -58,11 +58,15 @@ def options(raw: dict[str, Any] | None) -> Options:
     try:
         opts = msgspec.convert(raw or {}, Options)
     except msgspec.ValidationError as exc:
-        raise RuleViolation("bad_options", f"Famiglia options: {exc}") from None
+        raise RuleViolation(
+            "bad_options", f"Famiglia options: {exc}", case="invalid", error=str(exc)
+        ) from None
     if opts.action1_strict_order:
         raise RuleViolation(
             "bad_options",
             "action1_strict_order is not implemented: no published source explains it",
+            case="not_implemented",
+            option="action1_strict_order",
         )
     return opts
 
@@ -70,7 +74,7 @@ def options(raw: dict[str, Any] | None) -> Options:
 def start(seats: int, secret: Secret, chosen: Options) -> list[Any]:
     chosen = options(msgspec.to_builtins(chosen))  # a Struct built by hand skips validation
     if seats != SEATS:
-        raise RuleViolation("bad_seats", "Famiglia is a game for exactly 2 players")
+        raise RuleViolation("bad_seats", "Famiglia is a game for exactly 2 players", seats=seats)
     first = start_player(secret)
     out: list[Any] = []
     state = _emit(
@@ -182,12 +186,16 @@ def decide(state: State, seat: int, command: Any) -> list[Any]:
     if state.ended is not None:
         raise RuleViolation("game_over", "The game is over")
     if seat not in (0, 1):
-        raise RuleViolation("bad_seat", f"Famiglia has seats 0 and 1, not {seat!r}")
+        raise RuleViolation("bad_seat", f"Famiglia has seats 0 and 1, not {seat!r}", seat=str(seat))
     if seat != state.current:
         raise RuleViolation("not_your_turn", "It is the other player's turn")
     handler = _DECIDERS.get(type(command))
     if handler is None:
-        raise RuleViolation("unknown_command", f"Not a Famiglia command: {command!r}")
+        raise RuleViolation(
+            "unknown_command",
+            f"Not a Famiglia command: {command!r}",
+            command=type(command).__name__,
+        )
     out: list[Any] = []
     handler(state, seat, command, out)
     return out
@@ -196,35 +204,44 @@ def decide(state: State, seat: int, command: Any) -> list[Any]:
 def _require_stage(state: State, stage: int, what: str) -> None:
     if swapping(state):
         raise RuleViolation(
-            "wrong_phase", "Finish the Accountant's exchanges first (swap or end_swaps)"
+            "wrong_phase",
+            "Finish the Accountant's exchanges first (swap or end_swaps)",
+            case="swapping",
         )
     if state.stage > stage:
         raise RuleViolation(
             "action_out_of_order",
             f"{what} is no longer possible this turn: the actions go refresh, Accountant, "
             "Brute, recruit, and each at most once",
+            action=what,
         )
 
 
 def _require_in_hand(state: State, seat: int, card: str, count: int = 1) -> None:
     if state.hands[seat].count(cards.check(card)) < count:
         raise RuleViolation(
-            "card_not_in_hand", f"You do not hold {'two ' if count > 1 else ''}{card}"
+            "card_not_in_hand",
+            f"You do not hold {'two ' if count > 1 else ''}{card}",
+            card=card,
+            count=count,
         )
 
 
 def _require_power(card: str, family: str) -> None:
     if FAMILY[cards.check(card)] != family:
         raise RuleViolation(
-            "wrong_family", f"{card} is not a {cards.FAMILY_NAMES[family]} ({family} card)"
+            "wrong_family",
+            f"{card} is not a {cards.FAMILY_NAMES[family]} ({family} card)",
+            card=card,
+            family=family,
         )
     if RANK[card] == 0:
-        raise RuleViolation("no_power", f"{card} has rank 0: it has no power")
+        raise RuleViolation("no_power", f"{card} has rank 0: it has no power", card=card)
 
 
 def _require_on_street(state: State, card: str) -> None:
     if cards.check(card) not in state.street:
-        raise RuleViolation("not_on_street", f"There is no {card} on the Street")
+        raise RuleViolation("not_on_street", f"There is no {card} on the Street", card=card)
 
 
 def refresh_block(state: State) -> RuleViolation | None:
@@ -270,22 +287,32 @@ def swappable_area(state: State, seat: int) -> tuple[str, ...]:
 
 def _decide_swap(state: State, seat: int, c: Swap, out: list[Any]) -> None:
     if not swapping(state):
-        raise RuleViolation("wrong_phase", "Exchanges need an Accountant played this action")
+        raise RuleViolation(
+            "wrong_phase", "Exchanges need an Accountant played this action", case="no_accountant"
+        )
     _require_in_hand(state, seat, c.hand_card)
     if cards.check(c.area_card) not in swappable_area(state, seat):
         if c.area_card == state.accountant and c.area_card in state.areas[seat]:
             raise RuleViolation(
-                "accountant_locked", "The Accountant just played cannot be taken back"
+                "accountant_locked",
+                "The Accountant just played cannot be taken back",
+                card=c.area_card,
             )
-        raise RuleViolation("not_in_area", f"There is no {c.area_card} in your area")
+        raise RuleViolation(
+            "not_in_area", f"There is no {c.area_card} in your area", card=c.area_card
+        )
     if c.hand_card == c.area_card:
-        raise RuleViolation("same_card", "Exchanging a card for an identical one changes nothing")
+        raise RuleViolation(
+            "same_card",
+            "Exchanging a card for an identical one changes nothing",
+            card=c.hand_card,
+        )
     _emit(state, out, CardsSwapped(seat=seat, hand_card=c.hand_card, area_card=c.area_card))
 
 
 def _decide_end_swaps(state: State, seat: int, c: EndSwaps, out: list[Any]) -> None:
     if not swapping(state):
-        raise RuleViolation("wrong_phase", "No Accountant's exchanges are open")
+        raise RuleViolation("wrong_phase", "No Accountant's exchanges are open", case="no_swaps")
     _emit(state, out, SwapsEnded(seat=seat))
 
 
@@ -296,10 +323,20 @@ def _decide_brute(state: State, seat: int, c: PlayBrute, out: list[Any]) -> None
     _require_on_street(state, c.target)
     rank = RANK[c.card]
     if not 1 <= c.amount <= rank:
-        raise RuleViolation("bad_amount", f"{c.card} lowers a rank by 1 to {rank}")
+        raise RuleViolation(
+            "bad_amount",
+            f"{c.card} lowers a rank by 1 to {rank}",
+            case="brute_rank",
+            card=c.card,
+            rank=rank,
+        )
     if c.amount > RANK[c.target]:
         raise RuleViolation(
-            "bad_amount", f"{c.target} cannot be lowered by {c.amount}: never below rank 0"
+            "bad_amount",
+            f"{c.target} cannot be lowered by {c.amount}: never below rank 0",
+            case="below_zero",
+            card=c.target,
+            amount=c.amount,
         )
     _emit(state, out, BrutePlayed(seat=seat, card=c.card, target=c.target, amount=c.amount))
 
@@ -314,12 +351,16 @@ def _decide_recruit(state: State, seat: int, c: Recruit, out: list[Any]) -> None
     if not shown:
         if 0 not in ranks:
             raise RuleViolation(
-                "pair_required", f"{c.card} is not free: show two cards (to_area, back_to_hand)"
+                "pair_required",
+                f"{c.card} is not free: show two cards (to_area, back_to_hand)",
+                card=c.card,
             )
         rank = 0
     else:
         if len(shown) != 2:
-            raise RuleViolation("bad_pair", "Show two cards: to_area and back_to_hand")
+            raise RuleViolation(
+                "bad_pair", "Show two cards: to_area and back_to_hand", case="two_cards"
+            )
         rank = _pair_rank(c.card, shown[0], shown[1], ranks)
         if shown[0] == shown[1]:
             _require_in_hand(state, seat, shown[0], 2)
@@ -346,21 +387,42 @@ def _pair_rank(target: str, a: str, b: str, ranks: set[int]) -> int:
     rank = min(RANK[a], RANK[b]) + 1
     if rank not in ranks:
         if ranks == {0}:
-            raise RuleViolation("bad_pair", f"{target} has rank 0 now: it is free, show nothing")
+            raise RuleViolation(
+                "bad_pair",
+                f"{target} has rank 0 now: it is free, show nothing",
+                case="free",
+                card=target,
+            )
         allowed = " or ".join(str(k) for k in sorted(ranks))
         raise RuleViolation(
             "bad_pair",
             f"{a} and {b} would recruit a rank-{rank} card; {target} has rank {allowed} now",
+            case="wrong_rank",
+            a=a,
+            b=b,
+            rank=rank,
+            card=target,
+            ranks=[str(k) for k in sorted(ranks)],
         )
     family = FAMILY[target]
     real = cards.name(family, rank - 1)
     other = b if a == real else a if b == real else None
     if other is None:
-        raise RuleViolation("bad_pair", f"Recruiting {target} at rank {rank} needs a {real}")
+        raise RuleViolation(
+            "bad_pair",
+            f"Recruiting {target} at rank {rank} needs a {real}",
+            case="needs_card",
+            card=target,
+            rank=rank,
+            needed=real,
+        )
     if other != real and not (FAMILY[other] == GREEN and RANK[other] > rank - 1):
         raise RuleViolation(
             "bad_pair",
             f"The second card must be another {real} or a green card above rank {rank - 1}",
+            case="second_card",
+            needed=real,
+            rank=rank - 1,
         )
     return rank
 

@@ -104,15 +104,24 @@ def options(raw: dict[str, Any] | None) -> Options:
     preset = raw.pop("preset", "description")
     if preset not in PRESETS:
         raise RuleViolation(
-            "bad_options", f"unknown preset {preset!r}; choose one of {sorted(PRESETS)}"
+            "bad_options",
+            f"unknown preset {preset!r}; choose one of {sorted(PRESETS)}",
+            case="unknown_preset",
+            preset=str(preset),
+            presets=sorted(PRESETS),
         )
     try:
         opts = msgspec.convert({**PRESETS[preset], **raw}, Options)
     except msgspec.ValidationError as exc:
-        raise RuleViolation("bad_options", f"invalid rule options: {exc}") from None
+        raise RuleViolation(
+            "bad_options", f"invalid rule options: {exc}", case="invalid", error=str(exc)
+        ) from None
     if opts.resources:
         raise RuleViolation(
-            "bad_options", "resources: the resource cards are not available yet; leave it false"
+            "bad_options",
+            "resources: the resource cards are not available yet; leave it false",
+            case="not_implemented",
+            option="resources",
         )
     return opts
 
@@ -155,7 +164,7 @@ def _committed(state: State) -> list[tuple[int, Member]]:
 
 def _current_heist(state: State) -> cards.Heist:
     if state.heist is None:
-        raise RuleViolation("wrong_phase", "No heist is under way.")
+        raise RuleViolation("wrong_phase", "No heist is under way.", case="no_heist")
     return cards.HEISTS[state.heist]
 
 
@@ -444,9 +453,20 @@ def _advance(out: _Out) -> None:
 
 def start(seats: int, secret: Secret, opts: Options) -> list[Any]:
     if not MIN_SEATS <= seats <= MAX_SEATS:
-        raise RuleViolation("bad_seats", f"Gangsta! is for {MIN_SEATS} to {MAX_SEATS} players")
+        raise RuleViolation(
+            "bad_seats",
+            f"Gangsta! is for {MIN_SEATS} to {MAX_SEATS} players",
+            seats=seats,
+            min=MIN_SEATS,
+            max=MAX_SEATS,
+        )
     if opts.resources:
-        raise RuleViolation("bad_options", "resources: the resource cards are not available yet")
+        raise RuleViolation(
+            "bad_options",
+            "resources: the resource cards are not available yet",
+            case="not_implemented",
+            option="resources",
+        )
     bosses = tuple(rng.shuffled(secret.seed, BOSSES_LABEL, cards.BOSS_IDS)[:seats])
     first = rng.choice_index(secret.seed, START_PLAYER_LABEL, seats)
     # catch_up_cash: the 2nd, 3rd, 4th player in turn order start with $1, $2, $3 more.
@@ -473,36 +493,50 @@ def start(seats: int, secret: Secret, opts: Options) -> list[Any]:
 
 def _stage(state: State, *stages: str) -> None:
     if state.stage not in stages:
-        raise RuleViolation("wrong_phase", f"That is not possible now (stage: {state.stage}).")
+        raise RuleViolation(
+            "wrong_phase", f"That is not possible now (stage: {state.stage}).", stage=state.stage
+        )
 
 
 def _reward_stage(state: State, reward: str) -> None:
     if state.stage != "reward" or state.rewards[0] != reward:
         raise RuleViolation(
-            "wrong_phase", f"There is no {reward.replace('_', ' ')} to resolve now."
+            "wrong_phase",
+            f"There is no {reward.replace('_', ' ')} to resolve now.",
+            case="no_reward",
+            reward=reward,
         )
 
 
 def _own_member(state: State, seat: int, gangster: int) -> Member:
     found = _owner_member(state, gangster)
     if found is None:
-        raise RuleViolation("unknown_gangster", f"Gangster {gangster} is in no gang.")
+        raise RuleViolation(
+            "unknown_gangster", f"Gangster {gangster} is in no gang.", gangster=gangster
+        )
     if found[0] != seat:
-        raise RuleViolation("not_your_gangster", f"Gangster {gangster} is not in your gang.")
+        raise RuleViolation(
+            "not_your_gangster", f"Gangster {gangster} is not in your gang.", gangster=gangster
+        )
     return found[1]
 
 
 def _pay(state: State, seat: int, cost: int) -> None:
     if state.players[seat].money < cost:
         raise RuleViolation(
-            "cannot_afford", f"That costs ${cost}; you have ${state.players[seat].money}."
+            "cannot_afford",
+            f"That costs ${cost}; you have ${state.players[seat].money}.",
+            cost=cost,
+            money=state.players[seat].money,
         )
 
 
 def _ready(s: State, seat: int, c: Ready, out: _Out) -> None:
     _stage(s, "turn")
     if not _own_member(s, seat, c.gangster).engaged:
-        raise RuleViolation("not_engaged", f"Gangster {c.gangster} is already Available.")
+        raise RuleViolation(
+            "not_engaged", f"Gangster {c.gangster} is already Available.", gangster=c.gangster
+        )
     cost = 0 if s.free_readies > 0 else 1
     _pay(s, seat, cost)
     out.emit(GangsterReadied(seat=seat, gangster=c.gangster, cost=cost))
@@ -510,7 +544,9 @@ def _ready(s: State, seat: int, c: Ready, out: _Out) -> None:
 
 def _market_hire(s: State, seat: int, gangster: int, fast: bool, out: _Out) -> None:
     if gangster not in s.market:
-        raise RuleViolation("not_in_market", f"Gangster {gangster} is not in the market.")
+        raise RuleViolation(
+            "not_in_market", f"Gangster {gangster} is not in the market.", gangster=gangster
+        )
     cost = hire_cost(s, seat, gangster)
     _pay(s, seat, cost)
     out.emit(GangsterHired(seat=seat, gangster=gangster, cost=cost, fast=fast))
@@ -524,10 +560,12 @@ def _hire(s: State, seat: int, c: Hire, out: _Out) -> None:
 def _choose_heist(s: State, seat: int, c: ChooseHeist, out: _Out) -> None:
     _stage(s, "turn")
     if c.heist not in s.heist_row:
-        raise RuleViolation("not_in_row", f"Heist {c.heist} is not in the row.")
+        raise RuleViolation("not_in_row", f"Heist {c.heist} is not in the row.", heist=c.heist)
     if not _heist_possible(s, seat, cards.HEISTS[c.heist]):
         raise RuleViolation(
-            "heist_not_possible", "Your Available gangsters cannot cover this heist's skills."
+            "heist_not_possible",
+            "Your Available gangsters cannot cover this heist's skills.",
+            heist=c.heist,
         )
     out.emit(HeistChosen(seat=seat, heist=c.heist))
 
@@ -536,21 +574,39 @@ def _commit(s: State, seat: int, c: Commit, out: _Out) -> None:
     _stage(s, "heist")
     found = _owner_member(s, c.gangster)
     if found is None:
-        raise RuleViolation("unknown_gangster", f"Gangster {c.gangster} is in no gang.")
+        raise RuleViolation(
+            "unknown_gangster", f"Gangster {c.gangster} is in no gang.", gangster=c.gangster
+        )
     owner, member = found
     heist = cards.HEISTS[s.heist]
     if owner != seat and not heist.cooperative:
-        raise RuleViolation("not_your_gangster", "Only your own gangsters take part in this heist.")
+        raise RuleViolation(
+            "not_your_gangster",
+            "Only your own gangsters take part in this heist.",
+            case="not_cooperative",
+            gangster=c.gangster,
+        )
     if owner != seat and not s.committed:
-        raise RuleViolation("not_your_gangster", "The first gangster committed must be your own.")
+        raise RuleViolation(
+            "not_your_gangster",
+            "The first gangster committed must be your own.",
+            case="first_own",
+            gangster=c.gangster,
+        )
     if c.gangster in s.committed:
-        raise RuleViolation("already_committed", f"Gangster {c.gangster} is already committed.")
+        raise RuleViolation(
+            "already_committed", f"Gangster {c.gangster} is already committed.", gangster=c.gangster
+        )
     if member.engaged:
-        raise RuleViolation("not_available", f"Gangster {c.gangster} is Engaged.")
+        raise RuleViolation(
+            "not_available", f"Gangster {c.gangster} is Engaged.", gangster=c.gangster
+        )
     needed = _needed(s)
     if not _supplies(member, needed):
         raise RuleViolation(
-            "skill_not_needed", f"Gangster {c.gangster} adds no skill still needed."
+            "skill_not_needed",
+            f"Gangster {c.gangster} adds no skill still needed.",
+            gangster=c.gangster,
         )
     out.emit(GangsterCommitted(seat=seat, gangster=c.gangster))
     s = out.state
@@ -591,7 +647,7 @@ def _discard_row_card(s: State, seat: int, c: DiscardRowCard, out: _Out) -> None
     elif c.card in s.market:
         out.emit(RowCardDiscarded(seat=seat, row=GANGSTERS_ROW, card=c.card))
     else:
-        raise RuleViolation("not_in_row", f"Card {c.card} is in neither row.")
+        raise RuleViolation("not_in_row", f"Card {c.card} is in neither row.", card=c.card)
 
 
 def _skip(s: State, seat: int, _: Skip, out: _Out) -> None:
@@ -613,18 +669,26 @@ def _learn_skill(s: State, seat: int, c: LearnSkill, out: _Out) -> None:
     skill = _current_heist(s).learn_skill
     if c.gangster not in s.committed:
         raise RuleViolation(
-            "not_participant", f"Gangster {c.gangster} did not take part in the heist."
+            "not_participant",
+            f"Gangster {c.gangster} did not take part in the heist.",
+            gangster=c.gangster,
         )
     if member.learned is not None:
-        raise RuleViolation("already_learned", f"Gangster {c.gangster} already learned a skill.")
+        raise RuleViolation(
+            "already_learned",
+            f"Gangster {c.gangster} already learned a skill.",
+            gangster=c.gangster,
+        )
     if skill == "leader" and skills_of(member)[cards.LEADER]:
-        raise RuleViolation("second_leader", f"Gangster {c.gangster} is already a Leader.")
+        raise RuleViolation(
+            "second_leader", f"Gangster {c.gangster} is already a Leader.", gangster=c.gangster
+        )
     out.emit(SkillLearned(seat=seat, gangster=c.gangster, skill=skill))
 
 
 def _opponent(s: State, seat: int, target: int) -> None:
     if target == seat or not 0 <= target < s.seats:
-        raise RuleViolation("bad_target", "Choose an opponent.")
+        raise RuleViolation("bad_target", "Choose an opponent.", case="opponent", target=target)
 
 
 def _theft(s: State, seat: int, c: Theft, out: _Out) -> None:
@@ -632,7 +696,12 @@ def _theft(s: State, seat: int, c: Theft, out: _Out) -> None:
     _opponent(s, seat, c.target)
     most = min(_current_heist(s).theft, s.players[c.target].money)
     if not 1 <= c.amount <= most:
-        raise RuleViolation("bad_amount", f"You may take $1 to ${most} from that player.")
+        raise RuleViolation(
+            "bad_amount",
+            f"You may take $1 to ${most} from that player.",
+            amount=c.amount,
+            most=most,
+        )
     out.emit(MoneyStolen(seat=seat, target=c.target, amount=c.amount))
 
 
@@ -640,9 +709,13 @@ def _diversion(s: State, seat: int, c: Diversion, out: _Out) -> None:
     _reward_stage(s, "diversion")
     found = _owner_member(s, c.gangster)
     if found is None or found[0] == seat:
-        raise RuleViolation("bad_target", "Divert a gangster of an opponent.")
+        raise RuleViolation(
+            "bad_target", "Divert a gangster of an opponent.", case="diversion", gangster=c.gangster
+        )
     if found[1].engaged:
-        raise RuleViolation("not_available", f"Gangster {c.gangster} is already Engaged.")
+        raise RuleViolation(
+            "not_available", f"Gangster {c.gangster} is already Engaged.", gangster=c.gangster
+        )
     out.emit(GangsterDiverted(seat=seat, gangster=c.gangster))
 
 
@@ -651,7 +724,10 @@ def _assassination(s: State, seat: int, c: Assassination, out: _Out) -> None:
     _opponent(s, seat, c.target)
     if not _assassination_victims(s, c.target):
         raise RuleViolation(
-            "bad_target", "That player has no non-Boss gangster with exactly 2 skills."
+            "bad_target",
+            "That player has no non-Boss gangster with exactly 2 skills.",
+            case="assassination",
+            target=c.target,
         )
     out.emit(AssassinationOrdered(seat=seat, target=c.target))
 
@@ -672,10 +748,15 @@ def _discard_choices(s: State, seat: int) -> tuple[Any, list[int]] | None:
 def _discard(s: State, seat: int, c: Discard, out: _Out) -> None:
     found = _discard_choices(s, seat)
     if found is None:
-        raise RuleViolation("wrong_phase", "You owe no discard.")
+        raise RuleViolation("wrong_phase", "You owe no discard.", case="no_discard")
     owed, pool = found
     if c.gangster not in pool:
-        raise RuleViolation("bad_discard", f"Gangster {c.gangster} cannot be discarded for this.")
+        raise RuleViolation(
+            "bad_discard",
+            f"Gangster {c.gangster} cannot be discarded for this.",
+            gangster=c.gangster,
+            reason=owed.reason,
+        )
     out.emit(
         GangsterDiscarded(seat=owed.seat, gangster=c.gangster, reason=owed.reason, chosen_by=seat)
     )
@@ -703,14 +784,16 @@ def decide(state: State, seat: int, command: Any) -> list[Any]:
     if state.stage == "over":
         raise RuleViolation("game_over", "The game is over.")
     if not isinstance(seat, int) or not 0 <= seat < state.seats:
-        raise RuleViolation("bad_seat", f"There is no seat {seat}.")
+        raise RuleViolation("bad_seat", f"There is no seat {seat}.", seat=str(seat))
     if seat not in to_act(state):
         raise RuleViolation("not_your_turn", "It is not your turn to decide.")
     handler = _HANDLERS.get(type(command))
     if handler is None:
-        raise RuleViolation("unknown_command", "That is not a Gangsta! command.")
+        raise RuleViolation(
+            "unknown_command", "That is not a Gangsta! command.", command=type(command).__name__
+        )
     if state.owed and not isinstance(command, Discard):
-        raise RuleViolation("wrong_phase", "A discard is owed first.")
+        raise RuleViolation("wrong_phase", "A discard is owed first.", case="discard_owed")
     out = _Out(state)
     handler(state, seat, command, out)
     _advance(out)
