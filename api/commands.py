@@ -29,10 +29,16 @@ def refusal(game: Game, raw: Any, why: str) -> ApiError:
                 400,
                 "wrong_game_command",
                 f"{tag!r} is a command of {', '.join(others)}, not of {game.name}",
+                command=tag,
+                games=others,
+                game=game.name,
             )
         return ApiError(
             400,
             "unknown_command",
             f"{game.name} has no command {tag!r} (commands: {', '.join(sorted(mine))})",
+            command=tag,
+            game=game.name,
+            commands=sorted(mine),
         )
-    return ApiError(400, "bad_command", why)
+    return ApiError(400, "bad_command", why, error=why)

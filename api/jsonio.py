@@ -24,9 +24,13 @@ def body(kind: type[T]) -> T:
     try:
         return decoder.decode(raw)
     except msgspec.ValidationError as exc:
-        raise ApiError(400, "invalid_body", f"invalid request body: {exc}") from None
+        raise ApiError(
+            400, "invalid_body", f"invalid request body: {exc}", error=str(exc)
+        ) from None
     except msgspec.DecodeError as exc:
-        raise ApiError(400, "malformed_json", f"the body is not valid JSON: {exc}") from None
+        raise ApiError(
+            400, "malformed_json", f"the body is not valid JSON: {exc}", error=str(exc)
+        ) from None
 
 
 def reply(value: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:

@@ -331,7 +331,9 @@ def document() -> dict[str, Any]:
             "version": "1",
             "description": "Play Famiglia and Gangsta! by web. Create a player (POST /players) "
             "to get a token; send it as `Authorization: Bearer <token>`. Errors are RFC 9457 "
-            "problem+json with a stable `code`.",
+            "problem+json with a stable `code` and `params`, the values its `detail` names "
+            "(`case` tells apart the messages of one code). `detail` is English, or Japanese "
+            "when the request sends `Accept-Language: ja`.",
         },
         "paths": paths,
         "components": {

@@ -11,7 +11,7 @@ MAX_DIGITS = 12
 
 def whole_number(name: str, raw: str) -> int:
     if not raw.isdigit() or len(raw) > MAX_DIGITS or not raw.isascii():
-        raise ApiError(400, "bad_parameter", f"{name} must be a whole number >= 0")
+        raise ApiError(400, "bad_parameter", f"{name} must be a whole number >= 0", name=name)
     return int(raw)
 
 

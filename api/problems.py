@@ -1,20 +1,28 @@
 """RFC 9457 problem details (``application/problem+json``) for every refusal.
 
-Every error response has ``type``, ``title``, ``status``, ``detail`` and a stable ``code``
-(clients match on ``code``; ``detail`` is for people). The service layer's errors already carry
-``status``, ``code`` and a message that reveals nothing hidden; the API's own (malformed JSON,
-bad token, ...) are ``ApiError``. Anything else is a 500 whose detail says nothing about why.
+Every error response has ``type``, ``title``, ``status``, ``detail``, a stable ``code`` and
+``params`` (clients match on ``code``; ``detail`` is for people; ``params`` are the values the
+detail names, for a client that renders the refusal in its own words and language). The service
+layer's errors already carry ``status``, ``code``, ``params`` and a message that reveals nothing
+hidden; the API's own (malformed JSON, bad token, ...) are ``ApiError``. Anything else is a 500
+whose detail says nothing about why.
+
+``detail`` is English, or the Japanese text of the pages' message catalogue when the request
+says ``Accept-Language: ja`` (``api.web.i18n.refusal``, the same catalogue the pages render
+refusals from).
 """
 
 from __future__ import annotations
 
 import logging
 from http import HTTPStatus
+from typing import Any
 
 import msgspec
-from flask import Flask, Response
+from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
+from api.web import i18n
 from services.errors import Conflict, ServiceError
 
 log = logging.getLogger(__name__)
@@ -24,22 +32,24 @@ TYPE_BASE = "/docs#problem-"
 
 
 class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
-    """An RFC 9457 problem. ``type`` points at the code's entry on the API page; ``version``
-    is set on a conflict (the game's version now)."""
+    """An RFC 9457 problem. ``type`` points at the code's entry on the API page; ``params``
+    are the values ``detail`` names (``case`` tells apart the messages of one code);
+    ``version`` is set on a conflict (the game's version now)."""
 
     type: str
     title: str
     status: int
     detail: str
     code: str
+    params: dict[str, Any]
     version: int | None = None
 
 
 class ApiError(ServiceError):
     """A refusal decided by the HTTP layer itself."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message, code=code)
+    def __init__(self, status: int, code: str, message: str, **params: Any) -> None:
+        super().__init__(message, code=code, params=params)
         self.status = status
 
 
@@ -81,21 +91,37 @@ API_CODES: dict[str, tuple[int, str]] = {
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}
 
 
-def problem_response(status: int, code: str, detail: str, version: int | None = None) -> Response:
+def problem_response(
+    status: int,
+    code: str,
+    detail: str,
+    version: int | None = None,
+    params: dict[str, Any] | None = None,
+    game: str | None = None,
+) -> Response:
+    params = params or {}
+    if request and _language() != i18n.DEFAULT:
+        detail = i18n.refusal(_language(), code, params, game) or detail
     body = Problem(
         type=TYPE_BASE + code,
         title=HTTPStatus(status).phrase,
         status=status,
         detail=detail,
         code=code,
+        params=params,
         version=version,
     )
     return Response(msgspec.json.encode(body), status=status, mimetype=MEDIA_TYPE)
 
 
+def _language() -> str:
+    """Only what the request asks for: an API client's detail does not follow a page's cookie."""
+    return request.accept_languages.best_match(i18n.LANGUAGES) or i18n.DEFAULT
+
+
 def from_error(exc: ServiceError) -> Response:
     version = exc.version if isinstance(exc, Conflict) else None
-    return problem_response(exc.status, exc.code, exc.message, version)
+    return problem_response(exc.status, exc.code, exc.message, version, exc.params, exc.game)
 
 
 def install(app: Flask) -> None:
@@ -110,9 +136,11 @@ def install(app: Flask) -> None:
         status = exc.code or 500
         code = _HTTP_CODES.get(status, "bad_request" if status < 500 else "internal")
         detail = API_CODES[code][1] if code in API_CODES else exc.description or exc.name
+        params = {}
         if status == 413:
-            detail = f"the body is larger than {app.config['MAX_CONTENT_LENGTH']} bytes"
-        response = problem_response(status, code, detail)
+            params = {"max": app.config["MAX_CONTENT_LENGTH"]}
+            detail = f"the body is larger than {params['max']} bytes"
+        response = problem_response(status, code, detail, params=params)
         allow = dict(exc.get_headers()).get("Allow")
         if allow:  # a 405 names the methods the resource has (RFC 9110)
             response.headers["Allow"] = allow

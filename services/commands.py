@@ -135,17 +135,20 @@ class CommandService:
             raise BadRequest(
                 f"there is no game {game!r} (games: {', '.join(sorted(self.games))})",
                 code="unknown_game_name",
+                params={"game": str(game), "games": sorted(self.games)},
             )
         rules = self.games[game]
         if not _is_int(seats) or not rules.min_seats <= seats <= rules.max_seats:
             raise BadRequest(
                 f"{game} is for {rules.min_seats} to {rules.max_seats} players, not {seats!r}",
                 code="bad_seats",
+                params={"seats": str(seats), "min": rules.min_seats, "max": rules.max_seats},
+                game=game,
             )
         try:
             validated = rules.options(options)
         except RuleViolation as exc:
-            raise BadRequest(exc.message, code=exc.code) from None
+            raise BadRequest(exc.message, code=exc.code, params=exc.params, game=game) from None
         ai_seats = _ai_seats(ai, seats)
         secret = Secret(seed=secrets.token_bytes(32), salt=secrets.token_bytes(16))
         events = rules.start(seats, secret, validated)
@@ -187,6 +190,7 @@ class CommandService:
             raise BadRequest(
                 f"a command id is a string of 1 to {MAX_COMMAND_ID} characters",
                 code="bad_command_id",
+                params={"max": MAX_COMMAND_ID},
             )
         if expected_version is not None and not (
             _is_int(expected_version) and expected_version >= 0
@@ -194,11 +198,15 @@ class CommandService:
             raise BadRequest(
                 f"an expected version is a version number, not {expected_version!r}",
                 code="bad_expected_version",
+                params={"expected": str(expected_version)},
             )
         meta = self._meta(game_id)
         rules = self.games[meta.game]
         if not _is_int(seat) or not 0 <= seat < meta.seats:
-            raise WrongSeat(f"seat {seat!r} is not a seat of this game (0 to {meta.seats - 1})")
+            raise WrongSeat(
+                f"seat {seat!r} is not a seat of this game (0 to {meta.seats - 1})",
+                params={"seat": str(seat), "last": meta.seats - 1},
+            )
         command = _parse_command(rules, command)
         digest = hashlib.sha256(msgspec.msgpack.encode([seat, command])).digest()[:16]
         snap = self._warm(game_id, expected_version)
@@ -225,7 +233,9 @@ class CommandService:
             try:
                 events = rules.decide(snap.state, seat, command)
             except RuleViolation as exc:
-                raise RuleRejected(exc.message, code=exc.code) from None
+                raise RuleRejected(
+                    exc.message, code=exc.code, params=exc.params, game=meta.game
+                ) from None
             if not events:
                 return Accepted(
                     game_id, command_id, snap.version, snap.version + 1, state=snap.state
@@ -238,6 +248,7 @@ class CommandService:
         raise Conflict(
             f"the game kept changing; gave up after {self.max_attempts} attempts, try again",
             version=self._refresh(game_id)[0].version,
+            case="busy",
         )
 
     def _append(
@@ -287,7 +298,8 @@ class CommandService:
     ) -> Accepted:
         if record.digest != digest:
             raise CommandIdReused(
-                f"command id {command_id!r} was already used for another command in this game"
+                f"command id {command_id!r} was already used for another command in this game",
+                params={"command_id": command_id},
             )
         self.notify(game_id, now)
         return Accepted(game_id, command_id, record.last, record.first, duplicate=True)
@@ -322,7 +334,10 @@ class CommandService:
         and hidden data with few possible values could be found by hashing each candidate."""
         game, state, _, meta = self.load(game_id)
         if seat is not None and (not _is_int(seat) or not 0 <= seat < meta.seats):
-            raise WrongSeat(f"seat {seat!r} is not a seat of this game (0 to {meta.seats - 1})")
+            raise WrongSeat(
+                f"seat {seat!r} is not a seat of this game (0 to {meta.seats - 1})",
+                params={"seat": str(seat), "last": meta.seats - 1},
+            )
         records = self.events(game_id, after)
         if game.result(state) is not None:
             return records
@@ -417,22 +432,32 @@ def _is_int(value: object) -> bool:
 
 
 def _stale(expected: int, now: int) -> Conflict:
-    return Conflict(f"the game is at version {now}, not {expected}; reload and retry", now)
+    return Conflict(
+        f"the game is at version {now}, not {expected}; reload and retry",
+        now,
+        expected=str(expected),
+    )
 
 
 def _ai_seats(ai: Mapping[Any, Any] | None, seats: int) -> dict[int, int | str]:
     try:
         levels = msgspec.convert(dict(ai or {}), dict[int, int | str], strict=False)
     except (msgspec.ValidationError, TypeError, ValueError) as exc:
-        raise BadRequest(f"ai must map seats to levels: {exc}", code="bad_ai") from None
+        raise BadRequest(
+            f"ai must map seats to levels: {exc}", code="bad_ai", params={"case": "not_a_map"}
+        ) from None
     bad = [s for s in levels if not 0 <= s < seats]
     if bad:
-        raise BadRequest(f"ai seats {bad} are not seats 0 to {seats - 1}", code="bad_ai")
+        raise BadRequest(
+            f"ai seats {bad} are not seats 0 to {seats - 1}",
+            code="bad_ai",
+            params={"seats": [str(s) for s in bad], "last": seats - 1},
+        )
     for level in levels.values():
         try:
             bots.level_name(level)
         except RuleViolation as exc:
-            raise BadRequest(exc.message, code=exc.code) from None
+            raise BadRequest(exc.message, code=exc.code, params=exc.params) from None
     return levels
 
 
@@ -441,13 +466,18 @@ def _parse_command(rules: Game, command: Any) -> Any:
     if isinstance(command, msgspec.Struct):
         if isinstance(command, kinds):
             return command
-        raise BadRequest(f"{type(command).__name__} is not a {rules.name} command")
+        raise BadRequest(
+            f"{type(command).__name__} is not a {rules.name} command",
+            params={"command": type(command).__name__, "game": rules.name},
+        )
     try:
         if isinstance(command, str | bytes):
             return msgspec.json.decode(command, type=rules.Command)
         return msgspec.convert(command, rules.Command)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        raise BadRequest(f"not a {rules.name} command: {exc}") from None
+        raise BadRequest(
+            f"not a {rules.name} command: {exc}", params={"game": rules.name, "error": str(exc)}
+        ) from None
 
 
 # -- the process-wide service -------------------------------------------------------------------

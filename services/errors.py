@@ -1,9 +1,12 @@
 """The typed errors of the service layer.
 
 Every error has a stable ``code`` (clients and tests match on it), an HTTP-like ``status`` (the
-API maps it to an RFC 9457 problem) and a ``message`` for people. None of them reveals hidden
-information: messages name only what the caller sent or may see. A refused command changes
-nothing in the store.
+API maps it to an RFC 9457 problem), a ``message`` for people, in English, and ``params``: the
+values the message names (plain JSON values), from which a client renders the refusal in its own
+language (``case`` tells apart the messages of one code). ``game`` is set when a game's rules
+refused: its rule codes are that game's own. None of them reveals hidden information: messages
+and params name only what the caller sent or may see. A refused command changes nothing in the
+store.
 
 | class | status | code |
 |---|---|---|
@@ -19,18 +22,30 @@ nothing in the store.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 
 class ServiceError(Exception):
-    """Base of the service's refusals; ``code``, ``status`` and ``message`` are always set."""
+    """Base of the service's refusals; ``code``, ``status``, ``message`` and ``params`` are
+    always set."""
 
     status: int = 500
     code: str = "internal"
 
-    def __init__(self, message: str, code: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        code: str | None = None,
+        params: Mapping[str, Any] | None = None,
+        game: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         if code is not None:
             self.code = code
+        self.params: dict[str, Any] = dict(params or {})
+        self.game = game
 
     def __str__(self) -> str:
         return f"{self.code}: {self.message}"
@@ -41,7 +56,7 @@ class UnknownGame(ServiceError):
     code = "unknown_game"
 
     def __init__(self, game_id: str) -> None:
-        super().__init__(f"there is no game {game_id!r}")
+        super().__init__(f"there is no game {game_id!r}", params={"game_id": game_id})
         self.game_id = game_id
 
 
@@ -65,8 +80,8 @@ class Conflict(ServiceError):
     status = 409
     code = "conflict"
 
-    def __init__(self, message: str, version: int) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, version: int, **params: Any) -> None:
+        super().__init__(message, params={"version": version, **params})
         self.version = version
 
 

@@ -237,13 +237,17 @@ class Players:
             raise BadInvite(
                 "that invite is not for an open seat of this game"
                 if invite
-                else "this game is not public: joining needs an invite"
+                else "this game is not public: joining needs an invite",
+                params={"case": "wrong_invite" if invite else "not_public"},
             )
         if status == "full":
-            raise SeatTaken("this game has no open seat left")
+            raise SeatTaken("this game has no open seat left", params={"case": "full"})
         seat = int(value[0])
         if status == "seated":
-            raise SeatTaken(f"you already sit in this game, at seat {seat}")
+            raise SeatTaken(
+                f"you already sit in this game, at seat {seat}",
+                params={"case": "seated", "seat": seat},
+            )
         self._seated(game_id, player_id, self.clock())
         return seat
 
@@ -282,10 +286,12 @@ def _owned(taken: dict[int, str], player_id: str) -> int | None:
 
 def _clean_name(name: object) -> str:
     if not isinstance(name, str):
-        raise BadName("a name is a string")
+        raise BadName("a name is a string", params={"case": "not_text"})
     cleaned = " ".join(name.split())
     if not 1 <= len(cleaned) <= MAX_NAME:
-        raise BadName(f"a name has 1 to {MAX_NAME} characters")
+        raise BadName(
+            f"a name has 1 to {MAX_NAME} characters", params={"case": "length", "max": MAX_NAME}
+        )
     if any(unicodedata.category(ch).startswith("C") for ch in cleaned):
-        raise BadName("a name may not contain control characters")
+        raise BadName("a name may not contain control characters", params={"case": "control"})
     return cleaned

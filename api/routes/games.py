@@ -68,7 +68,9 @@ def create() -> Response:
     humans = [s for s in range(new.seats) if s not in new.ai]
     seat = new.seat if new.seat is not None else (humans[0] if humans else None)
     if seat is None or seat not in humans:
-        raise ApiError(400, "bad_seats", "the creator needs a seat that is not played by AI")
+        raise ApiError(
+            400, "bad_seats", "the creator needs a seat that is not played by AI", case="creator"
+        )
     d = deps()
     game_id = d.service.create_game(new.game, new.seats, new.options, new.ai)
     loaded = d.service.load(game_id)
@@ -153,7 +155,13 @@ def command(game_id: str) -> Response:
     seat = _own_seat(game_id)
     sent = body(CommandIn)
     if sent.seat is not None and sent.seat != seat:
-        raise ApiError(403, "not_your_seat", f"seat {sent.seat} is not yours (yours: {seat})")
+        raise ApiError(
+            403,
+            "not_your_seat",
+            f"seat {sent.seat} is not yours (yours: {seat})",
+            seat=str(sent.seat),  # as sent: any size of number
+            yours=seat,
+        )
     command_id = request.headers.get(COMMAND_ID_HEADER) or secrets.token_urlsafe(16)
     try:
         accepted = svc.handle(game_id, seat, sent.command, command_id, sent.expected_version)
@@ -199,7 +207,11 @@ def replay_view(game_id: str, version: int) -> Response:
     seat = seat_in(game_id)
     if not 1 <= version <= loaded.version:
         raise ApiError(
-            404, "unknown_version", f"the game has versions 1 to {loaded.version}, not {version}"
+            404,
+            "unknown_version",
+            f"the game has versions 1 to {loaded.version}, not {version}",
+            version=str(version),  # as sent: any size of number
+            last=loaded.version,
         )
     stored = svc.events(game_id)[:version]  # server side only: the view below is the output
     state = replay(loaded.game, [r.event for r in stored])

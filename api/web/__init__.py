@@ -87,7 +87,7 @@ def inbox() -> str:
 
 @bp.errorhandler(UnknownGame)
 def _unknown_game(_exc: UnknownGame) -> tuple[str, int]:
-    return _page("not_found.html", "error.not_found"), 404
+    return _page("not_found.html", "page.not_found"), 404
 
 
 def _game_kind(game_id: str) -> str:

@@ -8,8 +8,10 @@ never holds a word of its own. Family, skill and card names are those of the rul
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from functools import cache
 from importlib.resources import files
+from typing import Any
 
 from flask import request
 
@@ -39,3 +41,26 @@ def language() -> str:
 def translate(lang: str, key: str, **params: object) -> str:
     text = messages()[lang].get(key, key)
     return text.format(**params) if params else text
+
+
+def refusal_keys(code: str, params: Mapping[str, Any], game: str | None = None) -> list[str]:
+    """Where a refusal's text is, most specific first: the game's rule (``rule.<game>.<code>``)
+    before the service's or API's (``error.<code>``), each first with its ``case``. The pages'
+    ``Omerta.refusal`` looks in the same order."""
+    bases = ([f"rule.{game}.{code}"] if game else []) + [f"error.{code}"]
+    case = params.get("case")
+    return [k for base in bases for k in ([f"{base}.{case}"] if case else []) + [base]]
+
+
+def refusal(lang: str, code: str, params: Mapping[str, Any], game: str | None = None) -> str | None:
+    """The refusal in ``lang`` from the catalogue, its ``{name}`` placeholders filled from the
+    params (lists joined); None if the catalogue has no text for it."""
+    table = messages()[lang]
+    key = next((k for k in refusal_keys(code, params, game) if k in table), None)
+    if key is None:
+        return None
+    text = table[key]
+    for name, value in params.items():
+        shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+        text = text.replace("{" + name + "}", shown)
+    return text

@@ -647,7 +647,9 @@ def _discard_row_card(s: State, seat: int, c: DiscardRowCard, out: _Out) -> None
     elif c.card in s.market:
         out.emit(RowCardDiscarded(seat=seat, row=GANGSTERS_ROW, card=c.card))
     else:
-        raise RuleViolation("not_in_row", f"Card {c.card} is in neither row.", card=c.card)
+        raise RuleViolation(
+            "not_in_row", f"Card {c.card} is in neither row.", case="rows", card=c.card
+        )
 
 
 def _skip(s: State, seat: int, _: Skip, out: _Out) -> None:
