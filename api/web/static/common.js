@@ -30,14 +30,37 @@ const Omerta = (() => {
     return parts.filter((p) => p !== "");
   }
 
-  // A refusal from the API: `code` is stable, `detail` is the rule's message for the player.
+  // A refusal from the API: `code` is stable, `detail` is the rule's message (English unless
+  // asked otherwise), `params` the values it names: refusal() words it in the page's language.
   class ApiError extends Error {
     constructor(status, problem) {
       super(problem.detail || problem.title || String(status));
       this.status = status;
       this.code = problem.code || "";
+      this.params = problem.params || {};
       this.version = problem.version;
     }
+  }
+
+  const has = (key) => Object.prototype.hasOwnProperty.call(MESSAGES, key);
+
+  // A refusal in the page's language, from the catalogue: the game's rule text first
+  // (rule.<game>.<code>, a 422 only), else the service's (error.<code>), each first with its
+  // `case`; the API's own detail when the catalogue has none. The same order as
+  // api.web.i18n.refusal_keys. `shown(name, value)` may word a param (a card's name).
+  function refusal(err, game, shown) {
+    const params = err.params || {};
+    const bases = (game && err.status === 422 ? ["rule." + game + "." + err.code] : [])
+      .concat(["error." + err.code]);
+    const keys = bases.flatMap((b) => (params.case ? [b + "." + params.case] : []).concat([b]));
+    const key = keys.find(has);
+    if (!key) return err.message;
+    const words = {};
+    for (const [name, value] of Object.entries(params)) {
+      const one = (v) => (shown && shown(name, v)) || String(v);
+      words[name] = Array.isArray(value) ? value.map(one).join(", ") : one(value);
+    }
+    return t(key, words);
   }
 
   async function api(method, path, body, headers) {
@@ -104,7 +127,7 @@ const Omerta = (() => {
 
   function showError(err) {
     console.error(err);
-    toast(err instanceof ApiError ? err.message : t("error.network"));
+    toast(err instanceof ApiError ? refusal(err, document.body.dataset.kind) : t("error.network"));
   }
 
   // A name for each seat: the player's name, "AI (greedy)", or "open seat".
@@ -151,6 +174,6 @@ const Omerta = (() => {
     });
   }
 
-  return { API, LANG, t, tn, api, ApiError, me, createPlayer, el, append, toast, showError,
+  return { API, LANG, t, tn, api, ApiError, refusal, me, createPlayer, el, append, toast, showError,
            seatName, commandId, pageUrl };
 })();

@@ -295,5 +295,11 @@ const GameUI = (() => {
     return FAMILY_ORDER.indexOf(fa) - FAMILY_ORDER.indexOf(fb) || ra - rb;
   }
 
-  return { EVENTS, reset, prompt, board, describe, seatMark, hands };
+  // A refusal's param as the page names it: a card by its family's short name and its rank.
+  function refusalParam(name, value) {
+    const card = typeof value === "string" && value.match(/^(red|blue|yellow|green)-(\d+)$/);
+    return card ? t("fam.short." + card[1]) + " " + card[2] : null;
+  }
+
+  return { EVENTS, reset, prompt, board, describe, seatMark, hands, refusalParam };
 })();

@@ -124,8 +124,9 @@
         await reload();
         if (ctx.legal.some((c) => same(c, command))) { await send(command, true); return; }
       }
-      // The rule's own message (problem+json detail), shown where the player is looking.
-      ctx.refusal = err.code === "conflict" ? t("game.moved_on") : err.message;
+      // The rule's own message in the page's language, shown where the player is looking.
+      ctx.refusal = err.code === "conflict" ? t("game.moved_on")
+        : Omerta.refusal(err, document.body.dataset.kind, GameUI.refusalParam);
     }
     await reload();
   }

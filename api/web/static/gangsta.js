@@ -344,5 +344,13 @@ const GameUI = (() => {
     });
   }
 
-  return { EVENTS, reset, prompt, board, describe, seatMark, heists };
+  // A refusal's param as the page names it: a gangster or a heist by its card.
+  function refusalParam(name, value) {
+    if (name === "heist" && Cards.HEISTS[value]) return Cards.heistName(value);
+    if ((name === "gangster" || name === "card") && Cards.GANGSTERS[value]) return cardName(value);
+    if (name === "card" && Cards.HEISTS[value]) return Cards.heistName(value);
+    return null;
+  }
+
+  return { EVENTS, reset, prompt, board, describe, seatMark, heists, refusalParam };
 })();

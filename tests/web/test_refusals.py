@@ -1,0 +1,40 @@
+"""A refused move in the player's language: the page words the API's refusal from the message
+catalogue by its code and params. The move is made on the page; on its way to the server it is
+changed into one the rules refuse (the page itself offers only legal moves), so the refusal is
+the server's own, shown by the page's own code."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from playwright.sync_api import BrowserContext, Route, expect
+
+from tests.web.flows import my_turn_or_over, watch_errors
+
+# An Accountant of rank 0 has no power: refused whatever the hands and the Street hold.
+REFUSED = {"type": "play_accountant", "card": "blue-0"}
+
+
+def test_a_refused_move_shows_the_japanese_text(
+    new_context: Callable[..., BrowserContext],
+) -> None:
+    page = new_context(locale="ja-JP").new_page()
+    errors = watch_errors(page, expected="401|422")
+    page.goto("/")
+    page.get_by_label("あなたの名前").fill("健")
+    page.get_by_role("button", name="はじめる").click()
+    made = page.evaluate("Omerta.api('POST', '/games', {game: 'famiglia', seats: 2, ai: {1: 1}})")
+    page.goto(f"/play/{made['game_id']}")
+    assert my_turn_or_over(page) == "turn"
+
+    def refuse(route: Route) -> None:
+        sent = json.loads(route.request.post_data or "{}")
+        route.continue_(post_data=json.dumps({**sent, "command": REFUSED}))
+
+    page.route("**/commands", refuse)
+    page.locator("[data-action=pass]").click()
+    expect(page.locator("#prompt .refusal")).to_have_text(
+        "インテリ 0 はランク0なので効果がありません。"
+    )
+    assert errors == []
