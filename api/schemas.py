@@ -105,7 +105,7 @@ class SeatOut(msgspec.Struct, frozen=True):
     seat: int
     kind: Literal["player", "ai", "open"]
     player: str | None = None  # player id
-    name: str | None = None
+    name: str | None = None  # a player's name, or an AI seat's (distinct within a game)
     level: int | str | None = None  # AI level
 
 
@@ -174,7 +174,7 @@ class HistoryOut(msgspec.Struct, frozen=True):
 
 
 class GameEntry(msgspec.Struct, frozen=True):
-    """A game in the lobby or an inbox."""
+    """A game in the lobby or an inbox; ``result`` once it is over."""
 
     game_id: str
     game: str
@@ -184,6 +184,7 @@ class GameEntry(msgspec.Struct, frozen=True):
     to_act: list[int]
     your_seat: int | None
     over: bool
+    result: Result | None = None
 
 
 class GameList(msgspec.Struct, frozen=True):

@@ -82,7 +82,7 @@ def test_a_whole_game_against_the_ai(page: Page) -> None:
     sign_up(page, "Alice")
     game_id, links = create_game(page, "Famiglia", ["ai-1"])
     assert links == []  # the only other seat is the AI's
-    expect(page.locator("#seats")).to_contain_text("AI (greedy)")
+    expect(page.locator("#seats")).to_contain_text("(AI, greedy)")
     screenshot(page, "famiglia-start")
 
     done: list[str] = []
@@ -101,7 +101,8 @@ def test_a_whole_game_against_the_ai(page: Page) -> None:
     scores = [int(s) for s in result.locator("td.score").all_inner_texts()]
     api = page.request.get(f"/games/{game_id}").json()
     assert scores == api["result"]["scores"]
-    winner = "you win!" if 0 in api["result"]["winners"] else "AI (greedy) wins"
+    bot = api["seats"][1]["name"]
+    winner = "you win!" if 0 in api["result"]["winners"] else f"{bot} (AI, greedy) wins"
     expect(result.locator("h2")).to_contain_text(winner)
     expect(page.locator("#prompt")).to_have_text("The game is over.")
     # The end reveals the AI's hand (game_ended carries both hands).
@@ -131,7 +132,7 @@ def test_a_whole_game_against_the_ai(page: Page) -> None:
 
 
 def test_a_refused_move_shows_the_rules_message(page: Page) -> None:
-    """A command the rules refuse leaves the game as it was and shows the API's detail."""
+    """A command the rules refuse leaves the game as it was and shows the rule's message."""
     errors = watch_errors(page, expected="401|422")
     sign_up(page, "Carla")
     game_id, _ = create_game(page, "Famiglia", ["ai-0"])
@@ -146,7 +147,8 @@ def test_a_refused_move_shows_the_rules_message(page: Page) -> None:
 
     page.route("**/commands", tamper)
     page.locator("[data-action=pass]").click()
-    expect(page.locator("#prompt .refusal")).to_have_text("yellow-0 has rank 0: it has no power")
+    # In the page's words: the card named as on the board.
+    expect(page.locator("#prompt .refusal")).to_have_text("Brute 0 has rank 0: it has no power.")
     assert page.request.get(f"/games/{game_id}").json()["version"] == version
     expect(page.locator("[data-action=pass]")).to_be_visible()  # still this player's turn
     assert errors == []

@@ -106,7 +106,7 @@ def test_a_public_game_in_the_lobby_and_your_turn(
     guest.goto("/games-open")
     entry = guest.locator(f"li[data-game-id='{game_id}']")
     expect(entry).to_contain_text("Hana")
-    expect(entry).to_contain_text("AI (random)")
+    expect(entry).to_contain_text("(AI, random)")
     expect(entry).to_contain_text("open seat")
     screenshot(guest, "lobby")
     entry.get_by_role("button", name="Take a seat").click()
@@ -154,5 +154,5 @@ def test_an_invite_link_pasted_on_the_start_page(
     # The invite is used up: following it again takes no second seat.
     guest.goto(links[0])
     guest.get_by_role("button", name="Take the seat").click()
-    expect(guest.locator("#toast")).to_contain_text("you already sit in this game")
+    expect(guest.locator("#toast")).to_have_text("You already sit in this game.")
     assert errors == []

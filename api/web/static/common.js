@@ -91,6 +91,7 @@ const Omerta = (() => {
   async function createPlayer(name) {
     const made = await api("POST", "/players", { name });
     mePromise = Promise.resolve({ id: made.id, name: made.name });
+    showMe();
     return made;
   }
 
@@ -130,11 +131,22 @@ const Omerta = (() => {
     toast(err instanceof ApiError ? refusal(err, document.body.dataset.kind) : t("error.network"));
   }
 
-  // A name for each seat: the player's name, "AI (greedy)", or "open seat".
+  // A name for each seat: the player's name, "Vito (AI, greedy)", or "open seat".
   function seatName(seat) {
-    if (seat.kind === "ai") return t("seat.ai", { level: t("ai." + levelName(seat.level)) });
+    const level = seat.kind === "ai" ? t("ai." + levelName(seat.level)) : null;
+    if (seat.kind === "ai") {
+      return seat.name ? t("seat.ai_named", { name: seat.name, level }) : t("seat.ai", { level });
+    }
     if (seat.kind === "open") return t("seat.open");
     return seat.name || t("seat.player");
+  }
+
+  // The names of a table's seats, told apart: two people of one name (or two open seats) get
+  // their seat numbers.
+  function seatNames(seats) {
+    const names = seats.map(seatName);
+    return names.map((name, i) => names.indexOf(name) !== names.lastIndexOf(name)
+      ? t("seat.numbered", { name, n: seats[i].seat + 1 }) : name);
   }
 
   // As domain.bots.level_name reads a seat's level: 0 is random, anything higher greedy.
@@ -153,17 +165,24 @@ const Omerta = (() => {
     return "/play/" + encodeURIComponent(gameId) + (what ? "/" + what : "");
   }
 
+  // The header's count of games waiting for the player, kept fresh on every page: a light poll
+  // of the inbox read model (no stream covers all of a player's games), none while the tab is
+  // hidden. A game that ends or is answered elsewhere leaves the count.
+  const INBOX_POLL_MS = 5000;
+  async function showInbox() {
+    const inbox = await api("GET", "/me/inbox").catch(() => null);
+    if (!inbox) return;
+    const badge = document.getElementById("inbox-count");
+    badge.textContent = inbox.games.length || "";
+    badge.hidden = !inbox.games.length;
+  }
+
   async function showMe() {
     const player = await me().catch(() => null);
-    if (player) document.getElementById("me-name").textContent = player.name;
-    if (player) {
-      const inbox = await api("GET", "/me/inbox").catch(() => null);
-      const badge = document.getElementById("inbox-count");
-      if (inbox && inbox.games.length) {
-        badge.textContent = inbox.games.length;
-        badge.hidden = false;
-      }
-    }
+    if (!player) return;
+    document.getElementById("me-name").textContent = player.name;
+    showInbox();
+    setInterval(() => { if (!document.hidden) showInbox(); }, INBOX_POLL_MS);
   }
   showMe();
 
@@ -175,5 +194,5 @@ const Omerta = (() => {
   }
 
   return { API, LANG, t, tn, api, ApiError, refusal, me, createPlayer, el, append, toast, showError,
-           seatName, commandId, pageUrl };
+           seatName, seatNames, commandId, pageUrl };
 })();

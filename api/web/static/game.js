@@ -4,7 +4,7 @@
 "use strict";
 
 (() => {
-  const { api, el, t, showError, seatName, commandId } = Omerta;
+  const { api, el, t, showError, seatNames, commandId } = Omerta;
   const gameId = document.body.dataset.gameId;
   const ctx = {
     game: null, view: null, legal: [], version: 0, seat: null, names: [],
@@ -17,6 +17,7 @@
   let ended = false;
   let shownKey = "";
   let logVersion = 0;
+  const logged = []; // every record shown in the log, oldest first
   let loading = null;
   let again = false;
 
@@ -47,8 +48,11 @@
           again = false;
           const { game, view, legal } = await fetchAll();
           const moved = view.version !== ctx.version;
+          const names = seatNames(game.seats);
+          const renamed = !same(names, ctx.names);
           Object.assign(ctx, { game, view: view.view, legal, version: view.version,
-                               seat: game.your_seat, names: game.seats.map(seatName) });
+                               seat: game.your_seat, names });
+          if (renamed) redrawLog(); // a seat taken: its lines name the newcomer now
           if (moved) GameUI.reset();
           // Redraw only what changed: a reload for a burst of events often finds nothing new,
           // and a redraw would take the control under the player's finger or focus away.
@@ -140,10 +144,19 @@
       ctx.hands = record.event.hands; // Famiglia's end shows both hands
       if (ctx.view) draw();
     }
+    logged.push(record);
+    const line = logLine(record);
+    if (line) document.getElementById("log").prepend(line);
+  }
+
+  function logLine(record) {
     const line = GameUI.describe(record.event, ctx.names, record);
-    if (!line) return;
-    const log = document.getElementById("log");
-    log.prepend(el("li", { dataset: { version: record.version, type: record.type } }, line));
+    return line && el("li", { dataset: { version: record.version, type: record.type } }, line);
+  }
+
+  function redrawLog() {
+    document.getElementById("log").replaceChildren(
+      ...logged.map(logLine).filter(Boolean).reverse());
   }
 
   function follow() {

@@ -2,7 +2,7 @@
 "use strict";
 
 const Lists = (() => {
-  const { api, el, t, showError, seatName, pageUrl } = Omerta;
+  const { api, el, t, showError, seatNames, pageUrl } = Omerta;
 
   function when(ms) {
     return new Date(ms).toLocaleString(Omerta.LANG === "ja" ? "ja-JP" : "en-GB",
@@ -18,10 +18,18 @@ const Lists = (() => {
     }
   }
 
+  // A finished game of the player's: won, lost or shared, with the scores in seat order.
+  function outcome(entry) {
+    const { winners, scores } = entry.result;
+    const key = !winners.includes(entry.your_seat) ? "list.lost"
+      : winners.length > 1 ? "list.shared" : "list.won";
+    return t(key, { scores: scores.join(" : ") });
+  }
+
   function row(entry, kind) {
     const mine = entry.your_seat !== null;
     const myTurn = mine && entry.to_act.includes(entry.your_seat);
-    const status = entry.over ? t("list.over")
+    const status = entry.over ? (mine && entry.result ? outcome(entry) : t("list.over"))
       : myTurn ? t("list.your_turn") : mine ? t("list.waiting") : null;
     const links = [];
     if (kind === "lobby" && !mine) {
@@ -30,14 +38,15 @@ const Lists = (() => {
       links.push(el("a", { class: "button", href: pageUrl(entry.game_id) }, t("list.watch")));
     } else {
       links.push(el("a", { class: "button" + (myTurn ? " primary" : ""),
-        href: pageUrl(entry.game_id) }, entry.over ? t("list.watch") : t("list.open")));
+        href: pageUrl(entry.game_id) },
+        entry.over ? t(mine ? "list.result" : "list.watch") : t("list.open")));
     }
     links.push(el("a", { class: "button", href: pageUrl(entry.game_id, "replay") },
       t("list.replay")));
     return el("li", { class: "game-entry" + (myTurn ? " my-turn" : ""),
       dataset: { gameId: entry.game_id } },
       el("span", { class: "kind" }, t("game." + entry.game)),
-      el("span", { class: "who" }, entry.seats.map(seatName).join(" · ")),
+      el("span", { class: "who" }, seatNames(entry.seats).join(" · ")),
       el("span", { class: "when" }, t("list.created", { when: when(entry.created) }),
         status ? el("strong", { class: "status" }, " · " + status) : null),
       el("span", { class: "links" }, links));
@@ -52,6 +61,10 @@ const Lists = (() => {
       }
       // In the API's order: the inbox lists the longest-waiting game first.
       const games = (await api("GET", path)).games;
+      // Unchanged: keep the rows (and the focus of a keyboard user on one of their links).
+      const key = JSON.stringify(games);
+      if (box.dataset.shown === key) return;
+      box.dataset.shown = key;
       box.replaceChildren(games.length
         ? el("ul", { class: "games" }, games.map((g) => row(g, kind)))
         : el("p", { class: "empty" }, t("list.empty_" + kind)));
@@ -60,12 +73,19 @@ const Lists = (() => {
     }
   }
 
-  // A page that is one list, refreshed now and then (moves arrive while it is open).
-  function page(kind) {
-    const box = document.getElementById(kind);
+  // A list kept fresh while it is shown: moves, seats taken and ends arrive meanwhile. A light
+  // poll of the read models, not a stream: the lists come from what the workers project after
+  // each move of any of the player's games, and no per-player stream of those exists (a game's
+  // event stream covers one game only); one cheap read every few seconds, none while the tab
+  // is hidden.
+  const POLL_MS = 4000;
+  function keepFresh(box, kind) {
     fill(box, kind);
-    setInterval(() => fill(box, kind), 10000);
+    setInterval(() => { if (!document.hidden) fill(box, kind); }, POLL_MS);
   }
 
-  return { fill, page };
+  // A page that is one list.
+  function page(kind) { keepFresh(document.getElementById(kind), kind); }
+
+  return { fill, keepFresh, page, POLL_MS };
 })();

@@ -4,7 +4,7 @@
 "use strict";
 
 (() => {
-  const { api, el, t, showError, seatName } = Omerta;
+  const { api, el, t, showError, seatNames } = Omerta;
   const gameId = document.body.dataset.gameId;
   const kind = document.body.dataset.kind;
   const slider = document.getElementById("step");
@@ -65,7 +65,7 @@
     try {
       await Omerta.me().catch(() => null);
       game = await api("GET", `/games/${gameId}`);
-      names = game.seats.map(seatName);
+      names = seatNames(game.seats);
       records = (await api("GET", `/games/${gameId}/history`)).events;
       const events = records.map((r) => r.event);
       if (game.result) {

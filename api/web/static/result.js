@@ -16,7 +16,7 @@ function resultParts(result, names, viewer) {
     el("table", { class: "scores" },
       el("thead", {}, el("tr", {}, el("th", { scope: "col" }, t("result.player")),
         extra.map((k) => el("th", { scope: "col" }, t("result." + k))),
-        el("th", { scope: "col" }, t("result.score")))),
+        el("th", { scope: "col" }, t("result.score." + document.body.dataset.kind)))),
       el("tbody", {}, result.scores.map((score, seat) => el("tr",
         { class: winners.has(seat) ? "winner" : "" },
         el("th", { scope: "row" }, names[seat], winners.has(seat) ? " ★" : ""),

@@ -11,7 +11,7 @@
     if (player) {
       document.getElementById("hello-title").textContent = t("start.hello", { name: player.name });
       document.getElementById("me-name").textContent = player.name;
-      Lists.fill(document.getElementById("my-games"), "mine");
+      Lists.keepFresh(document.getElementById("my-games"), "mine");
     } else {
       document.getElementById("name").focus();
     }
