@@ -289,9 +289,6 @@ const GameUI = (() => {
         card: g(e.gangster) });
       case "heist_completed": return also(tn("g.ev.heist_done", { name: who(e.seat),
         heist: h(e.heist), n: e.money }),
-        e.participants.some((s) => s !== e.seat)
-          ? tn("g.ev.heist_partners", { list: seats(e.participants.filter((s) => s !== e.seat)) })
-          : null,
         e.coop_money.some((n) => n) ? tn("g.ev.coop_money", { list: paid(e.coop_money) }) : null);
       case "skill_learned": return tn("g.ev.learned", { name: who(e.seat), card: g(e.gangster),
         skill: t("skill." + e.skill) });
