@@ -82,8 +82,11 @@ def test_lists_and_counts_follow_the_game(new_context: Callable[..., BrowserCont
     expect(entry.get_by_role("link", name="Watch")).to_have_count(0)
     expect(badge).to_be_hidden()
     assert not_reloaded(alice)
-    # The result table says what it counts.
+    # The result table says what it counts; both players' totals show beside their cards.
     expect(bob.locator("#result thead th").last).to_have_text("Victory points (hand + area)")
+    for seat, score in enumerate(result["scores"]):
+        total = bob.locator(f"#board section.player[data-seat='{seat}'] h2 .sub")
+        expect(total).to_contain_text(f"total {score} VP")
     assert errors == []
 
 

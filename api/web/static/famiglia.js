@@ -193,7 +193,9 @@ const GameUI = (() => {
       "aria-label": ctx.names[seat], dataset: { seat } },
       el("h2", {}, seatMark(seat), " ", ctx.names[seat], el("span", { class: "sub" },
         t("fam.area_points", { n: points(area) }),
-        hand ? " · " + t("fam.hand_points", { n: points(hand) }) : "")),
+        // The score so far (hand + area), wherever the hand is known: one's own, both at the end.
+        hand ? " · " + t("fam.hand_points", { n: points(hand) }) + " · "
+          + t("fam.total_points", { n: points(hand) + points(area) }) : "")),
       el("h3", {}, t("fam.area")),
       area.length ? cardRow(ctx, own ? "area" : "other-area", area.map((card) => ({ card })),
         t("fam.area_of", { name: ctx.names[seat] }))
