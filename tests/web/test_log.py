@@ -4,6 +4,7 @@ names every movement of money, from events of seeded random games."""
 
 from __future__ import annotations
 
+import contextlib
 import typing
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -14,7 +15,7 @@ from playwright.sync_api import BrowserContext, Page
 
 from api.web import i18n
 from domain import GAMES
-from domain.core import Game
+from domain.core import Game, RuleViolation
 from domain.play import play, random_policy, secret_for
 from tests.web.flows import sign_up
 
@@ -39,12 +40,24 @@ VARIANTS: dict[str, Callable[[Any], bool]] = {
 }
 
 
+def option_sets(game: Game) -> list[Any]:
+    """The default rules and each option that is off by default turned on (events that only
+    an option brings need a game with it), as far as the rules accept them."""
+    sets = [game.options({})]
+    for field in msgspec.structs.fields(game.Options):
+        if field.default is False:
+            with contextlib.suppress(RuleViolation):  # an option the rules do not offer yet
+                sets.append(game.options({field.name: True}))
+    return sets
+
+
 def samples(game: Game) -> dict[str, Any]:
     """One event of every type (and of every variant above), from seeded random games."""
     tags = {k.__struct_config__.tag for k in typing.get_args(game.Event)}
     wanted = tags | (set(VARIANTS) if game.name == "gangsta" else set())
     found: dict[str, Any] = {}
     seat_counts = range(game.min_seats, game.max_seats + 1)
+    rules = option_sets(game)
 
     def look(event: Any) -> None:
         found.setdefault(tag(event), event)
@@ -56,7 +69,7 @@ def samples(game: Game) -> dict[str, Any]:
         if set(found) >= wanted:
             break
         seats = seat_counts[n % len(seat_counts)]
-        secret, options = secret_for(n), game.options({})
+        secret, options = secret_for(n), rules[n % len(rules)]
         for event in game.start(seats, secret, options):
             look(event)
         policies = [random_policy((n * 10 + s).to_bytes(4, "big")) for s in range(seats)]
