@@ -133,9 +133,8 @@ const Omerta = (() => {
 
   // A name for each seat: the player's name, "Vito (AI, greedy)", or "open seat".
   function seatName(seat) {
-    const level = seat.kind === "ai" ? t("ai." + levelName(seat.level)) : null;
     if (seat.kind === "ai") {
-      return seat.name ? t("seat.ai_named", { name: seat.name, level }) : t("seat.ai", { level });
+      return t("seat.ai_named", { name: seat.name, level: t("ai." + levelName(seat.level)) });
     }
     if (seat.kind === "open") return t("seat.open");
     return seat.name || t("seat.player");
