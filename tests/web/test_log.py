@@ -112,7 +112,7 @@ def expected(lang: str, event: Any) -> list[str]:
         case "gangster_discarded" if event.chosen_by != event.seat:
             return [NAMES[event.chosen_by]]
         case "game_ended" if hasattr(event, "gang_influence"):
-            return [
+            return [t(f"reason.{event.reason}")] + [
                 t(
                     "g.ev.score",
                     name=NAMES[s],
@@ -125,7 +125,8 @@ def expected(lang: str, event: Any) -> list[str]:
                 for s in range(len(event.scores))
             ]
         case "game_ended":
-            return [t("fam.ev.score", name=NAMES[s], n=n) for s, n in enumerate(event.scores)]
+            scores = [t("fam.ev.score", name=NAMES[s], n=n) for s, n in enumerate(event.scores)]
+            return [t(f"reason.{event.reason}"), *scores]
     return []
 
 

@@ -267,8 +267,8 @@ const GameUI = (() => {
         : tn("fam.ev.recruited", { name: who(e.seat), card: card(e.card), rank: e.rank,
           area: card(e.to_area), hand: card(e.back_to_hand) });
       case "passed": return tn("fam.ev.passed", { name: who(e.seat) });
-      case "game_ended": return tn("fam.ev.ended", { scores: e.scores.map((s, i) =>
-        t("fam.ev.score", { name: names[i], n: s })).join(" : ") });
+      case "game_ended": return [t("reason." + e.reason), " "].concat(tn("fam.ev.ended",
+        { scores: e.scores.map((s, i) => t("fam.ev.score", { name: names[i], n: s })).join(" : ") }));
       default: return [e.type];
     }
   }

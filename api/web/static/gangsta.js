@@ -316,10 +316,11 @@ const GameUI = (() => {
         { list: e.mercenaries.map((n, s) => names[s] + " " + n).join(", ") }),
         e.losers.length ? tn("g.ev.gang_war_losers", { list: seats(e.losers) }) : null,
         e.chooser !== null ? tn("g.ev.gang_war_chooser", { name: who(e.chooser) }) : null);
-      case "game_ended": return tn("g.ev.ended", { scores: e.scores.map((score, s) =>
+      case "game_ended": return [t("reason." + e.reason), " "].concat(tn("g.ev.ended", {
+        scores: e.scores.map((score, s) =>
         t("g.ev.score", { name: names[s], n: score, gang: e.gang_influence[s],
           heists: e.heist_influence[s], money: e.money_bonus[s], size: e.size_bonus[s] }))
-        .join("; ") });
+          .join("; ") }));
       default: return [e.type];
     }
   }
