@@ -24,6 +24,7 @@ def test_a_refused_move_shows_the_japanese_text(
     page.goto("/")
     page.get_by_label("あなたの名前").fill("健")
     page.get_by_role("button", name="はじめる").click()
+    expect(page.locator("#hello-title")).to_have_text("ようこそ、健 さん")
     made = page.evaluate("Omerta.api('POST', '/games', {game: 'famiglia', seats: 2, ai: {1: 1}})")
     page.goto(f"/play/{made['game_id']}")
     assert my_turn_or_over(page) == "turn"
@@ -38,3 +39,18 @@ def test_a_refused_move_shows_the_japanese_text(
         "インテリ 0 はランク0なので効果がありません。"
     )
     assert errors == []
+
+
+def test_a_service_refusal_in_japanese(new_context: Callable[..., BrowserContext]) -> None:
+    """Not a rule's refusal: the join page's, when the invite was used already."""
+    page = new_context(locale="ja-JP").new_page()
+    errors = watch_errors(page, expected="401|409")
+    page.goto("/")
+    page.get_by_label("あなたの名前").fill("健")
+    page.get_by_role("button", name="はじめる").click()
+    expect(page.locator("#hello-title")).to_have_text("ようこそ、健 さん")
+    made = page.evaluate("Omerta.api('POST', '/games', {game: 'famiglia', seats: 2})")
+    page.goto(f"/play/{made['game_id']}/join#invite={made['invites'][0]['code']}")
+    page.get_by_role("button", name="席につく").click()
+    expect(page.locator("#toast")).to_have_text("あなたはすでにこのゲームに参加しています。")
+    assert [e for e in errors if not e.startswith("ApiError: ")] == []  # the one shown
