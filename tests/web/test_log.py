@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from playwright.sync_api import BrowserContext, Page
+from playwright.sync_api import BrowserContext, Page, expect
 
 from api.web import i18n
 from domain import GAMES
@@ -157,7 +157,7 @@ def _sign_up_ja(page: Page) -> None:
     page.goto("/")
     page.get_by_label("あなたの名前").fill("Ann")
     page.get_by_role("button", name="はじめる").click()
-    page.wait_for_selector("#hello-title:not([hidden])")
+    expect(page.locator("#hello-title")).to_have_text("ようこそ、Ann さん")
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
