@@ -76,8 +76,11 @@ def render(document: dict[str, Any]) -> str:
         '<p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>'
         f"<h2>Operations</h2>{''.join(ops)}"
         "<h2>Error codes</h2><p>Every error is <code>application/problem+json</code> with "
-        "<code>type</code>, <code>title</code>, <code>status</code>, <code>detail</code> and "
-        "<code>code</code>. A refused command appends nothing. Rule violations (422) carry the "
-        "rule's own code (e.g. <code>not_your_turn</code>).</p>"
+        "<code>type</code>, <code>title</code>, <code>status</code>, <code>detail</code>, "
+        "<code>code</code> and <code>params</code> (the values the detail names; "
+        "<code>case</code> tells apart the messages of one code). <code>detail</code> is "
+        "English, or Japanese with <code>Accept-Language: ja</code>. A refused command appends "
+        "nothing. Rule violations (422) carry the rule's own code (e.g. "
+        "<code>not_your_turn</code>).</p>"
         f"<table><tr><th>code</th><th>status</th><th>meaning</th></tr>{codes}</table></html>"
     )
