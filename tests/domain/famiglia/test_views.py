@@ -75,13 +75,33 @@ def test_evolve_refuses_revealed_cards_that_do_not_match_the_seeded_deck():
 
 
 def test_options_default_and_validation():
-    """Options: double_pass_ends defaults true; action1_strict_order is refused."""
-    assert game.options(None) == Options(double_pass_ends=True, action1_strict_order=False)
+    """Options: double_pass_ends defaults true, mercenary_for_green false; action1_strict_order
+    is refused."""
+    assert game.options(None) == Options(
+        double_pass_ends=True, mercenary_for_green=False, action1_strict_order=False
+    )
     assert game.options({"double_pass_ends": False}).double_pass_ends is False
-    for raw in ({"nope": 1}, {"double_pass_ends": "yes"}, {"action1_strict_order": True}):
+    for raw in (
+        {"nope": 1},
+        {"double_pass_ends": "yes"},
+        {"action1_strict_order": True},
+        {"preset": "deluxe"},
+    ):
         with pytest.raises(RuleViolation) as info:
             game.options(raw)
         assert info.value.code == "bad_options" and info.value.message
+
+
+def test_options_published_preset_and_explicit_options_override_it():
+    """FAMIGLIA.md "Options": the preset `published` switches every option to the published
+    reading (a Mercenary stands in for green too); an option named beside it wins."""
+    assert game.options({"preset": "description"}) == game.options(None)
+    published = game.options({"preset": "published"})
+    assert published == Options(mercenary_for_green=True, double_pass_ends=True)
+    mixed = game.options({"preset": "published", "mercenary_for_green": False})
+    assert mixed == Options()
+    started = game.start(2, secret_for(5), published)[0]
+    assert started.options == published  # the game records the resolved options
 
 
 def test_game_ended_view_carries_the_result():
