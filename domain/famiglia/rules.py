@@ -44,6 +44,7 @@ from domain.famiglia.state import (
     BRUTE,
     RECRUIT,
     REFRESH,
+    TURN_OVER,
     State,
     evolve,
     start_player,
@@ -179,7 +180,9 @@ def result(state: State) -> Result | None:
 
 
 def to_act(state: State) -> set[int]:
-    return set() if state.ended is not None else {state.current}
+    """Nobody once the game is over, nor between the events that end one turn and start the
+    next (a replay shows those states)."""
+    return set() if state.ended is not None or state.stage == TURN_OVER else {state.current}
 
 
 # --- decide --------------------------------------------------------------------------------
@@ -367,7 +370,7 @@ _DECIDERS: dict[type, Any] = {
 
 
 def legal(state: State, seat: int) -> list[Any]:
-    if state.ended is not None or seat != state.current:
+    if seat not in to_act(state):
         return []
     hand = state.hands[seat]
     if swapping(state):

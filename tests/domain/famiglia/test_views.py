@@ -7,7 +7,7 @@ import pytest
 
 from domain.core import RuleViolation, replay
 from domain.famiglia import game
-from domain.famiglia.messages import GameStarted, Options, Pass, PlayBrute
+from domain.famiglia.messages import GameStarted, Options, Pass, PlayBrute, Recruit
 from domain.famiglia.view import StreetCard
 from domain.play import secret_for
 
@@ -111,3 +111,20 @@ def test_game_ended_view_carries_the_result():
     assert view.phase == "over" and view.to_move is None and view.actions == []
     assert view.result is not None and view.result.scores == [6, 3]
     assert game.to_act(state) == set() and game.legal(state, 1) == []
+
+
+def test_between_two_turns_the_view_says_the_turn_is_over_and_nobody_moves():
+    """The states between the recruit or pass that ends a turn and the next turn_started (the
+    Street's refill, the deck running out) have a view: phase turn_over, no actions."""
+    state = make_state(street="red-0", deck="green-1 green-2 green-3 blue-1 blue-2 blue-3 red-1")
+    events = game.decide(state, 0, Recruit(card="red-0"))
+    assert [type(e).__name__ for e in events] == ["Recruited", "StreetRevealed", "TurnStarted"]
+    for event in events[:-1]:
+        state = game.evolve(state, event)
+        for seat in (0, 1, None):
+            view = game.view(state, seat)
+            assert (view.phase, view.actions, view.to_move) == ("turn_over", [], None)
+        assert game.to_act(state) == set()
+        assert game.legal(state, 0) == game.legal(state, 1) == []
+    state = game.evolve(state, events[-1])
+    assert game.view(state, None).phase == "refresh" and game.to_act(state) == {1}
