@@ -4,7 +4,7 @@
 "use strict";
 
 (() => {
-  const { api, el, t, showError, seatName } = Omerta;
+  const { api, append, el, t, showError, seatName } = Omerta;
   const gameId = document.body.dataset.gameId;
   const kind = document.body.dataset.kind;
   const slider = document.getElementById("step");
@@ -40,7 +40,9 @@
       t("replay.step_label", { n: step, total: records.length });
     const record = records[step - 1];
     const line = GameUI.describe(record.event, names, record);
-    document.getElementById("step-event").replaceChildren(...(line || [record.type]));
+    const caption = document.getElementById("step-event");
+    caption.replaceChildren();
+    append(caption, [line || record.type]); // as the live log draws it (nested parts too)
     const wanted = step;
     try {
       const view = withRevealed(await viewAt(wanted), wanted - 1);
@@ -52,6 +54,7 @@
       const result = document.getElementById("result");
       result.hidden = !view.result;
       if (view.result) result.replaceChildren(...resultParts(view.result, names, game.your_seat));
+      document.body.dataset.step = String(wanted); // this step is drawn
     } catch (err) {
       showError(err);
     }
