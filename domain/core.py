@@ -60,18 +60,19 @@ def preset_options(
     raw = dict(raw or {})
     preset = raw.pop("preset", next(iter(presets)))
     if preset not in presets:
-        choices = sorted(presets)
+        presets_named = sorted(presets)
         raise RuleViolation(
             "bad_options",
-            f"unknown preset {preset!r}; choose one of {choices}",
+            f"unknown preset {preset!r}; choose one of {presets_named}",
+            case="unknown_preset",
             preset=str(preset),
-            choices=choices,
+            presets=presets_named,
         )
     try:
         return msgspec.convert({**presets[preset], **raw}, options_type)
     except msgspec.ValidationError as exc:
         raise RuleViolation(
-            "bad_options", f"invalid rule options: {exc}", problem=str(exc)
+            "bad_options", f"invalid rule options: {exc}", case="invalid", error=str(exc)
         ) from None
 
 

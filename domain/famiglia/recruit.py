@@ -22,17 +22,35 @@ def pair_rank(opts: Options, target: str, a: str, b: str, ranks: set[int]) -> in
     rank = min(RANK[a], RANK[b]) + 1
     if rank not in ranks:
         if ranks == {0}:
-            raise RuleViolation("bad_pair", f"{target} has rank 0 now: it is free, show nothing")
+            raise RuleViolation(
+                "bad_pair",
+                f"{target} has rank 0 now: it is free, show nothing",
+                case="free",
+                card=target,
+            )
         allowed = " or ".join(str(k) for k in sorted(ranks))
         raise RuleViolation(
             "bad_pair",
             f"{a} and {b} would recruit a rank-{rank} card; {target} has rank {allowed} now",
+            case="wrong_rank",
+            a=a,
+            b=b,
+            rank=rank,
+            card=target,
+            ranks=[str(k) for k in sorted(ranks)],
         )
     family = FAMILY[target]
     real = cards.name(family, rank - 1)
     other = b if a == real else a if b == real else None
     if other is None:
-        raise RuleViolation("bad_pair", f"Recruiting {target} at rank {rank} needs a {real}")
+        raise RuleViolation(
+            "bad_pair",
+            f"Recruiting {target} at rank {rank} needs a {real}",
+            case="needs_card",
+            card=target,
+            rank=rank,
+            needed=real,
+        )
     if other != real and not stands_in(opts, other, real):
         if FAMILY[other] == GREEN and RANK[other] > rank - 1:
             raise RuleViolation(
@@ -46,6 +64,9 @@ def pair_rank(opts: Options, target: str, a: str, b: str, ranks: set[int]) -> in
         raise RuleViolation(
             "bad_pair",
             f"The second card must be another {real} or a green card above rank {rank - 1}",
+            case="second_card",
+            needed=real,
+            rank=rank - 1,
         )
     return rank
 

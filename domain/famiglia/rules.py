@@ -70,6 +70,7 @@ def options(raw: dict[str, Any] | None) -> Options:
         raise RuleViolation(
             "bad_options",
             "action1_strict_order is not implemented: no published source explains it",
+            case="not_implemented",
             option="action1_strict_order",
         )
     return opts
