@@ -56,7 +56,9 @@ def check(card: object) -> str:
     """The card name, or RuleViolation("unknown_card") if it names no Famiglia card."""
     if card not in FAMILY:
         raise RuleViolation(
-            "unknown_card", f"{card!r} is not a Famiglia card (expected e.g. 'red-3')"
+            "unknown_card",
+            f"{card!r} is not a Famiglia card (expected e.g. 'red-3')",
+            card=str(card),
         )
     return card  # type: ignore[return-value]
 

@@ -79,7 +79,7 @@ def options(raw: dict[str, Any] | None) -> Options:
 def start(seats: int, secret: Secret, chosen: Options) -> list[Any]:
     chosen = options(msgspec.to_builtins(chosen))  # a Struct built by hand skips validation
     if seats != SEATS:
-        raise RuleViolation("bad_seats", "Famiglia is a game for exactly 2 players")
+        raise RuleViolation("bad_seats", "Famiglia is a game for exactly 2 players", seats=seats)
     first = start_player(secret)
     out: list[Any] = []
     state = _emit(
@@ -193,12 +193,16 @@ def decide(state: State, seat: int, command: Any) -> list[Any]:
     if state.ended is not None:
         raise RuleViolation("game_over", "The game is over")
     if seat not in (0, 1):
-        raise RuleViolation("bad_seat", f"Famiglia has seats 0 and 1, not {seat!r}")
+        raise RuleViolation("bad_seat", f"Famiglia has seats 0 and 1, not {seat!r}", seat=str(seat))
     if seat != state.current:
         raise RuleViolation("not_your_turn", "It is the other player's turn")
     handler = _DECIDERS.get(type(command))
     if handler is None:
-        raise RuleViolation("unknown_command", f"Not a Famiglia command: {command!r}")
+        raise RuleViolation(
+            "unknown_command",
+            f"Not a Famiglia command: {command!r}",
+            command=type(command).__name__,
+        )
     out: list[Any] = []
     handler(state, seat, command, out)
     return out
@@ -207,35 +211,44 @@ def decide(state: State, seat: int, command: Any) -> list[Any]:
 def _require_stage(state: State, stage: int, what: str) -> None:
     if swapping(state):
         raise RuleViolation(
-            "wrong_phase", "Finish the Accountant's exchanges first (swap or end_swaps)"
+            "wrong_phase",
+            "Finish the Accountant's exchanges first (swap or end_swaps)",
+            case="swapping",
         )
     if state.stage > stage:
         raise RuleViolation(
             "action_out_of_order",
             f"{what} is no longer possible this turn: the actions go refresh, Accountant, "
             "Brute, recruit, and each at most once",
+            action=what,
         )
 
 
 def _require_in_hand(state: State, seat: int, card: str, count: int = 1) -> None:
     if state.hands[seat].count(cards.check(card)) < count:
         raise RuleViolation(
-            "card_not_in_hand", f"You do not hold {'two ' if count > 1 else ''}{card}"
+            "card_not_in_hand",
+            f"You do not hold {'two ' if count > 1 else ''}{card}",
+            card=card,
+            count=count,
         )
 
 
 def _require_power(card: str, family: str) -> None:
     if FAMILY[cards.check(card)] != family:
         raise RuleViolation(
-            "wrong_family", f"{card} is not a {cards.FAMILY_NAMES[family]} ({family} card)"
+            "wrong_family",
+            f"{card} is not a {cards.FAMILY_NAMES[family]} ({family} card)",
+            card=card,
+            family=family,
         )
     if RANK[card] == 0:
-        raise RuleViolation("no_power", f"{card} has rank 0: it has no power")
+        raise RuleViolation("no_power", f"{card} has rank 0: it has no power", card=card)
 
 
 def _require_on_street(state: State, card: str) -> None:
     if cards.check(card) not in state.street:
-        raise RuleViolation("not_on_street", f"There is no {card} on the Street")
+        raise RuleViolation("not_on_street", f"There is no {card} on the Street", card=card)
 
 
 def refresh_block(state: State) -> RuleViolation | None:
@@ -281,22 +294,32 @@ def swappable_area(state: State, seat: int) -> tuple[str, ...]:
 
 def _decide_swap(state: State, seat: int, c: Swap, out: list[Any]) -> None:
     if not swapping(state):
-        raise RuleViolation("wrong_phase", "Exchanges need an Accountant played this action")
+        raise RuleViolation(
+            "wrong_phase", "Exchanges need an Accountant played this action", case="no_accountant"
+        )
     _require_in_hand(state, seat, c.hand_card)
     if cards.check(c.area_card) not in swappable_area(state, seat):
         if c.area_card == state.accountant and c.area_card in state.areas[seat]:
             raise RuleViolation(
-                "accountant_locked", "The Accountant just played cannot be taken back"
+                "accountant_locked",
+                "The Accountant just played cannot be taken back",
+                card=c.area_card,
             )
-        raise RuleViolation("not_in_area", f"There is no {c.area_card} in your area")
+        raise RuleViolation(
+            "not_in_area", f"There is no {c.area_card} in your area", card=c.area_card
+        )
     if c.hand_card == c.area_card:
-        raise RuleViolation("same_card", "Exchanging a card for an identical one changes nothing")
+        raise RuleViolation(
+            "same_card",
+            "Exchanging a card for an identical one changes nothing",
+            card=c.hand_card,
+        )
     _emit(state, out, CardsSwapped(seat=seat, hand_card=c.hand_card, area_card=c.area_card))
 
 
 def _decide_end_swaps(state: State, seat: int, c: EndSwaps, out: list[Any]) -> None:
     if not swapping(state):
-        raise RuleViolation("wrong_phase", "No Accountant's exchanges are open")
+        raise RuleViolation("wrong_phase", "No Accountant's exchanges are open", case="no_swaps")
     _emit(state, out, SwapsEnded(seat=seat))
 
 
@@ -307,10 +330,20 @@ def _decide_brute(state: State, seat: int, c: PlayBrute, out: list[Any]) -> None
     _require_on_street(state, c.target)
     rank = RANK[c.card]
     if not 1 <= c.amount <= rank:
-        raise RuleViolation("bad_amount", f"{c.card} lowers a rank by 1 to {rank}")
+        raise RuleViolation(
+            "bad_amount",
+            f"{c.card} lowers a rank by 1 to {rank}",
+            case="brute_rank",
+            card=c.card,
+            rank=rank,
+        )
     if c.amount > RANK[c.target]:
         raise RuleViolation(
-            "bad_amount", f"{c.target} cannot be lowered by {c.amount}: never below rank 0"
+            "bad_amount",
+            f"{c.target} cannot be lowered by {c.amount}: never below rank 0",
+            case="below_zero",
+            card=c.target,
+            amount=c.amount,
         )
     _emit(state, out, BrutePlayed(seat=seat, card=c.card, target=c.target, amount=c.amount))
 
@@ -325,12 +358,16 @@ def _decide_recruit(state: State, seat: int, c: Recruit, out: list[Any]) -> None
     if not shown:
         if 0 not in ranks:
             raise RuleViolation(
-                "pair_required", f"{c.card} is not free: show two cards (to_area, back_to_hand)"
+                "pair_required",
+                f"{c.card} is not free: show two cards (to_area, back_to_hand)",
+                card=c.card,
             )
         rank = 0
     else:
         if len(shown) != 2:
-            raise RuleViolation("bad_pair", "Show two cards: to_area and back_to_hand")
+            raise RuleViolation(
+                "bad_pair", "Show two cards: to_area and back_to_hand", case="two_cards"
+            )
         rank = pair_rank(state.options, c.card, shown[0], shown[1], ranks)
         if shown[0] == shown[1]:
             _require_in_hand(state, seat, shown[0], 2)

@@ -75,7 +75,7 @@ def _phase(state: State) -> tuple[str, list[str]]:
 
 def view(state: State, seat: int | None) -> View:
     if seat is not None and seat not in range(SEATS):
-        raise RuleViolation("bad_seat", f"Famiglia has seats 0 and 1, not {seat!r}")
+        raise RuleViolation("bad_seat", f"Famiglia has seats 0 and 1, not {seat!r}", seat=str(seat))
     phase, actions = _phase(state)
     moving = to_act(state)
     return View(
