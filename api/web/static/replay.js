@@ -4,7 +4,7 @@
 "use strict";
 
 (() => {
-  const { api, append, el, t, showError, seatName } = Omerta;
+  const { api, el, t, showError, seatName } = Omerta;
   const gameId = document.body.dataset.gameId;
   const kind = document.body.dataset.kind;
   const slider = document.getElementById("step");
@@ -15,9 +15,13 @@
   let revealed = null; // per step: what the finished game's history reveals
   let step = 1;
 
-  async function viewAt(version) {
+  // Each version's view, asked for once (a promise, so a step shown while its view is still
+  // on the way does not ask again); a failed request is asked again when next needed.
+  function viewAt(version) {
     if (!views.has(version)) {
-      views.set(version, (await api("GET", `/games/${gameId}/replay/${version}`)).view);
+      const asked = api("GET", `/games/${gameId}/replay/${version}`).then((r) => r.view);
+      asked.catch(() => views.delete(version));
+      views.set(version, asked);
     }
     return views.get(version);
   }
@@ -42,7 +46,7 @@
     const line = GameUI.describe(record.event, names, record);
     const caption = document.getElementById("step-event");
     caption.replaceChildren();
-    append(caption, [line || record.type]); // as the live log draws it (nested parts too)
+    Omerta.append(caption, [line || record.type]); // as the live log draws it (nested parts)
     const wanted = step;
     try {
       const view = withRevealed(await viewAt(wanted), wanted - 1);
@@ -55,6 +59,7 @@
       result.hidden = !view.result;
       if (view.result) result.replaceChildren(...resultParts(view.result, names, game.your_seat));
       document.body.dataset.step = String(wanted); // this step is drawn
+      if (wanted < records.length) viewAt(wanted + 1).catch(() => {}); // the next, ahead
     } catch (err) {
       showError(err);
     }
