@@ -5,6 +5,7 @@ command (Famiglia's Street refill after a recruit, Gangsta!'s chains of follow-u
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -13,11 +14,13 @@ from tests.api.helpers import Api, Who
 pytestmark = pytest.mark.server
 
 
-def play_to_the_end(api: Api, game: str, seats: int, seed: int) -> tuple[str, list[Who]]:
+def play_to_the_end(
+    api: Api, game: str, seats: int, options: dict[str, Any], seed: int
+) -> tuple[str, list[Who]]:
     """A game of ``seats`` scripted players (random legal moves, passing only when nothing
     else is legal) played to its end over HTTP."""
     players = [api.player(f"P{seat}") for seat in range(seats)]
-    created = api.new_game(players[0], game=game, seats=seats)
+    created = api.new_game(players[0], game=game, seats=seats, options=options)
     game_id = created["game_id"]
     for invite, who in zip(created["invites"], players[1:], strict=True):
         assert api.join(who, game_id, invite["code"]) == invite["seat"]
@@ -30,12 +33,22 @@ def play_to_the_end(api: Api, game: str, seats: int, seed: int) -> tuple[str, li
     raise AssertionError(f"the {game} game did not end")
 
 
-@pytest.mark.parametrize(("game", "seats"), [("famiglia", 2), ("gangsta", 3)])
+@pytest.mark.parametrize(
+    ("game", "seats", "options"),
+    [
+        ("famiglia", 2, {}),
+        ("famiglia", 2, {"preset": "published"}),
+        ("gangsta", 2, {}),
+    ],
+)
 def test_every_version_replays_for_every_seat_and_spectators(
-    api: Api, game: str, seats: int
+    api: Api, game: str, seats: int, options: dict[str, Any]
 ) -> None:
-    game_id, players = play_to_the_end(api, game, seats, seed=11)
-    last = api.ok("GET", f"/games/{game_id}")["version"]
+    game_id, players = play_to_the_end(api, game, seats, options, seed=11)
+    table = api.ok("GET", f"/games/{game_id}")
+    if options.get("preset") == "published":  # the game records the options it resolved to
+        assert table["options"]["mercenary_for_green"] is True
+    last = table["version"]
     assert last > 50
     for version in range(1, last + 1):
         for who in [*players, None]:
