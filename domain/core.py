@@ -6,7 +6,7 @@ import hashlib
 import hmac
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 
@@ -46,6 +46,34 @@ def commitment(secret: Secret) -> str:
 
 def check_commitment(secret: Secret, published: str) -> bool:
     return hmac.compare_digest(commitment(secret), published)
+
+
+OptionsT = TypeVar("OptionsT", bound=msgspec.Struct)
+
+
+def preset_options(
+    raw: dict[str, Any] | None, presets: dict[str, dict[str, Any]], options_type: type[OptionsT]
+) -> OptionsT:
+    """Options from plain data with a ``preset``: the named preset (default: the first of
+    ``presets``) sets its options first, and options named beside it override the preset.
+    Raises RuleViolation("bad_options") for an unknown preset or an invalid option."""
+    raw = dict(raw or {})
+    preset = raw.pop("preset", next(iter(presets)))
+    if preset not in presets:
+        presets_named = sorted(presets)
+        raise RuleViolation(
+            "bad_options",
+            f"unknown preset {preset!r}; choose one of {presets_named}",
+            case="unknown_preset",
+            preset=str(preset),
+            presets=presets_named,
+        )
+    try:
+        return msgspec.convert({**presets[preset], **raw}, options_type)
+    except msgspec.ValidationError as exc:
+        raise RuleViolation(
+            "bad_options", f"invalid rule options: {exc}", case="invalid", error=str(exc)
+        ) from None
 
 
 class Result(msgspec.Struct, frozen=True):

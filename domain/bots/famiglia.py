@@ -20,6 +20,7 @@ from domain.bots.scoring import best
 from domain.famiglia.cards import FAMILY, GREEN, POINTS, RANK, RED, name
 from domain.famiglia.messages import (
     EndSwaps,
+    Options,
     Pass,
     PlayAccountant,
     PlayBrute,
@@ -27,6 +28,7 @@ from domain.famiglia.messages import (
     Refresh,
     Swap,
 )
+from domain.famiglia.recruit import recruits
 from domain.famiglia.view import View
 from domain.rng import Rng
 
@@ -42,7 +44,8 @@ def greedy(view: View, legal: list[Any], rng: Rng) -> Any:
     hand = list(view.hand)
     street = [(s.card, s.rank) for s in view.street]
     area = list(view.areas[view.seat]) if view.seat is not None else []
-    nothing_to_recruit = not recruits(street, hand)
+    opts = view.options
+    nothing_to_recruit = not recruits(street, hand, opts)
 
     def score(command: Any) -> float:
         if isinstance(command, Recruit):
@@ -50,21 +53,25 @@ def greedy(view: View, legal: list[Any], rng: Rng) -> Any:
         if isinstance(command, Pass):
             return potential(hand)
         if isinstance(command, EndSwaps):
-            return outlook(street, hand)
+            return outlook(street, hand, opts)
         if isinstance(command, PlayBrute):
             lowered = _lower(street, command.target, command.amount)
-            return outlook(lowered, _without(hand, command.card)) - COST_OF_POWER
+            return outlook(lowered, _without(hand, command.card), opts) - COST_OF_POWER
         if isinstance(command, PlayAccountant):
             after = _without(hand, command.card)
             return (
                 max(
-                    [outlook(street, after)]
-                    + [outlook(street, _swap(after, h, a)) for h in set(after) for a in set(area)]
+                    [outlook(street, after, opts)]
+                    + [
+                        outlook(street, _swap(after, h, a), opts)
+                        for h in set(after)
+                        for a in set(area)
+                    ]
                 )
                 - COST_OF_POWER
             )
         if isinstance(command, Swap):
-            return outlook(street, _swap(hand, command.hand_card, command.area_card))
+            return outlook(street, _swap(hand, command.hand_card, command.area_card), opts)
         if isinstance(command, Refresh):
             # Worth a try only when nothing can be taken: a higher rank reveals more cards.
             if not nothing_to_recruit:
@@ -78,7 +85,7 @@ def greedy(view: View, legal: list[Any], rng: Rng) -> Any:
 def potential(hand: list[str]) -> float:
     """What the hand may recruit later: each card is worth part of the next card of its family
     it helps take; a Mercenary (green) of rank r also stands in for a partner of rank below r
-    in any family, as much as for a red card of its rank."""
+    in another family, as much as for a red card of its rank."""
     total = 0.0
     for card in hand:
         family, rank = FAMILY[card], RANK[card]
@@ -89,25 +96,6 @@ def potential(hand: list[str]) -> float:
     return OUTLOOK * total
 
 
-def recruits(street: Street, hand: list[str]) -> list[Recruit]:
-    """The recruits this hand can make on this Street (the rules of action 4)."""
-    out = []
-    for card, rank in sorted(set(street)):
-        if rank == 0:
-            out.append(Recruit(card=card))
-            continue
-        real = name(FAMILY[card], rank - 1)
-        if real not in hand:
-            continue
-        if hand.count(real) >= 2:
-            out.append(Recruit(card=card, to_area=real, back_to_hand=real))
-        for other in set(hand):
-            if FAMILY[other] == GREEN and RANK[other] > rank - 1 and other != real:
-                out.append(Recruit(card=card, to_area=real, back_to_hand=other))
-                out.append(Recruit(card=card, to_area=other, back_to_hand=real))
-    return out
-
-
 def recruit_value(command: Recruit, hand: list[str]) -> float:
     after = [*hand, command.card]
     if command.to_area is not None:
@@ -115,9 +103,9 @@ def recruit_value(command: Recruit, hand: list[str]) -> float:
     return POINTS[command.card] + potential(after)
 
 
-def outlook(street: Street, hand: list[str]) -> float:
+def outlook(street: Street, hand: list[str], opts: Options) -> float:
     """The best this hand can do on this Street now: recruit the best card, or keep it."""
-    return max([potential(hand)] + [recruit_value(r, hand) for r in recruits(street, hand)])
+    return max([potential(hand)] + [recruit_value(r, hand) for r in recruits(street, hand, opts)])
 
 
 def _without(hand: list[str], card: str) -> list[str]:

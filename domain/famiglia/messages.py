@@ -15,8 +15,14 @@ from domain.famiglia.cards import Card
 
 
 class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The rule options (FAMIGLIA.md, "Options"); ``options()`` in rules.py also accepts
+    ``preset: "published"`` (see docs/famiglia.md)."""
+
     # Two consecutive turns without a recruit end the game at once (FAMIGLIA.md, "The deck").
     double_pass_ends: bool = True
+    # A Mercenary stands in for a lower card of another family only (the description's 別種);
+    # true: also for a lower green card, as the published FAQ reads it (FAMIGLIA.md, action 4).
+    mercenary_for_green: bool = False
     # Reserved by FAMIGLIA.md for an unexplained Japanese reading; not implemented, so
     # options() refuses it rather than silently playing the default rules.
     action1_strict_order: bool = False

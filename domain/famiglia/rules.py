@@ -12,9 +12,9 @@ from typing import Any
 
 import msgspec
 
-from domain.core import Result, RuleViolation, Secret, commitment
+from domain.core import Result, RuleViolation, Secret, commitment, preset_options
 from domain.famiglia import cards
-from domain.famiglia.cards import BLUE, FAMILY, GREEN, POINTS, RANK, YELLOW
+from domain.famiglia.cards import BLUE, FAMILY, POINTS, RANK, YELLOW
 from domain.famiglia.messages import (
     AccountantPlayed,
     BrutePlayed,
@@ -38,11 +38,13 @@ from domain.famiglia.messages import (
     SwapsEnded,
     TurnStarted,
 )
+from domain.famiglia.recruit import pair_rank, recruits
 from domain.famiglia.state import (
     ACCOUNTANT,
     BRUTE,
     RECRUIT,
     REFRESH,
+    TURN_OVER,
     State,
     evolve,
     start_player,
@@ -54,13 +56,16 @@ SEATS = 2
 STREET_SIZE = 6
 
 
+# The published game's readings (FAMIGLIA.md, "Options"). double_pass_ends stays on: the
+# published rules say nothing of two passing players, and without it they never finish.
+PUBLISHED: dict[str, Any] = {"mercenary_for_green": True}
+PRESETS: dict[str, dict[str, Any]] = {"description": {}, "published": PUBLISHED}
+
+
 def options(raw: dict[str, Any] | None) -> Options:
-    try:
-        opts = msgspec.convert(raw or {}, Options)
-    except msgspec.ValidationError as exc:
-        raise RuleViolation(
-            "bad_options", f"Famiglia options: {exc}", case="invalid", error=str(exc)
-        ) from None
+    """Validated options. ``preset`` ("description", the default, or "published") sets every
+    option first; options named beside it override the preset."""
+    opts = preset_options(raw, PRESETS, Options)
     if opts.action1_strict_order:
         raise RuleViolation(
             "bad_options",
@@ -176,7 +181,9 @@ def result(state: State) -> Result | None:
 
 
 def to_act(state: State) -> set[int]:
-    return set() if state.ended is not None else {state.current}
+    """Nobody once the game is over, nor between the events that end one turn and start the
+    next (a replay shows those states)."""
+    return set() if state.ended is not None or state.stage == TURN_OVER else {state.current}
 
 
 # --- decide --------------------------------------------------------------------------------
@@ -361,7 +368,7 @@ def _decide_recruit(state: State, seat: int, c: Recruit, out: list[Any]) -> None
             raise RuleViolation(
                 "bad_pair", "Show two cards: to_area and back_to_hand", case="two_cards"
             )
-        rank = _pair_rank(c.card, shown[0], shown[1], ranks)
+        rank = pair_rank(state.options, c.card, shown[0], shown[1], ranks)
         if shown[0] == shown[1]:
             _require_in_hand(state, seat, shown[0], 2)
         else:
@@ -379,52 +386,6 @@ def _decide_recruit(state: State, seat: int, c: Recruit, out: list[Any]) -> None
         ),
     )
     _end_turn(state, out)
-
-
-def _pair_rank(target: str, a: str, b: str, ranks: set[int]) -> int:
-    """The rank the pair recruits ``target`` at: one card of the target's family with rank
-    k-1, the other the same or a Mercenary (green) of a higher rank."""
-    rank = min(RANK[a], RANK[b]) + 1
-    if rank not in ranks:
-        if ranks == {0}:
-            raise RuleViolation(
-                "bad_pair",
-                f"{target} has rank 0 now: it is free, show nothing",
-                case="free",
-                card=target,
-            )
-        allowed = " or ".join(str(k) for k in sorted(ranks))
-        raise RuleViolation(
-            "bad_pair",
-            f"{a} and {b} would recruit a rank-{rank} card; {target} has rank {allowed} now",
-            case="wrong_rank",
-            a=a,
-            b=b,
-            rank=rank,
-            card=target,
-            ranks=[str(k) for k in sorted(ranks)],
-        )
-    family = FAMILY[target]
-    real = cards.name(family, rank - 1)
-    other = b if a == real else a if b == real else None
-    if other is None:
-        raise RuleViolation(
-            "bad_pair",
-            f"Recruiting {target} at rank {rank} needs a {real}",
-            case="needs_card",
-            card=target,
-            rank=rank,
-            needed=real,
-        )
-    if other != real and not (FAMILY[other] == GREEN and RANK[other] > rank - 1):
-        raise RuleViolation(
-            "bad_pair",
-            f"The second card must be another {real} or a green card above rank {rank - 1}",
-            case="second_card",
-            needed=real,
-            rank=rank - 1,
-        )
-    return rank
 
 
 def _decide_pass(state: State, seat: int, c: Pass, out: list[Any]) -> None:
@@ -447,7 +408,7 @@ _DECIDERS: dict[type, Any] = {
 
 
 def legal(state: State, seat: int) -> list[Any]:
-    if state.ended is not None or seat != state.current:
+    if seat not in to_act(state):
         return []
     hand = state.hands[seat]
     if swapping(state):
@@ -473,29 +434,10 @@ def legal(state: State, seat: int) -> list[Any]:
                     for t in targets
                     for n in range(1, min(RANK[c], RANK[t]) + 1)
                 )
-    out.extend(_recruits(state, hand))
+    out.extend(recruits(street_ranks(state), hand, state.options))
     out.append(Pass())
     return out
 
 
 def _distinct(pile: tuple[str, ...]) -> list[str]:
     return sorted(set(pile), key=cards.ORDER.__getitem__)
-
-
-def _recruits(state: State, hand: tuple[str, ...]) -> list[Recruit]:
-    out = []
-    for card, rank in sorted(set(street_ranks(state)), key=lambda cr: (cards.ORDER[cr[0]], cr[1])):
-        if rank == 0:
-            out.append(Recruit(card=card))
-            continue
-        real = cards.name(FAMILY[card], rank - 1)
-        count = hand.count(real)
-        if count == 0:
-            continue
-        if count >= 2:
-            out.append(Recruit(card=card, to_area=real, back_to_hand=real))
-        for other in _distinct(hand):
-            if other != real and FAMILY[other] == GREEN and RANK[other] > rank - 1:
-                out.append(Recruit(card=card, to_area=real, back_to_hand=other))
-                out.append(Recruit(card=card, to_area=other, back_to_hand=real))
-    return out

@@ -241,22 +241,23 @@ def _recruited(state: State, e: Recruited) -> State:
     if e.to_area is not None:
         hand = without(hand, e.to_area)
         area = with_card(area, e.to_area)
-    lowered = state.lowered
-    if lowered is not None and lowered == (e.card, e.rank):
-        lowered = None
     return msgspec.structs.replace(
         state,
         street=without(state.street, e.card),
         hands=_replace_seat(state.hands, e.seat, with_card(hand, e.card)),
         areas=_replace_seat(state.areas, e.seat, area),
-        lowered=lowered,
-        stage=TURN_OVER,
+        **_TURN_OVER,
         passes_in_row=0,
     )
 
 
 def _passed(state: State, e: Passed) -> State:
-    return msgspec.structs.replace(state, stage=TURN_OVER, passes_in_row=state.passes_in_row + 1)
+    return msgspec.structs.replace(state, **_TURN_OVER, passes_in_row=state.passes_in_row + 1)
+
+
+# Action 4 ends the turn, and a Brute's lowering with it: also when no turn follows because the
+# game ends (FAMIGLIA.md, "End and scoring": the final position shows printed ranks).
+_TURN_OVER: dict[str, Any] = {"stage": TURN_OVER, "lowered": None}
 
 
 def _ended(state: State, e: GameEnded) -> State:

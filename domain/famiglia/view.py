@@ -13,8 +13,16 @@ import msgspec
 
 from domain.core import Result, RuleViolation, without_secret
 from domain.famiglia.messages import GameStarted, Options
-from domain.famiglia.rules import SEATS, refresh_block, result
-from domain.famiglia.state import ACCOUNTANT, BRUTE, RECRUIT, REFRESH, State, street_ranks
+from domain.famiglia.rules import SEATS, refresh_block, result, to_act
+from domain.famiglia.state import (
+    ACCOUNTANT,
+    BRUTE,
+    RECRUIT,
+    REFRESH,
+    TURN_OVER,
+    State,
+    street_ranks,
+)
 
 
 class StreetCard(msgspec.Struct, frozen=True):
@@ -27,8 +35,10 @@ class View(msgspec.Struct, frozen=True):
     options: Options
     start_player: int
     turn: int
-    to_move: int | None  # None once the game is over
-    phase: str  # refresh, accountant, swap, brute, recruit or over
+    to_move: int | None  # None between two turns and once the game is over
+    # refresh, accountant, swap, brute, recruit; turn_over between the end of a turn (its
+    # recruit or pass) and the start of the next, while the Street is refilled; over
+    phase: str
     actions: list[str]  # command types still open to the player to move this turn
     deck_pass: int  # 1, or 2 after the reshuffle
     deck_size: int
@@ -47,6 +57,8 @@ class View(msgspec.Struct, frozen=True):
 def _phase(state: State) -> tuple[str, list[str]]:
     if state.ended is not None:
         return "over", []
+    if state.stage == TURN_OVER:
+        return "turn_over", []
     if state.accountant is not None:
         return "swap", ["swap", "end_swaps"]
     actions = []
@@ -65,13 +77,13 @@ def view(state: State, seat: int | None) -> View:
     if seat is not None and seat not in range(SEATS):
         raise RuleViolation("bad_seat", f"Famiglia has seats 0 and 1, not {seat!r}", seat=str(seat))
     phase, actions = _phase(state)
-    over = state.ended is not None
+    moving = to_act(state)
     return View(
         seat=seat,
         options=state.options,
         start_player=state.start_player,
         turn=state.turn,
-        to_move=None if over else state.current,
+        to_move=min(moving) if moving else None,
         phase=phase,
         actions=actions,
         deck_pass=state.deck_pass,

@@ -15,7 +15,8 @@ const Omerta = (() => {
     return text;
   }
 
-  // Like t(), but params may be DOM nodes (cards in a log line): returns a list of parts.
+  // Like t(), but params may be DOM nodes (cards in a log line), or lists of them (the cards
+  // revealed), shown separated by ", ": returns a flat list of parts (text and nodes).
   function tn(key, params) {
     const text = Object.prototype.hasOwnProperty.call(MESSAGES, key) ? MESSAGES[key] : key;
     const parts = [];
@@ -23,7 +24,9 @@ const Omerta = (() => {
     for (const match of text.matchAll(/\{(\w+)\}/g)) {
       parts.push(text.slice(last, match.index));
       const value = (params || {})[match[1]];
-      parts.push(value === undefined ? match[0] : value);
+      if (value === undefined) parts.push(match[0]);
+      else if (Array.isArray(value)) value.forEach((v, i) => parts.push(...(i ? [", ", v] : [v])));
+      else parts.push(value);
       last = match.index + match[0].length;
     }
     parts.push(text.slice(last));

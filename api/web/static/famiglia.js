@@ -82,6 +82,7 @@ const GameUI = (() => {
     const v = ctx.view;
     if (!v) return [];
     if (v.phase === "over") return [el("p", {}, t("fam.prompt.over"))];
+    if (v.to_move === null) return [el("p", {}, t("fam.phase." + v.phase))]; // between turns
     if (ctx.seat === null) {
       return [el("p", {}, t("game.watching", { name: ctx.names[v.to_move] }))];
     }

@@ -15,9 +15,13 @@
   let revealed = null; // per step: what the finished game's history reveals
   let step = 1;
 
-  async function viewAt(version) {
+  // Each version's view, asked for once (a promise, so a step shown while its view is still
+  // on the way does not ask again); a failed request is asked again when next needed.
+  function viewAt(version) {
     if (!views.has(version)) {
-      views.set(version, (await api("GET", `/games/${gameId}/replay/${version}`)).view);
+      const asked = api("GET", `/games/${gameId}/replay/${version}`).then((r) => r.view);
+      asked.catch(() => views.delete(version));
+      views.set(version, asked);
     }
     return views.get(version);
   }
@@ -40,7 +44,9 @@
       t("replay.step_label", { n: step, total: records.length });
     const record = records[step - 1];
     const line = GameUI.describe(record.event, names, record);
-    document.getElementById("step-event").replaceChildren(...(line || [record.type]));
+    const caption = document.getElementById("step-event");
+    caption.replaceChildren();
+    Omerta.append(caption, [line || record.type]); // as the live log draws it (nested parts)
     const wanted = step;
     try {
       const view = withRevealed(await viewAt(wanted), wanted - 1);
@@ -52,6 +58,8 @@
       const result = document.getElementById("result");
       result.hidden = !view.result;
       if (view.result) result.replaceChildren(...resultParts(view.result, names, game.your_seat));
+      document.body.dataset.step = String(wanted); // this step is drawn
+      if (wanted < records.length) viewAt(wanted + 1).catch(() => {}); // the next, ahead
     } catch (err) {
       showError(err);
     }

@@ -73,3 +73,16 @@ def test_a_useless_brute_is_not_played() -> None:
         deck="green-1",
     )
     assert greedy(state) == Recruit(card="blue-1", to_area="blue-0", back_to_hand="blue-0")
+
+
+def test_a_brute_for_a_green_standing_in_for_green_is_not_played() -> None:
+    """By default a Mercenary does not stand in for green: lowering green-4 to 3 would not let
+    green-2 + green-4 take it, so the Brute gains nothing; with mercenary_for_green it does."""
+    situation = {
+        "hands": ("yellow-1 green-2 green-4", "red-0"),
+        "street": "green-4 blue-3 red-0",
+        "deck": "green-1",
+    }
+    assert greedy(make_state(**situation)) == Recruit(card="red-0")
+    published = make_state(**situation, options=game.options({"preset": "published"}))
+    assert greedy(published) == PlayBrute(card="yellow-1", target="green-4", amount=1)

@@ -70,3 +70,18 @@ def test_brute_lowered_to_zero_is_free():
     refused(lowered, 0, Recruit(card="red-3", to_area="red-2", back_to_hand="red-2"), "bad_pair")
     events, after = act(lowered, 0, Recruit(card="red-3"))
     assert events[0].rank == 0 and "red-3" in after.hands[0]
+
+
+def test_brute_lowering_ends_with_the_turn_also_when_the_game_ends():
+    """FAMIGLIA.md "End and scoring": a Brute's lowering ends with the turn, also when the game
+    ends in that turn: the final position shows printed ranks."""
+    for ending in ({"final_turns": 0}, {"passes_in_row": 1}):
+        state = make_state(hands=("yellow-2", ""), street=STREET, deck=DECK, **ending)
+        _, state = act(state, 0, PlayBrute(card="yellow-2", target="red-3", amount=2))
+        events, state = act(state, 0, Pass())
+        assert game.result(state) is not None, events
+        for seat in (0, 1, None):
+            assert game.view(state, seat).street == [
+                StreetCard("red-3", 3),
+                StreetCard("blue-2", 2),
+            ]

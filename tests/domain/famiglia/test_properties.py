@@ -210,3 +210,13 @@ def test_without_double_pass_games_end_by_the_deck():
     for n in range(10):
         final = _game(n, eager=True, options={"double_pass_ends": False})[-1].state
         assert game.result(final).reason == "deck_exhausted"
+
+
+@settings(max_examples=250, deadline=None)
+@given(n=seeds, eager=st.booleans())
+def test_the_final_view_shows_the_printed_ranks(n, eager):
+    """FAMIGLIA.md "End and scoring": no Brute's lowering outlives the game's last turn."""
+    final = _game(n, eager)[-1].state
+    for seat in (0, 1, None):
+        street = game.view(final, seat).street
+        assert [s.rank for s in street] == [cards.RANK[s.card] for s in street]

@@ -56,10 +56,40 @@ def test_recruit_with_one_mercenary_stand_in():
     )
 
 
-def test_recruit_mercenary_stands_in_for_green_too():
-    """Green can stand in for green (FAQ): green 3 with green 2 + green 4."""
-    state = make_state(hands=("green-2 green-4", ""), street="green-3", deck=DECK)
-    events, _ = act(state, 0, Recruit(card="green-3", to_area="green-4", back_to_hand="green-2"))
+def test_recruit_mercenary_stands_in_for_another_family_only():
+    """A Mercenary stands in for a card of another family (the description's 別種): recruiting
+    a green card with a higher green standing in for the green one is refused by default."""
+    state = make_state(
+        hands=("green-2 green-2 green-4 red-2", ""), street="green-3 red-3", deck=DECK
+    )
+    for to_area, back in (("green-4", "green-2"), ("green-2", "green-4")):
+        error = refused(
+            state,
+            0,
+            Recruit(card="green-3", to_area=to_area, back_to_hand=back),
+            "mercenary_not_for_green",
+        )
+        assert error.params == {"card": "green-3", "mercenary": "green-4", "real": "green-2"}
+        assert "green-4" in error.message and "green-2" in error.message
+    green_3 = {r for r in game.legal(state, 0) if isinstance(r, Recruit) and r.card == "green-3"}
+    assert green_3 == {Recruit(card="green-3", to_area="green-2", back_to_hand="green-2")}
+    events, _ = act(state, 0, Recruit(card="green-3", to_area="green-2", back_to_hand="green-2"))
+    assert events[0].rank == 3
+    events, _ = act(state, 0, Recruit(card="red-3", to_area="red-2", back_to_hand="green-4"))
+    assert events[0].rank == 3  # green still stands in for the other families
+
+
+def test_recruit_option_mercenary_for_green_lets_green_stand_in_for_green():
+    """Option mercenary_for_green (the published FAQ): green 3 with green 2 + green 4."""
+    state = make_state(
+        hands=("green-2 green-4", ""),
+        street="green-3",
+        deck=DECK,
+        options=game.options({"mercenary_for_green": True}),
+    )
+    command = Recruit(card="green-3", to_area="green-4", back_to_hand="green-2")
+    assert command in game.legal(state, 0)
+    events, _ = act(state, 0, command)
     assert events[0].rank == 3
 
 

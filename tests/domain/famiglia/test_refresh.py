@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from domain.famiglia import game
 from domain.famiglia.messages import (
-    DeckRanOut,
     DeckReshuffled,
     EndSwaps,
     Pass,
@@ -15,7 +14,7 @@ from domain.famiglia.messages import (
 )
 from domain.famiglia.state import reshuffled
 
-from .helpers import SECRET, act, c, make_state, refused, types
+from .helpers import SECRET, act, c, make_state, refused
 
 STREET = "red-3 blue-2 yellow-1 green-4 red-1 blue-1"
 
@@ -73,14 +72,6 @@ def test_refresh_second_pass_card_goes_under_the_deck_once_per_turn():
     assert any(isinstance(x, Refresh) for x in game.legal(state, 1))
 
 
-def test_refresh_second_pass_card_under_a_short_deck_comes_back():
-    """Second pass: the card is put under the deck before the reveal (reading 4)."""
-    state = make_state(street=STREET, deck="red-2", deck_pass=2)
-    events, state = act(state, 0, Refresh(card="blue-2"))
-    assert types(events) == ["StreetRefreshed", "StreetRevealed", "DeckRanOut"]
-    assert events[1].cards == c("red-2 blue-2")
-
-
 def test_refresh_deck_runs_out_first_time_mid_reveal_reshuffles_and_allows_once_more():
     """Deck runs out the first time mid-reveal: reshuffle the discards, go on revealing; then the
     second-pass rule holds, and one more refresh is allowed if still no rank-0 card."""
@@ -98,25 +89,3 @@ def test_refresh_deck_runs_out_first_time_mid_reveal_reshuffles_and_allows_once_
     events, state = act(state, 0, Refresh(card="blue-1"))
     assert events[0].destination == "deck_bottom"
     refused(state, 0, Refresh(card="blue-2"), "refresh_used")
-
-
-def test_refresh_deck_ending_exactly_reshuffles_at_once():
-    """The deck running out at the very end of a reveal is reshuffled at once (reading 2)."""
-    state = make_state(street=STREET, deck="red-4", discard="blue-3")
-    events, state = act(state, 0, Refresh(card="red-1"))
-    assert types(events) == ["StreetRefreshed", "StreetRevealed", "DeckReshuffled"]
-    assert state.deck_pass == 2 and sorted(state.deck) == sorted(c("blue-3 red-1"))
-
-
-def test_refresh_deck_runs_out_second_time_stops_the_reveal():
-    """Deck runs out the second time mid-reveal: the reveal stops, the turn goes on, no deck."""
-    state = make_state(street=STREET, deck="red-4", deck_pass=2, current=1, start_player=0)
-    events, state = act(state, 1, Refresh(card="red-3"))
-    assert events == [
-        StreetRefreshed(seat=1, card="red-3", destination="deck_bottom"),
-        StreetRevealed(cards=c("red-4 red-3")),
-        DeckRanOut(extra_turns=2),
-    ]
-    assert state.deck == () and state.final_turns == 2
-    refused(state, 1, Refresh(card="red-4"), "deck_empty")
-    assert Pass() in game.legal(state, 1)

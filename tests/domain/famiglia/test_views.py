@@ -7,7 +7,7 @@ import pytest
 
 from domain.core import RuleViolation, replay
 from domain.famiglia import game
-from domain.famiglia.messages import GameStarted, Options, Pass, PlayBrute
+from domain.famiglia.messages import GameStarted, Options, Pass, PlayBrute, Recruit
 from domain.famiglia.view import StreetCard
 from domain.play import secret_for
 
@@ -75,13 +75,33 @@ def test_evolve_refuses_revealed_cards_that_do_not_match_the_seeded_deck():
 
 
 def test_options_default_and_validation():
-    """Options: double_pass_ends defaults true; action1_strict_order is refused."""
-    assert game.options(None) == Options(double_pass_ends=True, action1_strict_order=False)
+    """Options: double_pass_ends defaults true, mercenary_for_green false; action1_strict_order
+    is refused."""
+    assert game.options(None) == Options(
+        double_pass_ends=True, mercenary_for_green=False, action1_strict_order=False
+    )
     assert game.options({"double_pass_ends": False}).double_pass_ends is False
-    for raw in ({"nope": 1}, {"double_pass_ends": "yes"}, {"action1_strict_order": True}):
+    for raw in (
+        {"nope": 1},
+        {"double_pass_ends": "yes"},
+        {"action1_strict_order": True},
+        {"preset": "deluxe"},
+    ):
         with pytest.raises(RuleViolation) as info:
             game.options(raw)
         assert info.value.code == "bad_options" and info.value.message
+
+
+def test_options_published_preset_and_explicit_options_override_it():
+    """FAMIGLIA.md "Options": the preset `published` switches every option to the published
+    reading (a Mercenary stands in for green too); an option named beside it wins."""
+    assert game.options({"preset": "description"}) == game.options(None)
+    published = game.options({"preset": "published"})
+    assert published == Options(mercenary_for_green=True, double_pass_ends=True)
+    mixed = game.options({"preset": "published", "mercenary_for_green": False})
+    assert mixed == Options()
+    started = game.start(2, secret_for(5), published)[0]
+    assert started.options == published  # the game records the resolved options
 
 
 def test_game_ended_view_carries_the_result():
@@ -91,3 +111,20 @@ def test_game_ended_view_carries_the_result():
     assert view.phase == "over" and view.to_move is None and view.actions == []
     assert view.result is not None and view.result.scores == [6, 3]
     assert game.to_act(state) == set() and game.legal(state, 1) == []
+
+
+def test_between_two_turns_the_view_says_the_turn_is_over_and_nobody_moves():
+    """The states between the recruit or pass that ends a turn and the next turn_started (the
+    Street's refill, the deck running out) have a view: phase turn_over, no actions."""
+    state = make_state(street="red-0", deck="green-1 green-2 green-3 blue-1 blue-2 blue-3 red-1")
+    events = game.decide(state, 0, Recruit(card="red-0"))
+    assert [type(e).__name__ for e in events] == ["Recruited", "StreetRevealed", "TurnStarted"]
+    for event in events[:-1]:
+        state = game.evolve(state, event)
+        for seat in (0, 1, None):
+            view = game.view(state, seat)
+            assert (view.phase, view.actions, view.to_move) == ("turn_over", [], None)
+        assert game.to_act(state) == set()
+        assert game.legal(state, 0) == game.legal(state, 1) == []
+    state = game.evolve(state, events[-1])
+    assert game.view(state, None).phase == "refresh" and game.to_act(state) == {1}

@@ -1,0 +1,84 @@
+"""Every state has a view: whole games of both games, folded one event at a time, with every
+seat's and a spectator's view at EVERY version, also between the events of one command (the
+states ``GET /games/{id}/replay/N`` shows), encoded as the API sends them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from domain import bots, famiglia, gangsta
+from domain.core import Game
+from domain.play import secret_for
+
+CASES: list[tuple[Game, int, dict[str, Any]]] = [
+    *(
+        (famiglia, 2, raw)
+        for raw in (
+            {},
+            {"preset": "published"},
+            {"double_pass_ends": False},
+            {"preset": "published", "mercenary_for_green": False},
+        )
+    ),
+    *(
+        (gangsta, seats, raw)
+        for seats in (2, 3, 4)
+        for raw in (
+            {},
+            {"preset": "published"},
+            {"clans": True, "catch_up_cash": True, "min_pass_income": 2},
+            {"public_heist_influence": True, "refill": "one_per_row"},
+        )
+    ),
+]
+# Greedy Gangsta! seats sometimes stall (all passing, nobody hires the game's end; a defect of
+# the bot, reported): such a game is checked for its first commands only.
+MAX_COMMANDS = 1000
+
+
+def check_views(game: Game, seats: int, state: Any, version: int) -> None:
+    for viewer in [*range(seats), None]:
+        try:
+            shown = game.view(state, viewer)
+            encoded = msgspec.json.encode(shown)
+        except Exception as exc:  # name the version: the replay page's step
+            raise AssertionError(f"{game.name} version {version}, viewer {viewer}") from exc
+        assert msgspec.json.decode(encoded, type=type(shown)) == shown
+
+
+def play_every_version(game: Game, seats: int, raw: dict[str, Any], n: int, level: str) -> int:
+    """Play one game with AI seats of ``level`` to its end (or MAX_COMMANDS); check the views
+    after every event. Returns the number of versions."""
+    state = None
+    version = 0
+    pending = game.start(seats, secret_for(n), game.options(raw))
+    for _ in range(MAX_COMMANDS):
+        for event in pending:
+            state = game.evolve(state, event)
+            version += 1
+            check_views(game, seats, state, version)
+        if game.result(state) is not None:
+            break
+        seat = min(game.to_act(state))
+        legal = game.legal(state, seat)
+        seed = b"%d-%d-%d" % (n, version, seat)
+        command = bots.choose(game.name, level, game.view(state, seat), legal, seed)
+        pending = game.decide(state, seat, command)
+    return version
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    case=st.sampled_from(CASES),
+    n=st.integers(0, 2**32),
+    level=st.sampled_from(bots.LEVELS),
+)
+def test_every_version_of_every_game_has_a_view_for_every_seat_and_spectators(
+    case: tuple[Game, int, dict[str, Any]], n: int, level: str
+) -> None:
+    game, seats, raw = case
+    assert play_every_version(game, seats, raw, n, level) > 3  # started, ..., ended
