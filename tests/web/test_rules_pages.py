@@ -14,8 +14,19 @@ from tests.web.flows import watch_errors
 
 SECTIONS = {
     "famiglia": ["cards", "setup", "turn", "recruit", "deck", "scoring", "see", "options"],
-    "gangsta": ["words", "setup", "turn", "rewards", "coop", "snitches", "chapters", "scoring",
-                "resources", "see", "options"],
+    "gangsta": [
+        "words",
+        "setup",
+        "turn",
+        "rewards",
+        "coop",
+        "snitches",
+        "chapters",
+        "scoring",
+        "resources",
+        "see",
+        "options",
+    ],
 }
 
 
@@ -26,8 +37,11 @@ def test_a_rules_page_per_game_and_language(
 ) -> None:
     lang = locale[:2]
     for size, viewport in (("desktop", None), ("phone", PHONE)):
-        context = new_context(locale=locale) if viewport is None else new_context(
-            viewport=viewport, locale=locale)
+        context = (
+            new_context(locale=locale)
+            if viewport is None
+            else new_context(viewport=viewport, locale=locale)
+        )
         page = context.new_page()
         errors = watch_errors(page)
         page.goto(f"/rules/{game}")
@@ -41,13 +55,13 @@ def test_a_rules_page_per_game_and_language(
         assert errors == []
     if game == "famiglia":
         mercenary = page.locator("section#recruit")
-        expect(mercenary).to_contain_text(
-            "another family" if lang == "en" else "別種")
+        expect(mercenary).to_contain_text("another family" if lang == "en" else "別種")
         expect(page.locator("section#options")).to_contain_text("mercenary_for_green")
     else:
         expect(page.locator("section#resources dt")).to_have_count(12)
         expect(page.locator("section#resources")).to_contain_text(
-            "Police station" if lang == "en" else "警察署")
+            "Police station" if lang == "en" else "警察署"
+        )
         expect(page.locator("section#rewards dt")).to_have_count(7)
 
 
