@@ -92,6 +92,21 @@ const Omerta = (() => {
     return node;
   }
 
+  // A term and its explanation: a title for the mouse, and a disclosure (a focusable summary
+  // that opens with Enter or a tap) for the keyboard and touch screens. `label` is the term, or
+  // null for a "?" mark after one; `id` names the text for aria-describedby elsewhere.
+  function tip(label, text, id) {
+    const more = t("tip.more");
+    return el("details", { class: "tip" + (label === null ? " tip-mark" : "") },
+      el("summary", { title: text, "aria-label": label === null ? more : null }, label === null ? "?" : label),
+      el("span", { class: "tip-text", role: "note", id }, text));
+  }
+
+  // A rule option's name with its explanation (opt.<key> and opt.<key>.help in the catalogue).
+  function optionTip(key) {
+    return tip(t("opt." + key), t("opt." + key + ".help"));
+  }
+
   let toastTimer = null;
   function toast(message, kind) {
     const box = document.getElementById("toast");
@@ -152,5 +167,5 @@ const Omerta = (() => {
   }
 
   return { API, LANG, t, tn, api, ApiError, me, createPlayer, el, append, toast, showError,
-           seatName, commandId, pageUrl };
+           seatName, commandId, pageUrl, tip, optionTip };
 })();
