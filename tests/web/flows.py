@@ -79,11 +79,20 @@ def shown_version(page: Page) -> int:
 
 def wait_past(page: Page, version: int) -> None:
     """Until the page shows a version of the game newer than ``version`` (no reload involved:
-    the page follows the game's events)."""
+    the page follows the game's events). A move that ends the game is confirmed when the page
+    asks (the person meant it: the tests of that question are in test_ending_moves.py)."""
     try:
         page.wait_for_function(
-            "v => Number(document.body.dataset.version || 0) > v", arg=version, timeout=30_000
+            "v => Number(document.body.dataset.version || 0) > v"
+            " || document.querySelector('dialog.confirm[open]') !== null",
+            arg=version,
+            timeout=30_000,
         )
+        if page.locator("dialog.confirm[open]").count():
+            page.locator("dialog.confirm [data-answer=yes]").click()
+            page.wait_for_function(
+                "v => Number(document.body.dataset.version || 0) > v", arg=version, timeout=30_000
+            )
     except PlaywrightError:
         prompt = page.locator("#prompt").inner_text()
         raise AssertionError(f"the game stayed at version {version}; prompt: {prompt!r}") from None

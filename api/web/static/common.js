@@ -107,6 +107,28 @@ const Omerta = (() => {
     return tip(t("opt." + key), t("opt." + key + ".help"));
   }
 
+  // Asks before a move that cannot be taken back: a modal dialog (Escape or "Cancel" says no).
+  // Resolves to true only for the confirming button.
+  function confirmMove(text, yes, note) {
+    return new Promise((resolve) => {
+      const dialog = el("dialog", { class: "confirm", "aria-labelledby": "confirm-text" },
+        el("p", { id: "confirm-text", class: "confirm-text" }, text),
+        note ? el("p", { class: "note" }, note) : null,
+        el("div", { class: "buttons" },
+          el("button", { type: "button", class: "primary", dataset: { answer: "yes" },
+            onclick: () => dialog.close("yes") }, yes),
+          el("button", { type: "button", dataset: { answer: "no" },
+            onclick: () => dialog.close("no") }, t("game.cancel"))));
+      dialog.addEventListener("close", () => {
+        dialog.remove();
+        resolve(dialog.returnValue === "yes");
+      });
+      document.body.append(dialog);
+      dialog.showModal();
+      dialog.querySelector("[data-answer=no]").focus(); // the safe answer first
+    });
+  }
+
   let toastTimer = null;
   function toast(message, kind) {
     const box = document.getElementById("toast");
@@ -166,6 +188,6 @@ const Omerta = (() => {
     });
   }
 
-  return { API, LANG, t, tn, api, ApiError, me, createPlayer, el, append, toast, showError,
-           seatName, commandId, pageUrl, tip, optionTip };
+  return { API, LANG, MESSAGES, t, tn, api, ApiError, me, createPlayer, el, append, toast, showError,
+           seatName, commandId, pageUrl, tip, optionTip, confirmMove };
 })();

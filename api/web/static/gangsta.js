@@ -322,5 +322,5 @@ const GameUI = (() => {
     });
   }
 
-  return { EVENTS, reset, prompt, board, describe, seatMark, heists };
+  return { EVENTS, reset, prompt, board, describe, seatMark, heists, hireCost };
 })();
