@@ -33,8 +33,9 @@ const GameHelp = (() => {
     return out;
   }
 
-  // Shown under the prompt while the player chooses an action (not in the middle of one).
-  function why(ctx) {
+  // What the prompt adds below the game's own: reasons for missing actions, while the player
+  // chooses an action (not in the middle of one).
+  function prompt(ctx) {
     const v = ctx.view;
     if (!v || !ctx.legal.length || v.phase === "swap" || !v.hand
         || ctx.legal.some((c) => c.type === "end_swaps") || GameUI.building()) return [];
@@ -77,5 +78,5 @@ const GameHelp = (() => {
 
   function annotate() {}
 
-  return { why, endWarning, annotate, reasons };
+  return { prompt, endWarning, annotate, reasons };
 })();

@@ -86,7 +86,7 @@
     const board = document.getElementById("board");
     const active = document.activeElement;
     const hadFocus = prompt.contains(active) || board.contains(active);
-    prompt.replaceChildren(...GameUI.prompt(ctx), ...GameHelp.why(ctx));
+    prompt.replaceChildren(...GameUI.prompt(ctx), ...GameHelp.prompt(ctx));
     if (ctx.refusal) {
       prompt.append(el("p", { class: "refusal", role: "alert" }, ctx.refusal));
     }

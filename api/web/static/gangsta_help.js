@@ -1,5 +1,6 @@
-// Gangsta!: why hiring or a heist is not on offer, and a warning before a hire that ends the
-// game. The server's legal moves decide what is offered; these texts only explain, from the view.
+// Gangsta!: why hiring or a heist is not on offer, the heist's Commit buttons within reach, and
+// a warning before a hire that ends the game. The server's legal moves decide what is offered;
+// these texts only explain, from the view.
 "use strict";
 
 const GameHelp = (() => {
@@ -40,7 +41,27 @@ const GameHelp = (() => {
   const myTurn = (ctx) => ctx.view && ctx.view.stage === "turn" && ctx.legal.length
     && ctx.view.active === ctx.seat && !ctx.view.owed.length;
 
-  function why(ctx) {
+  // While a heist is being committed to, its Commit buttons are in the prompt too: the prompt
+  // stays in view on a phone, the gang's cards may be far down the page.
+  function commitBar(ctx) {
+    const commits = ctx.legal.filter((c) => c.type === "commit");
+    if (!commits.length) return [];
+    return [el("div", { class: "buttons commit-bar", role: "group", "aria-label": t("g.act.commit") },
+      commits.map((c) => {
+        const g = Cards.GANGSTERS[c.gangster];
+        const name = (g.boss ? t("gangsta.boss") + " " : "") + t("clan." + g.clan);
+        return el("button", { type: "button", class: "act act-commit primary",
+          dataset: { type: "commit", card: c.gangster }, onclick: () => ctx.send(c),
+          "aria-label": t("g.act.commit") + ": " + name + " (" + Cards.SKILLS.filter((s) =>
+            g.skills[s]).map((s) => t("skill.short." + s)).join(", ") + ")" },
+          t("g.act.commit"), " ", name, Cards.SKILLS.filter((s) => g.skills[s]).map((s) =>
+            Cards.glyph(s)));
+      }))];
+  }
+
+  // What the prompt adds below the game's own: reasons for missing actions (and Commit buttons).
+  function prompt(ctx) {
+    if (ctx.view && ctx.view.stage === "heist") return commitBar(ctx);
     if (!myTurn(ctx)) return [];
     const v = ctx.view;
     const open = new Set(ctx.legal.map((c) => c.type));
@@ -118,5 +139,5 @@ const GameHelp = (() => {
     };
   }
 
-  return { why, endWarning, annotate, heistBlock };
+  return { prompt, endWarning, annotate, heistBlock };
 })();
