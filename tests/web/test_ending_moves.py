@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import msgspec
-from playwright.sync_api import Page, expect
+from playwright.sync_api import BrowserContext, Page, expect
 
 from domain import bots
 from domain.famiglia.state import REFRESH
@@ -116,6 +116,33 @@ def test_famiglia_pass_after_the_other_players_pass(page: Page) -> None:
     assert errors == []
 
 
+def test_famiglia_pass_asked_in_japanese(new_context: Callable[..., BrowserContext]) -> None:
+    page = new_context(locale="ja-JP").new_page()
+    errors = watch_errors(page)
+    page.goto("/")
+    page.locator("#name").fill("Yui")
+    page.locator("#name-form button").click()
+    expect(page.locator("#hello-title")).to_have_text("ようこそ、Yui さん")
+    for _ in range(20):
+        game_id = new_game(page, "famiglia")
+        if commands.load(game_id).state.current == 1:
+            break
+    play(game_id, 1, {"type": "pass"})
+    page.goto(f"/play/{game_id}")
+    question = cancel_sends_nothing(page, game_id, "[data-action=pass]")
+    assert question == "これでゲームが終わります。Yui 1 : 空席 1。それでもパスしますか?"
+    ask(page, "[data-action=pass]")
+    expect(page.locator("dialog.confirm [data-answer=yes]")).to_have_text("パスして終了")
+    expect(page.locator("dialog.confirm .note").first).to_have_text(
+        "相手は前の手番でパスしました。2回続けてパスするとゲーム終了です。"
+    )
+    screenshot(page, "end-famiglia-ja", full_page=False)
+    page.keyboard.press("Escape")  # the keyboard's way to say no
+    expect(page.locator("dialog.confirm")).to_have_count(0)
+    assert commands.load(game_id).state.ended is None
+    assert errors == []
+
+
 def test_famiglia_last_turn_shows_the_final_score(page: Page) -> None:
     errors = watch_errors(page)
     sign_up(page, "Vera")
@@ -181,7 +208,7 @@ def test_gangsta_ninth_hire_in_domination(page: Page) -> None:
     expect(page.locator("dialog.confirm")).to_have_count(0)
     ask(page, hire)
     screenshot(page, "end-gangsta-ninth", full_page=False)
-    note = page.locator("dialog.confirm .note").inner_text()
+    note = page.locator("dialog.confirm .note").first.inner_text()
     assert "reaches 9 gangsters" in note
     page.locator("dialog.confirm [data-answer=yes]").click()
     expect(page.locator("#result")).to_be_visible()

@@ -107,13 +107,13 @@ const Omerta = (() => {
     return tip(t("opt." + key), t("opt." + key + ".help"));
   }
 
-  // Asks before a move that cannot be taken back: a modal dialog (Escape or "Cancel" says no).
-  // Resolves to true only for the confirming button.
+  // Asks before a move that cannot be taken back: a modal dialog (Escape or "Cancel" says no),
+  // `note` one line or a list of lines. Resolves to true only for the confirming button.
   function confirmMove(text, yes, note) {
     return new Promise((resolve) => {
       const dialog = el("dialog", { class: "confirm", "aria-labelledby": "confirm-text" },
         el("p", { id: "confirm-text", class: "confirm-text" }, text),
-        note ? el("p", { class: "note" }, note) : null,
+        [].concat(note || []).map((line) => el("p", { class: "note" }, line)),
         el("div", { class: "buttons" },
           el("button", { type: "button", class: "primary", dataset: { answer: "yes" },
             onclick: () => dialog.close("yes") }, yes),

@@ -71,8 +71,7 @@ const GameHelp = (() => {
       text: t("confirm.fam." + command.type, { scores: scores.map((n, s) =>
         ctx.names[s] + " " + n).join(" : ") }),
       yes: t("confirm.yes." + command.type),
-      note: t(last ? "confirm.fam.last_turn" : "confirm.fam.double_pass") + " "
-        + t("confirm.fam.known"),
+      note: [t(last ? "confirm.fam.last_turn" : "confirm.fam.double_pass"), t("confirm.fam.known")],
     };
   }
 

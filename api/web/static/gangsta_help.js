@@ -133,9 +133,9 @@ const GameHelp = (() => {
     return {
       text: t("confirm.g.hire", { scores: scores.map((n, s) => ctx.names[s] + " " + n).join(" : ") }),
       yes: t("confirm.yes.hire"),
-      note: t("confirm.g.nine") + (hidden.length ? " " + t("confirm.g.hidden", { list: hidden
+      note: [t("confirm.g.nine")].concat(hidden.length ? [t("confirm.g.hidden", { list: hidden
         .map((p) => t("confirm.g.hidden_of", { name: ctx.names[p.seat], n: p.heists_completed }))
-        .join(", ") }) : ""),
+        .join(", ") })] : []),
     };
   }
 
