@@ -75,7 +75,8 @@ const GameHelp = (() => {
     };
   }
 
+  // Famiglia marks nothing on the board: its reasons all fit in the prompt.
   function annotate() {}
 
-  return { prompt, endWarning, annotate, reasons };
+  return { prompt, endWarning, annotate };
 })();

@@ -139,5 +139,5 @@ const GameHelp = (() => {
     };
   }
 
-  return { prompt, endWarning, annotate, heistBlock };
+  return { prompt, endWarning, annotate };
 })();
