@@ -76,6 +76,10 @@ def test_three_ai_turns_are_shown_one_step_at_a_time(page: Page) -> None:
     assert all(b - a >= 500 for a, b in pairwise(times)), (steps, shown)
     logs = [drawn[v][1] for v in ai_versions]
     assert logs == sorted(logs) and len(set(logs)) == len(logs), logs
+    # The last step's log lines stay highlighted, and only those.
+    fresh = page.locator("#log li.fresh").evaluate_all("els => els.map(e => +e.dataset.version)")
+    last = ai_versions[-1]
+    assert fresh and max(fresh) == last and all(v > ai_versions[-2] for v in fresh), fresh
     assert errors == []
 
 

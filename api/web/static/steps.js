@@ -27,6 +27,7 @@ const Steps = (() => {
     for (const node of document.querySelectorAll("#board [data-card]")) {
       if (names.has(node.dataset.card)) node.classList.add("changed");
     }
+    for (const old of document.querySelectorAll("#log li.fresh")) old.classList.remove("fresh");
     for (const record of records) {
       const line = document.querySelector(`#log li[data-version="${record.version}"]`);
       if (line) line.classList.add("fresh");
