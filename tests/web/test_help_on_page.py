@@ -198,6 +198,8 @@ def test_reward_resource_and_option_explanations(
         expect(item).to_contain_text(option)
         item.locator("summary").click()
         expect(item.locator(".tip-text")).to_be_visible()
+        item.scroll_into_view_if_needed()
+        screenshot(page, f"options-{locale[:2]}", full_page=False)
         assert errors == []
 
 
@@ -254,3 +256,66 @@ def test_multi_step_buttons_stay_in_reach_on_a_phone(
     buttons_in_view(page, "#prompt button.cancel")
     screenshot(page, "reach-famiglia-phone", full_page=False)
     assert errors == []
+
+
+# GameHelp on a Famiglia page for made-up positions: the reasons and the warning it derives.
+HELP = """([view, legal, command]) => {
+  const ctx = { view, legal, seat: 0, names: ["Ann", "Ben"], events: [], version: 9 };
+  const box = Omerta.el("div", {}, GameHelp.prompt(ctx));
+  const why = Object.fromEntries([...box.querySelectorAll("li")].map((li) =>
+    [li.dataset.why, li.textContent]));
+  return { why, warning: command ? GameHelp.endWarning(ctx, command) : null };
+}"""
+
+
+def famiglia_view(**changes: Any) -> dict[str, Any]:
+    view: dict[str, Any] = {
+        "seat": 0,
+        "phase": "refresh",
+        "actions": ["play_accountant", "play_brute", "recruit", "pass"],
+        "to_move": 0,
+        "turn": 30,
+        "deck_size": 4,
+        "deck_pass": 2,
+        "final_turns": None,
+        "passes_in_row": 0,
+        "options": {"double_pass_ends": True},
+        "street": [{"card": "red-2", "rank": 2}],
+        "discard": [],
+        "areas": [["red-3"], ["blue-1"]],
+        "hand_sizes": [2, 1],
+        "hand": ["yellow-1", "red-1"],
+    }
+    view.update(changes)
+    return view
+
+
+def test_famiglia_refresh_reasons_and_the_last_turn_recruit(page: Page) -> None:
+    game_id = commands.create_game("famiglia", 2)
+    page.goto(f"/play/{game_id}/replay")
+    expect(page.locator("#board .card").first).to_be_visible()
+    page.add_script_tag(url="/web/static/famiglia_help.js")
+    legal = [
+        {"type": "play_brute", "card": "yellow-1", "target": "red-2", "amount": 1},
+        {"type": "pass"},
+    ]
+    used = page.evaluate(HELP, [famiglia_view(), legal, None])["why"]
+    assert "only once a turn, and you already have" in used["refresh"]
+    assert "no Accountant (blue)" in used["play_accountant"]
+    assert "play_brute" not in used and "no Street card matches a pair" in used["recruit"]
+    gone = page.evaluate(HELP, [famiglia_view(deck_size=0), legal, None])["why"]
+    assert "the deck is gone" in gone["refresh"]
+    flat = famiglia_view(
+        street=[{"card": "red-2", "rank": 0}], phase="recruit", actions=["recruit", "pass"]
+    )
+    later = page.evaluate(HELP, [flat, [{"type": "pass"}], None])["why"]
+    assert (
+        "action 1 is over" in later["refresh"] and "already played a Brute" in later["play_brute"]
+    )
+    # The last turn: a recruit ends the game with the recruited card's points added (red-2: 6).
+    recruit = {"type": "recruit", "card": "red-2", "to_area": "red-1", "back_to_hand": "red-1"}
+    last = famiglia_view(final_turns=0, hand=["red-1", "red-1"], areas=[["red-3"], ["blue-1"]])
+    warning = page.evaluate(HELP, [last, [recruit, {"type": "pass"}], recruit])["warning"]
+    # Ann: hand 3 + 3, area 10, recruit 6 = 22; Ben: area 1, hand as the (empty) log shows: 0.
+    assert warning["text"] == "This ends the game, Ann 22 : Ben 1. Recruit anyway?"
+    assert warning["note"][0] == "This is the last turn of the game."
