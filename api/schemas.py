@@ -81,6 +81,8 @@ class GameKind(msgspec.Struct, frozen=True):
     max_seats: int
     options: dict[str, Any]  # JSON Schema of the options (with its $defs)
     commands: dict[str, Any]  # JSON Schema of the commands
+    presets: dict[str, dict[str, Any]]  # each preset the rules accept: the options it sets
+    unavailable: list[str]  # options the rules name but refuse to switch on (not implemented)
 
 
 class Invite(msgspec.Struct, frozen=True):

@@ -33,11 +33,40 @@ from api.schemas import (
 )
 from api.tables import seat_list
 from domain import GAMES
-from domain.core import Game, replay
+from domain.core import Game, RuleViolation, replay
 from services.commands import CommandService
 from services.errors import BadRequest
 
 bp = Blueprint("games", __name__)
+
+
+# The presets the rules pages name: the description (every default) and the published game.
+PRESET_NAMES = ("description", "published")
+
+
+def _presets(game: Game) -> dict[str, dict[str, Any]]:
+    """The options each preset resolves to, as the rules resolve them; a preset the game's
+    rules do not accept is left out, so a client offers only what creation accepts."""
+    presets = {"description": msgspec.to_builtins(game.options({}))}
+    for name in PRESET_NAMES:
+        try:
+            presets[name] = msgspec.to_builtins(game.options({"preset": name}))
+        except RuleViolation:
+            continue
+    return presets
+
+
+def _unavailable(game: Game) -> list[str]:
+    """The switches the rules refuse to turn away from their default (not implemented yet)."""
+    defaults = msgspec.to_builtins(game.options({}))
+    refused = []
+    for key, value in defaults.items():
+        if isinstance(value, bool):
+            try:
+                game.options({key: not value})
+            except RuleViolation:
+                refused.append(key)
+    return refused
 
 
 def _kinds() -> list[GameKind]:
@@ -48,6 +77,8 @@ def _kinds() -> list[GameKind]:
             max_seats=game.max_seats,
             options=msgspec.json.schema(game.Options),
             commands=msgspec.json.schema(game.Command),
+            presets=_presets(game),
+            unavailable=_unavailable(game),
         )
         for name, game in sorted(GAMES.items())
     ]

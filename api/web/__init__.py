@@ -112,6 +112,40 @@ def join(game_id: str) -> str:
     return _page("join.html", "page.join", game_id=game_id, kind=kind)
 
 
+# The options each rules page explains, in the order of the rules pages' own lists.
+RULE_OPTIONS = {
+    "famiglia": ["double_pass_ends", "mercenary_for_green"],
+    "gangsta": [
+        "domination_snitches",
+        "coop_reward_needs_partner",
+        "refill",
+        "pass_discard",
+        "public_heist_influence",
+        "min_pass_income",
+        "catch_up_cash",
+        "clans",
+        "resources",
+    ],
+}
+
+
+@bp.get("/rules/<game>")
+def rules(game: str) -> tuple[str, int] | str:
+    """How to play, for players: prose per language (``templates/rules/<game>.<lang>.html``, so
+    a translator edits one page), with option, reward and resource texts from the catalogue."""
+    if game not in RULE_OPTIONS:
+        return _page("not_found.html", "error.not_found"), 404
+    lang = i18n.language()
+    return _page(
+        f"rules/{game}.{lang}.html",
+        f"rules.page.{game}",
+        kind=game,
+        other=next(g for g in RULE_OPTIONS if g != game),
+        option_keys=RULE_OPTIONS[game],
+        skills=i18n.translate(lang, "rules.skills_list"),
+    )
+
+
 @bp.get("/language/<lang>")
 def set_language(lang: str) -> Response:
     back = request.args.get("next", "/")

@@ -64,3 +64,14 @@ def test_game_kinds_carry_their_schemas(api: Api) -> None:
     famiglia_options = kinds["famiglia"]["options"]
     options = famiglia_options["$defs"][famiglia_options["$ref"].rsplit("/", 1)[-1]]
     assert "double_pass_ends" in options["properties"]
+
+
+def test_game_kinds_carry_their_presets_and_what_is_not_available(api: Api) -> None:
+    kinds = {k["name"]: k for k in api.ok("GET", "/games")}
+    gangsta = kinds["gangsta"]["presets"]
+    assert gangsta["published"]["domination_snitches"] == [3, 3, 3, 4, 4]
+    assert gangsta["description"]["domination_snitches"] == [2, 3, 3, 4, 4]
+    assert kinds["famiglia"]["presets"]["description"]["double_pass_ends"] is True
+    # The rules refuse to switch these on (not implemented): a page must not offer them.
+    assert "action1_strict_order" in kinds["famiglia"]["unavailable"]
+    assert "double_pass_ends" not in kinds["famiglia"]["unavailable"]

@@ -56,6 +56,8 @@ def test_each_sees_the_others_move_live(new_context: Callable[..., BrowserContex
     # The second passes too: two passes in a row end the game, and the first sees it live.
     before = shown_version(first)
     second.locator("[data-action=pass]").click()
+    expect(second.locator("dialog.confirm")).to_contain_text("This ends the game, ")
+    second.locator("dialog.confirm [data-answer=yes]").click()
     wait_past(first, before)
     expect(first.locator("#log")).to_contain_text(f"{second_name} passes.")
     for page in (alice, bob):

@@ -68,7 +68,8 @@ const Cards = (() => {
       type: opts.onclick ? "button" : null,
       onclick: opts.onclick,
       "aria-pressed": opts.onclick && opts.selected ? "true" : null,
-      "aria-label": famigliaLabel(card, opts.rank),
+      // A card that can be clicked says so to a screen reader as well as by its outline.
+      "aria-label": famigliaLabel(card, opts.rank) + (opts.onclick ? " · " + t("game.can_choose") : ""),
       title: famigliaLabel(card, opts.rank),
       dataset: { card },
     },
@@ -138,7 +139,8 @@ const Cards = (() => {
     const member = opts.member;
     return el("div", {
       class: "card gcard clan-" + g.clan + (g.boss ? " boss" : "")
-        + (member && member.engaged ? " engaged" : "") + (opts.marked ? " marked" : ""),
+        + (member && member.engaged ? " engaged" : "") + (opts.marked ? " marked" : "")
+        + (opts.actions && opts.actions.length ? " has-actions" : ""),
       role: "group",
       "aria-label": gangsterLabel(id, member),
       dataset: { card: id },
@@ -157,17 +159,23 @@ const Cards = (() => {
       opts.actions && opts.actions.length ? el("span", { class: "card-actions" }, opts.actions) : null);
   }
 
+  // A heist's special rewards: [reward key, text on the card] in the rules' order.
   function rewardTags(h) {
     const r = h.reward;
     const tags = [];
-    if (r.fast_recruit) tags.push(t("reward.fast_recruit"));
-    if (r.learn_skill) tags.push(t("reward.learn", { skill: t("skill." + r.learn_skill) }));
-    if (r.play_again) tags.push(t("reward.play_again"));
-    if (r.theft) tags.push(t("reward.theft_n", { n: r.theft }));
-    if (r.diversion) tags.push(t("reward.diversion_n", { n: r.diversion }));
-    if (r.assassination) tags.push(t("reward.assassination"));
-    if (r.rally) tags.push(t("reward.rally"));
+    if (r.fast_recruit) tags.push(["fast_recruit", t("reward.fast_recruit")]);
+    if (r.learn_skill) tags.push(["learn_skill", t("reward.learn", { skill: t("skill." + r.learn_skill) })]);
+    if (r.theft) tags.push(["theft", t("reward.theft_n", { n: r.theft })]);
+    if (r.diversion) tags.push(["diversion", t("reward.diversion_n", { n: r.diversion })]);
+    if (r.assassination) tags.push(["assassination", t("reward.assassination")]);
+    if (r.rally) tags.push(["rally", t("reward.rally")]);
+    if (r.play_again) tags.push(["play_again", t("reward.play_again")]);
     return tags;
+  }
+
+  // A special reward with what it does (the rules page's words), for mouse and keyboard alike.
+  function rewardTip([key, text]) {
+    return Omerta.tip(text, t("tip.reward." + key));
   }
 
   // A heist card: what it requires (glyphs) and what it pays.
@@ -179,11 +187,11 @@ const Cards = (() => {
     const label = [heistName(id), t("chapter." + h.chapter),
       h.cooperative ? t("gangsta.cooperative") : null,
       t("gangsta.money", { n: r.money }), t("gangsta.influence", { n: r.influence }),
-      r.coop_money ? t("gangsta.coop_money", { n: r.coop_money }) : null, ...tags]
+      r.coop_money ? t("gangsta.coop_money", { n: r.coop_money }) : null, ...tags.map((x) => x[1])]
       .filter(Boolean).join(" · ");
     return el("div", {
       class: "card hcard ch-" + h.chapter + (h.cooperative ? " coop" : "")
-        + (opts.marked ? " marked" : ""),
+        + (opts.marked ? " marked" : "") + (opts.actions && opts.actions.length ? " has-actions" : ""),
       role: "group", "aria-label": label, dataset: { card: id },
     },
       el("span", { class: "hname" }, heistName(id)),
@@ -195,7 +203,7 @@ const Cards = (() => {
           "★" + r.influence),
         r.coop_money ? el("span", { class: "coopm", title: t("gangsta.coop_money",
           { n: r.coop_money }) }, t("gangsta.coop_short", { n: r.coop_money })) : null),
-      tags.length ? el("span", { class: "special" }, tags.join(" · ")) : null,
+      tags.length ? el("span", { class: "special" }, tags.map(rewardTip)) : null,
       opts.actions && opts.actions.length ? el("span", { class: "card-actions" }, opts.actions) : null);
   }
 
@@ -211,6 +219,18 @@ const Cards = (() => {
 
   function isSnitch(id) { return id in SNITCHES; }
 
+  // A resource card (901-912) by name, with its ability as an explanation (GANGSTA.md,
+  // "Resources module"); the texts are catalogue keys resource.<id>.name / .ability.
+  function resourceText(id) {
+    return { name: t("resource." + id + ".name"), ability: t("resource." + id + ".ability") };
+  }
+
+  function resourceTip(id) {
+    const { name, ability } = resourceText(id);
+    return Omerta.tip(name, ability);
+  }
+
   return { glyph, famiglia, famigliaBack, famigliaParts, famigliaLabel, gangster, heist,
-           snitch, isSnitch, heistName, GANGSTERS, HEISTS, SKILLS, CHAPTERS };
+           snitch, isSnitch, heistName, resourceText, resourceTip, GANGSTERS, HEISTS, SKILLS,
+           CHAPTERS };
 })();

@@ -119,6 +119,43 @@ const Omerta = (() => {
     return node;
   }
 
+  // A term and its explanation: a title for the mouse, and a disclosure (a focusable summary
+  // that opens with Enter or a tap) for the keyboard and touch screens. `label` is the term, or
+  // null for a "?" mark after one; `id` names the text for aria-describedby elsewhere.
+  function tip(label, text, id) {
+    const more = t("tip.more");
+    return el("details", { class: "tip" + (label === null ? " tip-mark" : "") },
+      el("summary", { title: text, "aria-label": label === null ? more : null }, label === null ? "?" : label),
+      el("span", { class: "tip-text", role: "note", id }, text));
+  }
+
+  // A rule option's name with its explanation (opt.<key> and opt.<key>.help in the catalogue).
+  function optionTip(key) {
+    return tip(t("opt." + key), t("opt." + key + ".help"));
+  }
+
+  // Asks before a move that cannot be taken back: a modal dialog (Escape or "Cancel" says no),
+  // `note` one line or a list of lines. Resolves to true only for the confirming button.
+  function confirmMove(text, yes, note) {
+    return new Promise((resolve) => {
+      const dialog = el("dialog", { class: "confirm", "aria-labelledby": "confirm-text" },
+        el("p", { id: "confirm-text", class: "confirm-text" }, text),
+        [].concat(note || []).map((line) => el("p", { class: "note" }, line)),
+        el("div", { class: "buttons" },
+          el("button", { type: "button", class: "primary", dataset: { answer: "yes" },
+            onclick: () => dialog.close("yes") }, yes),
+          el("button", { type: "button", dataset: { answer: "no" },
+            onclick: () => dialog.close("no") }, t("game.cancel"))));
+      dialog.addEventListener("close", () => {
+        dialog.remove();
+        resolve(dialog.returnValue === "yes");
+      });
+      document.body.append(dialog);
+      dialog.showModal();
+      dialog.querySelector("[data-answer=no]").focus(); // the safe answer first
+    });
+  }
+
   let toastTimer = null;
   function toast(message, kind) {
     const box = document.getElementById("toast");
@@ -195,6 +232,6 @@ const Omerta = (() => {
     });
   }
 
-  return { API, LANG, t, tn, api, ApiError, refusal, me, createPlayer, el, append, toast, showError,
-           seatName, seatNames, commandId, pageUrl };
+  return { API, LANG, MESSAGES, t, tn, api, ApiError, refusal, me, createPlayer, el, append, toast,
+           showError, seatName, seatNames, commandId, pageUrl, tip, optionTip, confirmMove };
 })();

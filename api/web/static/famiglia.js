@@ -16,6 +16,9 @@ const GameUI = (() => {
 
   function reset() { mode = null; picks = {}; }
 
+  // True while a move is being built (an action chosen, its cards not all picked yet).
+  function building() { return mode !== null; }
+
   const distinct = (list) => [...new Set(list)];
   // The pair a recruit shows, or FREE for a card of (lowered) rank 0.
   const FREE = "free";
@@ -219,7 +222,7 @@ const GameUI = (() => {
       t("fam.deck", { n: v.deck_size }),
       t("fam.pass_n", { n: v.deck_pass }),
       v.final_turns !== null ? t("fam.final_turns", { n: v.final_turns }) : null,
-      v.phase !== "over" ? t("fam.phase." + v.phase) : null,
+      v.phase !== "over" ? t("fam.phase." + shownPhase(v)) : null,
     ].filter((x) => x !== null);
     return [
       playerZone(ctx, other, false),
@@ -240,6 +243,12 @@ const GameUI = (() => {
 
   function seatMark(seat) {
     return el("span", { class: "seat-no" }, String(seat + 1));
+  }
+
+  // "Action 1: refresh" only while a refresh is possible (the view's open actions are the
+  // rules' own answer); otherwise the turn is, in effect, at action 2.
+  function shownPhase(v) {
+    return v.phase === "refresh" && !v.actions.includes("refresh") ? "accountant" : v.phase;
   }
 
   // --- the log -----------------------------------------------------------------------------
@@ -304,5 +313,5 @@ const GameUI = (() => {
     return card ? t("fam.short." + card[1]) + " " + card[2] : null;
   }
 
-  return { EVENTS, reset, prompt, board, describe, seatMark, hands, refusalParam };
+  return { EVENTS, reset, building, prompt, board, describe, seatMark, hands, refusalParam };
 })();

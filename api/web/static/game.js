@@ -7,19 +7,21 @@
   const { api, el, t, showError, seatNames, commandId } = Omerta;
   const gameId = document.body.dataset.gameId;
   const ctx = {
-    game: null, view: null, legal: [], version: 0, seat: null, names: [],
+    game: null, view: null, legal: [], version: 0, seat: null, names: [], events: [],
     refusal: null, send, redraw: draw,
   };
   const TITLE = document.title;
   const SEAT_POLL_MS = 3000;
   const RECONNECT_MS = 2000;
   const RETRY_MS = 300;
+  const CATCH_UP_MS = 2500;
   let ended = false;
   let shownKey = "";
   let logVersion = 0;
   const logged = []; // every record shown in the log, oldest first
   let loading = null;
   let again = false;
+  let forced = false;
 
   // Fetch the game, the view and (for a seated player) the legal moves at one version. While
   // an AI plays several commands in a row the versions may keep differing: then show the view
@@ -39,14 +41,24 @@
     return { game, view, legal: [] };
   }
 
-  // One reload at a time; a reload asked for meanwhile runs once more afterwards.
-  function reload() {
+  // One reload at a time; a reload asked for meanwhile runs once more afterwards. ``current``:
+  // the newest version now, even past moves still being shown step by step (a conflict).
+  function reload(current) {
+    if (current === true) forced = true;
     if (loading) { again = true; return loading; }
     loading = (async () => {
       try {
         do {
           again = false;
           const { game, view, legal } = await fetchAll();
+          if (view.version < ctx.version) continue; // never back to an older version
+          // While others' moves are being shown, moves not delivered yet are not skipped over:
+          // their events are on the way (and if they never come, look again later).
+          if (!forced && steps.busy() && view.version > logVersion) {
+            setTimeout(() => { if (!steps.busy()) reload(); }, CATCH_UP_MS);
+            continue;
+          }
+          forced = false;
           const moved = view.version !== ctx.version;
           const names = seatNames(game.seats);
           const renamed = !same(names, ctx.names);
@@ -78,11 +90,13 @@
     const board = document.getElementById("board");
     const active = document.activeElement;
     const hadFocus = prompt.contains(active) || board.contains(active);
-    prompt.replaceChildren(...GameUI.prompt(ctx));
+    prompt.replaceChildren(...GameUI.prompt(ctx), ...GameHelp.prompt(ctx));
     if (ctx.refusal) {
       prompt.append(el("p", { class: "refusal", role: "alert" }, ctx.refusal));
     }
     board.replaceChildren(...GameUI.board(ctx).filter(Boolean));
+    GameHelp.annotate(board, ctx);
+    drawOptions();
     document.body.dataset.version = ctx.version; // the version on screen (tests wait on it)
     // A keyboard player's focus was on a control that is gone now: move it to the next choice.
     if (hadFocus) {
@@ -113,19 +127,44 @@
     box.replaceChildren(...resultParts(result, ctx.names, ctx.seat));
   }
 
+  // The game's rule options, each with its explanation (drawn once: they never change).
+  function drawOptions() {
+    const box = document.getElementById("game-options");
+    if (box.childElementCount || !ctx.game) return;
+    const value = (key, v) => {
+      if (typeof v === "boolean") return t(v ? "opt.on" : "opt.off");
+      if (Array.isArray(v)) return v.join(", ");
+      return typeof v === "string" ? t("opt." + key + "." + v) : String(v);
+    };
+    box.replaceChildren(...Object.entries(ctx.game.options).filter(([key]) =>
+      Object.prototype.hasOwnProperty.call(Omerta.MESSAGES, "opt." + key + ".help")).map(([key, v]) =>
+      el("li", { dataset: { option: key } }, Omerta.optionTip(key), ": ",
+        el("strong", {}, value(key, v)))));
+  }
+
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+  // A move that would end the game is confirmed first; "Cancel" sends nothing.
+  async function confirmed(command) {
+    const warning = GameHelp.endWarning(ctx, command);
+    return !warning || Omerta.confirmMove(warning.text, warning.yes, warning.note);
+  }
 
   // Sends a move decided on the version on screen. If another player moved first (Gangsta!
   // players may owe decisions at the same time) and the move is still legal, it goes again.
   async function send(command, retried) {
+    if (!retried && !(await confirmed(command))) { GameUI.reset(); draw(); return; }
     ctx.refusal = null;
     try {
-      await api("POST", `/games/${gameId}/commands`,
+      const accepted = await api("POST", `/games/${gameId}/commands`,
         { command, expected_version: ctx.version }, { "Idempotency-Key": commandId() });
+      // The position right after this move, from the answer: what others (an AI) play next
+      // arrives by the live events and is drawn step by step, not skipped over by a reload.
+      if (accepted.legal !== null) { await showAt(accepted.version, accepted.legal, accepted.to_act); return; }
     } catch (err) {
       if (!(err instanceof Omerta.ApiError)) { showError(err); return; }
       if (err.code === "conflict" && !retried) {
-        await reload();
+        await reload(true);
         if (ctx.legal.some((c) => same(c, command))) { await send(command, true); return; }
       }
       // The rule's own message in the page's language, shown where the player is looking.
@@ -140,6 +179,7 @@
   function addLog(record) {
     if (record.version <= logVersion) return;
     logVersion = record.version;
+    ctx.events.push(record.event);
     if (record.type === "game_ended" && record.event.hands) {
       ctx.hands = record.event.hands; // Famiglia's end shows both hands
       if (ctx.view) draw();
@@ -159,16 +199,34 @@
       ...logged.map(logLine).filter(Boolean).reverse());
   }
 
+  // The view at ``version`` with the given moves (none: a step of someone else's moves).
+  async function showAt(version, legal, toAct) {
+    const at = await api("GET", `/games/${gameId}/replay/${version}`);
+    if (version <= ctx.version) return;
+    Object.assign(ctx, { view: at.view, version, legal });
+    if (toAct) ctx.game = Object.assign({}, ctx.game, { to_act: toAct });
+    GameUI.reset();
+    draw();
+  }
+
+  // Others' moves are drawn one command at a time (steps.js), then the current view and moves.
+  const steps = Steps.player({
+    log: addLog,
+    seat: () => ctx.seat,
+    shown: () => ctx.version,
+    show: (version) => showAt(version, []),
+    settle: reload,
+  });
+
   function follow() {
     const source = new EventSource(`${Omerta.API}/games/${gameId}/events?after=${logVersion}`);
-    let pending = null;
-    const onEvent = (message) => {
-      addLog(JSON.parse(message.data));
-      clearTimeout(pending);
-      pending = setTimeout(reload, 60); // one reload for a burst of events
-    };
+    const onEvent = (message) => steps.push(JSON.parse(message.data));
     for (const type of GameUI.EVENTS) source.addEventListener(type, onEvent);
-    source.addEventListener("end", () => { source.close(); ended = true; reload(); });
+    source.addEventListener("end", () => {
+      source.close();
+      ended = true;
+      if (!steps.busy()) reload();
+    });
     // The browser retries a dropped stream by itself, but gives up on an error response
     // (a 5xx while the store restarts): then start a new stream, from what the log shows.
     source.addEventListener("error", () => {

@@ -350,5 +350,6 @@ const GameUI = (() => {
     return null;
   }
 
-  return { EVENTS, reset, prompt, board, describe, seatMark, heists, refusalParam };
+  return { EVENTS, reset, prompt, board, describe, seatMark, heists, hireCost,
+           refusalParam };
 })();

@@ -1,11 +1,10 @@
 // Creating a game: the game, its seats (you, friends by invite link, AI and its level) and the
-// rule options, drawn from the API's option schemas (GET /games).
+// rule options, drawn from the API's option schemas and presets (GET /games): an option the
+// rules add appears here without a change to this page.
 "use strict";
 
 (() => {
   const { api, el, t, showError, pageUrl } = Omerta;
-  // Options the rules refuse as not implemented: offering them could only end in a refusal.
-  const NOT_OFFERED = new Set(["action1_strict_order", "resources"]);
   const form = document.getElementById("new-form");
   let kinds = [];
 
@@ -49,45 +48,90 @@
     document.getElementById("seat-rows").replaceChildren(...rows);
   }
 
-  function optionField(key, schema) {
+  // --- rule options: a preset (as described / as published / custom), then each option --------
+
+  const PRESETS = ["description", "published"];
+  let preset = "description";
+  let values = {};
+
+  const offered = (kind) => Object.entries(kind.options.$defs.Options.properties)
+    .filter(([key]) => !kind.unavailable.includes(key));
+
+  // Each option: its name with a "?" explanation, and an input described by that explanation.
+  function optionField(kind, key, schema) {
     const id = "opt-" + key;
-    const label = t("opt." + key);
-    if (schema.type === "boolean") {
-      return el("label", { class: "check" }, el("input", { type: "checkbox", id, name: id,
-        checked: schema.default === true, dataset: { option: key, kind: "boolean" } }),
-        " ", label);
-    }
+    const help = id + "-help";
+    const locked = preset !== "custom";
+    const value = values[key];
+    const data = { option: key };
     let input;
+    if (schema.type === "boolean") {
+      input = el("input", { type: "checkbox", id, name: id, checked: value === true,
+        disabled: locked, "aria-describedby": help, dataset: Object.assign({ kind: "boolean" }, data) });
+      return el("div", { class: "field check-field" },
+        el("label", { class: "check", for: id }, input, " ", t("opt." + key)),
+        Omerta.tip(null, t("opt." + key + ".help"), help));
+    }
     if (schema.enum) {
-      input = el("select", { id, name: id, dataset: { option: key, kind: "enum" } },
-        schema.enum.map((v) => el("option", { value: v, selected: v === schema.default },
+      input = el("select", { id, name: id, disabled: locked, "aria-describedby": help,
+        dataset: Object.assign({ kind: "enum" }, data) },
+        schema.enum.map((v) => el("option", { value: v, selected: v === value },
           t("opt." + key + "." + v))));
     } else if (schema.type === "integer") {
       input = el("input", { type: "number", id, name: id, min: schema.minimum,
-        max: schema.maximum, value: schema.default, required: true,
-        dataset: { option: key, kind: "integer" } });
+        max: schema.maximum, value, required: true, disabled: locked, "aria-describedby": help,
+        dataset: Object.assign({ kind: "integer" }, data) });
     } else if (schema.type === "array") {
-      input = el("input", { id, name: id, value: schema.default.join(", "), required: true,
-        pattern: "\\s*\\d+(\\s*,\\s*\\d+)*\\s*", dataset: { option: key, kind: "array" } });
+      // A list of values is a choice between the presets' lists (the description's, the
+      // printed cards'), never free text.
+      const choices = PRESETS.filter((p) => kind.presets[p]).filter((p, i, all) =>
+        all.findIndex((q) => same(kind.presets[q][key], kind.presets[p][key])) === i);
+      input = el("select", { id, name: id, disabled: locked, "aria-describedby": help,
+        dataset: Object.assign({ kind: "array" }, data) },
+        choices.map((p) => el("option", { value: JSON.stringify(kind.presets[p][key]),
+          selected: same(kind.presets[p][key], value) }, t("opt." + key + "." + p))));
     } else {
       return null;
     }
-    return el("div", { class: "field" }, el("label", { for: id }, label), input);
+    return el("div", { class: "field" }, el("label", { for: id }, t("opt." + key)), input,
+      Omerta.tip(null, t("opt." + key + ".help"), help));
+  }
+
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+  function presetChoice(kind) {
+    const names = PRESETS.filter((p) => kind.presets[p]).concat(["custom"]);
+    return el("div", { class: "presets", role: "radiogroup", "aria-label": t("preset.label") },
+      names.map((name) => {
+        const id = "preset-" + name;
+        return el("div", { class: "check-field" },
+          el("label", { class: "check", for: id },
+            el("input", { type: "radio", name: "preset", id, value: name,
+              checked: name === preset, "aria-describedby": id + "-help",
+              onchange: () => { preset = name; if (kind.presets[name]) values = { ...kind.presets[name] }; drawOptions(); } }),
+            " ", t("preset." + name)),
+          Omerta.tip(null, t("preset." + name + ".help"), id + "-help"));
+      }));
   }
 
   function drawOptions() {
-    const schema = current().options;
-    const props = schema.$defs.Options.properties;
-    document.getElementById("options").replaceChildren(...Object.entries(props)
-      .filter(([key]) => !NOT_OFFERED.has(key))
-      .map(([key, s]) => optionField(key, s)).filter(Boolean));
+    const kind = current();
+    const fields = offered(kind).map(([key, s]) => optionField(kind, key, s)).filter(Boolean);
+    document.getElementById("options").replaceChildren(presetChoice(kind), ...fields);
   }
 
-  function drawAll() { drawSeats(); drawOptions(); }
+  function resetOptions() {
+    preset = "description";
+    values = { ...current().presets.description };
+  }
 
-  // Only the options changed from their defaults: the game records the resolved ones anyway.
+  function drawAll() { drawSeats(); resetOptions(); drawOptions(); }
+
+  // The preset by name; custom options only where they differ from the description's.
   function chosenOptions() {
-    const props = current().options.$defs.Options.properties;
+    if (preset === "description") return {};
+    if (preset !== "custom") return { preset };
+    const defaults = current().presets.description;
     const out = {};
     for (const input of form.querySelectorAll("[data-option]")) {
       const key = input.dataset.option;
@@ -95,9 +139,9 @@
         boolean: () => input.checked,
         enum: () => input.value,
         integer: () => Number(input.value),
-        array: () => input.value.split(",").map((x) => Number(x.trim())),
+        array: () => JSON.parse(input.value),
       }[input.dataset.kind]();
-      if (JSON.stringify(value) !== JSON.stringify(props[key].default)) out[key] = value;
+      if (!same(value, defaults[key])) out[key] = value;
     }
     return out;
   }
@@ -106,10 +150,11 @@
     return `${location.origin}${pageUrl(gameId, "join")}#invite=${encodeURIComponent(code)}`;
   }
 
+  // A game with seats for friends: their invite links first.
   function showCreated(made) {
     form.hidden = true;
     const box = document.getElementById("invites");
-    box.replaceChildren(...(made.invites.length ? made.invites.map((inv) => {
+    box.replaceChildren(...made.invites.map((inv) => {
       const id = "invite-" + inv.seat;
       const input = el("input", { id, readonly: true, value: inviteLink(made.game_id, inv.code),
         class: "invite-link", dataset: { seat: inv.seat } });
@@ -120,7 +165,7 @@
       } }, t("new.copy"));
       return el("div", { class: "field" },
         el("label", { for: id }, t("new.invite_for", { n: inv.seat + 1 })), input, copy);
-    }) : [el("p", {}, t("new.no_invites"))]));
+    }));
     const go = document.getElementById("go-play");
     go.href = pageUrl(made.game_id);
     document.getElementById("created").hidden = false;
@@ -138,7 +183,9 @@
     try {
       const made = await api("POST", "/games", { game: current().name, seats: n, ai, seat: 0,
         options: chosenOptions(), public: document.getElementById("public").checked });
-      showCreated(made);
+      // Nobody to invite (only AI opponents): straight to the game.
+      if (!made.invites.length) location.assign(pageUrl(made.game_id));
+      else showCreated(made);
     } catch (err) {
       showError(err);
     }
