@@ -96,12 +96,12 @@ class State(msgspec.Struct, frozen=True):
     gangster_deck: tuple[int, ...]  # index 0 is the top
     heist_decks: tuple[tuple[int, ...], ...]  # per chapter; index 0 is the top
     chapter: int = 1
-    gangster_discard: tuple[int, ...] = ()
+    gangster_discard: tuple[int, ...] = ()  # discarded from the market by passes only
     market: tuple[int, ...] = ()
     heist_discard: tuple[int, ...] = ()  # the current chapter's
     heist_row: tuple[int, ...] = ()
     snitches: tuple[int, ...] = ()  # revealed and set aside
-    removed: tuple[int, ...] = ()  # out of the game: unused Bosses, earlier chapters' cards
+    removed: tuple[int, ...] = ()  # out of the game: unused Bosses, lost gangsters, old chapters
     shuffles: int = 0  # reshuffles so far (labels)
     stage: str = "setup"
     active: int = 0
@@ -509,10 +509,12 @@ def _gangster_discarded(s: State, e: GangsterDiscarded) -> State:
             break
     else:
         raise HistoryMismatch(f"seat {e.seat} owes no {e.reason} discard")
+    # A gangster lost from a gang leaves the game (GANGSTA.md, A turn 4): only gangsters
+    # discarded from the market by a pass are ever reshuffled.
     return _replace(
         s,
         players=_set_player(s.players, e.seat, msgspec.structs.replace(p, gang=gang)),
-        gangster_discard=(*s.gangster_discard, e.gangster),
+        removed=(*s.removed, e.gangster),
         owed=owed,
     )
 

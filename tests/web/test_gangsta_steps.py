@@ -107,3 +107,23 @@ def test_hire_shows_the_price_with_the_clan_discount(
     )
     page.locator(f"#h-board button[data-type=hire][data-card='{other}']").click()
     assert sent(page) == [legal[1]]
+
+
+def test_an_empty_market_is_drawn_with_a_note_and_no_hire(
+    harness: tuple[Page, dict[str, Any]],
+) -> None:
+    # Lost gangsters leave the game: once the deck and its discards are used up, the market
+    # stays empty; the page says so and offers no hire.
+    page, view = harness
+    view.update(stage="turn", market=[], gangster_deck=0, to_act=[0], active=0)
+    page.evaluate(HARNESS, [view, [{"type": "pass"}]])
+    market = page.locator("#h-board section[aria-label='Gangsters for hire']")
+    expect(market.locator(".empty")).to_have_text(
+        "No gangsters left to hire: the deck and its discards are used up."
+    )
+    expect(market.locator(".gcard")).to_have_count(0)
+    expect(page.locator("#h-board button[data-type=hire]")).to_have_count(0)
+    view.update(market=[123])  # a short market: the cards left, no note
+    page.evaluate(HARNESS, [view, [{"type": "pass"}]])
+    expect(market.locator(".gcard")).to_have_count(1)
+    expect(market.locator(".empty")).to_have_count(0)

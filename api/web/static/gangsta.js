@@ -171,9 +171,11 @@ const GameUI = (() => {
       Cards.SKILLS.map((s) => el("span", { class: "total" }, Cards.glyph(s), t("skill." + s))));
   }
 
-  function row(title, cards, draw) {
+  // A row may run short or empty (lost gangsters leave the game): ``empty`` says so.
+  function row(title, cards, draw, empty) {
     return el("section", { class: "row-box", "aria-label": title },
       el("h2", {}, title),
+      cards.length || !empty ? null : el("p", { class: "empty" }, empty),
       el("div", { class: "cards", role: "list" },
         cards.map((id) => el("div", { role: "listitem" }, draw(id)))));
   }
@@ -236,7 +238,8 @@ const GameUI = (() => {
       el("div", { class: "rows" },
         row(t("g.heist_row"), v.heist_row, (id) => Cards.heist(id,
           { actions: groups.byCard[id], marked: id === v.heist })),
-        row(t("g.market"), v.market, (id) => Cards.gangster(id, { actions: groups.byCard[id] }))),
+        row(t("g.market"), v.market, (id) => Cards.gangster(id, { actions: groups.byCard[id] }),
+          t("g.market_empty"))),
       currentHeist(ctx, groups),
       el("div", { class: "players" }, others.map((p) => playerPanel(ctx, p, groups))),
       mine ? playerPanel(ctx, mine, groups) : null,

@@ -15,6 +15,7 @@ from domain.gangsta import cards, game
 from domain.gangsta.messages import (
     Assassination,
     CancelHeist,
+    CardsDealt,
     ChooseHeist,
     Commit,
     Discard,
@@ -23,6 +24,7 @@ from domain.gangsta.messages import (
     FastRecruit,
     GameEnded,
     GameStarted,
+    GangsterDiscarded,
     Hire,
     LearnSkill,
     Pass,
@@ -205,3 +207,30 @@ def test_many_seeds_end_and_score_by_the_rule(seats: int) -> None:
             raise AssertionError("the game did not end")
         assert sorted(all_places(state)) == SORTED_CARDS
         assert game.result(state).scores == expected_scores(state)
+
+
+def test_lost_gangsters_never_come_back_to_the_market() -> None:
+    """GANGSTA.md, A turn 4: gangsters lost from a gang (snitch, gang war, assassination) leave
+    the game; only pass discards are reshuffled. Many 4-player games with lots of losses."""
+    losses = 0
+    for n in range(40):
+        raw = OPTION_SETS[n % len(OPTION_SETS)]
+        state = replay(game, game.start(4, secret_for(5000 + n), game.options(raw)))
+        rng = Rng(n.to_bytes(8, "big"), b"lost-gangsters")
+        lost: set[int] = set()
+        for _ in range(5000):
+            if game.result(state) is not None:
+                break
+            seat = min(game.to_act(state))
+            legal = game.legal(state, seat)
+            for event in game.decide(state, seat, legal[rng.below(len(legal))]):
+                if isinstance(event, GangsterDiscarded):
+                    lost.add(event.gangster)
+                if isinstance(event, CardsDealt) and event.row == "gangsters":
+                    assert not lost & set(event.cards), "a lost gangster came back"
+                state = game.evolve(state, event)
+            assert not lost & {*state.market, *state.gangster_deck, *state.gangster_discard}
+        else:
+            raise AssertionError("the game did not end")
+        losses += len(lost)
+    assert losses > 40  # the games really lost gangsters
