@@ -39,7 +39,7 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     min_pass_income: Money = 0
     catch_up_cash: bool = False
     clans: bool = False
-    resources: bool = False  # the resource module is not implemented: options() refuses True
+    resources: bool = False  # the resources module (docs/gangsta.md, "Resources module")
 
 
 class Owed(msgspec.Struct, frozen=True):
@@ -130,6 +130,45 @@ class Discard(_Message, tag="discard"):
     gangster: int
 
 
+# Resources module (docs/gangsta.md): the optional abilities, one small step each.
+
+
+class KeepResource(_Message, tag="keep_resource"):
+    """Set-up: keep this one of your two resource cards (the other is discarded)."""
+
+    card: int
+
+
+class Headquarters(_Message, tag="headquarters"):
+    """903 Headquarters, in mobilisation: pay $1 once to make your whole gang Available."""
+
+
+class PrivateJet(_Message, tag="private_jet"):
+    """905 Private jet, after a cooperative heist you took part in: this Engaged gangster of
+    yours becomes Available (``skip`` declines)."""
+
+    gangster: int
+
+
+class IgnoreSkill(_Message, tag="ignore_skill"):
+    """907 High tech equipment, during an Art theft or Hack attack: one required skill is
+    ignored."""
+
+    skill: str
+
+
+class SecretSociety(_Message, tag="secret_society"):
+    """908 Secret society, at the end of your turn: this Engaged Leader becomes Available
+    (``skip`` declines)."""
+
+    gangster: int
+
+
+class Discharge(_Message, tag="discharge"):
+    """911 Hospital, after a pass: take every gangster of your hospital back, Available
+    (``skip`` declines)."""
+
+
 Command = (
     Ready
     | Hire
@@ -145,6 +184,12 @@ Command = (
     | Diversion
     | Assassination
     | Discard
+    | KeepResource
+    | Headquarters
+    | PrivateJet
+    | IgnoreSkill
+    | SecretSociety
+    | Discharge
 )
 
 
@@ -209,11 +254,13 @@ class GangsterHired(_Message, tag="gangster_hired"):
     gangster: int
     cost: int
     fast: bool = False  # by the fast recruitment reward
+    from_deck: bool = False  # 912 Indicator network: the top of the gangster deck
 
 
 class HeistChosen(_Message, tag="heist_chosen"):
     seat: int
     heist: int
+    from_deck: bool = False  # 910 Bikers gang: the top of the heist deck, for $1
 
 
 class HeistCancelled(_Message, tag="heist_cancelled"):
@@ -293,6 +340,7 @@ class GangsterDiscarded(_Message, tag="gangster_discarded"):
     gangster: int
     reason: DiscardReason
     chosen_by: int
+    hospital: bool = False  # 911 Hospital: to its owner's hospital instead of out of the game
 
 
 class ChapterChanged(_Message, tag="chapter_changed"):
@@ -318,6 +366,95 @@ class GameEnded(_Message, tag="game_ended"):
     money_bonus: tuple[int, ...]
     size_bonus: tuple[int, ...]  # most gangsters, or the clan majorities (option clans)
     secret: Secret  # the reveal: anyone can now re-run the shuffles
+    resource_influence: tuple[int, ...] = ()  # option resources: each active card's influence
+
+
+# --- Resources module events (docs/gangsta.md) ------------------------------------------------
+
+
+class ResourcesDealt(_Message, tag="resources_dealt"):
+    """Each player got 2 resource cards (from the seed, label ``resources``) and now keeps one;
+    which cards only each player sees in their own view."""
+
+
+class ResourceKept(_Message, tag="resource_kept"):
+    """``card`` is None in the copies of other seats and spectators (kept face down)."""
+
+    seat: int
+    card: int | None
+
+
+class ResourcesRevealed(_Message, tag="resources_revealed"):
+    """Every player has chosen: the kept cards, per seat, are turned face up."""
+
+    cards: tuple[int, ...]
+
+
+class ResourceActivated(_Message, tag="resource_activated"):
+    seat: int
+    card: int
+
+
+class ResourceDiscarded(_Message, tag="resource_discarded"):
+    """904 Counterfeit printing is discarded at the gang war (an active card keeps its
+    influence)."""
+
+    seat: int
+    card: int
+
+
+class MoneyPrinted(_Message, tag="money_printed"):
+    """904 Counterfeit printing: money at the start of its owner's turn."""
+
+    seat: int
+    amount: int
+
+
+class HeistPeeked(_Message, tag="heist_peeked"):
+    """910 Bikers gang: the owner sees the top of the heist deck (None for everyone else)."""
+
+    seat: int
+    card: int | None
+
+
+class GangsterPeeked(_Message, tag="gangster_peeked"):
+    """912 Indicator network: the owner sees the top of the gangster deck (None for the rest)."""
+
+    seat: int
+    card: int | None
+
+
+class HeadquartersUsed(_Message, tag="headquarters_used"):
+    seat: int
+    cost: int
+
+
+class SkillIgnored(_Message, tag="skill_ignored"):
+    """907 High tech equipment: one unit of this skill is no longer needed by the heist."""
+
+    seat: int
+    skill: str
+
+
+class PrivateJetUsed(_Message, tag="private_jet_used"):
+    """905 Private jet: ``gangster`` becomes Available (None: declined)."""
+
+    seat: int
+    gangster: int | None
+
+
+class SecretSocietyUsed(_Message, tag="secret_society_used"):
+    """908 Secret society: the Leader ``gangster`` becomes Available (None: declined)."""
+
+    seat: int
+    gangster: int | None
+
+
+class HospitalDischarged(_Message, tag="hospital_discharged"):
+    """911 Hospital: these gangsters rejoin the gang Available (empty: declined)."""
+
+    seat: int
+    gangsters: tuple[int, ...]
 
 
 Event = (
@@ -347,4 +484,17 @@ Event = (
     | ChapterChanged
     | GangWar
     | GameEnded
+    | ResourcesDealt
+    | ResourceKept
+    | ResourcesRevealed
+    | ResourceActivated
+    | ResourceDiscarded
+    | MoneyPrinted
+    | HeistPeeked
+    | GangsterPeeked
+    | HeadquartersUsed
+    | SkillIgnored
+    | PrivateJetUsed
+    | SecretSocietyUsed
+    | HospitalDischarged
 )
