@@ -16,48 +16,29 @@ from domain import rng
 from domain.core import HistoryMismatch, Result, check_commitment
 from domain.gangsta import cards, resources
 from domain.gangsta.messages import (
-    AssassinationOrdered,
     CardsDealt,
     ChapterChanged,
     DeckReshuffled,
     GameEnded,
     GameStarted,
-    GangRallied,
     GangsterCommitted,
     GangsterDiscarded,
-    GangsterDiverted,
     GangsterHired,
-    GangsterPeeked,
     GangsterReadied,
     GangWar,
-    HeadquartersUsed,
     HeistCancelled,
     HeistChosen,
     HeistCompleted,
-    HeistPeeked,
-    HospitalDischarged,
-    MoneyPrinted,
-    MoneyStolen,
     Owed,
     PassDiscardSkipped,
     Passed,
-    PlayAgain,
-    PrivateJetUsed,
-    ResourceActivated,
-    ResourceDiscarded,
-    ResourceKept,
-    ResourcesDealt,
-    ResourcesRevealed,
-    Reward,
-    RewardSkipped,
     RowCardDiscarded,
-    SecretSocietyUsed,
-    SkillIgnored,
-    SkillLearned,
     SnitchRevealed,
     SnitchShuffledBack,
     TurnStarted,
 )
+from domain.gangsta.resource_folds import RESOURCE_FOLDS
+from domain.gangsta.reward_folds import REWARD_FOLDS, reward_done, rewards_of
 from domain.gangsta.state import (
     BOSSES_LABEL,
     GANGSTERS_LABEL,
@@ -67,16 +48,15 @@ from domain.gangsta.state import (
     Player,
     State,
     add_money,
+    after_pass,
     after_refill_stage,
     chapter_label,
-    locate,
     money,
     replace,
     reshuffle_label,
     set_engaged,
     set_player,
     take,
-    with_members,
     without,
 )
 
@@ -224,7 +204,7 @@ def _gangster_hired(s: State, e: GangsterHired) -> State:
         s = replace(s, market=without(s.market, e.gangster))
     else:
         raise HistoryMismatch(f"gangster {e.gangster} is not in the market")
-    return _reward_done(s) if e.fast else replace(s, stage="end")
+    return reward_done(s) if e.fast else replace(s, stage="end")
 
 
 def _heist_chosen(s: State, e: HeistChosen) -> State:
@@ -243,20 +223,6 @@ def _heist_cancelled(s: State, _: HeistCancelled) -> State:
 
 def _gangster_committed(s: State, e: GangsterCommitted) -> State:
     return replace(s, committed=(*s.committed, e.gangster))
-
-
-def _rewards_of(heist: cards.Heist) -> tuple[Reward, ...]:
-    """The special rewards to resolve, in this order (docs/gangsta.md)."""
-    flags: tuple[tuple[Reward, bool], ...] = (
-        ("fast_recruit", heist.fast_recruit),
-        ("learn_skill", heist.learn_skill is not None),
-        ("theft", heist.theft > 0),
-        ("diversion", heist.diversion > 0),
-        ("assassination", heist.assassination),
-        ("rally", heist.rally),
-        ("play_again", heist.play_again),
-    )
-    return tuple(name for name, present in flags if present)
 
 
 def _heist_completed(s: State, e: HeistCompleted) -> State:
@@ -280,68 +246,15 @@ def _heist_completed(s: State, e: HeistCompleted) -> State:
         ignored=None,
         heist=e.heist,
         committed=e.participants,
-        rewards=_rewards_of(heist),
+        rewards=rewards_of(heist),
         diversions_left=heist.diversion,
         stage="reward",
     )
     return s if s.rewards else replace(s, heist=None, committed=(), stage="end")
 
 
-def _reward_done(s: State) -> State:
-    """The head reward is resolved: the next one, or the end of the turn."""
-    rewards = s.rewards[1:]
-    if rewards:
-        return replace(s, rewards=rewards)
-    return replace(s, rewards=(), heist=None, committed=(), diversions_left=0, stage="end")
-
-
-def _skill_learned(s: State, e: SkillLearned) -> State:
-    where = locate(s, e.gangster)
-    if where is None:
-        raise HistoryMismatch(f"gangster {e.gangster} is in no gang")
-    m = s.players[where[0]].gang[where[1]]
-    players = with_members(s, {e.gangster: msgspec.structs.replace(m, learned=e.skill)})
-    return _reward_done(replace(s, players=players))
-
-
-def _money_stolen(s: State, e: MoneyStolen) -> State:
-    deltas = [0] * s.seats
-    deltas[e.seat] += e.amount
-    deltas[e.target] -= e.amount
-    return _reward_done(replace(s, players=money(s.players, deltas)))
-
-
-def _gangster_diverted(s: State, e: GangsterDiverted) -> State:
-    s = replace(
-        s, players=set_engaged(s, (e.gangster,), True), diversions_left=s.diversions_left - 1
-    )
-    return _reward_done(s) if s.diversions_left == 0 else s
-
-
-def _assassination_ordered(s: State, e: AssassinationOrdered) -> State:
-    owed = (*s.owed, Owed(seat=e.target, chooser=e.target, reason="assassination"))
-    return _reward_done(replace(s, owed=owed))
-
-
-def _gang_rallied(s: State, e: GangRallied) -> State:
-    gang = tuple(m.card for m in s.players[e.seat].gang)
-    return _reward_done(replace(s, players=set_engaged(s, gang, False)))
-
-
-def _play_again(s: State, e: PlayAgain) -> State:
-    return _reward_done(replace(s, play_again=e.granted))
-
-
-def _reward_skipped(s: State, _: RewardSkipped) -> State:
-    return _reward_done(s)
-
-
-def _after_pass(s: State) -> str:
-    return "pass_discard" if s.options.pass_discard else "end"
-
-
 def _passed(s: State, e: Passed) -> State:
-    stage = "hospital" if resources.hospital_pending(s, e.seat) else _after_pass(s)
+    stage = "hospital" if resources.hospital_pending(s, e.seat) else after_pass(s)
     return replace(s, players=add_money(s, e.seat, e.income), stage=stage)
 
 
@@ -431,93 +344,6 @@ def _game_ended(s: State, e: GameEnded) -> State:
     return replace(s, stage="over", result=result)
 
 
-# --- Resources module -------------------------------------------------------------------------
-
-
-def _set(s: State, seat: int, **changes: Any) -> State:
-    p = msgspec.structs.replace(s.players[seat], **changes)
-    return replace(s, players=set_player(s.players, seat, p))
-
-
-def _resources_dealt(s: State, _: ResourcesDealt) -> State:
-    return replace(s, stage="resources")
-
-
-def _resource_kept(s: State, e: ResourceKept) -> State:
-    p = s.players[e.seat]
-    if s.stage != "resources" or p.resource is not None or e.card not in p.dealt:
-        raise HistoryMismatch(f"seat {e.seat} cannot keep resource {e.card}")
-    return _set(s, e.seat, resource=e.card)
-
-
-def _resources_revealed(s: State, e: ResourcesRevealed) -> State:
-    if e.cards != tuple(p.resource for p in s.players):
-        raise HistoryMismatch("revealed resources differ from the kept ones")
-    return replace(s, revealed=True, stage="setup")
-
-
-def _resource_activated(s: State, e: ResourceActivated) -> State:
-    p = s.players[e.seat]
-    if p.resource != e.card or not resources.meets(p):
-        raise HistoryMismatch(f"resource {e.card} of seat {e.seat} cannot activate")
-    return _set(s, e.seat, resource_active=True)
-
-
-def _resource_discarded(s: State, e: ResourceDiscarded) -> State:
-    return _set(s, e.seat, resource_discarded=True)
-
-
-def _money_printed(s: State, e: MoneyPrinted) -> State:
-    return replace(s, players=add_money(s, e.seat, e.amount))
-
-
-def _heist_peeked(s: State, e: HeistPeeked) -> State:
-    if e.card is None or s.heist_deck[:1] != (e.card,):
-        raise HistoryMismatch(f"card {e.card} is not the top of the heist deck")
-    return _set(s, e.seat, peek_heist=e.card)
-
-
-def _gangster_peeked(s: State, e: GangsterPeeked) -> State:
-    if e.card is None or s.gangster_deck[:1] != (e.card,):
-        raise HistoryMismatch(f"card {e.card} is not the top of the gangster deck")
-    return _set(s, e.seat, peek_gangster=e.card)
-
-
-def _headquarters_used(s: State, e: HeadquartersUsed) -> State:
-    gang = tuple(m.card for m in s.players[e.seat].gang)
-    s = replace(s, players=set_engaged(s, gang, False), hq_used=True)
-    return replace(s, players=add_money(s, e.seat, -e.cost))
-
-
-def _skill_ignored(s: State, e: SkillIgnored) -> State:
-    return replace(s, ignored=e.skill)
-
-
-def _private_jet_used(s: State, e: PrivateJetUsed) -> State:
-    if e.seat not in s.jets:
-        raise HistoryMismatch(f"seat {e.seat} owes no private jet decision")
-    s = replace(s, jets=tuple(x for x in s.jets if x != e.seat))
-    if e.gangster is None:
-        return s
-    return replace(s, players=set_engaged(s, (e.gangster,), False))
-
-
-def _secret_society_used(s: State, e: SecretSocietyUsed) -> State:
-    s = replace(s, society_done=True)
-    if e.gangster is None:
-        return s
-    return replace(s, players=set_engaged(s, (e.gangster,), False))
-
-
-def _hospital_discharged(s: State, e: HospitalDischarged) -> State:
-    p = s.players[e.seat]
-    if e.gangsters and e.gangsters != p.hospital:
-        raise HistoryMismatch(f"seat {e.seat}'s hospital holds {list(p.hospital)}")
-    gang = p.gang + tuple(Member(card) for card in e.gangsters)
-    hospital = () if e.gangsters else p.hospital
-    return replace(_set(s, e.seat, gang=gang, hospital=hospital), stage=_after_pass(s))
-
-
 _EVOLVE: dict[type, Callable[[Any, Any], State]] = {
     GameStarted: _game_started,
     CardsDealt: _cards_dealt,
@@ -531,13 +357,7 @@ _EVOLVE: dict[type, Callable[[Any, Any], State]] = {
     HeistCancelled: _heist_cancelled,
     GangsterCommitted: _gangster_committed,
     HeistCompleted: _heist_completed,
-    SkillLearned: _skill_learned,
-    MoneyStolen: _money_stolen,
-    GangsterDiverted: _gangster_diverted,
-    AssassinationOrdered: _assassination_ordered,
-    GangRallied: _gang_rallied,
-    PlayAgain: _play_again,
-    RewardSkipped: _reward_skipped,
+    **REWARD_FOLDS,
     Passed: _passed,
     RowCardDiscarded: _row_card_discarded,
     PassDiscardSkipped: _pass_discard_skipped,
@@ -545,19 +365,7 @@ _EVOLVE: dict[type, Callable[[Any, Any], State]] = {
     ChapterChanged: _chapter_changed,
     GangWar: _gang_war,
     GameEnded: _game_ended,
-    ResourcesDealt: _resources_dealt,
-    ResourceKept: _resource_kept,
-    ResourcesRevealed: _resources_revealed,
-    ResourceActivated: _resource_activated,
-    ResourceDiscarded: _resource_discarded,
-    MoneyPrinted: _money_printed,
-    HeistPeeked: _heist_peeked,
-    GangsterPeeked: _gangster_peeked,
-    HeadquartersUsed: _headquarters_used,
-    SkillIgnored: _skill_ignored,
-    PrivateJetUsed: _private_jet_used,
-    SecretSocietyUsed: _secret_society_used,
-    HospitalDischarged: _hospital_discharged,
+    **RESOURCE_FOLDS,
 }
 
 

@@ -1,59 +1,38 @@
-"""Gangsta!'s wire format: rule options, commands (what a player asks) and events (what happened).
+"""Gangsta!'s wire format: commands (what a player asks) and events (what happened); the
+options and shared value types are in wire.py, the resources module's messages in
+resource_messages.py.
 
 Cards are their ids in cards.json. JSON looks like ``{"type": "commit", "gangster": 124}``.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
-
-import msgspec
-
 from domain.core import Secret
-
-Row = Literal["heists", "gangsters"]
-Reward = Literal[
-    "fast_recruit", "learn_skill", "theft", "diversion", "assassination", "rally", "play_again"
-]
-DiscardReason = Literal["snitch", "gang_war", "assassination"]
-EndReason = Literal["nine_gangsters", "third_snitch"]
-
-Money = Annotated[int, msgspec.Meta(ge=0, le=20)]
-
-
-class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """The named rule options of GANGSTA.md; every default is the user's description.
-    ``options()`` in rules.py also accepts ``preset: "published"`` (see docs/gangsta.md)."""
-
-    domination_snitches: Annotated[tuple[Money, ...], msgspec.Meta(min_length=5, max_length=5)] = (
-        2,
-        3,
-        3,
-        4,
-        4,
-    )
-    coop_reward_needs_partner: bool = False
-    refill: Literal["full", "one_per_row"] = "full"
-    pass_discard: bool = True
-    public_heist_influence: bool = False
-    min_pass_income: Money = 0
-    catch_up_cash: bool = False
-    clans: bool = False
-    resources: bool = False  # the resources module (docs/gangsta.md, "Resources module")
-
-
-class Owed(msgspec.Struct, frozen=True):
-    """A discard ``seat`` owes; ``chooser`` picks the gangster (``seat`` itself, except for the
-    2-player gang war won with double the Mercenaries)."""
-
-    seat: int
-    chooser: int
-    reason: DiscardReason
-
-
-class _Message(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True):
-    pass
-
+from domain.gangsta.resource_messages import (
+    Discharge,
+    GangsterPeeked,
+    Headquarters,
+    HeadquartersUsed,
+    HeistPeeked,
+    HospitalDischarged,
+    IgnoreSkill,
+    KeepResource,
+    MoneyPrinted,
+    PrivateJet,
+    PrivateJetUsed,
+    ResourceActivated,
+    ResourceDiscarded,
+    ResourceKept,
+    ResourcesDealt,
+    ResourcesRevealed,
+    SecretSociety,
+    SecretSocietyUsed,
+    SkillIgnored,
+)
+from domain.gangsta.wire import DiscardReason, EndReason, Options, Row
+from domain.gangsta.wire import Message as _Message
+from domain.gangsta.wire import Owed as Owed
+from domain.gangsta.wire import Reward as Reward
 
 # --- Commands -----------------------------------------------------------------------------
 
@@ -128,45 +107,6 @@ class Discard(_Message, tag="discard"):
     """The discard you owe (or choose for your opponent after a double-Mercenary gang war)."""
 
     gangster: int
-
-
-# Resources module (docs/gangsta.md): the optional abilities, one small step each.
-
-
-class KeepResource(_Message, tag="keep_resource"):
-    """Set-up: keep this one of your two resource cards (the other is discarded)."""
-
-    card: int
-
-
-class Headquarters(_Message, tag="headquarters"):
-    """903 Headquarters, in mobilisation: pay $1 once to make your whole gang Available."""
-
-
-class PrivateJet(_Message, tag="private_jet"):
-    """905 Private jet, after a cooperative heist you took part in: this Engaged gangster of
-    yours becomes Available (``skip`` declines)."""
-
-    gangster: int
-
-
-class IgnoreSkill(_Message, tag="ignore_skill"):
-    """907 High tech equipment, during an Art theft or Hack attack: one required skill is
-    ignored."""
-
-    skill: str
-
-
-class SecretSociety(_Message, tag="secret_society"):
-    """908 Secret society, at the end of your turn: this Engaged Leader becomes Available
-    (``skip`` declines)."""
-
-    gangster: int
-
-
-class Discharge(_Message, tag="discharge"):
-    """911 Hospital, after a pass: take every gangster of your hospital back, Available
-    (``skip`` declines)."""
 
 
 Command = (
@@ -367,94 +307,6 @@ class GameEnded(_Message, tag="game_ended"):
     size_bonus: tuple[int, ...]  # most gangsters, or the clan majorities (option clans)
     secret: Secret  # the reveal: anyone can now re-run the shuffles
     resource_influence: tuple[int, ...] = ()  # option resources: each active card's influence
-
-
-# --- Resources module events (docs/gangsta.md) ------------------------------------------------
-
-
-class ResourcesDealt(_Message, tag="resources_dealt"):
-    """Each player got 2 resource cards (from the seed, label ``resources``) and now keeps one;
-    which cards only each player sees in their own view."""
-
-
-class ResourceKept(_Message, tag="resource_kept"):
-    """``card`` is None in the copies of other seats and spectators (kept face down)."""
-
-    seat: int
-    card: int | None
-
-
-class ResourcesRevealed(_Message, tag="resources_revealed"):
-    """Every player has chosen: the kept cards, per seat, are turned face up."""
-
-    cards: tuple[int, ...]
-
-
-class ResourceActivated(_Message, tag="resource_activated"):
-    seat: int
-    card: int
-
-
-class ResourceDiscarded(_Message, tag="resource_discarded"):
-    """904 Counterfeit printing is discarded at the gang war (an active card keeps its
-    influence)."""
-
-    seat: int
-    card: int
-
-
-class MoneyPrinted(_Message, tag="money_printed"):
-    """904 Counterfeit printing: money at the start of its owner's turn."""
-
-    seat: int
-    amount: int
-
-
-class HeistPeeked(_Message, tag="heist_peeked"):
-    """910 Bikers gang: the owner sees the top of the heist deck (None for everyone else)."""
-
-    seat: int
-    card: int | None
-
-
-class GangsterPeeked(_Message, tag="gangster_peeked"):
-    """912 Indicator network: the owner sees the top of the gangster deck (None for the rest)."""
-
-    seat: int
-    card: int | None
-
-
-class HeadquartersUsed(_Message, tag="headquarters_used"):
-    seat: int
-    cost: int
-
-
-class SkillIgnored(_Message, tag="skill_ignored"):
-    """907 High tech equipment: one unit of this skill is no longer needed by the heist."""
-
-    seat: int
-    skill: str
-
-
-class PrivateJetUsed(_Message, tag="private_jet_used"):
-    """905 Private jet: ``gangster`` becomes Available (None: declined)."""
-
-    seat: int
-    gangster: int | None
-
-
-class SecretSocietyUsed(_Message, tag="secret_society_used"):
-    """908 Secret society: the Leader ``gangster`` becomes Available (None: declined)."""
-
-    seat: int
-    gangster: int | None
-
-
-class HospitalDischarged(_Message, tag="hospital_discharged"):
-    """911 Hospital: these gangsters rejoin the gang Available (empty: declined)."""
-
-    seat: int
-    gangsters: tuple[int, ...]
 
 
 Event = (

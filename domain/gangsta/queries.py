@@ -139,6 +139,19 @@ def learners(state: State, seat: int) -> list[int]:
     ]
 
 
+def hirable_top(s: State, seat: int) -> int | None:
+    """912: the top gangster of the deck the player saw this turn, hirable as the action."""
+    return (
+        resources.peeked_gangster(s, seat) if resources.has(s, seat, "indicator_network") else None
+    )
+
+
+def doable_top(s: State, seat: int) -> int | None:
+    """910: the top heist of the deck the player saw this turn (never a snitch)."""
+    card = resources.peeked_heist(s, seat) if resources.has(s, seat, "bikers_gang") else None
+    return card if card in cards.HEISTS else None
+
+
 # --- Checks: each refuses with a RuleViolation -------------------------------------------------
 
 

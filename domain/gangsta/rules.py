@@ -2,8 +2,8 @@
 
 ``decide`` validates a command and returns its events followed by every automatic step that
 follows, up to the next decision (flow.py). The queries and checks it shares with the views and
-the resources module are in queries.py; the resources module's own decisions in
-resource_commands.py.
+the resources module are in queries.py; the special rewards' decisions in reward_commands.py,
+the resources module's in resource_commands.py.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from domain.gangsta import cards, resource_commands, resources
 from domain.gangsta.flow import MAX_SEATS, MIN_SEATS, Out, advance, start
 from domain.gangsta.messages import (
     Assassination,
-    AssassinationOrdered,
     CancelHeist,
     ChooseHeist,
     Commit,
@@ -29,8 +28,6 @@ from domain.gangsta.messages import (
     FastRecruit,
     GangsterCommitted,
     GangsterDiscarded,
-    GangsterDiverted,
-    GangsterHired,
     GangsterReadied,
     Headquarters,
     HeistCancelled,
@@ -40,7 +37,6 @@ from domain.gangsta.messages import (
     IgnoreSkill,
     KeepResource,
     LearnSkill,
-    MoneyStolen,
     Options,
     Pass,
     PassDiscardSkipped,
@@ -51,7 +47,6 @@ from domain.gangsta.messages import (
     RowCardDiscarded,
     SecretSociety,
     SkillIgnored,
-    SkillLearned,
     Skip,
     Theft,
 )
@@ -61,7 +56,9 @@ from domain.gangsta.queries import (
     commit_candidates,
     committed,
     current_heist,
+    doable_top,
     heist_possible,
+    hirable_top,
     hire_cost,
     needed,
     non_boss,
@@ -72,8 +69,16 @@ from domain.gangsta.queries import (
     supplies,
     to_act,
 )
+from domain.gangsta.reward_commands import (
+    assassination,
+    diversion,
+    fast_recruit,
+    learn_skill,
+    market_hire,
+    theft,
+)
 from domain.gangsta.scoring import final_scores
-from domain.gangsta.state import GANGSTERS_ROW, HEISTS_ROW, State, skill_count, skills_of
+from domain.gangsta.state import GANGSTERS_ROW, HEISTS_ROW, State, skill_count
 
 # The game's protocol (GamePackage) takes start, to_act and the seat range from here.
 __all__ = [
@@ -126,13 +131,6 @@ def result(state: State) -> Result | None:
 # --- decide ----------------------------------------------------------------------------------
 
 
-def _reward_stage(state: State, reward: str) -> None:
-    if state.stage != "reward" or state.rewards[0] != reward:
-        raise RuleViolation(
-            "wrong_phase", f"There is no {reward.replace('_', ' ')} to resolve now.", reward=reward
-        )
-
-
 def _ready(s: State, seat: int, c: Ready, out: Out) -> None:
     check_stage(s, "turn")
     if not own_member(s, seat, c.gangster).engaged:
@@ -144,43 +142,15 @@ def _ready(s: State, seat: int, c: Ready, out: Out) -> None:
     out.emit(GangsterReadied(seat=seat, gangster=c.gangster, cost=cost))
 
 
-def _market_hire(s: State, seat: int, gangster: int, fast: bool, out: Out) -> None:
-    if gangster in s.market:
-        cost = hire_cost(s, seat, gangster)
-        pay(s, seat, cost)
-        out.emit(GangsterHired(seat=seat, gangster=gangster, cost=cost, fast=fast))
-    elif not fast and gangster == _peeked_gangster(s, seat):
-        cost = resources.peek_cost(s, seat, gangster)
-        pay(s, seat, cost)
-        out.emit(GangsterHired(seat=seat, gangster=gangster, cost=cost, from_deck=True))
-    else:
-        raise RuleViolation(
-            "not_in_market", f"Gangster {gangster} is not in the market.", gangster=gangster
-        )
-
-
-def _peeked_gangster(s: State, seat: int) -> int | None:
-    """912: the top gangster of the deck the player saw this turn, hirable as the action."""
-    return (
-        resources.peeked_gangster(s, seat) if resources.has(s, seat, "indicator_network") else None
-    )
-
-
-def _peeked_heist(s: State, seat: int) -> int | None:
-    """910: the top heist of the deck the player saw this turn (never a snitch)."""
-    card = resources.peeked_heist(s, seat) if resources.has(s, seat, "bikers_gang") else None
-    return card if card in cards.HEISTS else None
-
-
 def _hire(s: State, seat: int, c: Hire, out: Out) -> None:
     check_stage(s, "turn")
-    _market_hire(s, seat, c.gangster, False, out)
+    market_hire(s, seat, c.gangster, False, out)
 
 
 def _choose_heist(s: State, seat: int, c: ChooseHeist, out: Out) -> None:
     check_stage(s, "turn")
     from_deck = c.heist not in s.heist_row
-    if from_deck and c.heist != _peeked_heist(s, seat):
+    if from_deck and c.heist != doable_top(s, seat):
         raise RuleViolation("not_in_row", f"Heist {c.heist} is not in the row.", heist=c.heist)
     if from_deck:
         pay(s, seat, resources.BIKERS_COST)
@@ -286,67 +256,6 @@ def _skip(s: State, seat: int, _: Skip, out: Out) -> None:
         out.emit(RewardSkipped(seat=seat, reward=s.rewards[0], forced=False))
 
 
-def _fast_recruit(s: State, seat: int, c: FastRecruit, out: Out) -> None:
-    _reward_stage(s, "fast_recruit")
-    _market_hire(s, seat, c.gangster, True, out)
-
-
-def _learn_skill(s: State, seat: int, c: LearnSkill, out: Out) -> None:
-    _reward_stage(s, "learn_skill")
-    g = c.gangster
-    member = own_member(s, seat, g)
-    skill = current_heist(s).learn_skill
-    if g not in s.committed:
-        raise RuleViolation(
-            "not_participant", f"Gangster {g} did not take part in the heist.", gangster=g
-        )
-    if member.learned is not None:
-        raise RuleViolation("already_learned", f"Gangster {g} already learned a skill.", gangster=g)
-    if skill == "leader" and skills_of(member)[cards.LEADER]:
-        raise RuleViolation("second_leader", f"Gangster {g} is already a Leader.", gangster=g)
-    out.emit(SkillLearned(seat=seat, gangster=g, skill=skill))
-
-
-def _opponent(s: State, seat: int, target: int) -> None:
-    if target == seat or not 0 <= target < s.seats:
-        raise RuleViolation("bad_target", "Choose an opponent.", target=target)
-
-
-def _theft(s: State, seat: int, c: Theft, out: Out) -> None:
-    _reward_stage(s, "theft")
-    _opponent(s, seat, c.target)
-    most = min(current_heist(s).theft, resources.stealable(s, c.target))
-    if not 1 <= c.amount <= most:
-        raise RuleViolation(
-            "bad_amount", f"You may take $1 to ${most} from that player.", most=most
-        )
-    out.emit(MoneyStolen(seat=seat, target=c.target, amount=c.amount))
-
-
-def _diversion(s: State, seat: int, c: Diversion, out: Out) -> None:
-    _reward_stage(s, "diversion")
-    found = owner_member(s, c.gangster)
-    if found is None or found[0] == seat:
-        raise RuleViolation("bad_target", "Divert a gangster of an opponent.", gangster=c.gangster)
-    if found[1].engaged:
-        raise RuleViolation(
-            "not_available", f"Gangster {c.gangster} is already Engaged.", gangster=c.gangster
-        )
-    out.emit(GangsterDiverted(seat=seat, gangster=c.gangster))
-
-
-def _assassination(s: State, seat: int, c: Assassination, out: Out) -> None:
-    _reward_stage(s, "assassination")
-    _opponent(s, seat, c.target)
-    if not assassination_victims(s, c.target):
-        raise RuleViolation(
-            "bad_target",
-            "That player has no non-Boss gangster with exactly 2 skills.",
-            target=c.target,
-        )
-    out.emit(AssassinationOrdered(seat=seat, target=c.target))
-
-
 def _discard_choices(s: State, seat: int) -> tuple[Any, list[int]] | None:
     """The first discard ``seat`` must choose, and the gangsters it may pick."""
     for o in s.owed:
@@ -399,11 +308,11 @@ _HANDLERS: dict[type, Callable[[State, int, Any, Out], None]] = {
     Pass: _pass,
     DiscardRowCard: _discard_row_card,
     Skip: _skip,
-    FastRecruit: _fast_recruit,
-    LearnSkill: _learn_skill,
-    Theft: _theft,
-    Diversion: _diversion,
-    Assassination: _assassination,
+    FastRecruit: fast_recruit,
+    LearnSkill: learn_skill,
+    Theft: theft,
+    Diversion: diversion,
+    Assassination: assassination,
     Discard: _discard,
     IgnoreSkill: _ignore_skill,
     KeepResource: _resource(resource_commands.keep),
@@ -447,11 +356,11 @@ def _turn_choices(state: State, seat: int) -> list[Any]:
     if resource_commands.headquarters_possible(state, seat):
         out.append(Headquarters())
     out += [Hire(g) for g in state.market if hire_cost(state, seat, g) <= p.money]
-    top = _peeked_gangster(state, seat)
+    top = hirable_top(state, seat)
     if top is not None and resources.peek_cost(state, seat, top) <= p.money:
         out.append(Hire(top))
     out += [ChooseHeist(h) for h in state.heist_row if heist_possible(state, seat, cards.HEISTS[h])]
-    heist = _peeked_heist(state, seat)
+    heist = doable_top(state, seat)
     if (
         heist is not None
         and p.money >= resources.BIKERS_COST

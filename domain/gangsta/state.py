@@ -214,6 +214,11 @@ def after_refill_stage(state: State) -> str:
     return "refill" if state.stage == "end" else state.stage
 
 
+def after_pass(state: State) -> str:
+    """The stage after a pass (and after 911's decision that follows it)."""
+    return "pass_discard" if state.options.pass_discard else "end"
+
+
 def replace(state: State, **changes: Any) -> State:
     return msgspec.structs.replace(state, **changes)
 
