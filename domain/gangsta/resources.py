@@ -21,7 +21,7 @@ from domain.gangsta.messages import (
     ResourceDiscarded,
     ResourcesRevealed,
 )
-from domain.gangsta.state import RESOURCES_LABEL, Member, Player, State, gang_skills, skills_of
+from domain.gangsta.state import RESOURCES_LABEL, Player, State, gang_skills, skills_of
 
 DEALT = 2  # resource cards per player at set-up; each keeps one
 SNITCH_CAP = 1  # 901 Police station: the most a snitch costs its owner
@@ -185,7 +185,3 @@ def influence(player: Player) -> int:
     if card.ability == "media":
         return min(card.max_influence, sum(1 for h in player.heists if cards.HEISTS[h].influence))
     return card.influence
-
-
-def available(members: tuple[int, ...]) -> tuple[Member, ...]:
-    return tuple(Member(card) for card in members)

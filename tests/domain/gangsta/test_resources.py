@@ -424,3 +424,19 @@ def test_912_indicator_network_may_hire_the_top_gangster_1_cheaper_from_its_clan
         assert events[0] == GangsterHired(seat=0, gangster=146, cost=price, from_deck=True)
         assert gang(s, 0) == [104, 146] and s.gangster_deck[0] == 117 and money(s)[0] == 1
         assert game.view(s, 0).players[0].peek_gangster is None
+
+
+def test_activation_is_checked_at_the_reveal_before_the_first_turn() -> None:
+    # Seat 0's gang already holds 905's Informant and Sniper when the cards are revealed.
+    s = build([[101, 141], [102]], heist_row=ROW, market=MARKET, stage="resources", options=RES)
+    players = (
+        msgspec.structs.replace(s.players[0], dealt=(905, 909)),
+        msgspec.structs.replace(s.players[1], dealt=(902, 903)),
+    )
+    s = msgspec.structs.replace(s, players=players)
+    _, s = run(s, 1, KeepResource(903))
+    events, s = run(s, 0, KeepResource(905))
+    kinds = [type(e).__name__ for e in events]
+    assert kinds[:4] == ["ResourceKept", "ResourcesRevealed", "ResourceActivated", "TurnStarted"]
+    assert events[2] == ResourceActivated(seat=0, card=905)
+    assert not s.players[1].resource_active and s.stage == "turn"
