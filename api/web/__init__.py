@@ -38,7 +38,8 @@ def _card_data(game: str) -> dict[str, Any]:
     """The card data a game page draws its cards from (the games' own data, never copied)."""
     if game == "gangsta":
         raw = json.loads(files("domain.gangsta").joinpath("cards.json").read_text("utf-8"))
-        return {k: raw[k] for k in ("skills", "clans", "bosses", "gangsters", "heists", "snitches")}
+        keys = ("skills", "clans", "bosses", "gangsters", "heists", "snitches", "resources")
+        return {k: raw[k] for k in keys}
     return {
         "families": list(famiglia_cards.FAMILIES),
         "points": {f: list(p) for f, p in famiglia_cards.POINTS_BY_RANK.items()},

@@ -17,6 +17,10 @@ bonus, the end at nine).
   opponent's gangster to divert.
 * Discards: the least valuable own gangster; for an opponent (double-Mercenary gang war) the
   most valuable. After a pass, the row card most useful to the next player.
+* Resources module: keep the card with the most influence for the fewest skills still missing;
+  Headquarters when the whole gang Available opens a better heist; 907's ignore always; 905 and
+  908 ready the most skilled gangster unless that would spoil a synchronisation (every gangster
+  Engaged); 911's gangsters always come back; the deck tops of 910 and 912 like row cards.
 """
 
 from __future__ import annotations
@@ -32,12 +36,18 @@ from domain.gangsta.messages import (
     Commit,
     Discard,
     DiscardRowCard,
+    Discharge,
     Diversion,
     FastRecruit,
+    Headquarters,
     Hire,
+    IgnoreSkill,
+    KeepResource,
     LearnSkill,
     Pass,
+    PrivateJet,
     Ready,
+    SecretSociety,
     Theft,
 )
 from domain.gangsta.state import Member, skills_of
@@ -59,6 +69,9 @@ REWARDS = {
 }
 DENIAL = 0.5  # a card taken from the next player's reach, against keeping the row as it is
 FREE_READY = 100.0  # always take a free mobilisation
+IGNORE = 5.0  # 907: one skill fewer to cover, never a loss
+MISSING = 0.4  # per required skill a resource card still lacks (it may never activate)
+MEDIA = 3.0  # 906's influence, counted by heists later
 NOTHING = -1e9
 
 
@@ -83,8 +96,27 @@ def greedy(view: View, legal: list[Any], rng: Rng) -> Any:
             heist = cards.HEISTS[command.heist]
             alone = heist_value(heist, available)
             if alone == NOTHING and heist.cooperative:
-                return cooperative_value(view, heist, available)
-            return alone
+                alone = cooperative_value(view, heist, available)
+            if alone == NOTHING:  # possible only with 907's ignore
+                alone = heist_value(heist, available, ignore=True)
+            # 910: the deck's top heist costs $1.
+            return alone - (MONEY if command.heist not in view.heist_row else 0.0)
+        if isinstance(command, Headquarters):
+            gain = max(
+                (heist_value(cards.HEISTS[h], list(me.gang)) for h in view.heist_row),
+                default=NOTHING,
+            )
+            return gain - MONEY if gain > best_heist else NOTHING
+        if isinstance(command, KeepResource):
+            return resource_value(me.skills, command.card)
+        if isinstance(command, IgnoreSkill):
+            return IGNORE
+        if isinstance(command, PrivateJet | SecretSociety):
+            if all(m.engaged for m in me.gang):  # readying one spoils the synchronisation
+                return -1.0
+            return 1.0 + 0.1 * sum(skills_of(_member(me.gang, command.gangster)))
+        if isinstance(command, Discharge):
+            return 1.0
         if isinstance(command, Hire | FastRecruit):
             card = cards.GANGSTERS[command.gangster]
             return gangster_value(card) - MONEY * card.cost
@@ -127,6 +159,14 @@ def denial_value(view: View, card: int) -> float:
     return max(0.0, gangster_value(gangster) - MONEY * gangster.cost)
 
 
+def resource_value(skills: tuple[int, ...], card: int) -> float:
+    """A resource card to keep: its influence, less for each required skill still missing."""
+    resource = cards.RESOURCES[card]
+    missing = sum(max(0, n - h) for n, h in zip(resource.requires, skills, strict=True))
+    influence = MEDIA if resource.max_influence else resource.influence
+    return INFLUENCE * influence - MISSING * missing
+
+
 def gangster_value(card: cards.Gangster) -> float:
     return INFLUENCE * card.influence + SKILL * sum(card.skills) + GANGSTER
 
@@ -135,10 +175,20 @@ def member_value(member: Member) -> float:
     return gangster_value(cards.GANGSTERS[member.card]) + SKILL * (member.learned is not None)
 
 
-def heist_value(heist: cards.Heist, available: list[Member]) -> float:
+def heist_value(heist: cards.Heist, available: list[Member], ignore: bool = False) -> float:
     """The heist's rewards minus the gangsters it would engage (NOTHING if these cannot do
-    it alone; a cooperative heist may still be possible with others' help)."""
-    needed = cover(heist.requires, available)
+    it alone; a cooperative heist may still be possible with others' help). ``ignore``: one
+    required skill fewer, the one that leaves the fewest gangsters to engage (907)."""
+    if ignore:
+        options = [
+            cover(tuple(max(0, n - (i == k)) for i, n in enumerate(heist.requires)), available)
+            for k, n in enumerate(heist.requires)
+            if n
+        ]
+        found = [x for x in options if x is not None]
+        needed = min(found) if found else None
+    else:
+        needed = cover(heist.requires, available)
     if needed is None:
         return NOTHING
     special = sum(v for k, v in REWARDS.items() if _has(heist, k))

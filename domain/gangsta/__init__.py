@@ -2,6 +2,6 @@
 docs/gangsta.md (the readings chosen where the rules page is unclear)."""
 
 from domain.core import GamePackage
-from domain.gangsta import messages, rules, state, view
+from domain.gangsta import evolve, messages, rules, view
 
-game = GamePackage("gangsta", rules.MIN_SEATS, rules.MAX_SEATS, messages, state, rules, view)
+game = GamePackage("gangsta", rules.MIN_SEATS, rules.MAX_SEATS, messages, evolve, rules, view)

@@ -45,6 +45,17 @@ class Heist(msgspec.Struct, frozen=True):
     rally: bool = False
 
 
+class Resource(msgspec.Struct, frozen=True):
+    """A resource card of the resources module: ``ability`` names what it does once active."""
+
+    id: int
+    name: str
+    ability: str
+    influence: int
+    requires: tuple[int, ...]
+    max_influence: int = 0  # 906 Media: its influence is computed, at most this
+
+
 class Snitch(msgspec.Struct, frozen=True):
     id: int
     chapter: int
@@ -117,6 +128,19 @@ SNITCHES: dict[int, Snitch] = {
     for n, key in enumerate(CHAPTERS, 1)
     for s in _DATA["snitches"].get(key, [])
 }
+
+RESOURCES: dict[int, Resource] = {
+    r["id"]: Resource(
+        id=r["id"],
+        name=r["name"],
+        ability=r["ability"],
+        influence=r["influence"],
+        requires=_skills(r["requires"]),
+        max_influence=r.get("max_influence", 0),
+    )
+    for r in _DATA.get("resources", [])
+}
+RESOURCE_IDS: tuple[int, ...] = tuple(sorted(RESOURCES))
 
 BOSS_IDS: tuple[int, ...] = tuple(sorted(BOSSES))
 HIRABLE_IDS: tuple[int, ...] = tuple(sorted(set(GANGSTERS) - set(BOSSES)))

@@ -1,59 +1,38 @@
-"""Gangsta!'s wire format: rule options, commands (what a player asks) and events (what happened).
+"""Gangsta!'s wire format: commands (what a player asks) and events (what happened); the
+options and shared value types are in wire.py, the resources module's messages in
+resource_messages.py.
 
 Cards are their ids in cards.json. JSON looks like ``{"type": "commit", "gangster": 124}``.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
-
-import msgspec
-
 from domain.core import Secret
-
-Row = Literal["heists", "gangsters"]
-Reward = Literal[
-    "fast_recruit", "learn_skill", "theft", "diversion", "assassination", "rally", "play_again"
-]
-DiscardReason = Literal["snitch", "gang_war", "assassination"]
-EndReason = Literal["nine_gangsters", "third_snitch"]
-
-Money = Annotated[int, msgspec.Meta(ge=0, le=20)]
-
-
-class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """The named rule options of GANGSTA.md; every default is the user's description.
-    ``options()`` in rules.py also accepts ``preset: "published"`` (see docs/gangsta.md)."""
-
-    domination_snitches: Annotated[tuple[Money, ...], msgspec.Meta(min_length=5, max_length=5)] = (
-        2,
-        3,
-        3,
-        4,
-        4,
-    )
-    coop_reward_needs_partner: bool = False
-    refill: Literal["full", "one_per_row"] = "full"
-    pass_discard: bool = True
-    public_heist_influence: bool = False
-    min_pass_income: Money = 0
-    catch_up_cash: bool = False
-    clans: bool = False
-    resources: bool = False  # the resource module is not implemented: options() refuses True
-
-
-class Owed(msgspec.Struct, frozen=True):
-    """A discard ``seat`` owes; ``chooser`` picks the gangster (``seat`` itself, except for the
-    2-player gang war won with double the Mercenaries)."""
-
-    seat: int
-    chooser: int
-    reason: DiscardReason
-
-
-class _Message(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True):
-    pass
-
+from domain.gangsta.resource_messages import (
+    Discharge,
+    GangsterPeeked,
+    Headquarters,
+    HeadquartersUsed,
+    HeistPeeked,
+    HospitalDischarged,
+    IgnoreSkill,
+    KeepResource,
+    MoneyPrinted,
+    PrivateJet,
+    PrivateJetUsed,
+    ResourceActivated,
+    ResourceDiscarded,
+    ResourceKept,
+    ResourcesDealt,
+    ResourcesRevealed,
+    SecretSociety,
+    SecretSocietyUsed,
+    SkillIgnored,
+)
+from domain.gangsta.wire import DiscardReason, EndReason, Options, Row
+from domain.gangsta.wire import Message as _Message
+from domain.gangsta.wire import Owed as Owed
+from domain.gangsta.wire import Reward as Reward
 
 # --- Commands -----------------------------------------------------------------------------
 
@@ -145,6 +124,12 @@ Command = (
     | Diversion
     | Assassination
     | Discard
+    | KeepResource
+    | Headquarters
+    | PrivateJet
+    | IgnoreSkill
+    | SecretSociety
+    | Discharge
 )
 
 
@@ -209,11 +194,13 @@ class GangsterHired(_Message, tag="gangster_hired"):
     gangster: int
     cost: int
     fast: bool = False  # by the fast recruitment reward
+    from_deck: bool = False  # 912 Indicator network: the top of the gangster deck
 
 
 class HeistChosen(_Message, tag="heist_chosen"):
     seat: int
     heist: int
+    from_deck: bool = False  # 910 Bikers gang: the top of the heist deck, for $1
 
 
 class HeistCancelled(_Message, tag="heist_cancelled"):
@@ -293,6 +280,7 @@ class GangsterDiscarded(_Message, tag="gangster_discarded"):
     gangster: int
     reason: DiscardReason
     chosen_by: int
+    hospital: bool = False  # 911 Hospital: to its owner's hospital instead of out of the game
 
 
 class ChapterChanged(_Message, tag="chapter_changed"):
@@ -318,6 +306,7 @@ class GameEnded(_Message, tag="game_ended"):
     money_bonus: tuple[int, ...]
     size_bonus: tuple[int, ...]  # most gangsters, or the clan majorities (option clans)
     secret: Secret  # the reveal: anyone can now re-run the shuffles
+    resource_influence: tuple[int, ...] = ()  # option resources: each active card's influence
 
 
 Event = (
@@ -347,4 +336,17 @@ Event = (
     | ChapterChanged
     | GangWar
     | GameEnded
+    | ResourcesDealt
+    | ResourceKept
+    | ResourcesRevealed
+    | ResourceActivated
+    | ResourceDiscarded
+    | MoneyPrinted
+    | HeistPeeked
+    | GangsterPeeked
+    | HeadquartersUsed
+    | SkillIgnored
+    | PrivateJetUsed
+    | SecretSocietyUsed
+    | HospitalDischarged
 )

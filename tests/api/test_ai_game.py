@@ -65,3 +65,21 @@ def test_a_player_plays_gangsta_against_two_ai_seats(
     assert [(g["game_id"], g["over"]) for g in games] == [(game_id, True)]
     assert api.ok("GET", "/me/inbox", me)["games"] == []
     assert worker_process.poll() is None
+
+
+def test_the_ai_plays_the_resources_module_to_the_end(
+    live_api: Api, worker_process: subprocess.Popen
+) -> None:
+    """The AI worker keeps a resource card at set-up (both seats owe the choice at once) and
+    plays a whole game of the module."""
+    api = live_api
+    me = api.player("Rio")
+    created = api.new_game(me, game="gangsta", seats=2, ai={"1": 1}, options={"resources": True})
+    game_id = created["game_id"]
+    rng = random.Random(11)
+    while (table := my_turn_or_over(api, me, game_id))["result"] is None:
+        move(api, me, game_id, rng)
+    events = api.ok("GET", f"/games/{game_id}/history", me)["events"]
+    kept = [e for e in events if e["type"] == "resource_kept"]
+    assert sorted(e["event"]["seat"] for e in kept) == [0, 1]
+    assert "resource_influence" in table["result"]["details"]

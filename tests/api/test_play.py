@@ -118,3 +118,43 @@ def test_a_public_game_is_in_the_lobby_until_full(api: Api) -> None:
     assert api.ok("GET", "/lobby")["games"] == []
     refused = api.call("POST", f"/games/{game_id}/join", cid, json={})
     assert (refused.status_code, refused.json["code"]) == (409, "no_open_seat")
+
+
+def test_a_gangsta_game_with_the_resources_module_over_http(api: Api) -> None:
+    """POST /games accepts the option; each player sees only their own two resource cards and,
+    until everyone has chosen, only their own kept card (views, legal, history)."""
+    ann, bob = api.player("Ann"), api.player("Bob")
+    created = api.new_game(ann, game="gangsta", seats=2, options={"resources": True})
+    game_id = created["game_id"]
+    api.join(bob, game_id, created["invites"][0]["code"])
+    table = api.ok("GET", f"/games/{game_id}", ann)
+    assert table["options"]["resources"] is True and sorted(table["to_act"]) == [0, 1]
+    views = [api.ok("GET", f"/games/{game_id}/view", who)["view"] for who in (ann, bob)]
+    assert views[0]["stage"] == "resources"
+    dealt = [views[0]["players"][0]["dealt"], views[1]["players"][1]["dealt"]]
+    assert len(dealt[0]) == 2 and len(dealt[1]) == 2 and not set(dealt[0]) & set(dealt[1])
+    assert views[0]["players"][1]["dealt"] == [] and views[1]["players"][0]["dealt"] == []
+    legal = api.ok("GET", f"/games/{game_id}/legal", ann)
+    assert legal["commands"] == [{"type": "keep_resource", "card": c} for c in dealt[0]]
+    refused = api.call(
+        "POST",
+        f"/games/{game_id}/commands",
+        ann,
+        json={"command": {"type": "keep_resource", "card": dealt[1][0]}},
+    )
+    assert refused.status_code == 422 and refused.json["code"] == "not_dealt"
+    assert str(dealt[1][1]) not in refused.get_data(as_text=True)
+    api.play(ann, game_id, {"type": "keep_resource", "card": dealt[0][1]})
+    bob_sees = api.ok("GET", f"/games/{game_id}/view", bob)["view"]["players"][0]
+    assert bob_sees["resource"] is None and bob_sees["resource_chosen"] is True
+    events = api.ok("GET", f"/games/{game_id}/history", bob)["events"]
+    kept = [e for e in events if e["type"] == "resource_kept"]
+    assert [k["event"]["card"] for k in kept] == [None] and kept[0]["hash"] == ""
+    for who in (bob, None):
+        text = api.call("GET", f"/games/{game_id}/history", who).get_data(as_text=True)
+        assert f'"card":{dealt[0][1]}' not in text.replace(" ", "")
+    api.play(bob, game_id, {"type": "keep_resource", "card": dealt[1][0]})
+    for who in (ann, bob):
+        seen = api.ok("GET", f"/games/{game_id}/view", who)["view"]
+        assert [p["resource"] for p in seen["players"]] == [dealt[0][1], dealt[1][0]]
+        assert seen["stage"] == "turn"

@@ -32,6 +32,8 @@ CASES: list[tuple[Game, int, dict[str, Any]]] = [
             {"preset": "published"},
             {"clans": True, "catch_up_cash": True, "min_pass_income": 2},
             {"public_heist_influence": True, "refill": "one_per_row"},
+            {"resources": True},
+            {"resources": True, "clans": True, "coop_reward_needs_partner": True},
         )
     ),
 ]

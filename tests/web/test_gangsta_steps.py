@@ -107,3 +107,74 @@ def test_hire_shows_the_price_with_the_clan_discount(
     )
     page.locator(f"#h-board button[data-type=hire][data-card='{other}']").click()
     assert sent(page) == [legal[1]]
+
+
+def test_an_empty_market_is_drawn_with_a_note_and_no_hire(
+    harness: tuple[Page, dict[str, Any]],
+) -> None:
+    # Lost gangsters leave the game: once the deck and its discards are used up, the market
+    # stays empty; the page says so and offers no hire.
+    page, view = harness
+    view.update(stage="turn", market=[], gangster_deck=0, to_act=[0], active=0)
+    page.evaluate(HARNESS, [view, [{"type": "pass"}]])
+    market = page.locator("#h-board section[aria-label='Gangsters for hire']")
+    expect(market.locator(".empty")).to_have_text(
+        "No gangsters left to hire: the deck and its discards are used up."
+    )
+    expect(market.locator(".gcard")).to_have_count(0)
+    expect(page.locator("#h-board button[data-type=hire]")).to_have_count(0)
+    view.update(market=[123])  # a short market: the cards left, no note
+    page.evaluate(HARNESS, [view, [{"type": "pass"}]])
+    expect(market.locator(".gcard")).to_have_count(1)
+    expect(market.locator(".empty")).to_have_count(0)
+
+
+def test_resource_abilities_are_buttons_and_only_the_owner_sees_the_deck_top(
+    harness: tuple[Page, dict[str, Any]],
+) -> None:
+    page, view = harness
+    options = {**view["options"], "resources": True}
+    me, them = view["players"]
+    me.update(resource_chosen=True, resource=903, resource_active=True, peek_heist=206)
+    them.update(resource_chosen=True, resource=911, resource_active=False, hospital=[123])
+    view.update(stage="turn", to_act=[0], active=0, options=options)
+    legal = [{"type": "headquarters"}, {"type": "choose_heist", "heist": 206}, {"type": "pass"}]
+    page.evaluate(HARNESS, [view, legal])
+    mine = page.locator("#h-board .player[data-seat='0'] .resources")
+    expect(mine.locator(".rcard[data-card='903'] .state")).to_have_text("active")
+    expect(mine).to_contain_text("Only you see: the top of the heist deck")
+    expect(mine.locator(".hcard[data-card='206'] button")).to_have_text("Do this heist ($1)")
+    theirs = page.locator("#h-board .player[data-seat='1'] .resources")
+    expect(theirs.locator(".rcard[data-card='911'] .state")).to_have_text("not active yet")
+    expect(theirs.locator(".hospital .gcard[data-card='123']")).to_be_visible()
+    expect(theirs).not_to_contain_text("Only you see")
+    page.get_by_role("button", name="Headquarters: whole gang Available ($1)").click()
+    mine.locator(".hcard[data-card='206'] button").click()
+    assert sent(page) == legal[:2]
+
+
+def test_a_private_jet_decision_of_a_player_who_is_not_active(
+    harness: tuple[Page, dict[str, Any]],
+) -> None:
+    page, view = harness
+    me = view["players"][0]
+    me["gang"] = [*me["gang"], {"card": 114, "engaged": True, "learned": None}]
+    view.update(
+        stage="reward",
+        rewards=["rally"],
+        to_act=[0],
+        active=1,
+        jets=[0],
+        heist=303,
+        options={**view["options"], "resources": True},
+    )
+    legal = [{"type": "private_jet", "gangster": 114}, {"type": "skip"}]
+    page.evaluate(HARNESS, [view, legal])
+    expect(page.locator("#h-prompt .ask")).to_have_text(
+        "Private jet: choose one of your Engaged gangsters to make Available."
+    )
+    expect(page.locator("#h-prompt button")).to_have_text(["No, thanks (Private jet)"])
+    page.locator("#h-board .gcard[data-card='114']").get_by_role(
+        "button", name="Make Available (Private jet)"
+    ).click()
+    assert sent(page) == [legal[0]]

@@ -11,10 +11,20 @@ const GameUI = (() => {
     "heist_cancelled", "gangster_committed", "heist_completed", "skill_learned", "money_stolen",
     "gangster_diverted", "assassination_ordered", "gang_rallied", "play_again",
     "reward_skipped", "passed", "row_card_discarded", "pass_discard_skipped",
-    "gangster_discarded", "chapter_changed", "gang_war", "game_ended"];
+    "gangster_discarded", "chapter_changed", "gang_war", "game_ended",
+    // the resources module
+    "resources_dealt", "resource_kept", "resources_revealed", "resource_activated",
+    "resource_discarded", "money_printed", "heist_peeked", "gangster_peeked",
+    "headquarters_used", "skill_ignored", "private_jet_used", "secret_society_used",
+    "hospital_discharged"];
   const CARD_FIELD = { ready: "gangster", hire: "gangster", choose_heist: "heist",
     commit: "gangster", discard_row_card: "card", fast_recruit: "gangster",
-    learn_skill: "gangster", diversion: "gangster", discard: "gangster" };
+    learn_skill: "gangster", diversion: "gangster", discard: "gangster",
+    keep_resource: "card", private_jet: "gangster", secret_society: "gangster" };
+  // The resources module's cards (the option resources), by id.
+  const RESOURCES = Object.fromEntries(
+    (JSON.parse(document.getElementById("cards").textContent).resources || [])
+      .map((r) => [r.id, r]));
 
   function reset() {}
 
@@ -42,18 +52,31 @@ const GameUI = (() => {
     return need;
   }
 
-  function skipLabel(v) {
+  function skipLabel(v, seat) {
+    if (v.jets.includes(seat)) return t("g.skip.private_jet");
+    if (v.stage === "hospital") return t("g.skip.hospital");
+    if (v.stage === "end") return t("g.skip.secret_society");
     if (v.stage === "pass_discard") return t("g.skip.pass_discard");
     if (v.stage === "reward" && v.rewards[0] === "diversion") return t("g.skip.diversion");
     return t("g.skip.reward", { reward: t("reward." + (v.rewards[0] || "none")) });
   }
 
-  // As the rules price a hire: $1 less from the Boss's own clan with the option clans.
+  // As the rules price a hire: $1 less from the Boss's own clan with the option clans, or for
+  // the top of the deck seen with 912 Indicator network (never both).
   function hireCost(ctx, id) {
     const v = ctx.view;
     const card = Cards.GANGSTERS[id];
-    const boss = Cards.GANGSTERS[v.players[ctx.seat].boss];
-    return v.options.clans && card.clan === boss.clan ? Math.max(0, card.cost - 1) : card.cost;
+    const me = v.players[ctx.seat];
+    const boss = Cards.GANGSTERS[me.boss];
+    const peeked = id === me.peek_gangster && !v.market.includes(id);
+    return (v.options.clans || peeked) && card.clan === boss.clan
+      ? Math.max(0, card.cost - 1) : card.cost;
+  }
+
+  // The ability of a player's resource card while it works (active, not discarded).
+  function ability(p) {
+    return p.resource !== null && p.resource_active && !p.resource_discarded
+      ? RESOURCES[p.resource].ability : null;
   }
 
   function label(ctx, c) {
@@ -61,7 +84,14 @@ const GameUI = (() => {
     switch (c.type) {
       case "ready": return v.free_readies > 0 ? t("g.act.ready_free") : t("g.act.ready_paid");
       case "hire": return t("g.act.hire", { n: hireCost(ctx, c.gangster) });
-      case "choose_heist": return t("g.act.choose_heist");
+      case "choose_heist": return v.heist_row.includes(c.heist) ? t("g.act.choose_heist")
+        : t("g.act.choose_heist_deck", { n: 1 });
+      case "keep_resource": return t("g.act.keep_resource");
+      case "headquarters": return t("g.act.headquarters");
+      case "private_jet": return t("g.act.private_jet");
+      case "secret_society": return t("g.act.secret_society");
+      case "ignore_skill": return t("g.act.ignore_skill", { skill: t("skill." + c.skill) });
+      case "discharge": return t("g.act.discharge");
       case "commit": return t("g.act.commit");
       case "discard_row_card": return t("g.act.discard_row_card");
       case "fast_recruit": return t("g.act.fast_recruit", { n: hireCost(ctx, c.gangster) });
@@ -73,10 +103,11 @@ const GameUI = (() => {
       case "assassination": return t("g.act.assassination");
       case "pass": {
         const me = v.players[ctx.seat];
-        const income = Math.max(me.skills[skillIndex(v, "leader")], v.options.min_pass_income);
+        const income = Math.max(me.skills[skillIndex(v, "leader")], v.options.min_pass_income)
+          + (ability(me) === "black_market" ? 2 : 0);
         return t("g.act.pass", { n: income });
       }
-      case "skip": return skipLabel(v);
+      case "skip": return skipLabel(v, ctx.seat);
       case "cancel_heist": return t("g.act.cancel_heist");
       default: return c.type;
     }
@@ -125,6 +156,7 @@ const GameUI = (() => {
         : t("g.prompt.discard_for", { name: ctx.names[owed.seat],
           reason: t("g.reason." + owed.reason) });
     }
+    if (v.jets.includes(ctx.seat)) return t("g.prompt.private_jet");
     switch (v.stage) {
       case "turn": return v.free_readies > 0
         ? t("g.prompt.turn_free", { n: v.free_readies }) : t("g.prompt.turn");
@@ -133,6 +165,9 @@ const GameUI = (() => {
       case "reward": return t("g.prompt.reward." + v.rewards[0],
         { n: v.diversions_left });
       case "pass_discard": return t("g.prompt.pass_discard");
+      case "resources": return t("g.prompt.resources");
+      case "hospital": return t("g.prompt.hospital");
+      case "end": return t("g.prompt.secret_society");
       default: return t("g.prompt.wait");
     }
   }
@@ -171,9 +206,11 @@ const GameUI = (() => {
       Cards.SKILLS.map((s) => el("span", { class: "total" }, Cards.glyph(s), t("skill." + s))));
   }
 
-  function row(title, cards, draw) {
+  // A row may run short or empty (lost gangsters leave the game): ``empty`` says so.
+  function row(title, cards, draw, empty) {
     return el("section", { class: "row-box", "aria-label": title },
       el("h2", {}, title),
+      cards.length || !empty ? null : el("p", { class: "empty" }, empty),
       el("div", { class: "cards", role: "list" },
         cards.map((id) => el("div", { role: "listitem" }, draw(id)))));
   }
@@ -212,6 +249,7 @@ const GameUI = (() => {
         el("span", { class: "money-big", title: t("g.money") }, "$" + p.money),
         el("span", { class: "sub" }, heists)),
       el("div", { class: "totals" }, skills),
+      resourceBox(ctx, p, groups),
       owes.length ? el("p", { class: "owes" }, owes.map((o) =>
         t("g.owes", { reason: t("g.reason." + o.reason) }))) : null,
       groups.byPlayer[p.seat] ? el("div", { class: "buttons" }, groups.byPlayer[p.seat]) : null,
@@ -222,6 +260,63 @@ const GameUI = (() => {
       p.heists && p.heists.length ? el("details", { class: "taken" },
         el("summary", {}, t("g.heists_taken")),
         el("div", { class: "cards mini" }, p.heists.map((h) => Cards.heist(h)))) : null);
+  }
+
+  // --- the resources module ----------------------------------------------------------------
+
+  // A resource card face up (its required skills, ability, influence and state) or, for null,
+  // face down; drawn with the heist and snitch cards' styles.
+  function resourceCard(id, opts) {
+    opts = opts || {};
+    if (id === null) {
+      return el("div", { class: "card scard rcard facedown", role: "group",
+        "aria-label": t("g.res.face_down") }, el("span", { class: "hname" }, t("g.res.face_down")));
+    }
+    const r = RESOURCES[id];
+    const state = opts.state ? t("g.res.state." + opts.state) : null;
+    const infl = r.max_influence ? t("g.res.media_influence", { n: r.max_influence })
+      : "★" + r.influence;
+    return el("div", {
+      class: "card hcard rcard" + (opts.state ? " " + opts.state : ""), role: "group",
+      "aria-label": [t("resource." + id + ".name"), t("resource." + id + ".ability"), state]
+        .filter(Boolean).join(" · "),
+      dataset: { card: id },
+    },
+      el("span", { class: "hname" }, t("resource." + id + ".name")),
+      el("span", { class: "needs", title: t("g.res.needs") }, Cards.SKILLS.flatMap((s) =>
+        Array.from({ length: r.requires[s] || 0 }, () => Cards.glyph(s, t("skill." + s))))),
+      el("span", { class: "special" }, t("resource." + id + ".ability")),
+      el("span", { class: "pays" }, el("span", { class: "infl" }, infl)),
+      state ? el("span", { class: "state" }, state) : null,
+      opts.actions && opts.actions.length ? el("span", { class: "card-actions" }, opts.actions)
+        : null);
+  }
+
+  // A player's resource card (both dealt ones while the player chooses), 911's hospital, and
+  // for the viewer the deck tops only they saw (910, 912), with their buttons.
+  function resourceBox(ctx, p, groups) {
+    const v = ctx.view;
+    if (!v.options.resources) return null;
+    const state = p.resource_discarded ? "discarded" : p.resource_active ? "active" : "inactive";
+    const cards = p.dealt.length && !p.resource_chosen
+      ? p.dealt.map((id) => resourceCard(id, { actions: groups.byCard[id] }))
+      : p.resource_chosen ? [resourceCard(p.resource, { state: p.resource === null ? null : state })]
+        : [];
+    const peeks = [];
+    if (p.peek_heist !== null) {
+      peeks.push(el("p", { class: "peek" }, t("g.res.peek_heist")), Cards.isSnitch(p.peek_heist)
+        ? Cards.snitch(p.peek_heist) : Cards.heist(p.peek_heist, { actions: groups.byCard[p.peek_heist] }));
+    }
+    if (p.peek_gangster !== null) {
+      peeks.push(el("p", { class: "peek" }, t("g.res.peek_gangster")),
+        Cards.gangster(p.peek_gangster, { actions: groups.byCard[p.peek_gangster] }));
+    }
+    return el("div", { class: "resources", role: "group", "aria-label": t("g.res.title") },
+      el("div", { class: "cards mini" }, cards),
+      p.hospital.length ? el("div", { class: "hospital", "aria-label": t("g.res.hospital") },
+        el("span", { class: "sub" }, t("g.res.hospital")),
+        el("div", { class: "cards mini" }, p.hospital.map((id) => Cards.gangster(id)))) : null,
+      peeks.length ? el("div", { class: "cards mini peeks" }, peeks) : null);
   }
 
   function board(ctx) {
@@ -236,7 +331,8 @@ const GameUI = (() => {
       el("div", { class: "rows" },
         row(t("g.heist_row"), v.heist_row, (id) => Cards.heist(id,
           { actions: groups.byCard[id], marked: id === v.heist })),
-        row(t("g.market"), v.market, (id) => Cards.gangster(id, { actions: groups.byCard[id] }))),
+        row(t("g.market"), v.market, (id) => Cards.gangster(id, { actions: groups.byCard[id] }),
+          t("g.market_empty"))),
       currentHeist(ctx, groups),
       el("div", { class: "players" }, others.map((p) => playerPanel(ctx, p, groups))),
       mine ? playerPanel(ctx, mine, groups) : null,
@@ -280,9 +376,11 @@ const GameUI = (() => {
         e.free_readies ? t("g.ev.free_readies", { n: e.free_readies }) : null);
       case "gangster_readied": return tn("g.ev.readied", { name: who(e.seat), card: g(e.gangster),
         n: e.cost });
-      case "gangster_hired": return tn(e.fast ? "g.ev.hired_fast" : "g.ev.hired",
+      case "gangster_hired": return tn(e.from_deck ? "g.ev.hired_deck"
+        : e.fast ? "g.ev.hired_fast" : "g.ev.hired",
         { name: who(e.seat), card: g(e.gangster), n: e.cost });
-      case "heist_chosen": return tn("g.ev.heist_chosen", { name: who(e.seat), heist: h(e.heist) });
+      case "heist_chosen": return tn(e.from_deck ? "g.ev.heist_chosen_deck" : "g.ev.heist_chosen",
+        { name: who(e.seat), heist: h(e.heist) });
       case "heist_cancelled": return tn("g.ev.heist_cancelled", { name: who(e.seat),
         heist: h(e.heist) });
       case "gangster_committed": return tn("g.ev.committed", { name: who(e.seat),
@@ -306,7 +404,8 @@ const GameUI = (() => {
       case "row_card_discarded": return tn("g.ev.row_discard", { name: who(e.seat),
         card: e.row === "heists" ? h(e.card) : g(e.card) });
       case "pass_discard_skipped": return tn("g.ev.pass_discard_skipped", { name: who(e.seat) });
-      case "gangster_discarded": return tn(e.chosen_by === e.seat ? "g.ev.discarded"
+      case "gangster_discarded": return tn(e.hospital ? "g.ev.discarded_hospital"
+        : e.chosen_by === e.seat ? "g.ev.discarded"
         : "g.ev.discarded_for", { name: who(e.seat), card: g(e.gangster),
         reason: t("g.reason." + e.reason), chooser: who(e.chosen_by) });
       case "chapter_changed": return also(tn("g.ev.chapter", { name: t("chapter."
@@ -318,10 +417,48 @@ const GameUI = (() => {
         e.chooser !== null ? tn("g.ev.gang_war_chooser", { name: who(e.chooser) }) : null);
       case "game_ended": return [t("reason." + e.reason), " "].concat(tn("g.ev.ended", {
         scores: e.scores.map((score, s) =>
-        t("g.ev.score", { name: names[s], n: score, gang: e.gang_influence[s],
-          heists: e.heist_influence[s], money: e.money_bonus[s], size: e.size_bonus[s] }))
+        t(e.resource_influence.length ? "g.ev.score_resources" : "g.ev.score", { name: names[s],
+          n: score, gang: e.gang_influence[s], heists: e.heist_influence[s],
+          res: e.resource_influence[s], money: e.money_bonus[s], size: e.size_bonus[s] }))
           .join("; ") }));
-      default: return [e.type];
+      default: return describeResource(e, who, g, h) || [e.type];
+    }
+  }
+
+  // Captions of the resources module's events (a card only its owner saw is null for others).
+  function describeResource(e, who, g, h) {
+    const r = (id) => el("span", { class: "chip resource" }, t("resource." + id + ".name"));
+    const used = (key, id) => id === null ? tn(key + "_declined", { name: who(e.seat) })
+      : tn(key + "_used", { name: who(e.seat), card: g(id) });
+    switch (e.type) {
+      case "resources_dealt": return tn("g.ev.resources_dealt", {});
+      case "resource_kept": return e.card === null
+        ? tn("g.ev.resource_kept_hidden", { name: who(e.seat) })
+        : tn("g.ev.resource_kept", { name: who(e.seat), card: r(e.card) });
+      case "resources_revealed": return tn("g.ev.resources_revealed",
+        { list: e.cards.map((c) => t("resource." + c + ".name")).join(", ") });
+      case "resource_activated": return tn("g.ev.resource_activated",
+        { name: who(e.seat), card: r(e.card) });
+      case "resource_discarded": return tn("g.ev.resource_discarded",
+        { name: who(e.seat), card: r(e.card) });
+      case "money_printed": return tn("g.ev.money_printed", { name: who(e.seat), n: e.amount });
+      case "heist_peeked": return e.card === null
+        ? tn("g.ev.heist_peeked_hidden", { name: who(e.seat) })
+        : tn("g.ev.heist_peeked", { name: who(e.seat),
+          card: Cards.isSnitch(e.card) ? t("gangsta.snitch") : h(e.card) });
+      case "gangster_peeked": return e.card === null
+        ? tn("g.ev.gangster_peeked_hidden", { name: who(e.seat) })
+        : tn("g.ev.gangster_peeked", { name: who(e.seat), card: g(e.card) });
+      case "headquarters_used": return tn("g.ev.headquarters_used",
+        { name: who(e.seat), n: e.cost });
+      case "skill_ignored": return tn("g.ev.skill_ignored",
+        { name: who(e.seat), skill: t("skill." + e.skill) });
+      case "private_jet_used": return used("g.ev.private_jet", e.gangster);
+      case "secret_society_used": return used("g.ev.secret_society", e.gangster);
+      case "hospital_discharged": return e.gangsters.length
+        ? tn("g.ev.hospital_discharged", { name: who(e.seat), n: e.gangsters.length })
+        : tn("g.ev.hospital_declined", { name: who(e.seat) });
+      default: return null;
     }
   }
 

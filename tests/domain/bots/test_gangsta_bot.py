@@ -15,10 +15,14 @@ from domain.gangsta.messages import (
     DiscardRowCard,
     HeistCompleted,
     Hire,
+    KeepResource,
     Owed,
+    PrivateJet,
     Ready,
+    Skip,
 )
 from domain.gangsta.state import State
+from domain.play import play, secret_for
 from tests.domain.gangsta.helpers import build, member, run
 
 
@@ -90,3 +94,62 @@ def test_takes_a_cooperative_heist_with_the_opponents_gangsters() -> None:
         events += step
     (done,) = [e for e in events if isinstance(e, HeistCompleted)]
     assert (done.seat, done.heist, sorted(done.participants)) == (0, 303, [101, 103, 114])
+
+
+# --- Resources module -----------------------------------------------------------------------
+
+
+def bot_policy(level: str, name: bytes) -> Any:
+    """A policy for domain.play: the bot of that level, seeded per move as the AI worker does
+    (a fixed seed per state would repeat a random choose-and-cancel forever)."""
+    moves = iter(range(1_000_000))
+
+    def policy(seat: int, view: Any, legal: list[Any]) -> Any:
+        return choose("gangsta", level, view, legal, name + b"-%d" % next(moves))
+
+    return policy
+
+
+def test_greedy_and_random_bots_play_resources_games_to_the_end() -> None:
+    """Every seat count, greedy against random: each keeps a card, uses the abilities the
+    legal commands offer, and the game ends."""
+    used: set[str] = set()
+    for seats in (2, 3, 4):
+        for n in range(3):
+            policies = [
+                bot_policy("greedy" if (seat + n) % 2 == 0 else "random", b"%d" % seat)
+                for seat in range(seats)
+            ]
+            options = game.options({"resources": True})
+            steps = list(play(game, seats, secret_for(800 + 10 * seats + n), options, policies))
+            assert game.result(steps[-1].state) is not None
+            used |= {type(step.command).__name__ for step in steps}
+    assert {"KeepResource", "Hire", "ChooseHeist", "Pass"} <= used
+
+
+def test_greedy_keeps_the_resource_card_it_can_activate_for_more_influence() -> None:
+    s = build([[104], [102]], [0, 0], heist_row=[213], options={"resources": True})
+    players = (msgspec.structs.replace(s.players[0], dealt=(901, 909)), s.players[1])
+    s = msgspec.structs.replace(s, players=players, stage="resources")
+    # 909 Bank (influence 4) needs 2 Hackers, the Boss 104 has one; 901 (3) needs 4 skills.
+    assert greedy(s) == KeepResource(909)
+
+
+def test_greedy_declines_a_private_jet_that_would_spoil_the_synchronisation() -> None:
+    s = build(
+        [[member(101, engaged=True), member(114, engaged=True)], [103]],
+        [0, 0],
+        heist_row=[213],
+        options={"resources": True},
+    )
+    s = msgspec.structs.replace(s, jets=(0,), stage="reward", rewards=("rally",), active=1)
+    assert game.legal(s, 0) == [PrivateJet(101), PrivateJet(114), Skip()]
+    assert greedy(s) == Skip()
+    s = msgspec.structs.replace(
+        s,
+        players=(
+            msgspec.structs.replace(s.players[0], gang=(member(101, engaged=True), member(114))),
+            s.players[1],
+        ),
+    )
+    assert greedy(s) == PrivateJet(101)

@@ -180,6 +180,7 @@ def all_places(state: State) -> list[int]:
         *state.heist_discard,
         *state.heist_row,
         *(m.card for p in state.players for m in p.gang),
+        *(c for p in state.players for c in p.hospital),
         *(h for p in state.players for h in p.heists),
         *state.snitches,
         *state.removed,

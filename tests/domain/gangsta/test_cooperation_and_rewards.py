@@ -218,7 +218,7 @@ def test_assassination_victim_discards_a_two_skill_gangster_of_their_choice() ->
     assert rejected(s, 1, Discard(117)) == "bad_discard"
     assert rejected(s, 0, Skip()) == "not_your_turn"
     _, s = run(s, 1, Discard(121))
-    assert gang(s, 1) == [101, 111, 117] and 121 in s.gangster_discard
+    assert gang(s, 1) == [101, 111, 117] and 121 in s.removed and 121 not in s.gangster_discard
     assert s.active == 1 and s.stage == "turn"
 
 

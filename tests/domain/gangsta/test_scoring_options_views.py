@@ -105,7 +105,7 @@ def test_published_preset_switches_every_option_and_can_be_overridden() -> None:
         {"pass_discard": "yes"},
         {"min_pass_income": -1},
         {"preset": "deluxe"},
-        {"resources": True},
+        {"resources": "yes"},
     ],
 )
 def test_bad_options_are_refused_with_a_clear_message(raw: dict) -> None:

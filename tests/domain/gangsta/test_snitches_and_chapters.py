@@ -7,6 +7,7 @@ from domain.gangsta import cards, game
 from domain.gangsta.messages import (
     CardsDealt,
     ChapterChanged,
+    DeckReshuffled,
     Discard,
     GameEnded,
     GangWar,
@@ -51,7 +52,7 @@ def test_snitch_every_player_pays_informants_reduce_short_players_discard() -> N
     assert game.legal(s, 0) == [] and rejected(s, 0, Pass()) == "not_your_turn"
     assert rejected(s, 1, Discard(102)) == "bad_discard"  # never the Boss
     events, s = run(s, 1, Discard(123))
-    assert gang(s, 1) == [102] and 123 in s.gangster_discard
+    assert gang(s, 1) == [102] and 123 in s.removed and 123 not in s.gangster_discard
     assert of_type(events, CardsDealt) == [CardsDealt(row="heists", cards=(301,))]
     assert of_type(events, TurnStarted)[0].seat == 1
 
@@ -188,6 +189,8 @@ def test_gang_war_unique_leader_keeps_everyone_else_discards() -> None:
     assert of_type(events, ChapterChanged)[0].chapter == 3
     assert len(s.heist_row) == 5 and all(cards.HEISTS[h].chapter == 3 for h in s.heist_row)
     assert gang(s, 1) == [102] and gang(s, 2) == [104] and len(gang(s, 0)) == 7
+    # Lost gangsters leave the game: never in the gangster discard pile, never reshuffled.
+    assert {111, 144} <= set(s.removed) and s.gangster_discard == ()
 
 
 def test_gang_war_tie_everyone_discards() -> None:
@@ -238,3 +241,26 @@ def test_game_ends_when_a_gang_reaches_nine_in_domination() -> None:
     ended = of_type(events, GameEnded)[0]
     assert ended.reason == "nine_gangsters" and ended.secret == s.secret
     assert game.result(s).winners == [0]
+
+
+def test_lost_gangsters_leave_the_game_and_the_market_can_run_empty() -> None:
+    # No gangster deck and no discards: the snitch's victim 123 leaves the game, so the
+    # refill has nothing to deal or reshuffle and the market stays empty for good.
+    s = build(
+        [[105, 141], [102, 123]],
+        [5, 0],
+        heist_row=GANG_WAR,
+        market=[],
+        chapter=2,
+        heist_top=[332, 301, 306],
+        rest_in_decks=False,
+    )
+    events, s = end_turn(s)
+    _, s = run(s, 1, Discard(123))
+    assert 123 in s.removed and s.gangster_discard == () and s.gangster_deck == ()
+    assert s.market == () and s.stage == "turn" and s.active == 1
+    assert not any(isinstance(c, Hire) for c in game.legal(s, 1))
+    assert game.view(s, 1).market == () and game.view(s, None).gangster_deck == 0
+    events, s = end_turn(s)  # another end of turn with nothing to refill the market from
+    assert not of_type(events, DeckReshuffled) and s.market == ()
+    assert sorted(all_places(s)) == sorted(cards.ALL_CARDS)

@@ -1,0 +1,136 @@
+"""The fold of the resources module's events into state (evolve.py joins them in)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from domain.core import HistoryMismatch
+from domain.gangsta import resources
+from domain.gangsta.resource_messages import (
+    GangsterPeeked,
+    HeadquartersUsed,
+    HeistPeeked,
+    HospitalDischarged,
+    MoneyPrinted,
+    PrivateJetUsed,
+    ResourceActivated,
+    ResourceDiscarded,
+    ResourceKept,
+    ResourcesDealt,
+    ResourcesRevealed,
+    SecretSocietyUsed,
+    SkillIgnored,
+)
+from domain.gangsta.state import (
+    Member,
+    State,
+    add_money,
+    after_pass,
+    replace,
+    set_engaged,
+    set_player,
+)
+
+
+def _set(s: State, seat: int, **changes: Any) -> State:
+    p = msgspec.structs.replace(s.players[seat], **changes)
+    return replace(s, players=set_player(s.players, seat, p))
+
+
+def _resources_dealt(s: State, _: ResourcesDealt) -> State:
+    return replace(s, stage="resources")
+
+
+def _resource_kept(s: State, e: ResourceKept) -> State:
+    p = s.players[e.seat]
+    if s.stage != "resources" or p.resource is not None or e.card not in p.dealt:
+        raise HistoryMismatch(f"seat {e.seat} cannot keep resource {e.card}")
+    return _set(s, e.seat, resource=e.card)
+
+
+def _resources_revealed(s: State, e: ResourcesRevealed) -> State:
+    if e.cards != tuple(p.resource for p in s.players):
+        raise HistoryMismatch("revealed resources differ from the kept ones")
+    return replace(s, revealed=True, stage="setup")
+
+
+def _resource_activated(s: State, e: ResourceActivated) -> State:
+    p = s.players[e.seat]
+    if p.resource != e.card or not resources.meets(p):
+        raise HistoryMismatch(f"resource {e.card} of seat {e.seat} cannot activate")
+    return _set(s, e.seat, resource_active=True)
+
+
+def _resource_discarded(s: State, e: ResourceDiscarded) -> State:
+    return _set(s, e.seat, resource_discarded=True)
+
+
+def _money_printed(s: State, e: MoneyPrinted) -> State:
+    return replace(s, players=add_money(s, e.seat, e.amount))
+
+
+def _heist_peeked(s: State, e: HeistPeeked) -> State:
+    if e.card is None or s.heist_deck[:1] != (e.card,):
+        raise HistoryMismatch(f"card {e.card} is not the top of the heist deck")
+    return _set(s, e.seat, peek_heist=e.card)
+
+
+def _gangster_peeked(s: State, e: GangsterPeeked) -> State:
+    if e.card is None or s.gangster_deck[:1] != (e.card,):
+        raise HistoryMismatch(f"card {e.card} is not the top of the gangster deck")
+    return _set(s, e.seat, peek_gangster=e.card)
+
+
+def _headquarters_used(s: State, e: HeadquartersUsed) -> State:
+    gang = tuple(m.card for m in s.players[e.seat].gang)
+    s = replace(s, players=set_engaged(s, gang, False), hq_used=True)
+    return replace(s, players=add_money(s, e.seat, -e.cost))
+
+
+def _skill_ignored(s: State, e: SkillIgnored) -> State:
+    return replace(s, ignored=e.skill)
+
+
+def _private_jet_used(s: State, e: PrivateJetUsed) -> State:
+    if e.seat not in s.jets:
+        raise HistoryMismatch(f"seat {e.seat} owes no private jet decision")
+    s = replace(s, jets=tuple(x for x in s.jets if x != e.seat))
+    if e.gangster is None:
+        return s
+    return replace(s, players=set_engaged(s, (e.gangster,), False))
+
+
+def _secret_society_used(s: State, e: SecretSocietyUsed) -> State:
+    s = replace(s, society_done=True)
+    if e.gangster is None:
+        return s
+    return replace(s, players=set_engaged(s, (e.gangster,), False))
+
+
+def _hospital_discharged(s: State, e: HospitalDischarged) -> State:
+    p = s.players[e.seat]
+    if e.gangsters and e.gangsters != p.hospital:
+        raise HistoryMismatch(f"seat {e.seat}'s hospital holds {list(p.hospital)}")
+    gang = p.gang + tuple(Member(card) for card in e.gangsters)
+    hospital = () if e.gangsters else p.hospital
+    return replace(_set(s, e.seat, gang=gang, hospital=hospital), stage=after_pass(s))
+
+
+RESOURCE_FOLDS: dict[type, Callable[[Any, Any], State]] = {
+    ResourcesDealt: _resources_dealt,
+    ResourceKept: _resource_kept,
+    ResourcesRevealed: _resources_revealed,
+    ResourceActivated: _resource_activated,
+    ResourceDiscarded: _resource_discarded,
+    MoneyPrinted: _money_printed,
+    HeistPeeked: _heist_peeked,
+    GangsterPeeked: _gangster_peeked,
+    HeadquartersUsed: _headquarters_used,
+    SkillIgnored: _skill_ignored,
+    PrivateJetUsed: _private_jet_used,
+    SecretSocietyUsed: _secret_society_used,
+    HospitalDischarged: _hospital_discharged,
+}
