@@ -85,7 +85,8 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     p = wins / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
+    # Clamped to hold p: at p = 0 or 1 the bound is p itself, give or take a rounding error.
+    return min(centre - half, p), max(centre + half, p)
 
 
 def plot(outcomes: list[Outcome], path: Path) -> None:

@@ -1,9 +1,9 @@
 """The greedy Gangsta! bot: one-move lookahead on the seat's view (GANGSTA.md).
 
-Values are in victory points: influence counts in full, money about half (a gangster costs
-~$5 for ~2 influence, and the richest player gets 2 points), a skill about a third (it makes
-later heists possible), one more gangster half a point (the chapters, the "most gangsters"
-bonus, the end at nine).
+Values are in victory points: influence counts in full, money about half (a gangster costs ~$5
+for ~2 influence, and the richest player gets 2 points) while the gang holds less than $12 and a
+tenth beyond, a skill about a third (it makes later heists possible), one more gangster half a
+point (the chapters, the "most gangsters" bonus, the end at nine).
 
 * Action: a free mobilisation first; then the best of: a heist (its money, influence, cooperation
   money and special reward, minus the gangsters it engages; plus, when it engages all that are
@@ -55,6 +55,11 @@ from domain.gangsta.view import View
 from domain.rng import Rng
 
 MONEY = 0.5
+# Money beyond what a gang can spend soon buys nothing but the "most money" bonus: worth a
+# tenth. Without this, three Leaders' pass income outweighed every hire and rich greedy gangs
+# passed for ever.
+RICH = 12
+SPARE_MONEY = MONEY / 10
 INFLUENCE = 1.0
 SKILL = 0.35
 GANGSTER = 0.5
@@ -78,6 +83,7 @@ NOTHING = -1e9
 def greedy(view: View, legal: list[Any], rng: Rng) -> Any:
     assert view.seat is not None, "a bot plays a seat"
     me = view.players[view.seat]
+    money = MONEY if me.money < RICH else SPARE_MONEY
     available = [m for m in me.gang if not m.engaged]
     best_heist = max(
         (heist_value(cards.HEISTS[h], available) for h in view.heist_row), default=NOTHING
@@ -91,7 +97,7 @@ def greedy(view: View, legal: list[Any], rng: Rng) -> Any:
             gain = max(
                 (heist_value(cards.HEISTS[h], readied) for h in view.heist_row), default=NOTHING
             )
-            return gain - MONEY if gain > best_heist else NOTHING
+            return gain - money if gain > best_heist else NOTHING
         if isinstance(command, ChooseHeist):
             heist = cards.HEISTS[command.heist]
             alone = heist_value(heist, available)
@@ -119,9 +125,9 @@ def greedy(view: View, legal: list[Any], rng: Rng) -> Any:
             return 1.0
         if isinstance(command, Hire | FastRecruit):
             card = cards.GANGSTERS[command.gangster]
-            return gangster_value(card) - MONEY * card.cost
+            return gangster_value(card) - money * card.cost
         if isinstance(command, Pass):
-            return MONEY * me.skills[cards.LEADER] - GANGSTER
+            return money * me.skills[cards.LEADER] - GANGSTER
         if isinstance(command, Commit):
             return commit_value(view, command.gangster)
         if isinstance(command, CancelHeist):

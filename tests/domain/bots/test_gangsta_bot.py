@@ -153,3 +153,26 @@ def test_greedy_declines_a_private_jet_that_would_spoil_the_synchronisation() ->
         ),
     )
     assert greedy(s) == PrivateJet(101)
+
+
+def test_a_rich_gang_with_leaders_hires_rather_than_pass_forever() -> None:
+    # Seen in greedy-only games: three Leaders' income ($3 a pass) outweighed every hire, so a
+    # gang with $700 passed for ever and the game never ended. Money a gang cannot need is
+    # worth little; a gangster is worth hiring.
+    state = build(
+        [[104, 115, 137], [101, 125]], [700, 8], heist_row=[213], market=[142, 136]
+    )
+    assert isinstance(greedy(state), Hire)
+
+
+def test_greedy_games_end() -> None:
+    # Four greedy gangs, seeds that once stalled (every seat passing, nobody hiring).
+    def bot(n: int) -> Any:
+        def policy(seat: int, view: Any, legal: list[Any]) -> Any:
+            return choose("gangsta", "greedy", view, legal, f"{n}-{seat}-{len(legal)}".encode())
+
+        return policy
+
+    for n in range(40):
+        steps = list(play(game, 4, secret_for(n), game.options({}), [bot(n)] * 4, 3000))
+        assert game.result(steps[-1].state) is not None
