@@ -37,8 +37,7 @@ CASES: list[tuple[Game, int, dict[str, Any]]] = [
         )
     ),
 ]
-# Greedy Gangsta! seats sometimes stall (all passing, nobody hires the game's end; a defect of
-# the bot, reported): such a game is checked for its first commands only.
+# Long games (random seats dither) are checked for their first MAX_COMMANDS commands only.
 MAX_COMMANDS = 1000
 
 
