@@ -135,21 +135,23 @@ def test_resource_abilities_are_buttons_and_only_the_owner_sees_the_deck_top(
     page, view = harness
     options = {**view["options"], "resources": True}
     me, them = view["players"]
-    me.update(resource_chosen=True, resource=903, resource_active=True, peek_heist=206)
+    # The deck's top is never in the row (the new game's row is random).
+    top = next(h for h in range(201, 231) if h not in view["heist_row"])
+    me.update(resource_chosen=True, resource=903, resource_active=True, peek_heist=top)
     them.update(resource_chosen=True, resource=911, resource_active=False, hospital=[123])
     view.update(stage="turn", to_act=[0], active=0, options=options)
-    legal = [{"type": "headquarters"}, {"type": "choose_heist", "heist": 206}, {"type": "pass"}]
+    legal = [{"type": "headquarters"}, {"type": "choose_heist", "heist": top}, {"type": "pass"}]
     page.evaluate(HARNESS, [view, legal])
     mine = page.locator("#h-board .player[data-seat='0'] .resources")
     expect(mine.locator(".rcard[data-card='903'] .state")).to_have_text("active")
     expect(mine).to_contain_text("Only you see: the top of the heist deck")
-    expect(mine.locator(".hcard[data-card='206'] button")).to_have_text("Do this heist ($1)")
+    expect(mine.locator(f".hcard[data-card='{top}'] button")).to_have_text("Do this heist ($1)")
     theirs = page.locator("#h-board .player[data-seat='1'] .resources")
     expect(theirs.locator(".rcard[data-card='911'] .state")).to_have_text("not active yet")
     expect(theirs.locator(".hospital .gcard[data-card='123']")).to_be_visible()
     expect(theirs).not_to_contain_text("Only you see")
     page.get_by_role("button", name="Headquarters: whole gang Available ($1)").click()
-    mine.locator(".hcard[data-card='206'] button").click()
+    mine.locator(f".hcard[data-card='{top}'] button").click()
     assert sent(page) == legal[:2]
 
 

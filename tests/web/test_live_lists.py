@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 from tests.web.flows import sign_up, watch_errors
 
@@ -25,14 +25,23 @@ def not_reloaded(page: Page) -> bool:
     return bool(page.evaluate("window.__notReloaded === true"))
 
 
-def famiglia_for_the_open_seat_first(page: Page) -> tuple[str, str]:
-    """A Famiglia game whose open seat (seat 2) moves first: the log names it at once."""
-    for _ in range(30):
+def famiglia_for_the_open_seat_first(page: Page) -> tuple[str, str, int]:
+    """A Famiglia game whose open seat (seat 2) moves first: the log names it at once. Also
+    the number of games made on the way, where the player is to move (they count as "your
+    turn" in the header)."""
+    for tries in range(30):
         made = call(page, "POST", "/games", {"game": "famiglia", "seats": 2})
         game = call(page, "GET", f"/games/{made['game_id']}")
         if game["to_act"] == [1]:
-            return made["game_id"], made["invites"][0]["code"]
+            return made["game_id"], made["invites"][0]["code"], tries
     raise AssertionError("the open seat never began")
+
+
+def expect_count(badge: Locator, n: int) -> None:
+    if n:
+        expect(badge).to_have_text(str(n))
+    else:
+        expect(badge).to_be_hidden()
 
 
 def test_lists_and_counts_follow_the_game(new_context: Callable[..., BrowserContext]) -> None:
@@ -41,7 +50,7 @@ def test_lists_and_counts_follow_the_game(new_context: Callable[..., BrowserCont
     errors = watch_errors(alice) + watch_errors(bob)
     sign_up(alice, "Alice")
     sign_up(bob, "Bob")
-    game_id, invite = famiglia_for_the_open_seat_first(alice)
+    game_id, invite, others = famiglia_for_the_open_seat_first(alice)
 
     # The log names the open seat; once Bob sits down, the same lines name him.
     alice.goto(f"/play/{game_id}")
@@ -59,11 +68,11 @@ def test_lists_and_counts_follow_the_game(new_context: Callable[..., BrowserCont
     entry = alice.locator(f"li[data-game-id='{game_id}']")
     badge = alice.locator("#inbox-count")
     expect(entry).to_contain_text("waiting for others")
-    expect(badge).to_be_hidden()
+    expect_count(badge, others)
     bob.goto(f"/play/{game_id}")
     bob.locator("[data-action=pass]").click()
     expect(entry).to_contain_text("your turn")
-    expect(badge).to_have_text("1")
+    expect_count(badge, others + 1)
 
     # Alice passes too (two passes in a row end the game): the list shows her result, the
     # count goes, and the finished game opens on its result, not as something to watch.
@@ -80,7 +89,7 @@ def test_lists_and_counts_follow_the_game(new_context: Callable[..., BrowserCont
     expect(entry).to_contain_text(f"{outcome} · {scores}")
     expect(entry.get_by_role("link", name="Result")).to_be_visible()
     expect(entry.get_by_role("link", name="Watch")).to_have_count(0)
-    expect(badge).to_be_hidden()
+    expect_count(badge, others)
     assert not_reloaded(alice)
     # The result table says what it counts; both players' totals show beside their cards.
     expect(bob.locator("#result thead th").last).to_have_text("Victory points (hand + area)")
