@@ -8,9 +8,11 @@ pass their own. ``omerta serve`` runs it under gunicorn (``deploy/``).
 
 from __future__ import annotations
 
+import os
+
 from flask import Flask
 
-from api import problems
+from api import limits, problems
 from api.context import Deps
 from api.routes import games, meta, players
 from api.sse import bp as events
@@ -26,6 +28,7 @@ def create_app(
     commands: CommandService | None = None,
     people: Players | None = None,
     stream_seconds: float = STREAM_SECONDS,
+    rate_limits: limits.RateLimits | None = None,
 ) -> Flask:
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
@@ -37,4 +40,5 @@ def create_app(
     problems.install(app)
     for blueprint in (games.bp, players.bp, events, meta.bp):
         app.register_blueprint(blueprint)
+    limits.install(app, commands.store.redis, rate_limits or limits.from_env(dict(os.environ)))
     return app

@@ -82,8 +82,10 @@ API_CODES: dict[str, tuple[int, str]] = {
     "conflict": (409, "the game is not at the expected version"),
     "command_id_reused": (409, "the Idempotency-Key was used for another command"),
     "no_open_seat": (409, "no seat to take (already seated, or the game is full)"),
+    "too_many_open_games": (409, "the creator already sits in the most open public games allowed"),
     "body_too_large": (413, "the body is larger than the server accepts"),
     "rule_violation": (422, "the rules refuse the command (code: the rule's own code)"),
+    "rate_limited": (429, "too many requests of this kind: wait Retry-After seconds"),
     "store_unavailable": (503, "the event store did not answer"),
     "internal": (500, "the server failed; nothing was changed"),
 }

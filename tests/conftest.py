@@ -12,6 +12,7 @@ In-memory: ``fake_redis`` is a fakeredis server (with Lua, through ``lupa``) per
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -20,6 +21,10 @@ import pytest
 import redis
 
 from services.embedded import EmbeddedServer
+
+# The suite makes players, games and streams far faster than any person: the rate limits are off
+# for every app it builds and every server it starts (tests/api/test_limits.py sets its own).
+os.environ["OMERTA_RATE_LIMITS"] = "off"
 
 
 @pytest.fixture(scope="session")

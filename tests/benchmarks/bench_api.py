@@ -249,7 +249,8 @@ def run() -> None:
     fsync = settings().fsync
     with tempfile.TemporaryDirectory() as tmp, EmbeddedServer(tmp, fsync=fsync) as store:
         port = free_port()
-        env = {**os.environ, "REDIS_URL": store.url}
+        # The load is far above one client's rate limits: lift them explicitly.
+        env = {**os.environ, "REDIS_URL": store.url, "OMERTA_RATE_LIMITS": "off"}
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
         procs = [
             subprocess.Popen(["nice", "-n", str(WORKER_NICE), sys.executable, "-m", "api",

@@ -1,0 +1,169 @@
+"""Rate limits (Flask-Limiter, counting in the service's own Redis-compatible store) and the cap
+on one player's open public games.
+
+Limited, each in its own window (``limits`` notation, e.g. ``"30 per hour"``; a ``;``-separated
+list sets several):
+
+| what | counted per | variable | default |
+|---|---|---|---|
+| ``POST /players`` | client address | ``OMERTA_LIMIT_PLAYERS`` | ``30 per hour`` |
+| ``POST /games`` | player | ``OMERTA_LIMIT_GAMES`` | ``60 per hour`` |
+| ``POST /games/{id}/join`` | player | ``OMERTA_LIMIT_JOINS`` | ``120 per hour`` |
+| ``POST /games/{id}/commands`` | player | ``OMERTA_LIMIT_COMMANDS`` | ``300 per minute`` |
+| ``GET /games/{id}/events`` | player or address | ``OMERTA_LIMIT_STREAMS`` | ``120 per minute`` |
+
+A stream stays open ``stream_seconds`` (30 s) and the page then reconnects, so the streams limit
+also bounds how many one client holds open at once (120 per minute: at most about 60). A player
+is known by the SHA-256 of the token sent (not the token itself: the counters' keys are no
+secret); a request without one counts by address. ``OMERTA_OPEN_GAMES`` (default 10) caps the
+public games with an open seat that a player sits in when creating another public one (409
+``too_many_open_games``; 0: no cap). ``OMERTA_RATE_LIMITS=off`` lifts every limit and the cap (the
+test suite and the benchmarks set it).
+
+The defaults are far above real play: the pages make one request per move and reconnect a stream
+every 30 s. A refused request changes nothing (the check runs before the view) and answers 429
+``rate_limited`` with ``Retry-After``. Behind a reverse proxy every client has the proxy's
+address unless the proxy's ``X-Forwarded-For`` is applied first (werkzeug's ``ProxyFix``).
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+import redis
+from flask import Flask, Response, request
+from flask_limiter import Limiter, RequestLimit
+from flask_limiter.errors import RateLimitExceeded
+from flask_limiter.util import get_remote_address
+
+from api.context import caller, deps, token
+from api.jsonio import body
+from api.problems import ApiError, problem_response
+from api.schemas import NewGame
+from services.players import digest, invites_key, public_key
+from services.store import unavailable
+
+SWITCH = "OMERTA_RATE_LIMITS"
+
+
+class RateLimits(msgspec.Struct, frozen=True):
+    enabled: bool = True
+    players: str = "30 per hour"
+    games: str = "60 per hour"
+    joins: str = "120 per hour"
+    commands: str = "300 per minute"
+    streams: str = "120 per minute"
+    open_games: int = 10
+
+
+def from_env(env: dict[str, str]) -> RateLimits:
+    switch = env.get(SWITCH) or "on"
+    if switch not in ("on", "off"):
+        raise ValueError(f"{SWITCH} must be 'on' or 'off', not {switch!r}")
+    default = RateLimits()
+    return RateLimits(
+        enabled=switch == "on",
+        players=env.get("OMERTA_LIMIT_PLAYERS") or default.players,
+        games=env.get("OMERTA_LIMIT_GAMES") or default.games,
+        joins=env.get("OMERTA_LIMIT_JOINS") or default.joins,
+        commands=env.get("OMERTA_LIMIT_COMMANDS") or default.commands,
+        streams=env.get("OMERTA_LIMIT_STREAMS") or default.streams,
+        open_games=int(env.get("OMERTA_OPEN_GAMES") or default.open_games),
+    )
+
+
+def _client() -> str:
+    sent = token()
+    return f"player:{digest(sent)}" if sent else f"address:{get_remote_address()}"
+
+
+def _address() -> str:
+    return f"address:{get_remote_address()}"
+
+
+def _breached(limit: RequestLimit) -> Response:
+    retry = max(1, limit.reset_at - int(time.time()))
+    response = problem_response(
+        429,
+        "rate_limited",
+        f"too many requests: try again in {retry} seconds",
+        params={"retry_after": retry},
+    )
+    response.headers["Retry-After"] = str(retry)
+    return response
+
+
+def install(app: Flask, client: redis.Redis, settings: RateLimits) -> None:
+    """Limit the app's endpoints, counting on ``client``'s server (its own connection pool)."""
+    if not settings.enabled:
+        return
+    limiter = Limiter(
+        _client,
+        app=app,
+        storage_uri="redis://",
+        storage_options={"connection_pool": client.connection_pool},
+        key_prefix="omerta",
+        on_breach=_breached,
+        swallow_errors=True,  # a store that fails is the service's 503, not the limiter's 500
+    )
+
+    @app.errorhandler(RateLimitExceeded)
+    def _limited(exc: RateLimitExceeded) -> Response:
+        assert exc.response is not None  # on_breach always builds it
+        return exc.response
+
+    def limit(endpoint: str, rule: str, key: Callable[[], str] = _client) -> None:
+        app.view_functions[endpoint] = limiter.limit(rule, key_func=key)(
+            app.view_functions[endpoint]
+        )
+
+    if settings.open_games:
+        app.view_functions["games.create"] = _capped(
+            app.view_functions["games.create"], settings.open_games
+        )
+    limit("players.create", settings.players, _address)
+    limit("games.create", settings.games)
+    limit("games.join", settings.joins)
+    limit("games.command", settings.commands)
+    limit("events.stream", settings.streams)
+
+
+def _capped(view: Callable[..., Any], most: int) -> Callable[..., Any]:
+    """``view`` (creating a game) refusing a public game to a player with ``most`` open ones."""
+
+    @functools.wraps(view)
+    def create(*args: Any, **kwargs: Any) -> Any:
+        player = caller()
+        request.get_data(cache=True)  # kept for the view, which reads the body again
+        if body(NewGame).public and _open_public_games(player.id) >= most:
+            raise ApiError(
+                409,
+                "too_many_open_games",
+                f"you already sit in {most} public games with an open seat: "
+                "wait for them to fill before opening another",
+                max=most,
+            )
+        return view(*args, **kwargs)
+
+    return create
+
+
+def _open_public_games(player_id: str) -> int:
+    """How many of the player's games are public and still have an open seat (in the lobby)."""
+    d = deps()
+    games = d.players.games_of(player_id)
+    pipe = d.players.redis.pipeline(transaction=False)
+    for game_id in games:
+        pipe.get(public_key(game_id))
+        pipe.hlen(invites_key(game_id))
+    with unavailable():
+        found = pipe.execute()
+    return sum(
+        1
+        for public, open_seats in zip(found[::2], found[1::2], strict=True)
+        if public == b"1" and open_seats
+    )
