@@ -23,7 +23,8 @@ test suite and the benchmarks set it).
 The defaults are far above real play: the pages make one request per move and reconnect a stream
 every 30 s. A refused request changes nothing (the check runs before the view) and answers 429
 ``rate_limited`` with ``Retry-After``. Behind a reverse proxy every client has the proxy's
-address unless the proxy's ``X-Forwarded-For`` is applied first (werkzeug's ``ProxyFix``).
+address: set ``OMERTA_LIMIT_PROXIES`` to the number of proxies in front (each appends to
+``X-Forwarded-For``), and the limits count the address the outermost one saw.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from flask import Flask, Response, request
 from flask_limiter import Limiter, RequestLimit
 from flask_limiter.errors import RateLimitExceeded
 from flask_limiter.util import get_remote_address
+from limits import parse_many
 
 from api.context import caller, deps, token
 from api.jsonio import body
@@ -58,6 +60,17 @@ class RateLimits(msgspec.Struct, frozen=True):
     commands: str = "300 per minute"
     streams: str = "120 per minute"
     open_games: int = 10
+    proxies: int = 0
+
+
+# The limited endpoints: setting -> (endpoint, variable).
+ENDPOINTS = {
+    "players": ("players.create", "OMERTA_LIMIT_PLAYERS"),
+    "games": ("games.create", "OMERTA_LIMIT_GAMES"),
+    "joins": ("games.join", "OMERTA_LIMIT_JOINS"),
+    "commands": ("games.command", "OMERTA_LIMIT_COMMANDS"),
+    "streams": ("events.stream", "OMERTA_LIMIT_STREAMS"),
+}
 
 
 def from_env(env: dict[str, str]) -> RateLimits:
@@ -65,24 +78,40 @@ def from_env(env: dict[str, str]) -> RateLimits:
     if switch not in ("on", "off"):
         raise ValueError(f"{SWITCH} must be 'on' or 'off', not {switch!r}")
     default = RateLimits()
+    rules = {
+        name: env.get(variable) or getattr(default, name)
+        for name, (_, variable) in ENDPOINTS.items()
+    }
     return RateLimits(
         enabled=switch == "on",
-        players=env.get("OMERTA_LIMIT_PLAYERS") or default.players,
-        games=env.get("OMERTA_LIMIT_GAMES") or default.games,
-        joins=env.get("OMERTA_LIMIT_JOINS") or default.joins,
-        commands=env.get("OMERTA_LIMIT_COMMANDS") or default.commands,
-        streams=env.get("OMERTA_LIMIT_STREAMS") or default.streams,
         open_games=int(env.get("OMERTA_OPEN_GAMES") or default.open_games),
+        proxies=int(env.get("OMERTA_LIMIT_PROXIES") or default.proxies),
+        **rules,
     )
 
 
-def _client() -> str:
-    sent = token()
-    return f"player:{digest(sent)}" if sent else f"address:{get_remote_address()}"
+def _address(proxies: int) -> Callable[[], str]:
+    """The client's address: the peer's, or behind ``proxies`` trusted proxies the one the
+    outermost appended to ``X-Forwarded-For`` (what a client writes in front of it is ignored)."""
+
+    def address() -> str:
+        header = request.headers.get("X-Forwarded-For", "")
+        forwarded = [a.strip() for a in header.split(",") if a.strip()]
+        if proxies and forwarded:
+            return f"address:{forwarded[-min(proxies, len(forwarded))]}"
+        return f"address:{get_remote_address()}"
+
+    return address
 
 
-def _address() -> str:
-    return f"address:{get_remote_address()}"
+def _client(address: Callable[[], str]) -> Callable[[], str]:
+    """The player (by their token's hash), else the address."""
+
+    def client() -> str:
+        sent = token()
+        return f"player:{digest(sent)}" if sent else address()
+
+    return client
 
 
 def _breached(limit: RequestLimit) -> Response:
@@ -98,11 +127,13 @@ def _breached(limit: RequestLimit) -> Response:
 
 
 def install(app: Flask, client: redis.Redis, settings: RateLimits) -> None:
-    """Limit the app's endpoints, counting on ``client``'s server (its own connection pool)."""
+    """Limit the app's endpoints, counting in the service's store through ``client``'s pool."""
     if not settings.enabled:
         return
+    address = _address(settings.proxies)
+    client_key = _client(address)
     limiter = Limiter(
-        _client,
+        client_key,
         app=app,
         storage_uri="redis://",
         storage_options={"connection_pool": client.connection_pool},
@@ -116,20 +147,23 @@ def install(app: Flask, client: redis.Redis, settings: RateLimits) -> None:
         assert exc.response is not None  # on_breach always builds it
         return exc.response
 
-    def limit(endpoint: str, rule: str, key: Callable[[], str] = _client) -> None:
-        app.view_functions[endpoint] = limiter.limit(rule, key_func=key)(
-            app.view_functions[endpoint]
-        )
-
     if settings.open_games:
         app.view_functions["games.create"] = _capped(
             app.view_functions["games.create"], settings.open_games
         )
-    limit("players.create", settings.players, _address)
-    limit("games.create", settings.games)
-    limit("games.join", settings.joins)
-    limit("games.command", settings.commands)
-    limit("events.stream", settings.streams)
+    for name, (endpoint, variable) in ENDPOINTS.items():
+        rule = getattr(settings, name)
+        try:
+            parse_many(rule)
+        except ValueError:
+            # Flask-Limiter parses a rule at each request and would skip a bad one (logged).
+            raise ValueError(
+                f"{variable}: {rule!r} is no rate limit (e.g. '30 per hour')"
+            ) from None
+        key = address if name == "players" else client_key  # a new player has no token yet
+        app.view_functions[endpoint] = limiter.limit(rule, key_func=key)(
+            app.view_functions[endpoint]
+        )
 
 
 def _capped(view: Callable[..., Any], most: int) -> Callable[..., Any]:

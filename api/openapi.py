@@ -89,7 +89,7 @@ ROUTES: tuple[Route, ...] = (
         (201, schemas.GameCreated),
         body=schemas.NewGame,
         auth="required",
-        errors=(400, 401),
+        errors=(400, 401, 409, 429),
     ),
     Route(
         "get",
@@ -108,7 +108,7 @@ ROUTES: tuple[Route, ...] = (
         body=schemas.JoinGame,
         auth="required",
         params=(GAME_ID,),
-        errors=(400, 401, 403, 404, 409),
+        errors=(400, 401, 403, 404, 409, 429),
     ),
     Route(
         "get",
@@ -136,7 +136,7 @@ ROUTES: tuple[Route, ...] = (
         body=schemas.CommandIn,
         auth="required",
         params=(GAME_ID, IDEMPOTENCY),
-        errors=(400, 401, 403, 404, 409, 413, 422),
+        errors=(400, 401, 403, 404, 409, 413, 422, 429),
     ),
     Route(
         "get",
@@ -163,7 +163,7 @@ ROUTES: tuple[Route, ...] = (
         (200, None),
         auth="optional",
         params=(GAME_ID, AFTER, LAST_EVENT_ID),
-        errors=(400, 401, 404),
+        errors=(400, 401, 404, 429),
         media="text/event-stream",
         description="Each message: `id` the version, `event` the type, `data` an EventOut. "
         "The response ends after a bounded time or when the game is over; reconnect with "
@@ -184,7 +184,7 @@ ROUTES: tuple[Route, ...] = (
         "Create a player; the answer holds its secret token (once)",
         (201, schemas.PlayerCreated),
         body=schemas.NewPlayer,
-        errors=(400,),
+        errors=(400, 429),
         tag="players",
         description="Also sets the token as an HttpOnly cookie for the web pages.",
     ),

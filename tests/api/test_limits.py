@@ -9,11 +9,15 @@ from typing import Any
 
 import pytest
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from api.app import create_app
 from api.limits import RateLimits, from_env
 from services.commands import CommandService
+from services.embedded import free_port
 from services.players import Players
+from services.store import EventStore
 from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server
@@ -52,6 +56,24 @@ def test_player_creation_is_limited_per_address(limited: Make, real_redis: redis
     refused(api.call("POST", "/players", json={"name": "Cy"}), 3600)
     assert set(real_redis.scan_iter("token:*")) == tokens
     assert list(real_redis.scan_iter("LIMITS*")), "the counters live in the service's store"
+
+
+def test_behind_a_proxy_each_forwarded_address_counts(limited: Make) -> None:
+    api = limited(players="1 per hour", proxies=1)
+    make = {"name": "Ann"}
+    for client in ("203.0.113.1", "203.0.113.2"):
+        sent = {"X-Forwarded-For": client}
+        assert api.call("POST", "/players", json=make, headers=sent).status_code == 201
+    # what the client itself puts in front of the proxy's entry does not make it someone else
+    spoofed = {"X-Forwarded-For": "198.51.100.9, 203.0.113.1"}
+    refused(api.call("POST", "/players", json=make, headers=spoofed), 3600)
+
+
+def test_without_a_proxy_setting_forwarded_addresses_are_ignored(limited: Make) -> None:
+    api = limited(players="1 per hour")
+    api.player("Ann")
+    sent = {"X-Forwarded-For": "203.0.113.7"}
+    refused(api.call("POST", "/players", json={"name": "Bo"}, headers=sent), 3600)
 
 
 def test_game_creation_is_limited_per_player(limited: Make, real_redis: redis.Redis) -> None:
@@ -150,9 +172,27 @@ def test_settings_from_the_environment() -> None:
         "OMERTA_LIMIT_COMMANDS": "8 per minute",
         "OMERTA_LIMIT_STREAMS": "9 per minute",
         "OMERTA_OPEN_GAMES": "3",
+        "OMERTA_LIMIT_PROXIES": "2",
     }
     assert from_env(env) == RateLimits(
-        False, "5 per hour", "6 per hour", "7 per hour", "8 per minute", "9 per minute", 3
+        False, "5 per hour", "6 per hour", "7 per hour", "8 per minute", "9 per minute", 3, 2
     )
     with pytest.raises(ValueError, match="OMERTA_RATE_LIMITS"):
         from_env({"OMERTA_RATE_LIMITS": "maybe"})
+
+
+def test_a_misspelt_limit_stops_the_start(limited: Make) -> None:
+    """Not a limit silently skipped at every request."""
+    with pytest.raises(ValueError, match="OMERTA_LIMIT_COMMANDS"):
+        limited(commands="300 a minute")
+
+
+def test_a_store_that_does_not_answer_is_still_a_503() -> None:
+    """The limiter counts in the store: without it the request goes on to the service's own
+    refusal (503 store_unavailable), not a 500 of the limiter's."""
+    nowhere = redis.Redis(port=free_port(), socket_connect_timeout=1, retry=Retry(NoBackoff(), 0))
+    app = create_app(
+        CommandService(EventStore(nowhere), hooks=[]), Players(nowhere), rate_limits=RateLimits()
+    )
+    refused = Api(app.test_client()).call("POST", "/players", json={"name": "Ann"})
+    assert (refused.status_code, refused.json["code"]) == (503, "store_unavailable")
