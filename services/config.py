@@ -7,6 +7,9 @@
 | ``OMERTA_REDIS_PORT`` | fixed port of the embedded server | 0: a free port |
 | ``OMERTA_FSYNC`` | ``appendfsync`` of the embedded server | ``always`` (no move ever lost) |
 
+The rate limits' variables (``OMERTA_RATE_LIMITS``, ``OMERTA_LIMIT_*``, ``OMERTA_OPEN_GAMES``) are
+read by ``api.limits.from_env``, next to the limits they set.
+
 With ``REDIS_URL`` unset, the first process that connects starts the embedded server (see
 ``services.embedded``) and records its port in ``<var>/valkey.port``; other processes using the
 same data directory find it there and share it (a lock file serialises the check-or-start). The
