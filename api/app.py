@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from flask import Flask
 
-from api import problems
+from api import problems, security
 from api.context import Deps
 from api.routes import games, meta, players
 from api.sse import bp as events
+from services import config
 from services.commands import CommandService, service
 from services.players import Players
 from workers import enqueue
@@ -33,8 +34,10 @@ def create_app(
         commands = service()
         enqueue.install()  # every append enqueues the workers' projection (and AI moves)
     people = people or Players(commands.store.redis)
-    app.extensions["omerta"] = Deps(commands, people, stream_seconds)
+    secure = config.settings().secure_cookies
+    app.extensions["omerta"] = Deps(commands, people, stream_seconds, secure)
     problems.install(app)
+    security.install(app)
     for blueprint in (games.bp, players.bp, events, meta.bp):
         app.register_blueprint(blueprint)
     return app
