@@ -158,3 +158,16 @@ def test_the_start_page_asks_before_starting_anew(page: Page) -> None:
     page.reload()
     expect(page.locator("#hello-title")).to_have_text("Welcome, Eve")
     assert errors == []
+
+
+@pytest.mark.parametrize(
+    "path", ["/", "/new", "/games-open", "/your-turn", "/docs", "/rules/famiglia", "/rules/gangsta"]
+)
+def test_pages_break_no_rule_of_the_content_security_policy(page: Page, path: str) -> None:
+    errors = watch_errors(page)  # a CSP violation is a console error
+    sign_up(page, "Ada")
+    response = page.goto(path)
+    assert response is not None
+    assert "script-src 'self'" in response.headers["content-security-policy"]
+    page.wait_for_load_state("networkidle")
+    assert errors == []
