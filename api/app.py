@@ -12,10 +12,11 @@ import os
 
 from flask import Flask
 
-from api import limits, problems
+from api import limits, problems, security
 from api.context import Deps
 from api.routes import games, meta, players
 from api.sse import bp as events
+from services import config
 from services.commands import CommandService, service
 from services.players import Players
 from workers import enqueue
@@ -36,8 +37,10 @@ def create_app(
         commands = service()
         enqueue.install()  # every append enqueues the workers' projection (and AI moves)
     people = people or Players(commands.store.redis)
-    app.extensions["omerta"] = Deps(commands, people, stream_seconds)
+    secure = config.settings().secure_cookies
+    app.extensions["omerta"] = Deps(commands, people, stream_seconds, secure)
     problems.install(app)
+    security.install(app)
     for blueprint in (games.bp, players.bp, events, meta.bp):
         app.register_blueprint(blueprint)
     limits.install(app, commands.store.redis, rate_limits or limits.from_env(dict(os.environ)))

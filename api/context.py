@@ -17,6 +17,7 @@ class Deps:
     service: CommandService
     players: Players
     stream_seconds: float  # how long one server-sent-events response stays open
+    secure_cookies: bool  # behind HTTPS: cookies only over HTTPS
 
 
 def deps() -> Deps:

@@ -184,9 +184,12 @@ ROUTES: tuple[Route, ...] = (
         "Create a player; the answer holds its secret token (once)",
         (201, schemas.PlayerCreated),
         body=schemas.NewPlayer,
-        errors=(400, 429),
+        errors=(400, 409, 429),
         tag="players",
-        description="Also sets the token as an HttpOnly cookie for the web pages.",
+        description="Also sets the token as an HttpOnly cookie for the web pages. When the "
+        "request's cookie already names a player, the answer is 409 `player_exists` unless "
+        "the body says `\"replace\": true`: that player lived only in the cookie, and a "
+        "new one replaces it (the old one's seats are lost to this browser).",
     ),
     Route(
         "get",
@@ -279,7 +282,9 @@ def _operation(route: Route) -> dict[str, Any]:
     status, kind = route.ok
     content = {route.media: {"schema": _schema_of(kind)}} if kind else {route.media: {}}
     responses: dict[str, Any] = {str(status): {"description": "OK", "content": content}}
-    for code in sorted(set(route.errors) | {500}):
+    # Every write: 415 json_required, 403 cross_origin (api.security).
+    writes = {403, 415} if route.method in ("post", "put", "patch", "delete") else set()
+    for code in sorted(set(route.errors) | writes | {500}):
         responses[str(code)] = {"$ref": f"#/components/responses/Problem{code}"}
     op: dict[str, Any] = {
         "operationId": f"{route.method}_{route.path}".replace("/", "_")
@@ -333,7 +338,10 @@ def document() -> dict[str, Any]:
             "to get a token; send it as `Authorization: Bearer <token>`. Errors are RFC 9457 "
             "problem+json with a stable `code` and `params`, the values its `detail` names "
             "(`case` tells apart the messages of one code). `detail` is English, or Japanese "
-            "when the request sends `Accept-Language: ja`.",
+            "when the request sends `Accept-Language: ja`. Every POST takes a JSON body "
+            "(`Content-Type: application/json`, else 415 `json_required`); one sent without a "
+            "bearer token (the web pages' cookie) must come from this site's own pages "
+            "(`Sec-Fetch-Site` / `Origin`, else 403 `cross_origin`).",
         },
         "paths": paths,
         "components": {

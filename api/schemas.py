@@ -26,9 +26,11 @@ class _In(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class NewPlayer(_In):
-    """Create a player."""
+    """Create a player. When the request's cookie already names a player, ``replace`` must
+    be true to make a new one in its place (the old identity lived only in that cookie)."""
 
     name: Name
+    replace: bool = False
 
 
 class NewGame(_In):

@@ -6,6 +6,7 @@
 | ``OMERTA_VAR`` | data directory of the embedded server (AOF, log) | ``./var`` |
 | ``OMERTA_REDIS_PORT`` | fixed port of the embedded server | 0: a free port |
 | ``OMERTA_FSYNC`` | ``appendfsync`` of the embedded server | ``always`` (no move ever lost) |
+| ``OMERTA_SECURE_COOKIES`` | ``1``: cookies are ``Secure`` (the service is behind HTTPS) | ``0`` |
 
 The rate limits' variables (``OMERTA_RATE_LIMITS``, ``OMERTA_LIMIT_*``, ``OMERTA_OPEN_GAMES``) are
 read by ``api.limits.from_env``, next to the limits they set.
@@ -35,6 +36,7 @@ class Settings(msgspec.Struct, frozen=True):
     var: Path
     port: int
     fsync: str
+    secure_cookies: bool
 
 
 def settings(env: dict[str, str] | None = None) -> Settings:
@@ -44,6 +46,7 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         var=Path(env.get("OMERTA_VAR") or "var").resolve(),
         port=int(env.get("OMERTA_REDIS_PORT") or 0),
         fsync=env.get("OMERTA_FSYNC") or "always",
+        secure_cookies=(env.get("OMERTA_SECURE_COOKIES") or "0").lower() in ("1", "true", "yes"),
     )
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, request
 
 from api.context import COOKIE, caller, caller_or_none, deps
 from api.jsonio import body, reply
+from api.problems import ApiError
 from api.schemas import GameList, NewPlayer, PlayerCreated, PlayerOut
 from api.tables import entries
+from services.players import Unauthorized
 from services.readmodels import ReadModels
 
 bp = Blueprint("players", __name__)
@@ -17,13 +19,38 @@ TOKEN_COOKIE_AGE = 10 * 365 * 24 * 3600
 
 @bp.post("/players")
 def create() -> Response:
-    player, token = deps().players.create(body(NewPlayer).name)
+    new = body(NewPlayer)
+    d = deps()
+    if not new.replace and _cookie_player() is not None:
+        raise ApiError(
+            409,
+            "player_exists",
+            "this browser already has a player; send replace: true to start as a new one",
+        )
+    player, token = d.players.create(new.name)
     response = reply(PlayerCreated(player.id, player.name, token), 201)
     # For the web pages; SameSite keeps other sites' forms from sending it with a POST.
     response.set_cookie(
-        COOKIE, token, max_age=TOKEN_COOKIE_AGE, httponly=True, samesite="Strict", path="/"
+        COOKIE,
+        token,
+        max_age=TOKEN_COOKIE_AGE,
+        httponly=True,
+        samesite="Strict",
+        secure=d.secure_cookies,
+        path="/",
     )
     return response
+
+
+def _cookie_player() -> str | None:
+    """The id of the player the request's cookie names, if it names one."""
+    sent = request.cookies.get(COOKIE)
+    if not sent:
+        return None
+    try:
+        return deps().players.authenticate(sent).id
+    except Unauthorized:
+        return None
 
 
 @bp.get("/me")

@@ -154,5 +154,12 @@ def set_language(lang: str) -> Response:
         back = "/"
     response = redirect(back)
     if lang in i18n.LANGUAGES:  # anything else just goes back unchanged
-        response.set_cookie(i18n.COOKIE, lang, max_age=365 * 24 * 3600, samesite="Lax", path="/")
+        response.set_cookie(
+            i18n.COOKIE,
+            lang,
+            max_age=365 * 24 * 3600,
+            samesite="Lax",
+            secure=deps().secure_cookies,
+            path="/",
+        )
     return response

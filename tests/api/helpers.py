@@ -40,6 +40,8 @@ class Api:
         headers: dict[str, str] | None = None,
     ) -> TestResponse:
         sent = {**(who.auth if who else {}), **(headers or {})}
+        if data is not None and not any(k.lower() == "content-type" for k in sent):
+            sent["Content-Type"] = "application/json"  # raw bytes are a JSON API's body too
         response = self.client.open(path, method=method, json=json, data=data, headers=sent)
         response.get_data()  # read a stream to its end now
         self.seen.append((method, path, response))

@@ -77,6 +77,10 @@ def shown_version(page: Page) -> int:
     return int(page.evaluate("Number(document.body.dataset.version || 0)"))
 
 
+# Predicates of page.wait_for_function are functions ("() => ..."), never bare expressions:
+# Playwright evals those inside the page, which the Content-Security-Policy forbids.
+
+
 def wait_past(page: Page, version: int) -> None:
     """Until the page shows a version of the game newer than ``version`` (no reload involved:
     the page follows the game's events). A move that ends the game is confirmed when the page

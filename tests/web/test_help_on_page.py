@@ -66,7 +66,7 @@ def test_famiglia_says_why_actions_are_missing(new_context: Callable[..., Browse
         page.goto("/")
         page.locator("#name").fill("Xena")
         page.locator("#name-form button").click()
-        page.wait_for_function("document.getElementById('hello').hidden === false")
+        page.wait_for_function("() => document.getElementById('hello').hidden === false")
         game_id = my_first_famiglia_turn(page)
         page.goto(f"/play/{game_id}")
         expect(page.locator("#prompt .ask")).to_be_visible()

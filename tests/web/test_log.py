@@ -147,7 +147,7 @@ def game_page(new_context: Callable[..., BrowserContext]) -> Iterator[Callable[[
             "g => Omerta.api('POST', '/games', {game: g, seats: 2, ai: {1: 0}})", game
         )
         page.goto(f"/play/{made['game_id']}")
-        page.wait_for_function("document.body.dataset.version > 0")
+        page.wait_for_function("() => document.body.dataset.version > 0")
         return page
 
     yield open_game

@@ -37,7 +37,7 @@ def test_each_sees_the_others_move_live(new_context: Callable[..., BrowserContex
     expect(alice.locator("#seats")).to_contain_text("Bob")  # the seat taken shows up too
 
     for page in (alice, bob):
-        page.wait_for_function("document.body.dataset.version > 0")
+        page.wait_for_function("() => document.body.dataset.version > 0")
         mark(page)
     first, second = (alice, bob) if alice.locator("#prompt .ask").count() else (bob, alice)
     first_name, second_name = ("Alice", "Bob") if first is alice else ("Bob", "Alice")

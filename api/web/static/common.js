@@ -91,8 +91,9 @@ const Omerta = (() => {
     return mePromise;
   }
 
-  async function createPlayer(name) {
-    const made = await api("POST", "/players", { name });
+  // `replace`: the page has asked, and the person wants to leave this browser's player.
+  async function createPlayer(name, replace) {
+    const made = await api("POST", "/players", replace ? { name, replace: true } : { name });
     mePromise = Promise.resolve({ id: made.id, name: made.name });
     showMe();
     return made;

@@ -2,8 +2,9 @@
 "use strict";
 
 (() => {
-  const { t, createPlayer, showError } = Omerta;
+  const { t, createPlayer, showError, confirmMove } = Omerta;
 
+  let listed = false;
   async function show() {
     const player = await Omerta.me().catch(() => null);
     document.getElementById("who").hidden = !!player;
@@ -11,7 +12,10 @@
     if (player) {
       document.getElementById("hello-title").textContent = t("start.hello", { name: player.name });
       document.getElementById("me-name").textContent = player.name;
-      Lists.keepFresh(document.getElementById("my-games"), "mine");
+      const box = document.getElementById("my-games");
+      if (listed) Lists.fill(box, "mine"); // a new player in this browser: their games now
+      else Lists.keepFresh(box, "mine");
+      listed = true;
     } else {
       document.getElementById("name").focus();
     }
@@ -20,11 +24,23 @@
   document.getElementById("name-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     try {
-      await createPlayer(document.getElementById("name").value);
+      // This browser's player lives only in its cookie: replacing it loses its seats, so ask.
+      const existing = await Omerta.me().catch(() => null);
+      if (existing) {
+        const name = existing.name;
+        if (!(await confirmMove(t("start.replace_confirm", { name }), t("start.replace_yes", { name })))) return;
+      }
+      await createPlayer(document.getElementById("name").value, !!existing);
       await show();
     } catch (err) {
       showError(err);
     }
+  });
+
+  // Someone else at this browser: the name form, which asks before replacing the player.
+  document.getElementById("replace-show").addEventListener("click", () => {
+    document.getElementById("who").hidden = false;
+    document.getElementById("name").focus();
   });
 
   // An invite link pasted here: go to its join page (same site only).
