@@ -160,8 +160,11 @@ def test_a_command_id_reused_for_another_command_is_refused(svc: CommandService)
     seat, command = move(svc, game_id)
     svc.handle(game_id, seat, command, "id-1")
     other_seat, other = move(svc, game_id)
+    assert other != command
+    if other_seat != seat:  # ids are scoped by seat: the other seat's "id-1" is its own
+        assert not svc.handle(game_id, other_seat, other, "id-1").duplicate
     with pytest.raises(CommandIdReused) as caught:
-        svc.handle(game_id, other_seat, other, "id-1")
+        svc.handle(game_id, seat, other, "id-1")
     assert (caught.value.status, caught.value.code) == (409, "command_id_reused")
 
 
