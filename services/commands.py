@@ -341,6 +341,10 @@ class CommandService:
         """The events after version ``after`` as ``seat`` (None: a spectator) may see them:
         redacted by the rules while the game runs, everything (the seed too) once it is over.
 
+        A seat sees its own command ids only: another seat's command (a spectator: every
+        command) shows ``#<version>``, the version of its first event in the answer, so that the
+        events of one command still share an id and the commands stay told apart.
+
         While the game runs, an event the redaction changed also loses its chain hash (``hash``
         of that record and ``prev`` of the next are ``""``): the hash covers the hidden data,
         and hidden data with few possible values could be found by hashing each candidate."""
@@ -350,7 +354,7 @@ class CommandService:
                 f"seat {seat!r} is not a seat of this game (0 to {meta.seats - 1})",
                 params={"seat": str(seat), "last": meta.seats - 1},
             )
-        records = self.events(game_id, after)
+        records = _others_ids_hidden(self.events(game_id, after), seat)
         if game.result(state) is not None:
             return records
         shown = []
@@ -437,6 +441,23 @@ class CommandService:
                 hook(game_id, version, woke)
             except Exception:
                 log.exception("after_append hook %r failed for %s@%d", hook, game_id, version)
+
+
+def _others_ids_hidden(records: list[EventRecord], seat: int | None) -> list[EventRecord]:
+    """``records`` with every command id not ``seat``'s replaced (see ``history``). The chain
+    hashes stay: an id is the client's, not the game's, and scoped by seat it lets nobody take
+    another seat's; the pages' ids are random."""
+    shown = []
+    placeholder, before = "", None
+    for record in records:
+        if record.actor is None or record.actor == seat:
+            shown.append(record)
+            before = None
+            continue
+        if (record.actor, record.command_id) != before:  # a command's events are adjacent
+            placeholder, before = f"#{record.version}", (record.actor, record.command_id)
+        shown.append(msgspec.structs.replace(record, command_id=placeholder))
+    return shown
 
 
 def _is_int(value: object) -> bool:
