@@ -153,10 +153,12 @@ def test_a_player_taking_the_ai_seats_next_command_id_does_not_freeze_it(
     drain()  # the AI moves first if it starts
     svc = commands.service()
     game, state, version, _ = svc.load(game_id)
-    assert game.to_act(state) == {0}
-    command = next(c for c in game.legal(state, 0) if type(c).__name__ != "Pass")
-    ai_version = version + len(game.decide(state, 0, command))  # where the AI will move
-    svc.handle(game_id, 0, command, command_id=f"ai-{ai_version}-1", expected_version=version)
+    while game.to_act(state) == {0}:  # each of seat 0's moves takes the id the AI would use
+        command = next(c for c in game.legal(state, 0) if type(c).__name__ != "Pass")
+        ai_version = version + len(game.decide(state, 0, command))  # the AI may move there
+        svc.handle(game_id, 0, command, f"ai-{ai_version}-1", expected_version=version)
+        _, state, version, _ = svc.load(game_id)
+    assert game.to_act(state) == {1}
     drain()  # a real RQ worker: projection, then the AI's move with its retries
     records = svc.events(game_id, after=ai_version)
     assert records, svc.store.redis.get(rm.ai_error_key(game_id))
