@@ -64,8 +64,10 @@ IDEMPOTENCY = {
     "in": "header",
     "required": False,
     "schema": {"type": "string", "minLength": 1, "maxLength": schemas.MAX_IDEMPOTENCY_KEY},
-    "description": "the command's id: a retry with the same key appends nothing and answers "
-    "as the first try did (the server picks a random one when absent)",
+    "description": "the command's id, unique per seat of the game: a retry with the same key "
+    "appends nothing and answers as the first try did, the same key with another command is "
+    "refused (409 command_id_reused); another seat's keys are its own; keys starting with ai- "
+    "are the AI seats' (400 reserved_command_id); the server picks a random one when absent",
 }
 LAST_EVENT_ID = {
     "name": "Last-Event-ID",

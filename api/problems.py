@@ -67,6 +67,7 @@ API_CODES: dict[str, tuple[int, str]] = {
     "bad_options": (400, "an unknown rule option or a bad value"),
     "unknown_game_name": (400, "no game of that name is on offer"),
     "bad_command_id": (400, "an Idempotency-Key that is empty or longer than 128 characters"),
+    "reserved_command_id": (400, "an Idempotency-Key with the AI seats' prefix (ai-)"),
     "bad_name": (400, "a player name with control characters"),
     "bad_parameter": (400, "a query parameter or header has a bad value"),
     "missing_token": (401, "no player token was sent"),

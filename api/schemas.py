@@ -158,7 +158,9 @@ class Accepted(msgspec.Struct, frozen=True):
 
 
 class EventOut(msgspec.Struct, frozen=True):
-    """One event of the history, as the caller may see it (everything once the game is over)."""
+    """One event of the history, as the caller may see it (everything once the game is over).
+    ``command_id`` is the caller's own key for its own commands; another seat's command shows
+    ``#<version>`` (the version of its first event in the answer), ``""`` the game's creation."""
 
     version: int
     type: str

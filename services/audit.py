@@ -7,7 +7,9 @@
 * every event decodes (after upcasting) and the whole game replays through the rules' ``evolve``
   (which checks every revealed card against the decks derived from the seed);
 * the first event starts a game with the recorded number of seats;
-* every command id's record points at exactly the events carrying that id;
+* every command's idempotency record (the seat's own, or in a game stored before ids were
+  scoped by seat the game's unscoped one) points at exactly the events that seat appended with
+  that id, and every record has its events;
 * once the game is over: the revealed secret matches the commitment published at the start, and
   is the secret the game started with.
 """
@@ -43,7 +45,7 @@ def verify(
         return problems
     if not envelopes:
         return ["no events"]
-    problems += _commands(store, game_id, envelopes)
+    problems += _commands(store, game_id, meta.seats, envelopes)
     rules = games[meta.game]
     events, state, failure = _replay(rules, EventCodec(rules, upcasters), envelopes)
     if failure:
@@ -76,22 +78,33 @@ def _chain(store: EventStore, game_id: str) -> tuple[list[Envelope], list[str]]:
     return envelopes, []
 
 
-def _commands(store: EventStore, game_id: str, envelopes: list[Envelope]) -> list[str]:
+def _commands(store: EventStore, game_id: str, seats: int, envelopes: list[Envelope]) -> list[str]:
     problems = []
-    carried: dict[str, list[int]] = {}
+    carried: dict[tuple[int | None, str], list[int]] = {}
     for envelope in envelopes:
-        carried.setdefault(envelope.command_id, []).append(envelope.version)
-    records = store.command_records(game_id)
-    for command_id, versions in carried.items():
-        record = records.get(command_id)
+        carried.setdefault((envelope.actor, envelope.command_id), []).append(envelope.version)
+    records = store.command_records(game_id, seats)
+    used: set[tuple[int | None, str]] = set()
+    for (seat, command_id), versions in carried.items():
+        scope = seat if command_id in records.get(seat, {}) else None
+        record = records[scope].get(command_id)
         if record is None:
-            problems.append(f"events {versions} carry command id {command_id!r} with no record")
-        elif versions != list(range(record.first, record.last + 1)):
             problems.append(
-                f"command {command_id!r}: record says {record.first}..{record.last}, "
-                f"events carrying it are {versions}"
+                f"events {versions} carry seat {seat}'s command id {command_id!r} with no record"
             )
-    problems += [f"command {c!r} recorded but has no event" for c in records if c not in carried]
+            continue
+        used.add((scope, command_id))
+        if versions != list(range(record.first, record.last + 1)):
+            problems.append(
+                f"command {command_id!r} of seat {seat}: record says "
+                f"{record.first}..{record.last}, events carrying it are {versions}"
+            )
+    problems += [
+        f"command {command_id!r} recorded for seat {seat} but has no event"
+        for seat, scoped in records.items()
+        for command_id in scoped
+        if (seat, command_id) not in used
+    ]
     return problems
 
 

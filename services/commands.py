@@ -11,8 +11,13 @@ Module-level functions use one process-wide service on ``services.config.connect
 the stream is still at the version it decided on. When another command got in first it decides
 again on the new state, up to ``max_attempts`` times, then raises ``Conflict``; with
 ``expected_version`` given there is no retry: a stale version raises ``Conflict`` at once.
-The ``command_id`` (chosen by the client, unique per game) makes a retry safe: a command id
-already appended appends nothing and returns the first result (``duplicate=True``).
+The ``command_id`` (chosen by the client, unique per seat of a game) makes a retry safe: a
+command id the seat already appended appends nothing and returns the first result
+(``duplicate=True``); the same id with another command is refused (``command_id_reused``).
+Ids are scoped by seat (the store keeps one hash of records per seat, ``services.keys``), so one
+seat's ids never block another seat: nobody can take the id another seat (an AI seat) will use.
+AI seats' ids are ``ai_command_id(version, seat)``, under ``AI_COMMAND_PREFIX``, which the API
+refuses from clients.
 
 Every refusal is a ``services.errors.ServiceError`` (``code``, ``status``, ``message``) and
 changes nothing.
@@ -70,6 +75,13 @@ after_append: list[AfterAppend] = []
 
 CREATION_COMMAND_ID = ""
 MAX_COMMAND_ID = 128
+AI_COMMAND_PREFIX = "ai-"
+"""Command ids that start with this are the AI seats' (the API refuses them from clients)."""
+
+
+def ai_command_id(version: int, seat: int) -> str:
+    """The id of an AI seat's move at ``version``: copies of one AI job share it."""
+    return f"{AI_COMMAND_PREFIX}{version}-{seat}"
 
 
 class Loaded(NamedTuple):
@@ -225,7 +237,7 @@ class CommandService:
                 if accepted is not None:
                     return accepted
         for _attempt in range(self.max_attempts):
-            snap, record = self._refresh(game_id, command_id)
+            snap, record = self._refresh(game_id, (seat, command_id))
             if record is not None:
                 return self._duplicate(game_id, command_id, record, digest, snap.version)
             if expected_version is not None and snap.version != expected_version:
@@ -298,7 +310,7 @@ class CommandService:
     ) -> Accepted:
         if record.digest != digest:
             raise CommandIdReused(
-                f"command id {command_id!r} was already used for another command in this game",
+                f"command id {command_id!r} was already used for another command of this seat",
                 params={"command_id": command_id},
             )
         self.notify(game_id, now)
@@ -329,6 +341,10 @@ class CommandService:
         """The events after version ``after`` as ``seat`` (None: a spectator) may see them:
         redacted by the rules while the game runs, everything (the seed too) once it is over.
 
+        A seat sees its own command ids only: another seat's command (a spectator: every
+        command) shows ``#<version>``, the version of its first event in the answer, so that the
+        events of one command still share an id and the commands stay told apart.
+
         While the game runs, an event the redaction changed also loses its chain hash (``hash``
         of that record and ``prev`` of the next are ``""``): the hash covers the hidden data,
         and hidden data with few possible values could be found by hashing each candidate."""
@@ -338,7 +354,7 @@ class CommandService:
                 f"seat {seat!r} is not a seat of this game (0 to {meta.seats - 1})",
                 params={"seat": str(seat), "last": meta.seats - 1},
             )
-        records = self.events(game_id, after)
+        records = _others_ids_hidden(self.events(game_id, after), seat)
         if game.result(state) is not None:
             return records
         shown = []
@@ -379,17 +395,17 @@ class CommandService:
         return meta
 
     def _refresh(
-        self, game_id: str, command_id: str | None = None
+        self, game_id: str, command: tuple[int, str] | None = None
     ) -> tuple[_Snapshot, CommandRecord | None]:
         """The cached snapshot brought up to date with the stored events (and, when asked,
-        the command id's idempotency record, read in the same round trip)."""
+        the idempotency record of ``command``, (seat, command id), in the same round trip)."""
         snap = self._cache.get(game_id)
         if snap is None:
             snap = _Snapshot(self._meta(game_id), 0, None, GENESIS)
-        if command_id is None:
+        if command is None:
             entries, record = self.store.read(game_id, snap.version), None
         else:
-            entries, record = self.store.read_with_record(game_id, snap.version, command_id)
+            entries, record = self.store.read_with_record(game_id, snap.version, *command)
         if entries:
             snap = self._fold(game_id, snap, entries)
             self._cache.remember(game_id, snap)
@@ -425,6 +441,23 @@ class CommandService:
                 hook(game_id, version, woke)
             except Exception:
                 log.exception("after_append hook %r failed for %s@%d", hook, game_id, version)
+
+
+def _others_ids_hidden(records: list[EventRecord], seat: int | None) -> list[EventRecord]:
+    """``records`` with every command id not ``seat``'s replaced (see ``history``). The chain
+    hashes stay: an id is the client's, not the game's, and scoped by seat it lets nobody take
+    another seat's; the pages' ids are random."""
+    shown = []
+    placeholder, before = "", None
+    for record in records:
+        if record.actor is None or record.actor == seat:
+            shown.append(record)
+            before = None
+            continue
+        if (record.actor, record.command_id) != before:  # a command's events are adjacent
+            placeholder, before = f"#{record.version}", (record.actor, record.command_id)
+        shown.append(msgspec.structs.replace(record, command_id=placeholder))
+    return shown
 
 
 def _is_int(value: object) -> bool:

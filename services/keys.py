@@ -4,7 +4,12 @@ script may touch them together.
 
 ``game:{<id>}:events``    stream, one entry per event, entry id ``<version>-0``, never trimmed
 ``game:{<id>}:meta``      string, the MessagePack ``GameMeta`` record
-``game:{<id>}:commands``  hash, command id -> MessagePack ``CommandRecord`` (idempotency)
+``game:{<id>}:commands:<seat>``  hash, command id -> MessagePack ``CommandRecord``: the
+                          idempotency records of one seat's commands (ids are scoped by seat:
+                          one seat's id never blocks another's)
+``game:{<id>}:commands``  hash, the creation's record (id ``""``); in games stored before ids
+                          were scoped by seat also every command's record (still honoured: an
+                          id recorded there is used for every seat of that game)
 ``feed``                  stream, one entry ``{game, version}`` per append, in commit order
 ``changed``               set, games appended to since the read side last took them
 ``changed:wake``          string, set (with a short expiry) by the first append after the read
@@ -34,8 +39,11 @@ def meta_key(game_id: str) -> str:
     return f"game:{{{game_id}}}:meta"
 
 
-def commands_key(game_id: str) -> str:
-    return f"game:{{{game_id}}}:commands"
+def commands_key(game_id: str, seat: int | None = None) -> str:
+    """The idempotency records of ``seat``'s commands; with no seat, the unscoped hash (the
+    creation, and every command of a game stored before scoping)."""
+    base = f"game:{{{game_id}}}:commands"
+    return base if seat is None else f"{base}:{seat}"
 
 
 def feed_key(game_id: str) -> str:

@@ -29,9 +29,10 @@ GENESIS = bytes(32)
 class Envelope(msgspec.Struct, frozen=True, array_like=True):
     """One stored event. ``time`` is milliseconds since the Unix epoch on the appending
     process's clock; ``actor`` is the seat that sent the command (None: the game's creation);
-    ``command_id`` is the client's idempotency key (``""`` for the creation); ``schema`` is the
-    version of this event type's shape (see ``services.upcasting``); ``prev`` is the hash of
-    the previous entry (``GENESIS`` for version 1)."""
+    ``command_id`` is the client's idempotency key, unique per seat (``""`` for the
+    creation); ``schema`` is the version of this event type's shape (see
+    ``services.upcasting``); ``prev`` is the hash of the previous entry (``GENESIS`` for
+    version 1)."""
 
     game_id: str
     version: int

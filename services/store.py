@@ -2,7 +2,9 @@
 
 ``APPEND`` (below) is the only writer. In one atomic step it
 
-1. returns the stored record if this command id was already appended (idempotent retry),
+1. returns the stored record if this seat already appended this command id (idempotent retry;
+   ids are scoped by seat: each seat has its own hash of records, ``services.keys``), or if
+   the game's unscoped hash has it (games stored before scoping kept every seat's ids there),
 2. refuses unless the stream is exactly at the expected version (optimistic concurrency),
 3. on a creation, writes the game's metadata record,
 4. appends the events with entry ids ``<version>-0``, records the command id, adds one entry
@@ -38,7 +40,7 @@ from services.records import (
 )
 
 APPEND = """
-local done = redis.call('HGET', KEYS[2], ARGV[2])
+local done = redis.call('HGET', KEYS[2], ARGV[2]) or redis.call('HGET', KEYS[7], ARGV[2])
 if done then return {'duplicate', done} end
 local version = redis.call('XLEN', KEYS[1])
 if version ~= tonumber(ARGV[1]) then return {'conflict', version} end
@@ -141,11 +143,12 @@ class EventStore:
             status, value, *woken = self._append(
                 keys=[
                     keys.events_key(game_id),
-                    keys.commands_key(game_id),
+                    keys.commands_key(game_id, actor),
                     keys.feed_key(game_id),
                     keys.meta_key(game_id),
                     keys.CHANGED,
                     keys.CHANGED_WAKE,
+                    keys.commands_key(game_id),
                 ],
                 args=[
                     expected_version,
@@ -183,14 +186,17 @@ class EventStore:
         return entries_of(rows)
 
     def read_with_record(
-        self, game_id: str, after: int, command_id: str
+        self, game_id: str, after: int, seat: int, command_id: str
     ) -> tuple[list[Entry], CommandRecord | None]:
-        """``read`` and the command id's record, in one round trip."""
+        """``read`` and the record of ``seat``'s command id (as ``APPEND`` finds it: the
+        seat's own, else the unscoped one of a game stored before scoping), in one round trip."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.xrange(keys.events_key(game_id), f"{after + 1}-0", "+")
+        pipe.hget(keys.commands_key(game_id, seat), command_id)
         pipe.hget(keys.commands_key(game_id), command_id)
         with unavailable():
-            rows, record = pipe.execute()
+            rows, scoped, unscoped = pipe.execute()
+        record = scoped if scoped is not None else unscoped
         return entries_of(rows), decode_record(record) if record is not None else None
 
     def rows(self, game_id: str) -> list[tuple[bytes, dict[bytes, bytes]]]:
@@ -205,9 +211,19 @@ class EventStore:
     def version(self, game_id: str) -> int:
         return int(self.redis.xlen(keys.events_key(game_id)))
 
-    def command_records(self, game_id: str) -> dict[str, CommandRecord]:
-        rows: dict[bytes, bytes] = self.redis.hgetall(keys.commands_key(game_id))
-        return {k.decode(): decode_record(v) for k, v in rows.items()}
+    def command_records(
+        self, game_id: str, seats: int
+    ) -> dict[int | None, dict[str, CommandRecord]]:
+        """Every idempotency record of the game: seat (None: the unscoped hash) -> command id
+        -> record."""
+        pipe = self.redis.pipeline(transaction=False)
+        scopes: list[int | None] = [None, *range(seats)]
+        for seat in scopes:
+            pipe.hgetall(keys.commands_key(game_id, seat))
+        return {
+            seat: {k.decode(): decode_record(v) for k, v in rows.items()}
+            for seat, rows in zip(scopes, pipe.execute(), strict=True)
+        }
 
     def game_ids(self) -> Iterator[str]:
         """Every game in the store (by its metadata record), in no particular order. (On a

@@ -15,8 +15,9 @@ seat's view and legal commands only (``domain.bots.choose`` never sees the state
 it through the command service with ``expected_version=version``:
 
 * a game that has moved on makes the move stale: it is dropped quietly;
-* the command id is ``ai-<version>-<seat>``, so copies of one job (a retry racing the original)
-  submit the command once;
+* the command id is ``ai-<version>-<seat>`` (``services.commands.ai_command_id``), so copies of
+  one job (a retry racing the original) submit the command once; ids are scoped by seat and
+  clients may not send that prefix, so no player can take it first;
 * a failure (a bot error, the store down) is recorded in the game's ``ai:{<id>}:error`` (shown
   with its read model) and re-raised, so RQ retries it (``AI_RETRY``) and finally keeps it in
   its failed registry; a later success clears it;
@@ -42,7 +43,7 @@ from rq import Retry
 from domain import bots
 from services import keys
 from services import readmodels as rm
-from services.commands import service
+from services.commands import ai_command_id, service
 from services.errors import Conflict, Unavailable
 from services.store import now_ms, unavailable
 from workers import enqueue, runtime
@@ -161,7 +162,11 @@ def _move(game_id: str, version: int) -> str:
             seed=f"{game_id}:{version}:{seat}".encode(),
         )
         accepted = svc.handle(
-            game_id, seat, command, command_id=f"ai-{version}-{seat}", expected_version=version
+            game_id,
+            seat,
+            command,
+            command_id=ai_command_id(version, seat),
+            expected_version=version,
         )
     except Conflict:
         return "stale"

@@ -166,8 +166,9 @@ class Projector:
             if envelope.version != version:
                 raise RuntimeError(f"{envelope.game_id}: stored version {envelope.version}")
             state = game.evolve(state, codec.decode(envelope))
-            last_of_command = i + 1 == len(entries) or (
-                entries[i + 1].envelope.command_id != envelope.command_id
+            following = entries[i + 1].envelope if i + 1 < len(entries) else None
+            last_of_command = following is None or (  # ids are unique per seat, not per game
+                (following.actor, following.command_id) != (envelope.actor, envelope.command_id)
             )
             if last_of_command:  # a command's events are appended together: judge after them
                 owing = game.to_act(state)

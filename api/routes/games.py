@@ -34,7 +34,7 @@ from api.schemas import (
 from api.tables import seat_list
 from domain import GAMES
 from domain.core import Game, RuleViolation, replay
-from services.commands import CommandService
+from services.commands import AI_COMMAND_PREFIX, CommandService
 from services.errors import BadRequest
 
 bp = Blueprint("games", __name__)
@@ -193,6 +193,7 @@ def command(game_id: str) -> Response:
             seat=str(sent.seat),  # as sent: any size of number
             yours=seat,
         )
+    refuse_reserved(request.headers.get(COMMAND_ID_HEADER, ""))
     command_id = request.headers.get(COMMAND_ID_HEADER) or secrets.token_urlsafe(16)
     try:
         accepted = svc.handle(game_id, seat, sent.command, command_id, sent.expected_version)
@@ -212,6 +213,18 @@ def command(game_id: str) -> Response:
         legal=_moves(game, state, seat) if known else None,
     )
     return reply(out)
+
+
+def refuse_reserved(command_id: str) -> None:
+    """The AI seats' ids are theirs alone (ids are scoped by seat already: this keeps a player's
+    own ids and the AI's apart in every history and log)."""
+    if command_id.startswith(AI_COMMAND_PREFIX):
+        raise ApiError(
+            400,
+            "reserved_command_id",
+            f"an Idempotency-Key may not start with {AI_COMMAND_PREFIX!r}: those are the AI's",
+            prefix=AI_COMMAND_PREFIX,
+        )
 
 
 def records(svc: CommandService, game_id: str, seat: int | None, after: int) -> list[EventOut]:

@@ -106,13 +106,18 @@ def test_command_records_must_match_the_events(
     svc: CommandService, fake_redis: fakeredis.FakeRedis
 ) -> None:
     game_id = finished(svc, "famiglia", 2)
-    fake_redis.hdel(keys.commands_key(game_id), "c0")
-    fake_redis.hset(
-        keys.commands_key(game_id), "ghost", fake_redis.hget(keys.commands_key(game_id), "c1")
-    )
+    seat_of = {r.command_id: r.actor for r in svc.events(game_id)}
+    fake_redis.hdel(keys.commands_key(game_id, seat_of["c0"]), "c0")
+    c1 = keys.commands_key(game_id, seat_of["c1"])
+    fake_redis.hset(c1, "ghost", fake_redis.hget(c1, "c1"))
+    other_seat = keys.commands_key(game_id, 1 - seat_of["c1"])
+    fake_redis.hset(other_seat, "c1", fake_redis.hget(c1, "c1"))  # c1 is not that seat's
     problems = audit.verify(svc.store, game_id)
-    assert any("carry command id 'c0' with no record" in p for p in problems)
+    assert any(
+        f"carry seat {seat_of['c0']}'s command id 'c0' with no record" in p for p in problems
+    )
     assert any("'ghost'" in p for p in problems)
+    assert f"command 'c1' recorded for seat {1 - seat_of['c1']} but has no event" in problems
 
 
 def test_missing_or_truncated_streams_are_reported(

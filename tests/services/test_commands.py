@@ -160,8 +160,11 @@ def test_a_command_id_reused_for_another_command_is_refused(svc: CommandService)
     seat, command = move(svc, game_id)
     svc.handle(game_id, seat, command, "id-1")
     other_seat, other = move(svc, game_id)
+    assert other != command
+    if other_seat != seat:  # ids are scoped by seat: the other seat's "id-1" is its own
+        assert not svc.handle(game_id, other_seat, other, "id-1").duplicate
     with pytest.raises(CommandIdReused) as caught:
-        svc.handle(game_id, other_seat, other, "id-1")
+        svc.handle(game_id, seat, other, "id-1")
     assert (caught.value.status, caught.value.code) == (409, "command_id_reused")
 
 
@@ -358,16 +361,25 @@ def test_history_hides_the_secret_until_the_game_is_over(
         svc.history(game_id, seats)
     play_out(svc, game_id, rng, prefix="end-")
     records = svc.history(game_id, 0)
-    assert records == svc.events(game_id)
+    stored = svc.events(game_id)
+    assert [msgspec.structs.replace(r, command_id="") for r in records] == [
+        msgspec.structs.replace(r, command_id="") for r in stored
+    ]
+    for shown, kept in zip(records, stored, strict=True):  # the seat's own ids only
+        mine = kept.actor in (0, None)
+        assert shown.command_id == kept.command_id if mine else shown.command_id.startswith("#")
     assert records[0].event.secret.seed == seed and records[-1].type == "game_ended"
 
 
 def test_history_after_a_version(svc: CommandService) -> None:
     game_id = svc.create_game("gangsta", 2, {})
     version = svc.load(game_id).version
-    svc.handle(game_id, *move(svc, game_id), "c1")
-    newer = svc.history(game_id, 0, after=version)
+    seat, command = move(svc, game_id)
+    svc.handle(game_id, seat, command, "c1")
+    newer = svc.history(game_id, seat, after=version)
     assert newer and all(r.version > version and r.command_id == "c1" for r in newer)
+    other = svc.history(game_id, 1 - seat, after=version)  # not the other seat's to see
+    assert [r.command_id for r in other] == [f"#{version + 1}"] * len(newer)
 
 
 def test_unknown_games_are_404(svc: CommandService) -> None:

@@ -20,10 +20,11 @@ import redis
 from services import audit, keys
 from services.commands import CommandService
 from services.embedded import EmbeddedServer
-from services.errors import Unavailable
+from services.errors import CommandIdReused, Unavailable
 from services.store import EventStore
 from tests.services import racer
 from tests.services.helpers import pick_move, play_out, tamper
+from workers.projection import Projector
 
 pytestmark = pytest.mark.server
 
@@ -259,3 +260,71 @@ def test_without_redis_url_an_embedded_server_is_started_shared_and_stopped(
         game_id,
     )
     assert later.communicate(timeout=30)[0].strip() == "gangsta"
+
+
+def test_command_ids_are_scoped_by_seat_on_the_real_server(
+    real_redis: redis.Redis, redis_url: str
+) -> None:
+    """The append script's idempotency records: one seat's id never blocks another seat, a
+    seat's retry is still a duplicate, a seat's id reused for another command is refused."""
+    svc = CommandService(EventStore(real_redis))
+    game_id = svc.create_game("famiglia", 2)
+    rng = random.Random(3)
+    used: dict[int, tuple[Any, int]] = {}
+    while len(used) < 2:
+        found = pick_move(svc, game_id, rng)
+        assert found is not None
+        seat, command = found
+        if seat in used:
+            svc.handle(game_id, seat, command, f"other-{svc.load(game_id).version}")
+            continue
+        accepted = svc.handle(game_id, seat, command, "same-key")
+        assert not accepted.duplicate
+        used[seat] = (command, accepted.version)
+    for seat, (command, version) in used.items():
+        again = CommandService(EventStore(real_redis)).handle(game_id, seat, command, "same-key")
+        assert again.duplicate and again.version == version
+        assert type(command).__struct_config__.tag != "pass"
+        with pytest.raises(CommandIdReused):
+            svc.handle(game_id, seat, {"type": "pass"}, "same-key")
+    for seat in used:
+        assert real_redis.hexists(keys.commands_key(game_id, seat), "same-key")
+    assert not real_redis.hexists(keys.commands_key(game_id), "same-key")
+    assert audit.verify(svc.store, game_id) == []
+    ok = omerta(redis_url, "verify", game_id)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+
+
+def test_a_game_stored_before_scoping_still_verifies_retries_and_rebuilds(
+    real_redis: redis.Redis, redis_url: str
+) -> None:
+    """Games stored with every command's record in the one unscoped hash (the layout before
+    command ids were scoped by seat) verify, replay, and keep refusing their old ids."""
+    store = EventStore(real_redis)
+    projector = Projector(store)  # read models as the workers keep them, for the rebuild
+    svc = CommandService(store, hooks=[lambda game_id, *_: projector.project(game_id)])
+    game_id = svc.create_game("famiglia", 2)
+    rng = random.Random(4)
+    sent = []
+    for n in range(6):
+        found = pick_move(svc, game_id, rng)
+        assert found is not None
+        svc.handle(game_id, *found, f"old-{n}")
+        sent.append(found)
+    for seat in range(2):  # back to the old layout: one hash for the whole game
+        scoped = keys.commands_key(game_id, seat)
+        for command_id, record in real_redis.hgetall(scoped).items():
+            real_redis.hset(keys.commands_key(game_id), command_id, record)
+        real_redis.delete(scoped)
+    fresh = CommandService(store, hooks=svc.hooks)
+    assert audit.verify(fresh.store, game_id) == []
+    seat, command = sent[-1]
+    again = fresh.handle(game_id, seat, command, "old-5")
+    assert again.duplicate and again.version == fresh.load(game_id).version
+    for seat in range(2):  # an id used before scoping stays used, for every seat
+        with pytest.raises(CommandIdReused):
+            fresh.handle(game_id, seat, {"type": "pass"}, "old-0")
+    assert audit.verify(fresh.store, game_id) == []
+    for args in (("verify", game_id), ("rebuild",)):
+        done = omerta(redis_url, *args)
+        assert done.returncode == 0, done.stdout + done.stderr

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from unittest.mock import ANY
+
 import fakeredis
 import msgspec
 import pytest
@@ -50,11 +52,16 @@ def test_creation_writes_events_meta_record_and_feed(store: EventStore, created:
     assert msgspec.msgpack.decode(first.data) == {"type": "game_started"}
     feed = store.redis.xrange(keys.FEED)
     assert [fields for _, fields in feed] == [{b"game": b"g1", b"version": b"2"}]
-    assert set(store.command_records(created)) == {""}
+    assert store.command_records(created, 2) == {None: {"": ANY}, 0: {}, 1: {}}
 
 
 def test_keys_share_the_game_hash_tag() -> None:
-    for key in (keys.events_key("abc"), keys.meta_key("abc"), keys.commands_key("abc")):
+    for key in (
+        keys.events_key("abc"),
+        keys.meta_key("abc"),
+        keys.commands_key("abc"),
+        keys.commands_key("abc", 3),
+    ):
         assert key.startswith("game:{abc}:")
 
 
@@ -76,7 +83,7 @@ def test_append_at_a_stale_version_is_a_conflict_and_writes_nothing(
     appended = store.append(created, 1, GENESIS, "c1", 0, events("a"))
     assert (appended.status, appended.version) == ("conflict", 2)
     assert (store.redis.dump(keys.events_key(created)), store.redis.xlen(keys.FEED)) == before
-    assert "c1" not in store.command_records(created)
+    assert all("c1" not in scoped for scoped in store.command_records(created, 2).values())
 
 
 def test_a_retried_command_id_appends_nothing_and_returns_the_first_result(
@@ -102,10 +109,33 @@ def test_read_after_a_version_and_with_the_command_record(store: EventStore, cre
     store.append(created, 2, head(store, created), "c1", 1, events("a"), b"d")
     assert [e.envelope.type for e in store.read(created, after=2)] == ["a"]
     assert store.read(created, after=3) == []
-    entries, record = store.read_with_record(created, 1, "c1")
+    entries, record = store.read_with_record(created, 1, 1, "c1")
     assert [e.envelope.version for e in entries] == [2, 3]
     assert record is not None and (record.first, record.last) == (3, 3)
-    assert store.read_with_record(created, 3, "c2") == ([], None)
+    assert store.read_with_record(created, 3, 1, "c2") == ([], None)
+    assert store.read_with_record(created, 3, 0, "c1") == ([], None)  # seat 1's id, not 0's
+
+
+def test_a_command_id_of_one_seat_is_free_for_another(store: EventStore, created: str) -> None:
+    first = store.append(created, 2, head(store, created), "c1", 0, events("a"), b"d")
+    other = store.append(created, 3, head(store, created), "c1", 1, events("b"), b"e")
+    assert (first.status, other.status) == ("ok", "ok")
+    again = store.append(created, 4, head(store, created), "c1", 1, events("b"), b"e")
+    assert again.status == "duplicate" and again.record is not None and again.record.first == 4
+
+
+def test_an_unscoped_record_of_a_game_stored_before_scoping_holds_for_every_seat(
+    store: EventStore, created: str
+) -> None:
+    store.append(created, 2, head(store, created), "c1", 0, events("a"), b"d")
+    old = keys.commands_key(created)
+    store.redis.hset(old, "c1", store.redis.hget(keys.commands_key(created, 0), "c1"))
+    store.redis.delete(keys.commands_key(created, 0))
+    for seat in (0, 1):
+        again = store.append(created, 3, head(store, created), "c1", seat, events("x"), b"x")
+        assert again.status == "duplicate" and again.record is not None
+        assert again.record.digest == b"d"
+    assert store.version(created) == 3
 
 
 def test_game_ids_lists_every_game(store: EventStore, created: str) -> None:

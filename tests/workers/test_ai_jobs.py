@@ -13,6 +13,7 @@ from rq.registry import FailedJobRegistry
 
 from domain import bots
 from services import commands
+from services import readmodels as rm
 from services.readmodels import ReadModels
 from workers import catchup, jobs, runtime
 
@@ -141,3 +142,27 @@ def test_a_failing_ai_is_retried_then_failed_and_shown(
     model = read_models.game(game_id)
     assert model is not None and model.ai_error is None
     assert model.summary.status == "finished"
+
+
+def test_a_player_taking_the_ai_seats_next_command_id_does_not_freeze_it(
+    workers_redis: redis.Redis, drain: Callable[[], None]
+) -> None:
+    """The attack of issue 12: seat 0 sends its own move with the command id the AI seat will
+    use next. Command ids are scoped by seat, so the AI still moves and the game goes on."""
+    game_id = commands.create_game("famiglia", 2, ai={1: "greedy"})
+    drain()  # the AI moves first if it starts
+    svc = commands.service()
+    game, state, version, _ = svc.load(game_id)
+    while game.to_act(state) == {0}:  # each of seat 0's moves takes the id the AI would use
+        command = next(c for c in game.legal(state, 0) if type(c).__name__ != "Pass")
+        ai_version = version + len(game.decide(state, 0, command))  # the AI may move there
+        svc.handle(game_id, 0, command, f"ai-{ai_version}-1", expected_version=version)
+        _, state, version, _ = svc.load(game_id)
+    assert game.to_act(state) == {1}
+    drain()  # a real RQ worker: projection, then the AI's move with its retries
+    records = svc.events(game_id, after=ai_version)
+    assert records, svc.store.redis.get(rm.ai_error_key(game_id))
+    assert records[0].actor == 1 and records[0].command_id == f"ai-{ai_version}-1"
+    assert svc.store.redis.get(rm.ai_error_key(game_id)) is None
+    assert len(FailedJobRegistry(queue=runtime.queue(runtime.AI))) == 0
+    assert 0 in game.to_act(svc.load(game_id).state)  # the game goes on: seat 0 to act again
