@@ -59,7 +59,7 @@ def preset_options(
     Raises RuleViolation("bad_options") for an unknown preset or an invalid option."""
     raw = dict(raw or {})
     preset = raw.pop("preset", next(iter(presets)))
-    if preset not in presets:
+    if not isinstance(preset, str) or preset not in presets:
         presets_named = sorted(presets)
         raise RuleViolation(
             "bad_options",

@@ -193,8 +193,12 @@ def command(game_id: str) -> Response:
             seat=str(sent.seat),  # as sent: any size of number
             yours=seat,
         )
+    if not isinstance(sent.command, dict):  # the service would read a string as JSON
+        raise commands.refusal(svc.rules(game_id), sent.command, "a command is a JSON object")
     refuse_reserved(request.headers.get(COMMAND_ID_HEADER, ""))
-    command_id = request.headers.get(COMMAND_ID_HEADER) or secrets.token_urlsafe(16)
+    command_id = request.headers.get(COMMAND_ID_HEADER)
+    if command_id is None:
+        command_id = secrets.token_urlsafe(16)
     try:
         accepted = svc.handle(game_id, seat, sent.command, command_id, sent.expected_version)
     except BadRequest as exc:

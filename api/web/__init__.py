@@ -12,6 +12,7 @@ import json
 from functools import cache
 from importlib.resources import files
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, Response, redirect, render_template, request, url_for
 
@@ -147,12 +148,21 @@ def rules(game: str) -> tuple[str, int] | str:
     )
 
 
+def _own_page(target: str) -> str:
+    """``target`` if it is a path on this site, else "/". Browsers drop tabs and newlines and
+    read a backslash as a slash, so any of those (or a space or other control character) makes
+    it not ours, as does anything with a scheme or a host."""
+    if any(c.isspace() or ord(c) < 32 or c in "\\\x7f" for c in target):
+        return "/"
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
+        return "/"
+    return target
+
+
 @bp.get("/language/<lang>")
 def set_language(lang: str) -> Response:
-    back = request.args.get("next", "/")
-    if not back.startswith("/") or back.startswith("//"):  # only back to our own pages
-        back = "/"
-    response = redirect(back)
+    response = redirect(_own_page(request.args.get("next", "/")))
     if lang in i18n.LANGUAGES:  # anything else just goes back unchanged
         response.set_cookie(
             i18n.COOKIE,
