@@ -73,6 +73,12 @@ def play_turn(page: Page, done: list[str]) -> str:
     if page.locator("[data-action=recruit]").count():
         recruit(page)
         return "recruit"
+    # No rank-0 card on the Street and none recruitable: refresh it, as a person would (a game
+    # whose Street stayed that way for every turn of this player used to pass to the end).
+    if page.locator("[data-action=refresh]").count():
+        page.locator("[data-action=refresh]").click()
+        page.locator(".zone-street button.pickable").first.click()
+        return "refresh"
     page.locator("[data-action=pass]").click()
     return "pass"
 
@@ -147,6 +153,11 @@ def test_a_refused_move_shows_the_rules_message(page: Page) -> None:
 
     page.route("**/commands", tamper)
     page.locator("[data-action=pass]").click()
+    page.wait_for_function(
+        "() => document.querySelector('dialog.confirm[open], #prompt .refusal') !== null"
+    )
+    if page.locator("dialog.confirm[open]").count():  # the AI passed: this pass would end it
+        page.locator("dialog.confirm [data-answer=yes]").click()
     # In the page's words: the card named as on the board.
     expect(page.locator("#prompt .refusal")).to_have_text("Brute 0 has rank 0: it has no power.")
     assert page.request.get(f"/games/{game_id}").json()["version"] == version
