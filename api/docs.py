@@ -72,6 +72,7 @@ def render(document: dict[str, Any]) -> str:
     return (
         "<!doctype html><html lang=en><meta charset=utf-8>"
         f"<title>{escape(info['title'])} API</title><style>{STYLE}</style>"
+        '<link rel="icon" href="/web/static/icon.svg" type="image/svg+xml">'
         f"<h1>{escape(info['title'])} API</h1><p>{escape(info['description'])}</p>"
         '<p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>'
         f"<h2>Operations</h2>{''.join(ops)}"

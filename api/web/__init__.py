@@ -72,6 +72,12 @@ def start() -> str:
     return _page("start.html", "page.start")
 
 
+@bp.get("/favicon.ico")
+def favicon() -> Response:
+    # Browsers ask for it on pages that name no icon (a JSON answer).
+    return redirect(url_for("web.static", filename="icon.svg"), 308)
+
+
 @bp.get("/new")
 def new_game() -> str:
     return _page("new.html", "page.new")

@@ -93,3 +93,11 @@ def test_game_pages_carry_their_card_data(app: Flask, client: FlaskClient, kind:
         else:
             assert cards["points"]["red"] == [1, 3, 6, 10, 15]
         assert f"/web/static/{kind}.js" in html
+
+
+def test_the_browsers_favicon_request_finds_the_icon(client: FlaskClient) -> None:
+    # Browsers ask for /favicon.ico on a page that names no icon (a JSON answer): a 404 there is
+    # a console error on every such page.
+    found = client.get("/favicon.ico")
+    assert found.status_code == 308
+    assert found.headers["Location"].endswith("/web/static/icon.svg")

@@ -22,6 +22,8 @@
   let loading = null;
   let again = false;
   let forced = false;
+  let following = false; // the live events are followed: they bring each new version
+  let behindSince = null; // when a newer version was first seen before its events
 
   // Fetch the game, the view and (for a seated player) the legal moves at one version. While
   // an AI plays several commands in a row the versions may keep differing: then show the view
@@ -52,12 +54,17 @@
           again = false;
           const { game, view, legal } = await fetchAll();
           if (view.version < ctx.version) continue; // never back to an older version
-          // While others' moves are being shown, moves not delivered yet are not skipped over:
-          // their events are on the way (and if they never come, look again later).
-          if (!forced && steps.busy() && view.version > logVersion) {
-            setTimeout(() => { if (!steps.busy()) reload(); }, CATCH_UP_MS);
-            continue;
+          // Moves not delivered yet are not skipped over: their events are on the way (a busy
+          // store delays them), and are drawn step by step. If they never come, the view
+          // jumps ahead after a while.
+          if (!forced && following && view.version > Math.max(logVersion, ctx.version)) {
+            behindSince = behindSince ?? performance.now();
+            if (steps.busy() || performance.now() - behindSince < CATCH_UP_MS) {
+              setTimeout(() => { if (!steps.busy()) reload(); }, CATCH_UP_MS);
+              continue;
+            }
           }
+          behindSince = null;
           forced = false;
           const moved = view.version !== ctx.version;
           const names = seatNames(game.seats);
@@ -243,6 +250,7 @@
       const history = await api("GET", `/games/${gameId}/history`);
       for (const record of history.events) addLog(record);
       follow();
+      following = true;
       // Taking a seat is no game event: while a seat is open, look for newcomers now and then.
       setInterval(() => {
         if (ctx.game && ctx.game.seats.some((s) => s.kind === "open")) reload();
