@@ -8,7 +8,9 @@ pass their own. ``omerta serve`` runs it under gunicorn (``deploy/``).
 
 from __future__ import annotations
 
+import io
 import os
+from typing import Any
 
 from flask import Flask
 
@@ -44,4 +46,22 @@ def create_app(
     for blueprint in (games.bp, players.bp, events, meta.bp):
         app.register_blueprint(blueprint)
     limits.install(app, commands.store.redis, rate_limits or limits.from_env(dict(os.environ)))
+    app.wsgi_app = _BodyLimit(app.wsgi_app)  # type: ignore[method-assign]
     return app
+
+
+class _BodyLimit:
+    """A body without Content-Length (chunked) is read here, at most one byte past the limit,
+    and handed on with the length it has: werkzeug checks the limit only against a declared
+    length, and would otherwise cut a longer stream at the limit and let it be parsed."""
+
+    def __init__(self, wsgi_app: Any) -> None:
+        self.wsgi_app = wsgi_app
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        if not environ.get("CONTENT_LENGTH") and environ.get("wsgi.input_terminated"):
+            data = environ["wsgi.input"].read(MAX_BODY + 1)
+            environ["wsgi.input"] = io.BytesIO(data)  # over the limit: werkzeug refuses it
+            environ["CONTENT_LENGTH"] = str(len(data))
+            environ.pop("HTTP_TRANSFER_ENCODING", None)  # de-chunked: the length is the truth
+        return self.wsgi_app(environ, start_response)
