@@ -22,8 +22,9 @@ from gunicorn.app.base import BaseApplication
 
 from api import web
 from api.app import create_app
+from services import config
 
-DEFAULT_BIND = "127.0.0.1:8000"
+DEFAULT_BIND = config.DEFAULT_BIND
 
 
 def settings(

@@ -7,6 +7,11 @@
 | ``OMERTA_REDIS_PORT`` | fixed port of the embedded server | 0: a free port |
 | ``OMERTA_FSYNC`` | ``appendfsync`` of the embedded server | ``always`` (no move ever lost) |
 | ``OMERTA_SECURE_COOKIES`` | ``1``: cookies are ``Secure`` (the service is behind HTTPS) | ``0`` |
+| ``OMERTA_PUBLIC_URL`` | where players reach the service (invite links): ``http(s)://host`` | (a) |
+| | with an optional ``:port`` and path prefix | |
+| ``OMERTA_BIND`` | the web server's ``address:port`` (set by ``omerta serve --bind``) | (b) |
+
+(a) ``http://`` and the bind address.  (b) ``127.0.0.1:8000``.
 
 The rate limits' variables (``OMERTA_RATE_LIMITS``, ``OMERTA_LIMIT_*``, ``OMERTA_OPEN_GAMES``) are
 read by ``api.limits.from_env``, next to the limits they set.
@@ -22,13 +27,21 @@ from __future__ import annotations
 import atexit
 import fcntl
 import os
+import re
 import threading
 from pathlib import Path
+from urllib.parse import SplitResult, urlsplit
 
 import msgspec
 import redis
 
 from services.embedded import HOST, EmbeddedServer
+
+DEFAULT_BIND = "127.0.0.1:8000"
+
+
+class ConfigError(ValueError):
+    """A setting the service cannot run with; the message names the variable."""
 
 
 class Settings(msgspec.Struct, frozen=True):
@@ -37,6 +50,7 @@ class Settings(msgspec.Struct, frozen=True):
     port: int
     fsync: str
     secure_cookies: bool
+    public_url: str  # no trailing slash: links are this plus an absolute path
 
 
 def settings(env: dict[str, str] | None = None) -> Settings:
@@ -47,7 +61,48 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         port=int(env.get("OMERTA_REDIS_PORT") or 0),
         fsync=env.get("OMERTA_FSYNC") or "always",
         secure_cookies=(env.get("OMERTA_SECURE_COOKIES") or "0").lower() in ("1", "true", "yes"),
+        public_url=_public_url(env),
     )
+
+
+_PREFIX = re.compile(r"(/[A-Za-z0-9._~!$&'()*+,;=:@%-]*)*")
+
+
+def _public_url(env: dict[str, str]) -> str:
+    """``OMERTA_PUBLIC_URL`` checked (links built on it go to players: nothing but a scheme, a
+    host, a port and a path prefix), else the bind address over plain HTTP."""
+    url = env.get("OMERTA_PUBLIC_URL")
+    if not url:
+        bind = env.get("OMERTA_BIND") or DEFAULT_BIND
+        if bind.startswith(("unix:", "fd://")):
+            raise ConfigError(
+                f"OMERTA_PUBLIC_URL must be set when the web server binds {bind!r}: "
+                "invite links need the address players reach the service at"
+            )
+        url = f"http://{bind}"
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 (a bad port raises here)
+    except ValueError as exc:
+        raise ConfigError(f"OMERTA_PUBLIC_URL {url!r} is not a URL: {exc}") from None
+    problem = _url_problem(url.strip(), parts)
+    if problem:
+        raise ConfigError(f"OMERTA_PUBLIC_URL {url!r} is not usable: {problem}")
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{parts.path.rstrip('/')}"
+
+
+def _url_problem(url: str, parts: SplitResult) -> str | None:
+    if parts.scheme.lower() not in ("http", "https"):
+        return "its scheme must be http or https"
+    if not parts.hostname:
+        return "it needs a host"
+    if "@" in parts.netloc:
+        return "it may not carry a user or password"
+    if parts.query or parts.fragment or url.endswith(("?", "#")):
+        return "it may not carry a query or fragment"
+    if not _PREFIX.fullmatch(parts.path):
+        return "its path may only be a prefix such as /omerta"
+    return None
 
 
 _started: EmbeddedServer | None = None

@@ -8,7 +8,7 @@ import secrets
 from typing import Any
 
 import msgspec
-from flask import Blueprint, Response, request, url_for
+from flask import Blueprint, Response, current_app, request, url_for
 
 from api import commands
 from api.context import caller, caller_or_none, deps, seat_in
@@ -107,11 +107,17 @@ def create() -> Response:
     loaded = d.service.load(game_id)
     codes = d.players.open_table(game_id, loaded.meta.created, humans, player.id, seat, new.public)
     d.service.notify(game_id, loaded.version)  # read models show the seats
-    url = url_for("games.join", game_id=game_id, _external=True)
+    url = public_url(url_for("games.join", game_id=game_id))
     invites = [Invite(s, code, url) for s, code in sorted(codes.items())]
     created = GameCreated(game_id, seat, loaded.version, invites)
     location = url_for("games.show", game_id=game_id)
     return reply(created, 201, headers={"Location": location})
+
+
+def public_url(path: str) -> str:
+    """An absolute link on the configured public address (``OMERTA_PUBLIC_URL``): never on the
+    request's Host header, which a client chooses."""
+    return current_app.config["OMERTA_PUBLIC_URL"] + path
 
 
 @bp.post("/games/<game_id>/join")

@@ -8,6 +8,7 @@ import os
 import sys
 
 from api import server
+from services import config
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -21,6 +22,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    """Becomes ``api.serving`` (same process id): a fresh interpreter gevent patches first."""
-    options = json.dumps(server.settings(args.bind, args.workers, args.connections))
-    os.execv(sys.executable, [sys.executable, "-m", "api.serving", options])
+    """Becomes ``api.serving`` (same process id): a fresh interpreter gevent patches first.
+    The bind address goes on in ``OMERTA_BIND``, which the default public URL is built on."""
+    options = server.settings(args.bind, args.workers, args.connections)
+    os.environ["OMERTA_BIND"] = options["bind"][0]
+    try:
+        config.settings()
+    except config.ConfigError as exc:  # before the workers start, each failing with it
+        print(f"omerta serve: {exc}", file=sys.stderr)
+        return 2
+    os.execv(sys.executable, [sys.executable, "-m", "api.serving", json.dumps(options)])
