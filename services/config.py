@@ -11,7 +11,10 @@
 | | with an optional ``:port`` and path prefix | |
 | ``OMERTA_BIND`` | the web server's ``address:port`` (set by ``omerta serve --bind``) | (b) |
 
+| ``OMERTA_SECRET`` | the secret the AI's seeds are made with (``services.botseed``) | (c) |
+
 (a) ``http://`` and the bind address.  (b) ``127.0.0.1:8000``.
+(c) a random one, made once and kept in the store.
 
 The rate limits' variables (``OMERTA_RATE_LIMITS``, ``OMERTA_LIMIT_*``, ``OMERTA_OPEN_GAMES``) are
 read by ``api.limits.from_env``, next to the limits they set.
@@ -51,6 +54,7 @@ class Settings(msgspec.Struct, frozen=True):
     fsync: str
     secure_cookies: bool
     public_url: str  # no trailing slash: links are this plus an absolute path
+    secret: str | None  # never printed: the AI's seeds are made with it
 
 
 def settings(env: dict[str, str] | None = None) -> Settings:
@@ -62,6 +66,7 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         fsync=env.get("OMERTA_FSYNC") or "always",
         secure_cookies=(env.get("OMERTA_SECURE_COOKIES") or "0").lower() in ("1", "true", "yes"),
         public_url=_public_url(env),
+        secret=env.get("OMERTA_SECRET") or None,
     )
 
 

@@ -1,8 +1,9 @@
 """AI opponents: pure functions from what one seat may know to one of its legal commands.
 
 A bot gets exactly what a player gets: the seat's ``view(state, seat)`` and its
-``legal(state, seat)`` commands, plus a generator (``domain.rng``) seeded with public facts
-(game id, version, seat), so a move can be recomputed. Never the state, the seed or a deck.
+``legal(state, seat)`` commands, plus a generator (``domain.rng``) on the seed it is given (the
+workers make it from a server-side secret, the game id, version and seat: a move can be
+recomputed, not predicted; ``services.botseed``). Never the state, the game's seed or a deck.
 
 Levels: ``random`` (uniform over the legal commands) and ``greedy`` (one-move lookahead with a
 heuristic per game, see ``famiglia.py`` and ``gangsta.py``). A numeric level (the API's

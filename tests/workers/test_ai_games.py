@@ -9,7 +9,7 @@ import msgspec
 import pytest
 
 from domain import GAMES, bots
-from services import commands
+from services import botseed, commands
 from services import readmodels as rm
 from services.readmodels import ReadModels
 from tests.workers.helpers import assert_read_models_current
@@ -81,10 +81,11 @@ def assert_bots_saw_only_their_seat(game_id: str, calls: list[Call]) -> None:
     for record in commands.service().events(game_id):
         state = game.evolve(state, record.event)
         states[record.version] = state
+    key = botseed.secret(commands.service().store.redis)
+    moves = {botseed.seed(key, game_id, v, s): (v, s) for v in states for s in meta.ai}
     for call in calls:
-        seed_game, version, seat = call.seed.decode().rsplit(":", 2)
-        assert seed_game == game_id
-        at = states[int(version)]
+        version, seat = moves[call.seed]  # the seed names the move (and this game)
+        at = states[version]
         assert call.game == meta.game and call.level == meta.ai[int(seat)]
         assert call.view == game.view(at, int(seat))
         assert call.legal == game.legal(at, int(seat))
