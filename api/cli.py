@@ -6,6 +6,10 @@ Each module of ``api.subcommands`` adds its subcommands: it defines
 does not change. Keep a module's top-level imports light (import what the command needs inside
 its ``fn``): a group whose module fails to import is reported on stderr and left out, so one
 broken group does not take down the others (``omerta verify`` must work when the rest cannot).
+
+Game ids are urlsafe base64 and may start with ``-`` (one in 64 does): an argument shaped like a
+game id that is no option of the command is taken as a positional argument (``--`` before it
+works too).
 """
 
 from __future__ import annotations
@@ -13,14 +17,29 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import re
 import sys
+from typing import Any
 
 import api.subcommands
 from services.errors import ServiceError
 
+# What ``services.commands`` makes a game id of: ``secrets.token_urlsafe(16)``.
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{22}")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a game id starting with ``-`` is an argument, not an unknown option (the
+    subcommands' parsers are of this class too: ``add_subparsers`` uses the parent's)."""
+
+    def _parse_optional(self, arg_string: str) -> Any:
+        if GAME_ID.fullmatch(arg_string) and arg_string not in self._option_string_actions:
+            return None  # argparse's answer for "a positional argument"
+        return super()._parse_optional(arg_string)
+
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="omerta", description="Omerta play-by-web service")
+    parser = Parser(prog="omerta", description="Omerta play-by-web service")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in sorted(m.name for m in pkgutil.iter_modules(api.subcommands.__path__)):
         name = f"api.subcommands.{module}"
