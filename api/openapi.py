@@ -17,6 +17,7 @@ from api import schemas
 from api.problems import API_CODES, Problem
 from api.schemas import COMMAND_ID_HEADER
 from domain import GAMES
+from services.idempotency import MIN_PLAYER_KEY
 
 JSON = "application/json"
 REF = "#/components/schemas/{name}"
@@ -69,6 +70,30 @@ IDEMPOTENCY = {
     "refused (409 command_id_reused); another seat's keys are its own; keys starting with ai- "
     "are the AI seats' (400 reserved_command_id); the server picks a random one when absent",
 }
+
+
+def _creation_key(scope: str, minimum: int = 1) -> dict[str, Any]:
+    longest = schemas.MAX_IDEMPOTENCY_KEY
+    return {
+        "name": COMMAND_ID_HEADER,
+        "in": "header",
+        "required": False,
+        "schema": {"type": "string", "minLength": minimum, "maxLength": longest},
+        "description": f"makes a retry safe (a 503 after the write, a lost answer): {scope}; "
+        "a retry with the same key and body, within 24 hours, creates nothing and gets the "
+        "first answer again; the same key with another body is refused (409 "
+        "idempotency_key_reused), as is a twin while the first is under way (409 "
+        "idempotency_key_in_use: retry)",
+    }
+
+
+PLAYER_KEY = _creation_key(
+    "the key alone names the request, so it must be random, of at least "
+    f"{MIN_PLAYER_KEY} characters (a UUID; shorter: 400 weak_idempotency_key)",
+    MIN_PLAYER_KEY,
+)
+GAME_KEY = _creation_key("each player's keys are their own")
+JOIN_KEY = _creation_key("each player's keys are their own, per game")
 LAST_EVENT_ID = {
     "name": "Last-Event-ID",
     "in": "header",
@@ -91,6 +116,7 @@ ROUTES: tuple[Route, ...] = (
         (201, schemas.GameCreated),
         body=schemas.NewGame,
         auth="required",
+        params=(GAME_KEY,),
         errors=(400, 401, 409, 429),
     ),
     Route(
@@ -109,7 +135,7 @@ ROUTES: tuple[Route, ...] = (
         (200, schemas.Joined),
         body=schemas.JoinGame,
         auth="required",
-        params=(GAME_ID,),
+        params=(GAME_ID, JOIN_KEY),
         errors=(400, 401, 403, 404, 409, 429),
     ),
     Route(
@@ -186,6 +212,7 @@ ROUTES: tuple[Route, ...] = (
         "Create a player; the answer holds its secret token (once)",
         (201, schemas.PlayerCreated),
         body=schemas.NewPlayer,
+        params=(PLAYER_KEY,),
         errors=(400, 409, 429),
         tag="players",
         description="Also sets the token as an HttpOnly cookie for the web pages. When the "

@@ -11,7 +11,7 @@
 | | with an optional ``:port`` and path prefix | |
 | ``OMERTA_BIND`` | the web server's ``address:port`` (set by ``omerta serve --bind``) | (b) |
 
-| ``OMERTA_SECRET`` | the secret the AI's seeds are made with (``services.botseed``) | (c) |
+| ``OMERTA_SECRET`` | the secret the AI's seeds are made with (``services.serversecret``) | (c) |
 
 (a) ``http://`` and the bind address.  (b) ``127.0.0.1:8000``.
 (c) a random one, made once and kept in the store.

@@ -21,6 +21,10 @@ game's keys share its slot with its event stream, and a player's keys share one 
 ``game:{<game id>}:public``     string  ``1`` for a public game (listed in the lobby while a
                                         seat is open: ``services.readmodels``, by the workers)
 
+With an ``Idempotency-Key`` (``services.idempotency``), creating a player, opening a table and
+joining also write the request's record, in the same script or transaction, and a retry gets
+the first answer again.
+
 Taking a seat is one Lua script on the game's keys (check the invite, refuse a second seat,
 record the seat, drop the invite); the player's game list is updated after it, idempotently
 (it lives in another slot). Losing the process between the two leaves a seat that
@@ -39,7 +43,9 @@ from collections.abc import Callable, Iterable
 import msgspec
 import redis
 
+from services import idempotency, serversecret
 from services.errors import ServiceError
+from services.idempotency import Record
 from services.store import now_ms, unavailable
 
 MAX_NAME = 40
@@ -105,9 +111,25 @@ class SeatTaken(ServiceError):
     code = "no_open_seat"
 
 
-# KEYS: seats, invites, public.  ARGV: player id, invite hash ('' = any open seat of a public
-# game).  Returns {'ok', seat} | {'seated', seat} | {'bad_invite'} | {'full'}.
+# KEYS: the request's record, player, token.  ARGV: name, created, player id, record, TTL (ms).
+# Returns the earlier record of the key, or nothing when the player was made now.
+CREATE = """
+local earlier = redis.call('GET', KEYS[1])
+if earlier then return earlier end
+redis.call('HSET', KEYS[2], 'name', ARGV[1], 'created', ARGV[2])
+redis.call('SET', KEYS[3], ARGV[3])
+redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5])
+return false
+"""
+
+# KEYS: seats, invites, public[, the request's record].  ARGV: player id, invite hash ('' = any
+# open seat of a public game)[, fingerprint, TTL (ms)].  Returns {'ok', seat} |
+# {'seated', seat} | {'bad_invite'} | {'full'} | {'earlier', record}.
 JOIN = """
+if KEYS[4] then
+  local earlier = redis.call('GET', KEYS[4])
+  if earlier then return {'earlier', earlier} end
+end
 local seats = redis.call('HGETALL', KEYS[1])
 for i = 1, #seats, 2 do
   if seats[i + 1] == ARGV[1] then return {'seated', seats[i]} end
@@ -129,6 +151,10 @@ else
 end
 redis.call('HDEL', KEYS[2], field)
 redis.call('HSET', KEYS[1], seat, ARGV[1])
+if KEYS[4] then
+  local record = '{"fingerprint":"' .. ARGV[3] .. '","seat":' .. seat .. '}'
+  redis.call('SET', KEYS[4], record, 'PX', ARGV[4])
+end
 return {'ok', seat}
 """
 
@@ -143,6 +169,7 @@ class Players:
         self.clock = clock
         self.cache_size = cache_size
         self._join = client.register_script(JOIN)
+        self._create = client.register_script(CREATE)
         # Both caches hold facts that never change once true: a token's player, a taken seat.
         self._tokens: OrderedDict[str, Player] = OrderedDict()
         self._seats: dict[str, dict[int, str]] = {}
@@ -150,16 +177,37 @@ class Players:
 
     # -- identity ---------------------------------------------------------------------------
 
-    def create(self, name: object) -> tuple[Player, str]:
-        """A new player and their secret token (shown once: only its hash is kept)."""
+    def create(
+        self, name: object, key: str | None = None, fingerprint: str = ""
+    ) -> tuple[Player, str]:
+        """A new player and their secret token (shown once: only its hash is kept); with an
+        idempotency key, the key's first player and token again if there was one."""
         player = Player(id=secrets.token_urlsafe(12), name=_clean_name(name), created=self.clock())
-        token = secrets.token_urlsafe(32)
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.hset(player_key(player.id), mapping={"name": player.name, "created": player.created})
-        pipe.set(token_key(digest(token)), player.id)
+        if key is None:
+            token = secrets.token_urlsafe(32)
+            fields = {"name": player.name, "created": player.created}
+            pipe = self.redis.pipeline(transaction=True)
+            pipe.hset(player_key(player.id), mapping=fields)
+            pipe.set(token_key(digest(token)), player.id)
+            with unavailable():
+                pipe.execute()
+            return player, token
+        token = self._keyed_token(key)
+        record = idempotency.encode(Record(fingerprint, player=player.id))
+        names = [idempotency.players_key(key), player_key(player.id), token_key(digest(token))]
+        args = [player.name, player.created, player.id, record, idempotency.TTL_MS]
         with unavailable():
-            pipe.execute()
-        return player, token
+            earlier = self._create(keys=names, args=args)
+        if earlier is None:
+            return player, token
+        first = self.get(idempotency.replayed(earlier, fingerprint).player or "")
+        if first is None:  # the record outlived its player: nothing to answer with
+            raise idempotency.KeyReused("this Idempotency-Key's player no longer exists")
+        return first, token
+
+    def _keyed_token(self, key: str) -> str:
+        """A keyed creation's token: made again by its retry, known to nobody without the key."""
+        return serversecret.derive_token(serversecret.load(self.redis), "player-token", key)
 
     def get(self, player_id: str) -> Player | None:
         with unavailable():
@@ -210,29 +258,88 @@ class Players:
         creator: str,
         creator_seat: int,
         public: bool,
+        key: str | None = None,
+        fingerprint: str = "",
+        version: int = 0,
     ) -> dict[int, str]:
         """Seat the creator and make an invite code for every other open seat (returned once,
-        seat -> code). A public game with an open seat goes into the lobby."""
-        invites = {seat: secrets.token_urlsafe(32) for seat in open_seats if seat != creator_seat}
+        seat -> code). A public game with an open seat goes into the lobby. With the
+        idempotency key taken by ``begin_table``, the request's record is written too."""
+        invites = {
+            seat: self._invite_code(creator, key, game_id, seat)
+            if key
+            else secrets.token_urlsafe(32)
+            for seat in open_seats
+            if seat != creator_seat
+        }
         pipe = self.redis.pipeline(transaction=True)
         pipe.hset(seats_key(game_id), str(creator_seat), creator)
         if invites:
             pipe.hset(invites_key(game_id), mapping={digest(c): s for s, c in invites.items()})
         if public:
             pipe.set(public_key(game_id), "1")
+        if key:
+            made = Record(fingerprint, game=game_id, seat=creator_seat, version=version,
+                          invited=sorted(invites))  # fmt: skip
+            record = idempotency.games_key(creator, key)
+            pipe.set(record, idempotency.encode(made), px=idempotency.TTL_MS)
         with unavailable():
             pipe.execute()
         self._seated(game_id, creator, created)
         return invites
 
-    def join(self, game_id: str, player_id: str, invite: str | None) -> int:
-        """Take the invite's seat (or, with no invite, the lowest open seat of a public game)."""
+    def begin_table(self, creator: str, key: str, fingerprint: str) -> Record | None:
+        """Take ``key`` for a game's creation by ``creator``: None to go ahead, else the record
+        of the creation it already made (409 while it is under way or for another body)."""
+        record = idempotency.games_key(creator, key)
+        pending = idempotency.encode(Record(fingerprint, pending=True))
         with unavailable():
-            status, *value = self._join(
-                keys=[seats_key(game_id), invites_key(game_id), public_key(game_id)],
-                args=[player_id, digest(invite) if invite else ""],
-            )
+            if self.redis.set(record, pending, nx=True, px=idempotency.PENDING_MS):
+                return None
+            earlier = self.redis.get(record)
+        if earlier is None:  # it expired a moment ago: the first creation failed
+            raise idempotency.KeyInUse("retry in a moment")
+        return idempotency.replayed(earlier, fingerprint)
+
+    def release_table(self, creator: str, key: str) -> None:
+        """Give ``key`` back: the creation it was taken for made nothing (refused, or failed)."""
+        with unavailable():
+            self.redis.delete(idempotency.games_key(creator, key))
+
+    def reopened_table(self, creator: str, key: str, made: Record) -> dict[int, str]:
+        """The invite codes of a keyed creation's first answer (the creator's game list
+        repaired, should the first request have stopped before it)."""
+        assert made.game is not None
+        self._seated(made.game, creator, self.clock())
+        return {seat: self._invite_code(creator, key, made.game, seat) for seat in made.invited}
+
+    def _invite_code(self, creator: str, key: str | None, game_id: str, seat: int) -> str:
+        secret = serversecret.load(self.redis)
+        return serversecret.derive_token(secret, "invite", creator, key, game_id, seat)
+
+    def join(
+        self,
+        game_id: str,
+        player_id: str,
+        invite: str | None,
+        key: str | None = None,
+        fingerprint: str = "",
+    ) -> int:
+        """Take the invite's seat (or, with no invite, the lowest open seat of a public game);
+        with an idempotency key, the seat the key's first join took if there was one."""
+        names = [seats_key(game_id), invites_key(game_id), public_key(game_id)]
+        args: list[object] = [player_id, digest(invite) if invite else ""]
+        if key:
+            names.append(idempotency.join_key(game_id, player_id, key))
+            args += [fingerprint, idempotency.TTL_MS]
+        with unavailable():
+            status, *value = self._join(keys=names, args=args)
         status = status.decode()
+        if status == "earlier":
+            seat = idempotency.replayed(value[0], fingerprint).seat
+            assert seat is not None
+            self._seated(game_id, player_id, self.clock())
+            return seat
         if status == "bad_invite":
             raise BadInvite(
                 "that invite is not for an open seat of this game"

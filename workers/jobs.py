@@ -41,7 +41,7 @@ import msgspec
 from rq import Retry
 
 from domain import bots
-from services import botseed, keys
+from services import keys, serversecret
 from services import readmodels as rm
 from services.commands import ai_command_id, service
 from services.errors import Conflict, Unavailable
@@ -159,8 +159,8 @@ def _move(game_id: str, version: int) -> str:
             meta.ai[seat],
             game.view(state, seat),
             game.legal(state, seat),
-            # Secret, and the same for every try of the move (services.botseed).
-            seed=botseed.seed(botseed.secret(svc.store.redis), game_id, version, seat),
+            # Secret, and the same for every try of the move (services.serversecret).
+            seed=serversecret.bot_seed(serversecret.load(svc.store.redis), game_id, version, seat),
         )
         accepted = svc.handle(
             game_id,

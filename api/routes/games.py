@@ -34,6 +34,7 @@ from api.schemas import (
 from api.tables import seat_list
 from domain import GAMES
 from domain.core import Game, RuleViolation, replay
+from services import idempotency
 from services.commands import AI_COMMAND_PREFIX, CommandService
 from services.errors import BadRequest
 
@@ -103,15 +104,34 @@ def create() -> Response:
             400, "bad_seats", "the creator needs a seat that is not played by AI", case="creator"
         )
     d = deps()
-    game_id = d.service.create_game(new.game, new.seats, new.options, new.ai)
+    key = idempotency.check_key(request.headers.get(COMMAND_ID_HEADER))
+    fingerprint = idempotency.fingerprint(new)
+    made = d.players.begin_table(player.id, key, fingerprint) if key else None
+    if made is not None and key:  # a retry: the first answer again
+        assert made.game is not None and made.seat is not None and made.version is not None
+        codes = d.players.reopened_table(player.id, key, made)
+        d.service.notify(made.game, made.version)
+        return _created(made.game, made.seat, made.version, codes)
+    try:
+        game_id = d.service.create_game(new.game, new.seats, new.options, new.ai)
+    except BaseException:
+        if key:  # nothing was made: the key may be used again
+            d.players.release_table(player.id, key)
+        raise
     loaded = d.service.load(game_id)
-    codes = d.players.open_table(game_id, loaded.meta.created, humans, player.id, seat, new.public)
+    codes = d.players.open_table(
+        game_id, loaded.meta.created, humans, player.id, seat, new.public,
+        key=key, fingerprint=fingerprint, version=loaded.version,
+    )  # fmt: skip
     d.service.notify(game_id, loaded.version)  # read models show the seats
+    return _created(game_id, seat, loaded.version, codes)
+
+
+def _created(game_id: str, seat: int, version: int, codes: dict[int, str]) -> Response:
     url = public_url(url_for("games.join", game_id=game_id))
     invites = [Invite(s, code, url) for s, code in sorted(codes.items())]
-    created = GameCreated(game_id, seat, loaded.version, invites)
     location = url_for("games.show", game_id=game_id)
-    return reply(created, 201, headers={"Location": location})
+    return reply(GameCreated(game_id, seat, version, invites), 201, headers={"Location": location})
 
 
 def public_url(path: str) -> str:
@@ -123,10 +143,11 @@ def public_url(path: str) -> str:
 @bp.post("/games/<game_id>/join")
 def join(game_id: str) -> Response:
     player = caller()
-    invite = body(JoinGame).invite
+    sent = body(JoinGame)
+    key = idempotency.check_key(request.headers.get(COMMAND_ID_HEADER))
     d = deps()
     loaded = d.service.load(game_id)  # 404 for an unknown game
-    seat = d.players.join(game_id, player.id, invite)
+    seat = d.players.join(game_id, player.id, sent.invite, key, idempotency.fingerprint(sent))
     d.service.notify(game_id, loaded.version)  # read models show the seats
     return reply(Joined(game_id, seat))
 

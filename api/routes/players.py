@@ -7,8 +7,9 @@ from flask import Blueprint, Response, request
 from api.context import COOKIE, caller, caller_or_none, deps
 from api.jsonio import body, reply
 from api.problems import ApiError
-from api.schemas import GameList, NewPlayer, PlayerCreated, PlayerOut
+from api.schemas import COMMAND_ID_HEADER, GameList, NewPlayer, PlayerCreated, PlayerOut
 from api.tables import entries
+from services import idempotency
 from services.players import Unauthorized
 from services.readmodels import ReadModels
 
@@ -27,7 +28,10 @@ def create() -> Response:
             "player_exists",
             "this browser already has a player; send replace: true to start as a new one",
         )
-    player, token = d.players.create(new.name)
+    sent = request.headers.get(COMMAND_ID_HEADER)
+    # Nobody is signed in yet: the key alone names the request, so it must be unguessable.
+    key = idempotency.check_key(sent, idempotency.MIN_PLAYER_KEY)
+    player, token = d.players.create(new.name, key, idempotency.fingerprint(new))
     response = reply(PlayerCreated(player.id, player.name, token), 201)
     # For the web pages; SameSite keeps other sites' forms from sending it with a POST.
     response.set_cookie(

@@ -9,7 +9,7 @@ import msgspec
 import pytest
 
 from domain import GAMES, bots
-from services import botseed, commands
+from services import commands, serversecret
 from services import readmodels as rm
 from services.readmodels import ReadModels
 from tests.workers.helpers import assert_read_models_current
@@ -81,8 +81,8 @@ def assert_bots_saw_only_their_seat(game_id: str, calls: list[Call]) -> None:
     for record in commands.service().events(game_id):
         state = game.evolve(state, record.event)
         states[record.version] = state
-    key = botseed.secret(commands.service().store.redis)
-    moves = {botseed.seed(key, game_id, v, s): (v, s) for v in states for s in meta.ai}
+    key = serversecret.load(commands.service().store.redis)
+    moves = {serversecret.bot_seed(key, game_id, v, s): (v, s) for v in states for s in meta.ai}
     for call in calls:
         version, seat = moves[call.seed]  # the seed names the move (and this game)
         at = states[version]

@@ -12,7 +12,7 @@ import pytest
 import redis
 
 from domain import bots
-from services import botseed, commands
+from services import commands, serversecret
 from workers import jobs
 
 pytestmark = pytest.mark.server
@@ -21,14 +21,14 @@ GAME = "Xk3-_a9Qm2cd"
 
 
 def test_the_same_secret_gives_the_same_seed_and_another_secret_another() -> None:
-    one = botseed.seed(b"one secret", GAME, 7, 1)
-    assert one == botseed.seed(b"one secret", GAME, 7, 1)
-    assert one != botseed.seed(b"another secret", GAME, 7, 1)
-    assert len({botseed.seed(b"s", GAME, v, s) for v in range(5) for s in range(4)}) == 20
+    one = serversecret.bot_seed(b"one secret", GAME, 7, 1)
+    assert one == serversecret.bot_seed(b"one secret", GAME, 7, 1)
+    assert one != serversecret.bot_seed(b"another secret", GAME, 7, 1)
+    assert len({serversecret.bot_seed(b"s", GAME, v, s) for v in range(5) for s in range(4)}) == 20
 
 
 def test_the_seed_is_not_made_of_public_facts_alone() -> None:
-    seed = botseed.seed(b"the secret", GAME, 7, 1)
+    seed = serversecret.bot_seed(b"the secret", GAME, 7, 1)
     public = [f"{GAME}:7:1", f"{GAME}|7|1", f"{GAME}71", "7:1", GAME]
     assert seed not in {p.encode() for p in public}
     assert seed not in {hashlib.sha256(p.encode()).digest() for p in public}
@@ -39,20 +39,20 @@ def test_the_secret_is_made_once_per_store_and_shared(
     real_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("OMERTA_SECRET", raising=False)
-    first = botseed.secret(real_redis)
+    first = serversecret.load(real_redis)
     assert len(first) >= 32
-    assert botseed.secret(real_redis) == first  # another process finds the same one
-    assert real_redis.get(botseed.SECRET_KEY) == first
-    real_redis.delete(botseed.SECRET_KEY)
-    assert botseed.secret(real_redis) != first  # a random one, not derived from anything
+    assert serversecret.load(real_redis) == first  # another process finds the same one
+    assert real_redis.get(serversecret.SECRET_KEY) == first
+    real_redis.delete(serversecret.SECRET_KEY)
+    assert serversecret.load(real_redis) != first  # a random one, not derived from anything
 
 
 def test_a_configured_secret_wins_and_is_not_stored(
     real_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OMERTA_SECRET", "set by the operator")
-    assert botseed.secret(real_redis) == b"set by the operator"
-    assert real_redis.get(botseed.SECRET_KEY) is None
+    assert serversecret.load(real_redis) == b"set by the operator"
+    assert real_redis.get(serversecret.SECRET_KEY) is None
 
 
 def test_the_ai_job_seeds_its_bot_from_the_secret(
@@ -71,5 +71,5 @@ def test_the_ai_job_seeds_its_bot_from_the_secret(
     version = commands.load(game_id).version
     seat = min(commands.load(game_id).game.to_act(commands.load(game_id).state))
     assert jobs.ai_move(game_id, version) == "moved"
-    assert seeds[0] == botseed.seed(b"the deployment's secret", game_id, version, seat)
+    assert seeds[0] == serversecret.bot_seed(b"the deployment's secret", game_id, version, seat)
     assert f"{game_id}:{version}:{seat}".encode() not in seeds

@@ -1,4 +1,5 @@
-"""The seeds of the AI seats' moves, from a server-side secret.
+"""The server's secret, and what is derived from it: the AI seats' seeds and the answers a
+retried request gets again (``services.idempotency``).
 
 A bot (``domain.bots``) is a pure function of a seat's view, its legal commands and a seed. The
 seed must be the same every time one move is computed (AI jobs are retried, and copies of one
@@ -14,6 +15,7 @@ carries it, nor the seeds.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
@@ -26,7 +28,7 @@ from services.store import unavailable
 SECRET_KEY = "omerta:secret"
 
 
-def secret(client: redis.Redis) -> bytes:
+def load(client: redis.Redis) -> bytes:
     """The deployment's secret: configured, or the store's (made now if it has none)."""
     configured = config.settings().secret
     if configured:
@@ -37,6 +39,17 @@ def secret(client: redis.Redis) -> bytes:
     return earlier if earlier is not None else fresh.encode()
 
 
-def seed(key: bytes, game_id: str, version: int, seat: int) -> bytes:
+def derive(key: bytes, purpose: str, *parts: object) -> bytes:
+    """32 bytes for ``purpose`` and ``parts``, which nobody without ``key`` can compute."""
+    message = "|".join(str(p) for p in (purpose, *parts)).encode()
+    return hmac.new(key, message, hashlib.sha256).digest()
+
+
+def derive_token(key: bytes, purpose: str, *parts: object) -> str:
+    """A secret token shaped like ``secrets.token_urlsafe(32)``, from ``derive``."""
+    return base64.urlsafe_b64encode(derive(key, purpose, *parts)).rstrip(b"=").decode()
+
+
+def bot_seed(key: bytes, game_id: str, version: int, seat: int) -> bytes:
     """The seed of ``seat``'s move at ``version`` of the game."""
-    return hmac.new(key, f"{game_id}|{version}|{seat}".encode(), hashlib.sha256).digest()
+    return derive(key, "bot", game_id, version, seat)

@@ -1,0 +1,115 @@
+"""Idempotency-Keys for creating a player, creating a game and joining (issue 13, finding 6).
+
+A client that got no answer (a 503 after the write, a lost connection) retries with the same
+``Idempotency-Key`` and gets the first answer again; nothing new is created. The same key with
+another body is refused (409 ``idempotency_key_reused``). A key names one request of one client:
+of the same player for a game's creation and a join (joins also of one game); for a player's
+creation, where there is no player yet, the key alone, which must then be long enough to be
+unguessable (``MIN_PLAYER_KEY``: a random UUID is).
+
+Records (JSON ``Record``), each expiring after ``TTL_MS`` (a retry comes within seconds; a day
+covers a client that was offline). Only the key's SHA-256 is kept:
+
+``idem:players:<sha256 of key>``                     the player made
+``idem:{<player id>}:games:<sha256 of key>``         the game made, the creator's seat, the
+                                                     version and the seats with an invite
+``idem:{<game id>}:join:<sha256 of player id|key>``  the seat taken
+
+A first answer's secrets (a player's token, invite codes) are not kept either: with a key they
+are derived from the server's secret and the key (``services.serversecret``), so a replay makes
+them again, and a copy of the store without the keys does not give them.
+
+Atomicity (``services.players``): a player's creation and its record are one script, and so are
+a join and its record. A game's creation takes its key first (a pending record, ``PENDING_MS``:
+a twin request meanwhile gets 409 ``idempotency_key_in_use``), appends the game, then seats the
+creator and writes the record in one transaction: a process lost after the append leaves a game
+without seats, and once the pending record expired a retry makes a new game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import msgspec
+
+from services.commands import MAX_COMMAND_ID
+from services.errors import BadRequest, ServiceError
+
+TTL_MS = 24 * 3600 * 1000
+PENDING_MS = 30_000  # far longer than a creation takes
+MIN_PLAYER_KEY = 16
+
+
+class Record(msgspec.Struct, omit_defaults=True):
+    fingerprint: str  # of the request's body
+    player: str | None = None  # a player's creation: the player
+    game: str | None = None  # a game's creation: the game
+    seat: int | None = None  # the creator's seat; a join's seat
+    version: int | None = None  # a game's creation: the version its answer named
+    invited: list[int] = []  # a game's creation: the seats given an invite code
+    pending: bool = False  # a game's creation under way
+
+
+class KeyReused(ServiceError):
+    status = 409
+    code = "idempotency_key_reused"
+
+
+class KeyInUse(ServiceError):
+    status = 409
+    code = "idempotency_key_in_use"
+
+
+def check_key(sent: str | None, minimum: int = 1) -> str | None:
+    """The request's key (None: no header); 400 for one that is empty, too long or too short."""
+    if sent is None:
+        return None
+    if not 1 <= len(sent) <= MAX_COMMAND_ID:
+        raise BadRequest(
+            f"an Idempotency-Key has 1 to {MAX_COMMAND_ID} characters",
+            code="bad_command_id",
+            params={"max": MAX_COMMAND_ID},
+        )
+    if len(sent) < minimum:
+        raise BadRequest(
+            f"this Idempotency-Key needs at least {minimum} characters (a random UUID)",
+            code="weak_idempotency_key",
+            params={"min": minimum},
+        )
+    return sent
+
+
+def fingerprint(body: Any) -> str:
+    """What tells a retry (the same body) from another request with the key."""
+    return hashlib.sha256(msgspec.json.encode(body)).hexdigest()
+
+
+def _hash(*parts: str) -> str:
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()
+
+
+def players_key(key: str) -> str:
+    return f"idem:players:{_hash(key)}"
+
+
+def games_key(player_id: str, key: str) -> str:
+    return f"idem:{{{player_id}}}:games:{_hash(key)}"
+
+
+def join_key(game_id: str, player_id: str, key: str) -> str:
+    return f"idem:{{{game_id}}}:join:{_hash(player_id, key)}"
+
+
+def encode(record: Record) -> bytes:
+    return msgspec.json.encode(record)
+
+
+def replayed(raw: bytes, body_fingerprint: str) -> Record:
+    """The first request's record, if this one is its retry; 409 otherwise."""
+    record = msgspec.json.decode(raw, type=Record)
+    if record.fingerprint != body_fingerprint:
+        raise KeyReused("this Idempotency-Key was used for another request")
+    if record.pending:
+        raise KeyInUse("a request with this Idempotency-Key is under way: retry in a moment")
+    return record
