@@ -1,8 +1,8 @@
 """Hostile bodies and parameters (issue 12, findings 4, 5 and 8): numbers beyond 64 bits, JSON
 nested a thousand levels deep, oddly typed presets, a command sent as a JSON string, an empty
 Idempotency-Key, and language links that try to leave the site.
-Each gets a 4xx problem with its code and changes nothing; a fuzz test sends deep, huge and
-oddly typed values to every endpoint with a body."""
+Each gets a 4xx problem with its code and changes nothing. Deep, huge and oddly typed values in
+every field of every operation with a JSON body: tests/api/test_schemathesis.py."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ from typing import Any
 import pytest
 import redis
 from flask import Flask
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from api.web import register
 from services import keys
@@ -170,69 +168,3 @@ def test_the_language_link_goes_back_to_our_pages(pages: Api, target: str) -> No
 
     response = pages.call("GET", f"/language/en?next={quote(target)}")
     assert (response.status_code, response.headers["Location"]) == (302, target)
-
-
-# --- fuzz: every endpoint with a body --------------------------------------------------------
-
-SCALARS = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(min_value=-(2**200), max_value=2**200),
-    st.floats(allow_nan=False),
-    st.text(max_size=20),
-)
-VALUES = st.recursive(
-    SCALARS,
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
-    ),
-    max_leaves=12,
-)
-# Each endpoint's own fields (an unknown field is refused before the others are read), and
-# the values a game gives meaning to, so that deep and huge values reach the commands and options.
-FIELDS = {
-    "/players": ["name"],
-    "/games": ["game", "seats", "ai", "options", "seat", "public"],
-    "/join": ["invite"],
-    "/commands": ["command", "expected_version", "seat"],
-}
-INNER = st.sampled_from(["type", "card", "gangster", "preset", "refill", "clans", "to_area"])
-GAME_VALUES = st.sampled_from(["famiglia", "gangsta", "hire", "pass", "refresh", "published"])
-
-
-@st.composite
-def hostile(draw: st.DrawFn, endpoint: str) -> bytes:
-    """A body of the endpoint's fields with odd types and sizes, sometimes with one of them
-    nested a thousand levels deep."""
-    import msgspec
-
-    values = VALUES | GAME_VALUES | st.dictionaries(INNER, VALUES | GAME_VALUES, max_size=3)
-    fields = draw(st.dictionaries(st.sampled_from(FIELDS[endpoint]), values, max_size=4))
-    raw = msgspec.json.encode(fields)
-    wrap = draw(st.sampled_from([0, 40, 200, DEEP, DEEP]))
-    if wrap:
-        field = draw(st.sampled_from(FIELDS[endpoint]))
-        rest = msgspec.json.encode({k: v for k, v in fields.items() if k != field})
-        tail = b"," + rest[1:] if rest != b"{}" else b"}"
-        raw = b'{"%s": %s%s' % (field.encode(), deep(wrap), tail)
-    return raw
-
-
-def test_fuzzed_bodies_never_fail_the_server(api: Api, real_redis: redis.Redis) -> None:
-    t = Table(api, "gangsta")
-    paths = {
-        "/players": "/players",
-        "/games": "/games",
-        "/join": f"/games/{t.game_id}/join",
-        "/commands": f"/games/{t.game_id}/commands",
-    }
-
-    @given(data=st.data(), endpoint=st.sampled_from(sorted(paths)))
-    @settings(max_examples=200, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))  # fmt: skip
-    def check(data: st.DataObject, endpoint: str) -> None:
-        raw = data.draw(hostile(endpoint))
-        response = post(api, paths[endpoint], t.mover, raw)
-        assert response.status_code < 500, (endpoint, raw[:200], response.data[:300])
-
-    check()

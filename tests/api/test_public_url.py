@@ -26,9 +26,7 @@ def invite_urls(
         monkeypatch.setenv(name, value)
     api = Api(create_app(service, Players(client)).test_client(use_cookies=False))
     ann = api.player("Ann")
-    response = api.call(
-        "POST", "/games", ann, json={"game": "gangsta", "seats": 3}, headers=FORGED
-    )
+    response = api.call("POST", "/games", ann, json={"game": "gangsta", "seats": 3}, headers=FORGED)
     assert response.status_code == 201, response.json
     return [invite["url"] for invite in response.json["invites"]]
 
