@@ -32,9 +32,11 @@ import hashlib
 from typing import Any
 
 import msgspec
+import redis
 
 from services.commands import MAX_COMMAND_ID
 from services.errors import BadRequest, ServiceError
+from services.store import unavailable
 
 TTL_MS = 24 * 3600 * 1000
 PENDING_MS = 30_000  # far longer than a creation takes
@@ -113,3 +115,24 @@ def replayed(raw: bytes, body_fingerprint: str) -> Record:
     if record.pending:
         raise KeyInUse("a request with this Idempotency-Key is under way: retry in a moment")
     return record
+
+
+def begin_game(client: redis.Redis, creator: str, key: str, body_fingerprint: str) -> Record | None:
+    """Take ``key`` for a game's creation by ``creator``: None to go ahead (the creation then
+    writes its record, ``Players.open_table``), else the record of the game it already made
+    (409 while that creation is under way, or for another body)."""
+    name = games_key(creator, key)
+    pending = encode(Record(body_fingerprint, pending=True))
+    with unavailable():
+        if client.set(name, pending, nx=True, px=PENDING_MS):
+            return None
+        earlier = client.get(name)
+    if earlier is None:  # it expired a moment ago: that creation failed
+        raise KeyInUse("a request with this Idempotency-Key just failed: retry")
+    return replayed(earlier, body_fingerprint)
+
+
+def release_game(client: redis.Redis, creator: str, key: str) -> None:
+    """Give ``key`` back: the creation it was taken for made nothing (refused, or failed)."""
+    with unavailable():
+        client.delete(games_key(creator, key))

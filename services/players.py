@@ -265,13 +265,12 @@ class Players:
         """Seat the creator and make an invite code for every other open seat (returned once,
         seat -> code). A public game with an open seat goes into the lobby. With the
         idempotency key taken by ``begin_table``, the request's record is written too."""
-        invites = {
-            seat: self._invite_code(creator, key, game_id, seat)
+        others = [seat for seat in open_seats if seat != creator_seat]
+        invites = (
+            self._invite_codes(creator, key, game_id, others)
             if key
-            else secrets.token_urlsafe(32)
-            for seat in open_seats
-            if seat != creator_seat
-        }
+            else {seat: secrets.token_urlsafe(32) for seat in others}
+        )
         pipe = self.redis.pipeline(transaction=True)
         pipe.hset(seats_key(game_id), str(creator_seat), creator)
         if invites:
@@ -288,34 +287,21 @@ class Players:
         self._seated(game_id, creator, created)
         return invites
 
-    def begin_table(self, creator: str, key: str, fingerprint: str) -> Record | None:
-        """Take ``key`` for a game's creation by ``creator``: None to go ahead, else the record
-        of the creation it already made (409 while it is under way or for another body)."""
-        record = idempotency.games_key(creator, key)
-        pending = idempotency.encode(Record(fingerprint, pending=True))
-        with unavailable():
-            if self.redis.set(record, pending, nx=True, px=idempotency.PENDING_MS):
-                return None
-            earlier = self.redis.get(record)
-        if earlier is None:  # it expired a moment ago: the first creation failed
-            raise idempotency.KeyInUse("retry in a moment")
-        return idempotency.replayed(earlier, fingerprint)
-
-    def release_table(self, creator: str, key: str) -> None:
-        """Give ``key`` back: the creation it was taken for made nothing (refused, or failed)."""
-        with unavailable():
-            self.redis.delete(idempotency.games_key(creator, key))
-
     def reopened_table(self, creator: str, key: str, made: Record) -> dict[int, str]:
         """The invite codes of a keyed creation's first answer (the creator's game list
         repaired, should the first request have stopped before it)."""
         assert made.game is not None
         self._seated(made.game, creator, self.clock())
-        return {seat: self._invite_code(creator, key, made.game, seat) for seat in made.invited}
+        return self._invite_codes(creator, key, made.game, made.invited)
 
-    def _invite_code(self, creator: str, key: str | None, game_id: str, seat: int) -> str:
+    def _invite_codes(
+        self, creator: str, key: str, game_id: str, seats: Iterable[int]
+    ) -> dict[int, str]:
+        """A keyed creation's invite codes: made again by its retry, known to nobody without
+        the key."""
         secret = serversecret.load(self.redis)
-        return serversecret.derive_token(secret, "invite", creator, key, game_id, seat)
+        derive = serversecret.derive_token
+        return {seat: derive(secret, "invite", creator, key, game_id, seat) for seat in seats}
 
     def join(
         self,

@@ -106,17 +106,18 @@ def create() -> Response:
     d = deps()
     key = idempotency.check_key(request.headers.get(COMMAND_ID_HEADER))
     fingerprint = idempotency.fingerprint(new)
-    made = d.players.begin_table(player.id, key, fingerprint) if key else None
-    if made is not None and key:  # a retry: the first answer again
-        assert made.game is not None and made.seat is not None and made.version is not None
-        codes = d.players.reopened_table(player.id, key, made)
-        d.service.notify(made.game, made.version)
-        return _created(made.game, made.seat, made.version, codes)
+    if key:
+        made = idempotency.begin_game(d.players.redis, player.id, key, fingerprint)
+        if made is not None:  # a retry: the first answer again
+            assert made.game is not None and made.seat is not None and made.version is not None
+            codes = d.players.reopened_table(player.id, key, made)
+            d.service.notify(made.game, made.version)
+            return _created(made.game, made.seat, made.version, codes)
     try:
         game_id = d.service.create_game(new.game, new.seats, new.options, new.ai)
     except BaseException:
         if key:  # nothing was made: the key may be used again
-            d.players.release_table(player.id, key)
+            idempotency.release_game(d.players.redis, player.id, key)
         raise
     loaded = d.service.load(game_id)
     codes = d.players.open_table(

@@ -7,10 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import msgspec
 import pytest
 import redis
 
-from services import keys
+from api.schemas import NewGame
+from services import idempotency, keys
 from services.commands import CommandService
 from services.errors import Unavailable
 from services.players import Players
@@ -149,6 +151,23 @@ def test_a_game_key_with_another_body_is_refused(api: Api, real_redis: redis.Red
     refused(api.call("POST", "/games", ann, json=other, headers=keyed()), 409,
             "idempotency_key_reused")  # fmt: skip
     assert len(games_in(real_redis)) == 1
+
+
+def test_a_refused_creation_leaves_the_key_free(api: Api, real_redis: redis.Redis) -> None:
+    ann = api.player("Ann")
+    bad = {**NEW, "options": {"no_such_option": True}}
+    refused(api.call("POST", "/games", ann, json=bad, headers=keyed()), 400, "bad_options")
+    assert api.call("POST", "/games", ann, json=NEW, headers=keyed()).status_code == 201
+    assert len(games_in(real_redis)) == 1
+
+
+def test_a_twin_of_a_creation_under_way_is_told_to_retry(api: Api, real_redis: redis.Redis) -> None:
+    ann = api.player("Ann")
+    same = idempotency.fingerprint(msgspec.convert(NEW, NewGame))  # as the API reads the body
+    assert idempotency.begin_game(real_redis, ann.id, KEY, same) is None
+    twin = api.call("POST", "/games", ann, json=NEW, headers=keyed())
+    refused(twin, 409, "idempotency_key_in_use")
+    assert games_in(real_redis) == []
 
 
 def test_game_keys_are_each_players_own(api: Api, real_redis: redis.Redis) -> None:
