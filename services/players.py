@@ -192,7 +192,7 @@ class Players:
             with unavailable():
                 pipe.execute()
             return player, token
-        token = self._keyed_token(key)
+        token = self._keyed_token(key, player.id)
         record = idempotency.encode(Record(fingerprint, player=player.id))
         names = [idempotency.players_key(key), player_key(player.id), token_key(digest(token))]
         args = [player.name, player.created, player.id, record, idempotency.TTL_MS]
@@ -203,11 +203,13 @@ class Players:
         first = self.get(idempotency.replayed(earlier, fingerprint).player or "")
         if first is None:  # the record outlived its player: nothing to answer with
             raise idempotency.KeyReused("this Idempotency-Key's player no longer exists")
-        return first, token
+        return first, self._keyed_token(key, first.id)
 
-    def _keyed_token(self, key: str) -> str:
-        """A keyed creation's token: made again by its retry, known to nobody without the key."""
-        return serversecret.derive_token(serversecret.load(self.redis), "player-token", key)
+    def _keyed_token(self, key: str, player_id: str) -> str:
+        """A keyed creation's token: made again by its retry, known to nobody without the key;
+        of this player only (a key used again once its record expired makes another token)."""
+        secret = serversecret.load(self.redis)
+        return serversecret.derive_token(secret, "player-token", key, player_id)
 
     def get(self, player_id: str) -> Player | None:
         with unavailable():

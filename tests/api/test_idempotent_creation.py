@@ -86,6 +86,18 @@ def test_a_player_key_with_another_body_is_refused(api: Api, real_redis: redis.R
     assert len(players_in(real_redis)) == 1
 
 
+def test_a_key_used_again_after_its_record_expired_makes_another_player(
+    api: Api, real_redis: redis.Redis
+) -> None:
+    first = api.ok("POST", "/players", json={"name": "Ann"}, headers=keyed())
+    (record,) = real_redis.scan_iter("idem:players:*")
+    real_redis.delete(record)  # as its expiry would
+    second = api.ok("POST", "/players", json={"name": "Ann"}, headers=keyed())
+    assert second["id"] != first["id"] and second["token"] != first["token"]
+    for made in (first, second):  # each token still names its own player
+        assert api.ok("GET", "/me", Who(made["id"], "Ann", made["token"]))["id"] == made["id"]
+
+
 def test_without_a_key_every_request_is_a_new_player(api: Api, real_redis: redis.Redis) -> None:
     one, two = api.player("Ann"), api.player("Ann")
     assert one.id != two.id and len(players_in(real_redis)) == 2
