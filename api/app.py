@@ -39,9 +39,9 @@ def create_app(
         commands = service()
         enqueue.install()  # every append enqueues the workers' projection (and AI moves)
     people = people or Players(commands.store.redis)
-    configured = config.settings()
-    app.extensions["omerta"] = Deps(commands, people, stream_seconds, configured.secure_cookies)
-    app.config["OMERTA_PUBLIC_URL"] = configured.public_url
+    secure = config.settings().secure_cookies
+    app.extensions["omerta"] = Deps(commands, people, stream_seconds, secure)
+    app.config["OMERTA_PUBLIC_URL"] = config.public_url()
     problems.install(app)
     security.install(app)
     for blueprint in (games.bp, players.bp, events, meta.bp):

@@ -53,7 +53,6 @@ class Settings(msgspec.Struct, frozen=True):
     port: int
     fsync: str
     secure_cookies: bool
-    public_url: str  # no trailing slash: links are this plus an absolute path
     secret: str | None  # never printed: the AI's seeds are made with it
 
 
@@ -65,7 +64,6 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         port=int(env.get("OMERTA_REDIS_PORT") or 0),
         fsync=env.get("OMERTA_FSYNC") or "always",
         secure_cookies=(env.get("OMERTA_SECURE_COOKIES") or "0").lower() in ("1", "true", "yes"),
-        public_url=_public_url(env),
         secret=env.get("OMERTA_SECRET") or None,
     )
 
@@ -73,9 +71,12 @@ def settings(env: dict[str, str] | None = None) -> Settings:
 _PREFIX = re.compile(r"(/[A-Za-z0-9._~!$&'()*+,;=:@%-]*)*")
 
 
-def _public_url(env: dict[str, str]) -> str:
+def public_url(env: dict[str, str] | None = None) -> str:
     """``OMERTA_PUBLIC_URL`` checked (links built on it go to players: nothing but a scheme, a
-    host, a port and a path prefix), else the bind address over plain HTTP."""
+    host, a port and a path prefix), else the bind address over plain HTTP; no trailing slash
+    (links are this and an absolute path). Apart from ``settings()``: only the web server needs
+    it, and a bad one must not stop the workers or ``omerta verify``."""
+    env = dict(os.environ) if env is None else env
     url = env.get("OMERTA_PUBLIC_URL")
     if not url:
         bind = env.get("OMERTA_BIND") or DEFAULT_BIND

@@ -27,7 +27,7 @@ def run_serve(args: argparse.Namespace) -> int:
     options = server.settings(args.bind, args.workers, args.connections)
     os.environ["OMERTA_BIND"] = options["bind"][0]
     try:
-        config.settings()
+        config.public_url()
     except config.ConfigError as exc:  # before the workers start, each failing with it
         print(f"omerta serve: {exc}", file=sys.stderr)
         return 2

@@ -3,12 +3,18 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 import redis
 
 from api.app import create_app
 from services.commands import CommandService
-from services.config import ConfigError, settings
+from services.config import ConfigError, public_url
+from services.embedded import free_port
 from services.players import Players
 from tests.api.helpers import Api
 
@@ -67,7 +73,7 @@ def test_without_a_public_url_invites_use_the_bind_address(
 )
 def test_a_bad_public_url_is_a_clear_error(url: str) -> None:
     with pytest.raises(ConfigError, match="OMERTA_PUBLIC_URL"):
-        settings({"OMERTA_PUBLIC_URL": url})
+        public_url({"OMERTA_PUBLIC_URL": url})
 
 
 @pytest.mark.parametrize(
@@ -80,9 +86,20 @@ def test_a_bad_public_url_is_a_clear_error(url: str) -> None:
     ],
 )
 def test_a_good_public_url_is_kept_without_its_trailing_slash(url: str, base: str) -> None:
-    assert settings({"OMERTA_PUBLIC_URL": url}).public_url == base
+    assert public_url({"OMERTA_PUBLIC_URL": url}) == base
 
 
 def test_a_unix_socket_bind_needs_a_public_url() -> None:
     with pytest.raises(ConfigError, match="OMERTA_PUBLIC_URL"):
-        settings({"OMERTA_BIND": "unix:/run/omerta.sock"})
+        public_url({"OMERTA_BIND": "unix:/run/omerta.sock"})
+
+
+def test_omerta_serve_refuses_a_bad_public_url_before_starting() -> None:
+    env = {**os.environ, "OMERTA_PUBLIC_URL": "ftp://omerta.example"}
+    omerta = Path(sys.executable).with_name("omerta")
+    done = subprocess.run(
+        [str(omerta), "serve", "--bind", f"127.0.0.1:{free_port()}"],
+        env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "OMERTA_PUBLIC_URL" in done.stderr and "http or https" in done.stderr
