@@ -10,10 +10,9 @@
 | ``OMERTA_PUBLIC_URL`` | where players reach the service (invite links): ``http(s)://host`` | (a) |
 | | with an optional ``:port`` and path prefix | |
 | ``OMERTA_BIND`` | the web server's ``address:port`` (set by ``omerta serve --bind``) | (b) |
+| ``OMERTA_SECRET`` | what AI seeds and replayed tokens derive from (``serversecret``) | (c) |
 
-| ``OMERTA_SECRET`` | the secret the AI's seeds are made with (``services.serversecret``) | (c) |
-
-(a) ``http://`` and the bind address.  (b) ``127.0.0.1:8000``.
+(a) ``http://`` and the bind address; read by ``public_url()``.  (b) ``127.0.0.1:8000``.
 (c) a random one, made once and kept in the store.
 
 The rate limits' variables (``OMERTA_RATE_LIMITS``, ``OMERTA_LIMIT_*``, ``OMERTA_OPEN_GAMES``) are
