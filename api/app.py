@@ -47,7 +47,7 @@ def create_app(
     for blueprint in (games.bp, players.bp, events, meta.bp):
         app.register_blueprint(blueprint)
     limits.install(app, commands.store.redis, rate_limits or limits.from_env(dict(os.environ)))
-    app.wsgi_app = _BodyLimit(app.wsgi_app)  # type: ignore[method-assign]
+    app.wsgi_app = _BodyLimit(app.wsgi_app)
     return app
 
 
