@@ -22,7 +22,7 @@ from workers import catchup, enqueue, runtime
 
 log = logging.getLogger(__name__)
 
-AI_GRACE_MS = 30_000  # an AI move overdue this long (after the first pass) lost its job
+AI_GRACE_MS = 5_000  # an AI move overdue this long (after the first pass) lost its job
 SETTLE_MS = 2_000  # feed entries younger than this still have their projection job running
 HEARTBEAT_EVERY = 1.0  # seconds between the worker's own heartbeats (its key lives far longer)
 
@@ -30,7 +30,7 @@ HEARTBEAT_EVERY = 1.0  # seconds between the worker's own heartbeats (its key li
 class OmertaWorker(SimpleWorker):
     """An RQ worker whose maintenance also runs the catch-up pass."""
 
-    def __init__(self, *args: Any, interval: int = 15, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, interval: int = 5, **kwargs: Any) -> None:
         # RQ runs maintenance when due, between jobs and between idle waits of
         # worker_ttl - 15 s: a worker_ttl of interval + 15 makes the idle wait the interval.
         kwargs.setdefault("maintenance_interval", interval)
@@ -84,7 +84,7 @@ class OmertaWorker(SimpleWorker):
             )
 
 
-def make_worker(interval: int = 15, name: str | None = None) -> OmertaWorker:
+def make_worker(interval: int = 5, name: str | None = None) -> OmertaWorker:
     enqueue.install()  # AI moves append: their projections are enqueued like anyone's
     connection = service().store.redis
     queues = [runtime.queue(n) for n in runtime.QUEUES]
@@ -92,7 +92,7 @@ def make_worker(interval: int = 15, name: str | None = None) -> OmertaWorker:
 
 
 def run(
-    burst: bool = False, interval: int = 15, name: str | None = None, log_level: str = "INFO"
+    burst: bool = False, interval: int = 5, name: str | None = None, log_level: str = "INFO"
 ) -> int:
     """Work until stopped (SIGTERM/SIGINT: RQ finishes the current job first)."""
     worker = make_worker(interval, name)

@@ -13,7 +13,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--burst", action="store_true", help="quit once the queues are empty")
     parser.add_argument(
-        "--interval", type=int, default=15, help="seconds between catch-up passes (default 15)"
+        "--interval", type=int, default=5, help="seconds between catch-up passes (default 5)"
     )
     parser.add_argument("--name", help="worker name (default: RQ's)")
     parser.add_argument(
