@@ -14,12 +14,14 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
 import pytest
 
-from services.embedded import free_port
+from api.leftovers import start_time
+from services.embedded import EmbeddedServer, free_port
 
 pytestmark = pytest.mark.server
 
@@ -262,3 +264,99 @@ def test_omerta_run_heals_the_store_the_worker_and_the_web_server_killed_under_l
     )  # fmt: skip
     assert verify.returncode == 0, verify.stdout + verify.stderr
 
+
+def gone(pid: int) -> bool:
+    return start_time(pid) is None
+
+
+@pytest.mark.parametrize(
+    "stop",
+    [
+        lambda proc: proc.send_signal(signal.SIGHUP),  # the terminal closed
+        lambda proc: os.killpg(proc.pid, signal.SIGTERM),  # the whole group: reaches only it
+    ],
+    ids=["sighup", "sigterm-to-the-group"],
+)
+def test_sighup_and_sigterm_stop_everything_in_order(
+    tmp_path: Path, stop: Callable[[subprocess.Popen[bytes]], None]
+) -> None:
+    port = free_port()
+    log = (tmp_path / "run.log").open("ab")
+    proc = start(tmp_path, port, log)
+    pids = children(tmp_path)
+    store_port = int((tmp_path / "var" / "valkey.port").read_text())
+    stop(proc)
+    assert proc.wait(40) == 0
+    log.close()
+    assert all(gone(pid) for pid in pids.values()), pids
+    assert not listening(port) and not listening(store_port)
+    assert not (tmp_path / "var" / "run.pid").exists()
+    output = (tmp_path / "run.log").read_text()
+    assert "Traceback" not in output
+    assert "Shutting down: Master" in output
+
+
+def test_the_children_do_not_outlive_a_killed_supervisor(tmp_path: Path) -> None:
+    port = free_port()
+    with (tmp_path / "run.log").open("ab") as log:
+        proc = start(tmp_path, port, log)
+        pids = children(tmp_path)
+        store_port = int((tmp_path / "var" / "valkey.port").read_text())
+        os.killpg(
+            proc.pid, signal.SIGKILL
+        )  # the supervisor's whole group: the children are not in it
+        proc.wait(10)
+        wait_until(lambda: all(gone(pid) for pid in pids.values()), 40, "the children to exit")
+        wait_until(lambda: not listening(port) and not listening(store_port), 20, "free ports")
+
+
+def test_a_new_run_stops_the_leftovers_of_an_earlier_one(tmp_path: Path) -> None:
+    port = free_port()
+    var = tmp_path / "var"
+    # Left by an earlier run whose supervisor is gone: its store, and a web server on the port.
+    store = EmbeddedServer(var).start()
+    (var / "valkey.port").write_text(f"{store.port}\n")
+    assert store.process is not None
+    holder = subprocess.Popen(
+        [sys.executable, "-m", "http.server", "--bind", "127.0.0.1", str(port)],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        wait_until(lambda: listening(port), 20, "the leftover web server")
+        dead = subprocess.Popen([sys.executable, "-c", "pass"])
+        dead.wait()
+        left = {"store": store.process.pid, "web": holder.pid}
+        record = {name: [pid, start_time(pid)] for name, pid in left.items()}
+        record["supervisor"] = [dead.pid, 1]  # gone
+        (var / "run.pid").write_text(json.dumps(record))
+        with (tmp_path / "run.log").open("ab") as log:
+            proc = start(tmp_path, port, log)
+            try:
+                assert holder.wait(20) is not None and store.process.wait(20) is not None
+            finally:
+                assert ctrl_c(proc) == 0
+        output = (tmp_path / "run.log").read_text()
+        assert f"store {store.process.pid}" in output and f"web {holder.pid}" in output
+    finally:
+        holder.kill()
+        holder.wait()
+        store.kill()
+
+
+def test_a_second_run_refuses_while_the_first_runs(tmp_path: Path) -> None:
+    port = free_port()
+    with (tmp_path / "run.log").open("ab") as log:
+        first = start(tmp_path, port, log)
+        try:
+            pids = children(tmp_path)
+            second = subprocess.run(
+                [sys.executable, "-m", "api", "run", "--bind", f"127.0.0.1:{free_port()}"],
+                cwd=tmp_path, env=own_store_env(), capture_output=True, text=True, timeout=60,
+            )  # fmt: skip
+            assert second.returncode == 1
+            for name, pid in pids.items():
+                assert f"{name} {pid}" in second.stderr, second.stderr
+            assert http(f"http://127.0.0.1:{port}", "GET", "/readyz")["status"] == "ok"
+        finally:
+            assert ctrl_c(first) == 0
