@@ -214,8 +214,9 @@ def run(bind: str, web_workers: int | None, verbose: bool = False) -> int:
         return 1
     url, store = store_url()
     env = {**os.environ, "REDIS_URL": url}
-    if verbose:
+    if verbose:  # every job (the worker) and every request (gunicorn's access log)
         env["OMERTA_LOG_LEVEL"] = "DEBUG"
+        env.setdefault("OMERTA_ACCESS_LOG", "-")
     serve = ["serve", "--bind", bind]
     if web_workers:
         serve += ["--workers", str(web_workers)]

@@ -7,6 +7,7 @@
 | ``OMERTA_REDIS_PORT`` | fixed port of the embedded server | 0: a free port |
 | ``OMERTA_FSYNC`` | ``appendfsync`` of the embedded server | ``always`` (no move ever lost) |
 | ``OMERTA_SECURE_COOKIES`` | ``1``: cookies are ``Secure`` (the service is behind HTTPS) | ``0`` |
+| ``OMERTA_LOG_LEVEL`` | ``INFO``: starts, stops, warnings; ``DEBUG``: every job too | ``INFO`` |
 
 The rate limits' variables (``OMERTA_RATE_LIMITS``, ``OMERTA_LIMIT_*``, ``OMERTA_OPEN_GAMES``) are
 read by ``api.limits.from_env``, next to the limits they set.
@@ -40,6 +41,7 @@ class Settings(msgspec.Struct, frozen=True):
     port: int
     fsync: str
     secure_cookies: bool
+    log_level: str
 
 
 def settings(env: dict[str, str] | None = None) -> Settings:
@@ -50,6 +52,7 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         port=int(env.get("OMERTA_REDIS_PORT") or 0),
         fsync=env.get("OMERTA_FSYNC") or "always",
         secure_cookies=(env.get("OMERTA_SECURE_COOKIES") or "0").lower() in ("1", "true", "yes"),
+        log_level=(env.get("OMERTA_LOG_LEVEL") or "INFO").upper(),
     )
 
 

@@ -30,6 +30,7 @@ from rq import SimpleWorker
 
 from services import lifeline
 from services.commands import service
+from services.config import settings
 from workers import catchup, enqueue, runtime
 
 log = logging.getLogger(__name__)
@@ -113,26 +114,36 @@ def make_worker(interval: int = 5, name: str | None = None) -> OmertaWorker:
 
 
 def run(
-    burst: bool = False, interval: int = 5, name: str | None = None, log_level: str = "INFO"
+    burst: bool = False, interval: int = 5, name: str | None = None, log_level: str | None = None
 ) -> int:
     """Work until stopped (SIGTERM/SIGINT: RQ finishes the current job first), starting RQ's
-    work loop again when an error ended it (see the module docstring)."""
+    work loop again when an error ended it (see the module docstring).
+
+    Logs at ``log_level`` (default ``OMERTA_LOG_LEVEL``, ``INFO``): this module's starts, stops
+    and repairs. RQ logs a few lines per job, and per maintenance pass, at ``INFO``: its logs
+    show only at ``DEBUG``, warnings and errors always."""
+    level = log_level or settings().log_level
+    logging.basicConfig(level=level, format="%(asctime)s %(name)s: %(message)s", datefmt="%X")
+    rq_level = "INFO" if logging.getLogger().isEnabledFor(logging.DEBUG) else "WARNING"
     worker_pid = os.getpid()  # RQ's scheduler, a process forked per work loop, dies with it
     os.register_at_fork(after_in_child=lambda: lifeline.die_with_parent(worker_pid))
     pause = RESTART_FIRST
     while True:
         worker = make_worker(interval, name)
+        log.info("worker %s started (pid %d)", worker.name, worker_pid)
         began = time.monotonic()
         try:
-            worker.work(burst=burst, with_scheduler=True, logging_level=log_level)
+            worker.work(burst=burst, with_scheduler=True, logging_level=rq_level)
         except redis.RedisError as exc:  # RQ's registration at the loop's start or end
             log.warning("the worker lost the store: %s", exc)
         if burst or worker.stop_asked:
+            log.info("worker %s stopped", worker.name)
             return 0
         if time.monotonic() - began >= RESTART_RESET:
             pause = RESTART_FIRST
         log.warning("the work loop ended on an error: starting again in %.1f s", pause)
         if not _pause_and_forget(worker, pause):
+            log.info("worker %s stopped", worker.name)
             return 0
         pause = min(2 * pause, RESTART_MAX)
 

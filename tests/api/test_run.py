@@ -41,9 +41,10 @@ def own_store_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "OMERTA_VAR")}
 
 
-def start(cwd: Path, port: int, log: IO[bytes]) -> subprocess.Popen[bytes]:
+def start(cwd: Path, port: int, log: IO[bytes], *options: str) -> subprocess.Popen[bytes]:
+    command = ["run", "--bind", f"127.0.0.1:{port}", "--web-workers", "1", *options]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "api", "run", "--bind", f"127.0.0.1:{port}", "--web-workers", "1"],
+        [sys.executable, "-m", "api", *command],
         cwd=cwd,
         env=own_store_env(),
         start_new_session=True,  # its own process group, as a terminal's Ctrl-C sees it
@@ -105,6 +106,36 @@ def test_omerta_run_serves_plays_stops_and_keeps_the_data(tmp_path: Path) -> Non
     output = (tmp_path / "run.log").read_text()
     assert "Traceback" not in output, "the stop was not clean (the store went first?)"
     assert output.count("Shutting down: Master") == 2  # gunicorn stopped gracefully twice
+    assert output.count("workers.worker: worker") == 4  # started, stopped, twice
+    assert not per_job_lines(output), per_job_lines(output)  # quiet by default
+
+
+def per_job_lines(output: str) -> list[str]:
+    """RQ's lines about single jobs (taken, done, result kept) and gunicorn's access log."""
+    return [
+        line
+        for line in output.splitlines()
+        if "Job OK" in line or "omerta-ai:" in line or "omerta-projections:" in line
+        or '"GET /' in line or '"POST /' in line
+    ]  # fmt: skip
+
+
+def test_verbose_logs_every_job_and_request(tmp_path: Path) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with (tmp_path / "run.log").open("ab") as log:
+        proc = start(tmp_path, port, log, "--verbose")
+        try:
+            ann = http(base, "POST", "/players", {"name": "Ann"})
+            game = http(base, "POST", "/games", {"game": "famiglia", "seats": 2, "ai": {"1": 0}},
+                        ann["token"])  # fmt: skip
+            wait_until(lambda: 1 not in http(base, "GET", f"/games/{game['game_id']}")["to_act"],
+                       30, "the AI seat to move")  # fmt: skip
+        finally:
+            assert ctrl_c(proc) == 0
+    output = (tmp_path / "run.log").read_text()
+    lines = per_job_lines(output)
+    assert any("Job OK" in line for line in lines) and any('"POST /games' in line for line in lines)
 
 
 def test_a_child_that_dies_stops_everything(tmp_path: Path) -> None:
