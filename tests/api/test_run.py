@@ -1,5 +1,9 @@
 """``omerta run`` (what ``make run`` starts) as a user runs it: the embedded store with its data
-in ./var, an RQ worker and gunicorn; Ctrl-C stops them all; the data is there after a restart.
+in ./var, an RQ worker and gunicorn; Ctrl-C, SIGHUP or SIGTERM stops them all in order; the data
+is there after a restart; quiet logs unless ``--verbose``. It heals: the store, the worker and
+the web server killed under load come back on their own, no acknowledged move lost, the games
+end. No orphans: a killed supervisor's children exit; a new run stops an earlier run's leftovers
+or refuses while that run goes on.
 """
 
 from __future__ import annotations
@@ -138,7 +142,7 @@ def test_verbose_logs_every_job_and_request(tmp_path: Path) -> None:
     assert any("Job OK" in line for line in lines) and any('"POST /games' in line for line in lines)
 
 
-def test_a_child_that_dies_stops_everything(tmp_path: Path) -> None:
+def test_a_child_that_dies_while_starting_stops_everything(tmp_path: Path) -> None:
     with socket.socket() as taken:  # the web port is taken: gunicorn cannot start
         taken.bind(("127.0.0.1", 0))
         taken.listen()
