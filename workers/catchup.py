@@ -15,7 +15,10 @@ then periodically (``workers.worker``):
    (``rm:ai-due``) gets a fresh ``ai_move`` job (a duplicate is harmless: stale or idempotent),
    unless its job is still waiting, or failed for good and ``revive_failed`` is off (periodic
    passes leave a failed AI to its failed registry and ``ai_error``; a worker start gives it
-   another chance, a new release may have fixed it). "Waiting" is judged by where the job is,
+   another chance, a new release may have fixed it). Only a move that failed counts as failed:
+   the game's ``ai_error`` is at that version; RQ also marks "failed" the jobs it finds
+   abandoned (their worker died) or stuck after their pop, and those are moved again. "Waiting"
+   is judged by where the job is,
    not by its status alone: a job is "queued" in RQ's records from its enqueue until a worker
    starts it, also when it was popped off its queue by a worker that died (or whose next write
    was refused) before it started, so "queued" counts only while the job id is in its queue's
@@ -31,6 +34,7 @@ from __future__ import annotations
 import logging
 from typing import NamedTuple
 
+import msgspec
 import redis
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
@@ -129,7 +133,8 @@ def _revive_ai(client: redis.Redis, due_before_ms: int, revive_failed: bool) -> 
     for game_id, version in found:
         job_ids = [jobs.ai_job_id(game_id, version, s) for s in ("", jobs.CATCH_UP)]
         with unavailable():
-            waiting = any(_waiting(client, job_id, revive_failed) for job_id in job_ids)
+            gave_up = not revive_failed and _move_failed(client, game_id, version)
+            waiting = any(_waiting(client, job_id, gave_up) for job_id in job_ids)
         if not waiting:
             log.warning("AI move of %s at version %d is overdue: enqueued again", game_id, version)
             jobs.enqueue_ai_move(game_id, version, jobs.CATCH_UP)
@@ -137,8 +142,13 @@ def _revive_ai(client: redis.Redis, due_before_ms: int, revive_failed: bool) -> 
     return revived
 
 
-def _waiting(client: redis.Redis, job_id: str, revive_failed: bool) -> bool:
-    """Whether the job will still run (or, failed, is to be left alone)."""
+def _move_failed(client: redis.Redis, game_id: str, version: int) -> bool:
+    raw = client.get(rm.ai_error_key(game_id))
+    return raw is not None and msgspec.json.decode(raw, type=rm.AiError).version == version
+
+
+def _waiting(client: redis.Redis, job_id: str, gave_up: bool) -> bool:
+    """Whether the job will still run (or, failed with ``gave_up``, is to be left alone)."""
     try:
         job = Job.fetch(job_id, connection=client)
     except NoSuchJobError:
@@ -150,7 +160,7 @@ def _waiting(client: redis.Redis, job_id: str, revive_failed: bool) -> bool:
         registry = ScheduledJobRegistry(job.origin, connection=client)
         return client.zscore(registry.key, job_id) is not None
     if status == JobStatus.FAILED:
-        return not revive_failed
+        return gave_up
     return status == JobStatus.DEFERRED
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 import redis
+from rq.job import JobStatus
 
 from services import commands
 from services import readmodels as rm
@@ -141,3 +143,29 @@ def test_the_age_of_the_oldest_due_ai_move(workers_redis: redis.Redis) -> None:
     since = int(workers_redis.zscore(rm.AI_DUE, game_id) or 0)
     age = catchup.oldest_ai_due_ms(workers_redis)
     assert age is not None and 0 <= age <= now_ms() - since
+
+
+def test_a_job_failed_for_another_reason_than_its_move_is_moved_again(
+    workers_redis: redis.Redis,
+) -> None:
+    """RQ marks "failed" a job whose worker died (abandoned) or that was stuck after its pop:
+    the periodic pass moves it again; only a move that failed (``ai_error`` at that version)
+    is left to the failed registry."""
+    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    runtime.queue(runtime.PROJECTIONS).empty()
+    jobs.project(game_id)
+    ai = runtime.queue(runtime.AI)
+
+    def fail_the_queued_job() -> None:
+        (job,) = ai.jobs
+        workers_redis.lrem(ai.key, 0, job.id)
+        job.set_status(JobStatus.FAILED)
+
+    fail_the_queued_job()
+    assert catchup.catch_up(runtime.projector(), revive_failed=False).ai_jobs == 1
+    fail_the_queued_job()
+    version = commands.load(game_id).version
+    error = rm.AiError(0, version, "RuntimeError: the bot fell over", now_ms())
+    workers_redis.set(rm.ai_error_key(game_id), msgspec.json.encode(error))
+    assert catchup.catch_up(runtime.projector(), revive_failed=False).ai_jobs == 0
+    assert catchup.catch_up(runtime.projector(), revive_failed=True).ai_jobs == 1
