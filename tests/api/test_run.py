@@ -245,8 +245,9 @@ def kill_and_heal(cwd: Path, base: str, name: str, players: list[Player]) -> Non
     before = children(cwd)[name]
     moves = [len(p.acked) for p in players]
     os.kill(before, signal.SIGKILL)
-    wait_until(lambda: children(cwd).get(name, before) != before, 30, f"the {name} restarted")
-    wait_until(lambda: call(base, "GET", "/readyz")[0] == 200, 30, f"answers after the {name}")
+    back = wait_until(lambda: children(cwd).get(name, before) != before, 30, f"{name} restarted")
+    ready = wait_until(lambda: call(base, "GET", "/readyz")[0] == 200, 30, f"answers ({name})")
+    print(f"{name} killed: restarted after {back:.1f} s, the service answered {ready:.1f} s later")
     wait_until(
         lambda: all(
             len(p.acked) > n or not p.is_alive() for p, n in zip(players, moves, strict=True)
