@@ -26,6 +26,7 @@ and stops it.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import os
 import signal
@@ -97,6 +98,14 @@ class Child:
         self.pause = min(2 * pause, RESTART_MAX)
         return pause
 
+    def stop_group(self) -> None:
+        """SIGTERM to what is left of the dead child's process group: gunicorn's workers would
+        hold the web port for a while, RQ's scheduler its locks. (The group's id is not given
+        to a new process while the group has members, so this reaches only them.)"""
+        assert self.proc is not None
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGTERM)
+
     def due(self) -> bool:
         return self.restart_at is not None and time.monotonic() >= self.restart_at
 
@@ -142,6 +151,7 @@ def supervise(
             for proc in supervised:
                 code = proc.exited()
                 if code is not None:
+                    proc.stop_group()
                     if not started:
                         _say(f"{proc.name} exited ({code}) while starting: stopping")
                         return 1
