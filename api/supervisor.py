@@ -188,6 +188,8 @@ def _answers(bind: str) -> bool:
     """Whether the web server at ``bind`` answers HTTP (a socket that only accepts, such as
     another program on the port, does not count)."""
     host, _, port = bind.rpartition(":")
+    if not port.isdigit():  # a unix socket: no check, it counts as started
+        return True
     host = HOST if host in ("", "0.0.0.0", "[::]") else host.strip("[]")
     conn = http.client.HTTPConnection(host, int(port), timeout=1)
     try:

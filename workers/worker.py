@@ -99,8 +99,8 @@ class OmertaWorker(SimpleWorker):
         except Exception:  # the next pass tries again; the worker keeps working
             log.exception("catch-up pass failed")
             return
-        if done.projected or done.ai_jobs:
-            log.info(
+        if done.projected or done.ai_jobs:  # jobs were lost (or late): worth an operator's look
+            log.warning(
                 "catch-up: %d feed entries, %d games projected, %d AI moves re-enqueued",
                 *done,
             )
