@@ -1,87 +1,212 @@
-"""``omerta run``: one process that starts the whole service on this machine and stops it.
+"""``omerta run``: one process that starts the whole service on this machine, keeps it running
+and stops it.
 
 1. The store: ``REDIS_URL`` if set, else the embedded server with its data in ``./var/``
    (``services.config``; the data stays there across restarts).
 2. Children, with ``REDIS_URL`` pointing at that store: ``omerta worker`` (RQ: projections
    and AI moves) and ``omerta serve`` (gunicorn on http://127.0.0.1:8000).
-3. Ctrl-C or SIGTERM to the supervisor: it stops the children in order (SIGTERM: gunicorn
-   finishes the requests in flight, the worker its job), gives them ``STOP_SECONDS``, kills what
-   is left, and only then shuts the embedded server down cleanly (AOF flushed). The children
-   run in their own process groups and the server with SIGINT blocked, so the terminal's
-   Ctrl-C (sent to the whole foreground group) reaches only the supervisor and this order
-   holds. If a child dies by itself, the others are stopped too and the exit status is 1, so a
+3. A child that dies once the service has started (the web server answered) is started again
+   after a pause: ``RESTART_FIRST`` seconds, doubling up to ``RESTART_MAX``, back to the first
+   once a child ran ``RESTART_RESET`` seconds. The embedded store is one of them: it comes back
+   on its port from its AOF, and its clients' retries (``services.config``) wait for it. A
+   child that dies before the service has started stops everything with exit status 1, so a
    broken start never looks like a running service.
+4. Ctrl-C, SIGTERM or SIGHUP (the terminal closed) to the supervisor: an orderly stop. It stops
+   the web server and the worker (SIGTERM: gunicorn finishes the requests in flight, the worker
+   its job), gives them ``STOP_SECONDS``, kills what is left, and only then shuts the embedded
+   server down cleanly (AOF flushed). Every child runs in its own process group, so a signal to
+   the supervisor's group (the terminal's Ctrl-C, ``kill -- -PGID``) reaches only the
+   supervisor and this order holds.
+5. No child outlives the supervisor: on Linux each is started with ``PR_SET_PDEATHSIG``, so a
+   supervisor killed outright (SIGKILL) has its children sent SIGTERM by the kernel. The
+   children's pids are kept in ``<var>/run.pid`` (``api.leftovers``): a new ``omerta run`` on
+   the same data directory stops what an earlier one left running, or refuses while that
+   earlier supervisor itself still runs.
 """
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import FrameType
 
-from services.config import embedded_port, settings
-from services.embedded import HOST
+from api import leftovers
+from services import lifeline
+from services.config import embedded_port, settings, started_server
+from services.embedded import HOST, EmbeddedServer
 
 STOP_SECONDS = 15.0
+RESTART_FIRST = 0.5
+RESTART_MAX = 10.0
+RESTART_RESET = 30.0
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def store_url() -> str:
+def _own_group_and_lifeline() -> Callable[[], None]:
+    """What a child runs between fork and exec: its own process group, and SIGTERM when this
+    supervisor dies (``services.lifeline``)."""
+    supervisor = os.getpid()
+
+    def preexec() -> None:
+        os.setpgid(0, 0)
+        lifeline.die_with_parent(supervisor)
+
+    return preexec
+
+
+class Child:
+    """One supervised process: an ``omerta`` subcommand, or the embedded store."""
+
+    def __init__(self, name: str, args: Sequence[str] = (), store: EmbeddedServer | None = None):
+        self.name = name
+        self.args = list(args)
+        self.store = store
+        self.proc: subprocess.Popen[bytes] | None = store.process if store else None
+        self.began = time.monotonic()
+        self.pause = RESTART_FIRST
+        self.restart_at: float | None = None
+
+    def start(self, env: dict[str, str]) -> None:
+        if self.store is not None:
+            self.proc = self.store.restart().process
+        else:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "api", *self.args],
+                env=env,
+                preexec_fn=_own_group_and_lifeline(),
+            )
+        self.began = time.monotonic()
+        self.restart_at = None
+
+    def exited(self) -> int | None:
+        """The exit status if the process ended since it was last (re)started."""
+        if self.proc is None or self.restart_at is not None:
+            return None
+        return self.proc.poll()
+
+    def schedule_restart(self) -> float:
+        if time.monotonic() - self.began >= RESTART_RESET:
+            self.pause = RESTART_FIRST
+        pause = self.pause
+        self.restart_at = time.monotonic() + pause
+        self.pause = min(2 * pause, RESTART_MAX)
+        return pause
+
+    def stop_group(self) -> None:
+        """SIGTERM to what is left of the dead child's process group: gunicorn's workers would
+        hold the web port for a while, RQ's scheduler its locks. (The group's id is not given
+        to a new process while the group has members, so this reaches only them.)"""
+        assert self.proc is not None
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGTERM)
+
+    def due(self) -> bool:
+        return self.restart_at is not None and time.monotonic() >= self.restart_at
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc is not None and self.proc.poll() is None else None
+
+
+def store_url() -> tuple[str, EmbeddedServer | None]:
+    """The store's URL, and the embedded server if this process started it."""
     config = settings()
     if config.redis_url:
-        return config.redis_url
-    # The server inherits the blocked SIGINT (it shuts down on SIGINT otherwise); it is stopped
-    # with SHUTDOWN when this process exits (services.config).
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        port = embedded_port(config)
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    return f"redis://{HOST}:{port}/0"
+        return config.redis_url, None
+    port = embedded_port(config, _own_group_and_lifeline())
+    return f"redis://{HOST}:{port}/0", started_server()
 
 
-def child(args: Sequence[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "api", *args], env=env, process_group=0)
-
-
-def supervise(children: dict[str, list[str]], env: dict[str, str]) -> int:
-    """Run ``children`` (name -> omerta arguments) until a signal or one of them exits."""
+def supervise(
+    children: dict[str, list[str]],
+    env: dict[str, str],
+    bind: str,
+    store: EmbeddedServer | None = None,
+    pid_file: leftovers.PidFile | None = None,
+) -> int:
+    """Run ``children`` (name -> omerta arguments) and the store until a signal; restart
+    whatever dies once the web server at ``bind`` has answered."""
     stopping = False
 
     def stop(signum: int, frame: FrameType | None) -> None:
         nonlocal stopping
         stopping = True
 
-    previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
-    running = {name: child(args, env) for name, args in children.items()}
-    status = 0
+    previous = {s: signal.signal(s, stop) for s in STOP_SIGNALS}
+    running = [Child(name, args) for name, args in children.items()]
+    for proc in running:
+        proc.start(env)
+    supervised = running + ([Child("store", store=store)] if store is not None else [])
+    started = False
     try:
         while not stopping:
-            died = [name for name, proc in running.items() if proc.poll() is not None]
-            if died:
-                for name in died:
-                    print(
-                        f"omerta run: {name} exited ({running[name].returncode})", file=sys.stderr
-                    )
-                status = 1
-                break
+            _record(pid_file, supervised)
+            started = started or _answers(bind)
+            for proc in supervised:
+                code = proc.exited()
+                if code is not None:
+                    proc.stop_group()
+                    if not started:
+                        _say(f"{proc.name} exited ({code}) while starting: stopping")
+                        return 1
+                    _say(f"{proc.name} exited ({code}): restarting in {proc.schedule_restart()} s")
+                elif proc.due():
+                    _restart(proc, env)
             time.sleep(0.2)
+        return 0
     finally:
-        _stop_all(running)
+        _stop_all([p for p in supervised if p.store is None])
+        if store is not None:
+            store.stop()
+        if pid_file is not None:
+            pid_file.remove()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-    return status
 
 
-def _stop_all(running: dict[str, subprocess.Popen[bytes]]) -> None:
-    for proc in running.values():
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
+def _restart(proc: Child, env: dict[str, str]) -> None:
+    try:
+        proc.start(env)
+    except (OSError, RuntimeError) as exc:  # the store did not come up: try again later
+        _say(f"{proc.name} did not start ({exc}): again in {proc.schedule_restart()} s")
+        return
+    _say(f"{proc.name} restarted (pid {proc.pid})")
+
+
+def _record(pid_file: leftovers.PidFile | None, supervised: list[Child]) -> None:
+    if pid_file is not None:
+        pid_file.write({p.name: p.pid for p in supervised if p.pid is not None})
+
+
+def _answers(bind: str) -> bool:
+    """Whether the web server at ``bind`` answers HTTP (a socket that only accepts, such as
+    another program on the port, does not count)."""
+    host, _, port = bind.rpartition(":")
+    if not port.isdigit():  # a unix socket: no check, it counts as started
+        return True
+    host = HOST if host in ("", "0.0.0.0", "[::]") else host.strip("[]")
+    conn = http.client.HTTPConnection(host, int(port), timeout=1)
+    try:
+        conn.request("GET", "/healthz")
+        return conn.getresponse().status == 200
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        conn.close()
+
+
+def _stop_all(running: list[Child]) -> None:
+    procs = [p.proc for p in running if p.pid is not None and p.proc is not None]
+    for proc in procs:
+        proc.send_signal(signal.SIGTERM)
     deadline = time.monotonic() + STOP_SECONDS
-    for proc in running.values():
+    for proc in procs:
         try:
             proc.wait(max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
@@ -89,11 +214,25 @@ def _stop_all(running: dict[str, subprocess.Popen[bytes]]) -> None:
             proc.wait()
 
 
-def run(bind: str, web_workers: int | None) -> int:
-    url = store_url()
+def _say(message: str) -> None:
+    print(f"omerta run: {message}", file=sys.stderr, flush=True)
+
+
+def run(bind: str, web_workers: int | None, verbose: bool = False) -> int:
+    pid_file = leftovers.PidFile(settings().var / "run.pid")
+    refusal = pid_file.clear_leftovers(_say)
+    if refusal:
+        _say(refusal)
+        return 1
+    url, store = store_url()
     env = {**os.environ, "REDIS_URL": url}
+    if verbose:  # every job (the worker) and every request (gunicorn's access log)
+        env["OMERTA_LOG_LEVEL"] = "DEBUG"
+        env.setdefault("OMERTA_ACCESS_LOG", "-")
     serve = ["serve", "--bind", bind]
     if web_workers:
         serve += ["--workers", str(web_workers)]
-    print(f"omerta run: store {url}, web http://{bind}/ (Ctrl-C stops everything)", file=sys.stderr)
-    return supervise({"worker": ["worker"], "web": serve}, env)
+    _say(f"store {url}, web http://{bind}/ (Ctrl-C stops everything)")
+    status = supervise({"worker": ["worker"], "web": serve}, env, bind, store, pid_file)
+    _say("stopped")
+    return status

@@ -11,6 +11,7 @@
 | | with an optional ``:port`` and path prefix | |
 | ``OMERTA_BIND`` | the web server's ``address:port`` (set by ``omerta serve --bind``) | (b) |
 | ``OMERTA_SECRET`` | what AI seeds and replayed tokens derive from (``serversecret``) | (c) |
+| ``OMERTA_LOG_LEVEL`` | ``INFO``: starts, stops, warnings; ``DEBUG``: every job too | ``INFO`` |
 
 (a) ``http://`` and the bind address; read by ``public_url()``.  (b) ``127.0.0.1:8000``.
 (c) a random one, made once and kept in the store.
@@ -31,11 +32,14 @@ import fcntl
 import os
 import re
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import SplitResult, urlsplit
 
 import msgspec
 import redis
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
 
 from services.embedded import HOST, EmbeddedServer
 
@@ -53,6 +57,7 @@ class Settings(msgspec.Struct, frozen=True):
     fsync: str
     secure_cookies: bool
     secret: str | None  # never printed: the AI's seeds are made with it
+    log_level: str
 
 
 def settings(env: dict[str, str] | None = None) -> Settings:
@@ -64,6 +69,7 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         fsync=env.get("OMERTA_FSYNC") or "always",
         secure_cookies=(env.get("OMERTA_SECURE_COOKIES") or "0").lower() in ("1", "true", "yes"),
         secret=env.get("OMERTA_SECRET") or None,
+        log_level=(env.get("OMERTA_LOG_LEVEL") or "INFO").upper(),
     )
 
 
@@ -110,20 +116,29 @@ def _url_problem(url: str, parts: SplitResult) -> str | None:
     return None
 
 
+
+# 0.05 s doubling to 1 s, 10 tries: about 7 s, a store restart under ``omerta run`` included.
+RETRY_BACKOFF = ExponentialBackoff(cap=1.0, base=0.05)
+RETRIES = 10
+RETRY_SECONDS = sum(RETRY_BACKOFF.compute(n) for n in range(1, RETRIES + 1))
+
 _started: EmbeddedServer | None = None
 _start_lock = threading.Lock()
 
 
 def connect(config: Settings | None = None) -> redis.Redis:
-    """A redis-py client (bytes in and out) for the configured server."""
+    """A redis-py client (bytes in and out) for the configured server, retrying (see above)."""
     config = config or settings()
+    # Retry's default errors: ConnectionError (BusyLoadingError among them), TimeoutError.
+    retry = Retry(RETRY_BACKOFF, RETRIES)
     if config.redis_url:
-        return redis.Redis.from_url(config.redis_url)
-    return redis.Redis(host=HOST, port=embedded_port(config))
+        return redis.Redis.from_url(config.redis_url, retry=retry)
+    return redis.Redis(host=HOST, port=embedded_port(config), retry=retry)
 
 
-def embedded_port(config: Settings) -> int:
-    """The port of the embedded server for ``config.var``, started now if none runs."""
+def embedded_port(config: Settings, preexec_fn: Callable[[], None] | None = None) -> int:
+    """The port of the embedded server for ``config.var``, started now if none runs (with
+    ``preexec_fn``, see ``EmbeddedServer``)."""
     global _started
     with _start_lock:
         if _started is not None and _started.directory == config.var:
@@ -135,11 +150,16 @@ def embedded_port(config: Settings) -> int:
             running = _running_port(port_file, config.var)
             if running is not None:
                 return running
-            server = EmbeddedServer(config.var, config.port, config.fsync).start()
+            server = EmbeddedServer(config.var, config.port, config.fsync, preexec_fn).start()
             port_file.write_text(f"{server.port}\n")
             _started = server
             atexit.register(server.stop)
             return server.port
+
+
+def started_server() -> EmbeddedServer | None:
+    """The embedded server this process started, if any (``omerta run`` supervises it)."""
+    return _started
 
 
 def _running_port(port_file: Path, var: Path) -> int | None:

@@ -18,6 +18,7 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -47,15 +48,24 @@ def free_port() -> int:
 class EmbeddedServer:
     """One server process with its data (AOF, log) under ``directory``.
 
-    ``port`` 0 picks a free port (retrying if another process takes it first)."""
+    ``port`` 0 picks a free port (retrying if another process takes it first). ``preexec_fn``
+    runs in the server's process before it starts (``omerta run``: its own process group, and
+    a SIGTERM when the supervisor dies)."""
 
-    def __init__(self, directory: str | os.PathLike[str], port: int = 0, fsync: str = "always"):
+    def __init__(
+        self,
+        directory: str | os.PathLike[str],
+        port: int = 0,
+        fsync: str = "always",
+        preexec_fn: Callable[[], None] | None = None,
+    ):
         if fsync not in FSYNC_POLICIES:
             raise ValueError(f"fsync must be one of {FSYNC_POLICIES}, not {fsync!r}")
         self.directory = Path(directory).resolve()
         self.requested_port = port
         self.port = port
         self.fsync = fsync
+        self.preexec_fn = preexec_fn
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -75,6 +85,7 @@ class EmbeddedServer:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
+                preexec_fn=self.preexec_fn,
             )
             if self._wait_ready(timeout):
                 return self
@@ -83,6 +94,12 @@ class EmbeddedServer:
         log = self.directory / "valkey.log"
         tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
         raise RuntimeError(f"the embedded server did not start on port {self.port}:\n{tail}")
+
+    def restart(self, timeout: float = 30.0) -> EmbeddedServer:
+        """Start again after the process died, on the same port (its clients reconnect there)
+        and from the same AOF (acknowledged writes are back)."""
+        self.requested_port = self.port
+        return self.start(timeout)
 
     def _command(self) -> list[str]:
         return [

@@ -13,26 +13,41 @@ then periodically (``workers.worker``):
    counts fewer taken seats than its seat record is projected too (lobby and inboxes).
 3. AI moves: every game with an AI seat owing a decision for longer than ``ai_grace_ms``
    (``rm:ai-due``) gets a fresh ``ai_move`` job (a duplicate is harmless: stale or idempotent),
-   unless its job is still waiting in a queue, or failed for good and ``revive_failed`` is off
-   (periodic passes leave a failed AI to its failed registry and ``ai_error``; a worker start
-   gives it another chance, a new release may have fixed it). A job "started" that long ago
-   died with its worker.
+   unless its job is still waiting, or failed for good and ``revive_failed`` is off (periodic
+   passes leave a failed AI to its failed registry and ``ai_error``; a worker start gives it
+   another chance, a new release may have fixed it). Only a move that failed counts as failed:
+   the game's ``ai_error`` is at that version; RQ also marks "failed" the jobs it finds
+   abandoned (their worker died) or stuck after their pop, and those are moved again. "Waiting"
+   is judged by where the job is,
+   not by its status alone: a job is "queued" in RQ's records from its enqueue until a worker
+   starts it, also when it was popped off its queue by a worker that died (or whose next write
+   was refused) before it started, so "queued" counts only while the job id is in its queue's
+   list, and "scheduled" (a retry's wait) only while it is in the scheduled registry. A job
+   "started" that long ago died with its worker.
+
+``oldest_ai_due_ms`` tells operators how long the longest-waiting AI move has been owed
+(``omerta status``).
 """
 
 from __future__ import annotations
 
+import logging
 from typing import NamedTuple
 
+import msgspec
 import redis
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
+from rq.registry import ScheduledJobRegistry
 
 from services import keys
 from services import readmodels as rm
 from services.players import seats_key
 from services.store import now_ms, unavailable
-from workers import jobs
+from workers import jobs, runtime
 from workers.projection import Projector
+
+log = logging.getLogger(__name__)
 
 CURSOR = "workers:feed-cursor"
 BATCH = 1000
@@ -114,21 +129,43 @@ def _revive_ai(client: redis.Redis, due_before_ms: int, revive_failed: bool) -> 
         pipe.hget(rm.game_key(game_id), "version")
     with unavailable():
         found = [(g, int(v)) for g, v in zip(games, pipe.execute(), strict=True) if v is not None]
-    keep = {JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED}
-    if not revive_failed:
-        keep.add(JobStatus.FAILED)
     revived = 0
     for game_id, version in found:
         job_ids = [jobs.ai_job_id(game_id, version, s) for s in ("", jobs.CATCH_UP)]
-        statuses = [_status(client, job_id) for job_id in job_ids]
-        if not keep.intersection(statuses):
+        with unavailable():
+            gave_up = not revive_failed and _move_failed(client, game_id, version)
+            waiting = any(_waiting(client, job_id, gave_up) for job_id in job_ids)
+        if not waiting:
+            log.warning("AI move of %s at version %d is overdue: enqueued again", game_id, version)
             jobs.enqueue_ai_move(game_id, version, jobs.CATCH_UP)
             revived += 1
     return revived
 
 
-def _status(client: redis.Redis, job_id: str) -> JobStatus | None:
+def _move_failed(client: redis.Redis, game_id: str, version: int) -> bool:
+    raw = client.get(rm.ai_error_key(game_id))
+    return raw is not None and msgspec.json.decode(raw, type=rm.AiError).version == version
+
+
+def _waiting(client: redis.Redis, job_id: str, gave_up: bool) -> bool:
+    """Whether the job will still run (or, failed with ``gave_up``, is to be left alone)."""
     try:
-        return Job.fetch(job_id, connection=client).get_status()
+        job = Job.fetch(job_id, connection=client)
     except NoSuchJobError:
-        return None
+        return False
+    status = job.get_status()
+    if status == JobStatus.QUEUED:
+        return client.lpos(runtime.queue(job.origin).key, job_id) is not None
+    if status == JobStatus.SCHEDULED:
+        registry = ScheduledJobRegistry(job.origin, connection=client)
+        return client.zscore(registry.key, job_id) is not None
+    if status == JobStatus.FAILED:
+        return gave_up
+    return status == JobStatus.DEFERRED
+
+
+def oldest_ai_due_ms(client: redis.Redis) -> int | None:
+    """How long (ms) the AI move owed longest has been owed; None if no AI seat owes one."""
+    with unavailable():
+        oldest = client.zrange(rm.AI_DUE, 0, 0, withscores=True)
+    return max(0, now_ms() - int(oldest[0][1])) if oldest else None

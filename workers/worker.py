@@ -6,31 +6,47 @@ The worker is RQ's ``SimpleWorker`` (jobs run in the worker process, no fork per
 milliseconds, and running them in-process keeps the projector's and the command service's
 per-process caches of game states, so a job reads only the new events. Job timeouts still hold
 (RQ's SIGALRM death penalty). Several workers can run at once, on one machine or many.
+
+Store outages: the client retries for a few seconds (``services.config``), and RQ's wait for a
+job retries on its own. Anything else that ends RQ's work loop (an outage longer than that, a
+write refused in the middle of RQ's bookkeeping) ends it with a log line, not the process:
+``run`` starts a new work loop after a pause (``RESTART_FIRST`` doubling to ``RESTART_MAX``;
+back to the first after a loop that ran ``RESTART_RESET`` seconds). The jobs such an error
+interrupted are repaired by the catch-up pass of the new loop's start.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import signal
 import time
+from types import FrameType
 from typing import Any
 
+import redis
 from redis.client import Pipeline
 from rq import SimpleWorker
 
+from services import lifeline
 from services.commands import service
+from services.config import settings
 from workers import catchup, enqueue, runtime
 
 log = logging.getLogger(__name__)
 
-AI_GRACE_MS = 30_000  # an AI move overdue this long (after the first pass) lost its job
+AI_GRACE_MS = 5_000  # an AI move overdue this long (after the first pass) lost its job
 SETTLE_MS = 2_000  # feed entries younger than this still have their projection job running
 HEARTBEAT_EVERY = 1.0  # seconds between the worker's own heartbeats (its key lives far longer)
+RESTART_FIRST = 0.5  # seconds before a work loop that ended on an error starts again
+RESTART_MAX = 10.0
+RESTART_RESET = 60.0  # a loop that ran this long starts the pauses over
 
 
 class OmertaWorker(SimpleWorker):
     """An RQ worker whose maintenance also runs the catch-up pass."""
 
-    def __init__(self, *args: Any, interval: int = 15, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, interval: int = 5, **kwargs: Any) -> None:
         # RQ runs maintenance when due, between jobs and between idle waits of
         # worker_ttl - 15 s: a worker_ttl of interval + 15 makes the idle wait the interval.
         kwargs.setdefault("maintenance_interval", interval)
@@ -38,6 +54,12 @@ class OmertaWorker(SimpleWorker):
         super().__init__(*args, **kwargs)
         self._first_pass = True
         self._beat_at = float("-inf")
+        self.stop_asked = False
+
+    def request_stop(self, signum: int, frame: FrameType | None) -> None:
+        """RQ's warm shutdown, remembered: ``run`` must not start the loop again after it."""
+        self.stop_asked = True
+        super().request_stop(signum, frame)
 
     def heartbeat(self, timeout: int | None = None, pipeline: Pipeline | None = None) -> None:
         """RQ's heartbeat, at most every ``HEARTBEAT_EVERY`` seconds and in one round trip.
@@ -77,14 +99,14 @@ class OmertaWorker(SimpleWorker):
         except Exception:  # the next pass tries again; the worker keeps working
             log.exception("catch-up pass failed")
             return
-        if done.projected or done.ai_jobs:
-            log.info(
+        if done.projected or done.ai_jobs:  # jobs were lost (or late): worth an operator's look
+            log.warning(
                 "catch-up: %d feed entries, %d games projected, %d AI moves re-enqueued",
                 *done,
             )
 
 
-def make_worker(interval: int = 15, name: str | None = None) -> OmertaWorker:
+def make_worker(interval: int = 5, name: str | None = None) -> OmertaWorker:
     enqueue.install()  # AI moves append: their projections are enqueued like anyone's
     connection = service().store.redis
     queues = [runtime.queue(n) for n in runtime.QUEUES]
@@ -92,9 +114,61 @@ def make_worker(interval: int = 15, name: str | None = None) -> OmertaWorker:
 
 
 def run(
-    burst: bool = False, interval: int = 15, name: str | None = None, log_level: str = "INFO"
+    burst: bool = False, interval: int = 5, name: str | None = None, log_level: str | None = None
 ) -> int:
-    """Work until stopped (SIGTERM/SIGINT: RQ finishes the current job first)."""
-    worker = make_worker(interval, name)
-    worker.work(burst=burst, with_scheduler=True, logging_level=log_level)
-    return 0
+    """Work until stopped (SIGTERM/SIGINT: RQ finishes the current job first), starting RQ's
+    work loop again when an error ended it (see the module docstring).
+
+    Logs at ``log_level`` (default ``OMERTA_LOG_LEVEL``, ``INFO``): this module's starts, stops
+    and repairs. RQ logs a few lines per job, and per maintenance pass, at ``INFO``: its logs
+    show only at ``DEBUG``, warnings and errors always."""
+    level = log_level or settings().log_level
+    logging.basicConfig(level=level, format="%(asctime)s %(name)s: %(message)s", datefmt="%X")
+    rq_level = "INFO" if logging.getLogger().isEnabledFor(logging.DEBUG) else "WARNING"
+    worker_pid = os.getpid()  # RQ's scheduler, a process forked per work loop, dies with it
+    os.register_at_fork(after_in_child=lambda: lifeline.die_with_parent(worker_pid))
+    pause = RESTART_FIRST
+    while True:
+        worker = make_worker(interval, name)
+        log.info("worker %s started (pid %d)", worker.name, worker_pid)
+        began = time.monotonic()
+        try:
+            worker.work(burst=burst, with_scheduler=True, logging_level=rq_level)
+        except redis.RedisError as exc:  # RQ's registration at the loop's start or end
+            log.warning("the worker lost the store: %s", exc)
+        if burst or worker.stop_asked:
+            log.info("worker %s stopped", worker.name)
+            return 0
+        if time.monotonic() - began >= RESTART_RESET:
+            pause = RESTART_FIRST
+        log.warning("the work loop ended on an error: starting again in %.1f s", pause)
+        if not _pause_and_forget(worker, pause):
+            log.info("worker %s stopped", worker.name)
+            return 0
+        pause = min(2 * pause, RESTART_MAX)
+
+
+def _pause_and_forget(worker: OmertaWorker, seconds: float) -> bool:
+    """Wait ``seconds`` (False: a stop was asked meanwhile), then mark the ended worker dead in
+    the store (a fixed ``--name`` can be registered again), waiting on while the store is down."""
+    stop = False
+
+    def asked(signum: int, frame: FrameType | None) -> None:
+        nonlocal stop
+        stop = True
+
+    previous = {s: signal.signal(s, asked) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        deadline = time.monotonic() + seconds
+        while not stop:
+            if time.monotonic() >= deadline:
+                try:
+                    worker.register_death()
+                    return True
+                except redis.RedisError:
+                    deadline = time.monotonic() + RESTART_FIRST
+            time.sleep(0.1)
+        return False
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

@@ -13,8 +13,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     run.add_argument("--bind", default=server.DEFAULT_BIND, help="web address:port")
     run.add_argument("--web-workers", type=int, help="gunicorn processes (default: one per core)")
+    run.add_argument(
+        "--verbose", action="store_true", help="log every job and request (OMERTA_LOG_LEVEL=DEBUG)"
+    )
     run.set_defaults(run=run_all)
 
 
 def run_all(args: argparse.Namespace) -> int:
-    return supervisor.run(args.bind, args.web_workers)
+    return supervisor.run(args.bind, args.web_workers, args.verbose)

@@ -13,15 +13,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--burst", action="store_true", help="quit once the queues are empty")
     parser.add_argument(
-        "--interval", type=int, default=15, help="seconds between catch-up passes (default 15)"
+        "--interval", type=int, default=5, help="seconds between catch-up passes (default 5)"
     )
     parser.add_argument("--name", help="worker name (default: RQ's)")
+    parser.add_argument("--quiet", action="store_true", help="log warnings and errors only")
     parser.add_argument(
-        "--quiet", action="store_true", help="log warnings and errors only, not every job"
+        "--verbose", action="store_true", help="log every job too (OMERTA_LOG_LEVEL=DEBUG)"
     )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    level = "WARNING" if args.quiet else "INFO"
+    level = "WARNING" if args.quiet else "DEBUG" if args.verbose else None
     return worker.run(burst=args.burst, interval=args.interval, name=args.name, log_level=level)

@@ -1,7 +1,14 @@
-"""Shared by the worker tests: what the read models should hold, from the domain itself."""
+"""Shared by the worker tests: what the read models should hold, from the domain itself; a worker
+process (``omerta worker``) on a given store."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -31,3 +38,25 @@ def assert_read_models_current(read_models: ReadModels, game_id: str) -> Any:
     for seat, view in expected_views(game_id).items():
         assert read_models.view(game_id, seat) == (version, view)
     return result
+
+
+WORKER = "from api.cli import main; raise SystemExit(main())"
+
+
+def start_worker(redis_url: str, log: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "REDIS_URL": redis_url}
+    with open(log, "ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-c", WORKER, "worker", "--interval", "1"],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def wait(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)

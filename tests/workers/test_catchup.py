@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 import redis
+from rq.job import JobStatus
 
 from services import commands
+from services import readmodels as rm
 from services.players import Players
 from services.readmodels import ReadModels
+from services.store import now_ms
 from tests.services.helpers import tamper
-from workers import catchup, runtime
+from workers import catchup, jobs, runtime
 
 pytestmark = pytest.mark.server
 
@@ -107,3 +111,61 @@ def test_the_catch_up_sees_a_seat_taken_whose_projection_was_lost(
     assert read_models.lobby() == []
     summary = read_models.summary(game_id)
     assert summary is not None and [s.player for s in summary.seats] == [alice.id, bob.id]
+
+
+def test_an_ai_job_popped_but_never_started_is_enqueued_again(
+    workers_redis: redis.Redis, read_models: ReadModels
+) -> None:
+    """A worker that dies between RQ's pop and the job's start (or whose next write is refused)
+    leaves the job "queued" in RQ's records, in no queue: the periodic pass moves it anyway."""
+    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    runtime.queue(runtime.PROJECTIONS).empty()
+    jobs.project(game_id)  # the projection enqueues the AI move
+    ai = runtime.queue(runtime.AI)
+    (job,) = ai.jobs
+    workers_redis.lrem(ai.key, 0, job.id)  # popped, and its worker gone
+    assert job.get_status(refresh=True) == "queued"
+    assert catchup.oldest_ai_due_ms(workers_redis) is not None
+    revived = catchup.catch_up(runtime.projector(), ai_grace_ms=0, revive_failed=False)
+    assert revived.ai_jobs == 1
+    (again,) = ai.jobs
+    assert again.args == (game_id, commands.load(game_id).version)
+    # Lost once more (the catch-up's own job): the next pass enqueues it again.
+    workers_redis.lrem(ai.key, 0, again.id)
+    assert catchup.catch_up(runtime.projector(), ai_grace_ms=0).ai_jobs == 1
+    assert catchup.catch_up(runtime.projector(), ai_grace_ms=0).ai_jobs == 0  # now it waits
+
+
+def test_the_age_of_the_oldest_due_ai_move(workers_redis: redis.Redis) -> None:
+    assert catchup.oldest_ai_due_ms(workers_redis) is None
+    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    runtime.projector().project(game_id)
+    since = int(workers_redis.zscore(rm.AI_DUE, game_id) or 0)
+    age = catchup.oldest_ai_due_ms(workers_redis)
+    assert age is not None and 0 <= age <= now_ms() - since
+
+
+def test_a_job_failed_for_another_reason_than_its_move_is_moved_again(
+    workers_redis: redis.Redis,
+) -> None:
+    """RQ marks "failed" a job whose worker died (abandoned) or that was stuck after its pop:
+    the periodic pass moves it again; only a move that failed (``ai_error`` at that version)
+    is left to the failed registry."""
+    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    runtime.queue(runtime.PROJECTIONS).empty()
+    jobs.project(game_id)
+    ai = runtime.queue(runtime.AI)
+
+    def fail_the_queued_job() -> None:
+        (job,) = ai.jobs
+        workers_redis.lrem(ai.key, 0, job.id)
+        job.set_status(JobStatus.FAILED)
+
+    fail_the_queued_job()
+    assert catchup.catch_up(runtime.projector(), revive_failed=False).ai_jobs == 1
+    fail_the_queued_job()
+    version = commands.load(game_id).version
+    error = rm.AiError(0, version, "RuntimeError: the bot fell over", now_ms())
+    workers_redis.set(rm.ai_error_key(game_id), msgspec.json.encode(error))
+    assert catchup.catch_up(runtime.projector(), revive_failed=False).ai_jobs == 0
+    assert catchup.catch_up(runtime.projector(), revive_failed=True).ai_jobs == 1
