@@ -6,6 +6,9 @@
 | ``OMERTA_VAR`` | data directory of the embedded server (AOF, log) | ``./var`` |
 | ``OMERTA_REDIS_PORT`` | fixed port of the embedded server | 0: a free port |
 | ``OMERTA_FSYNC`` | ``appendfsync`` of the embedded server | ``always`` (no move ever lost) |
+| ``OMERTA_MIN_REPLICAS`` | replicas that must have an append before it is acknowledged | 0 |
+| ``OMERTA_REPLICA_TIMEOUT_MS`` | how long an append waits for them (else 503) | 1000 |
+| ``OMERTA_ALLOW_RELAXED_DURABILITY`` | ``1``: no warning for AOF off or fsync not always | ``0`` |
 | ``OMERTA_SECURE_COOKIES`` | ``1``: cookies are ``Secure`` (the service is behind HTTPS) | ``0`` |
 
 The rate limits' variables (``OMERTA_RATE_LIMITS``, ``OMERTA_LIMIT_*``, ``OMERTA_OPEN_GAMES``) are
@@ -37,6 +40,9 @@ class Settings(msgspec.Struct, frozen=True):
     port: int
     fsync: str
     secure_cookies: bool
+    min_replicas: int = 0
+    replica_timeout_ms: int = 1000
+    relaxed_durability: bool = False
 
 
 def settings(env: dict[str, str] | None = None) -> Settings:
@@ -46,8 +52,15 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         var=Path(env.get("OMERTA_VAR") or "var").resolve(),
         port=int(env.get("OMERTA_REDIS_PORT") or 0),
         fsync=env.get("OMERTA_FSYNC") or "always",
-        secure_cookies=(env.get("OMERTA_SECURE_COOKIES") or "0").lower() in ("1", "true", "yes"),
+        secure_cookies=_flag(env.get("OMERTA_SECURE_COOKIES")),
+        min_replicas=int(env.get("OMERTA_MIN_REPLICAS") or 0),
+        replica_timeout_ms=int(env.get("OMERTA_REPLICA_TIMEOUT_MS") or 1000),
+        relaxed_durability=_flag(env.get("OMERTA_ALLOW_RELAXED_DURABILITY")),
     )
+
+
+def _flag(value: str | None) -> bool:
+    return (value or "0").lower() in ("1", "true", "yes")
 
 
 _started: EmbeddedServer | None = None

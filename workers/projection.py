@@ -108,19 +108,27 @@ class Projector:
         pipe.hmget(rm.game_key(game_id), ["version", "seated"])
         pipe.hgetall(seats_key(game_id))
         pipe.get(public_key(game_id))
-        after = 0 if cached is None else cached.version
+        # From the cached head itself: a store that came back older no longer has it.
+        after = 0 if cached is None else max(cached.version - 1, 0)
         pipe.xrange(keys.events_key(game_id), f"{after + 1}-0", "+")
         if cached is None:
             pipe.get(keys.meta_key(game_id))
         with unavailable():
             (stored, seated), seats, public, rows, *meta = pipe.execute()
+        entries = entries_of(rows)
         if cached is None:
             if meta[0] is None:
                 return None
             cached = Folded(decode_meta(meta[0]), 0, None, 0, b"", {})
+        elif entries and entries[0].hash == cached.head:
+            entries = entries[1:]
+        else:  # restored from an older backup, or a lagging replica took over: fold anew
+            self._cache.forget(game_id, cached)
+            cached = Folded(cached.meta, 0, None, 0, b"", {})
+            entries = self.store.read(game_id)
         folded = cached
-        if rows:
-            folded = self._cache.remember(game_id, self._fold(cached, entries_of(rows)))
+        if entries:
+            folded = self._cache.remember(game_id, self._fold(cached, entries))
         elif not folded.version:
             return None  # no events: not a game (creation stores both at once)
         seating = Seating({int(s): p.decode() for s, p in seats.items()}, public == b"1")
