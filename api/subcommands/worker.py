@@ -23,5 +23,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from services import storecheck
+
+    if not storecheck.at_start("worker"):
+        return 2
     level = "WARNING" if args.quiet else "INFO"
     return worker.run(burst=args.burst, interval=args.interval, name=args.name, log_level=level)
