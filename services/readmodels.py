@@ -12,8 +12,13 @@ Keys (``{...}`` is the Redis Cluster hash tag; ``rm:`` is the read models' own p
         seated                  how many seats were taken when projected (seats are never
                                 given back, so (version, seated) only grows)
         summary                 JSON ``Summary``
-        view:spectator          JSON of the rules' view(state, None)
-        view:<seat>             JSON of view(state, seat), one per seat
+        views                   every view, compressed together (``pack_views``): the JSON
+                                of the rules' view(state, None) (a spectator's), then of
+                                view(state, seat) for each seat. The views of one game are
+                                mostly the same public table, so together they cost about
+                                one: a game's read model is rewritten on nearly every
+                                command (and logged in the AOF each time), and a finished
+                                game keeps it for good
         indexes                 JSON list of the [key, member] index entries below that hold
                                 this game (so the next projection removes stale ones)
     rm:games:running          zset  game id -> created (ms), games not over
@@ -35,6 +40,7 @@ without a break: the oldest entry of an inbox is the game waiting longest for th
 from __future__ import annotations
 
 import time
+import zlib
 from typing import Any
 
 import msgspec
@@ -64,8 +70,21 @@ def ai_error_key(game_id: str) -> str:
     return f"ai:{{{game_id}}}:error"
 
 
-def view_field(seat: int | None) -> str:
-    return "view:spectator" if seat is None else f"view:{seat}"
+VIEWS = "views"
+
+
+def pack_views(spectator: bytes, seats: list[bytes]) -> bytes:
+    """The ``views`` field: the spectator's view and each seat's (JSON), compressed together
+    (deterministic, as ``omerta rebuild`` needs)."""
+    return zlib.compress(msgspec.msgpack.encode([spectator, *seats]), 6)
+
+
+def unpack_view(packed: bytes, seat: int | None) -> bytes | None:
+    """The JSON of ``seat``'s view (None: a spectator's) out of ``pack_views``; None for a
+    seat the game does not have."""
+    views = _views.decode(zlib.decompress(packed))
+    index = 0 if seat is None else seat + 1
+    return views[index] if seat is None or 0 <= seat < len(views) - 1 else None
 
 
 def due_member(game_id: str, seat: int) -> str:
@@ -113,6 +132,7 @@ class GameReadModel(msgspec.Struct, frozen=True):
 
 
 _summary = msgspec.json.Decoder(Summary)
+_views = msgspec.msgpack.Decoder(list[bytes])
 _ai_error = msgspec.json.Decoder(AiError)
 
 
@@ -132,10 +152,11 @@ class ReadModels:
         """(version, JSON of the seat's view), or None if the game (or seat) has none yet.
         Both come from one atomic read, so the view is exactly the one at that version."""
         with unavailable():
-            version, raw = self.redis.hmget(game_key(game_id), ["version", view_field(seat)])
-        if version is None or raw is None:
+            version, packed = self.redis.hmget(game_key(game_id), ["version", VIEWS])
+        if version is None or packed is None:
             return None
-        return int(version), raw
+        view = unpack_view(packed, seat)
+        return None if view is None else (int(version), view)
 
     def summary(self, game_id: str) -> Summary | None:
         with unavailable():

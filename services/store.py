@@ -15,8 +15,8 @@
    to the feed and marks the game changed for the read side (``mark_changed``).
 
 Every check comes before the first write, so a refused or failed append leaves nothing behind
-(Redis also refuses a writing script as a whole when it is out of memory). Nothing is ever
-trimmed or rewritten.
+(Redis also refuses a writing script as a whole when it is out of memory). A game's stream is
+never trimmed or rewritten (the feed is trimmed behind its readers: ``workers.projection``).
 
 With ``min_replicas`` set (``OMERTA_MIN_REPLICAS``), an append is acknowledged only once
 ``WAIT`` confirms that many replicas have it, sent on the append's own connection (a pipeline)

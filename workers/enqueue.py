@@ -26,9 +26,11 @@ from workers import runtime
 PROJECT_TIMEOUT = 300  # seconds: a job projects every game changed while it waited
 PROJECT_ONE_TIMEOUT = 60  # seconds: one game's new events
 PROJECT_RETRY = Retry(max=3, interval=[1, 5, 30])
-# Nothing to keep (the read models are the result), but RQ 3 handles a result_ttl of 0 by
-# deleting the job from every registry, a dozen more round trips than letting it expire shortly.
-PROJECT_RESULT_TTL = 10
+# Nothing to keep (the read models are the result): RQ deletes a job with a result_ttl of 0 as
+# it finishes (in the same transaction), instead of storing its result, adding it to the
+# finished registry and letting both expire. Every byte RQ writes lands in the store's AOF,
+# where its records were most of what the service wrote per move.
+RESULT_TTL = 0
 FAILURE_TTL = 7 * 24 * 3600
 
 
@@ -63,7 +65,7 @@ def _projection(job: str, args: tuple[str, ...], timeout: int, description: str)
         f"workers.jobs.{job}",
         args=args,
         timeout=timeout,
-        result_ttl=PROJECT_RESULT_TTL,
+        result_ttl=RESULT_TTL,
         failure_ttl=FAILURE_TTL,
         retry=PROJECT_RETRY,
         description=description,

@@ -120,8 +120,8 @@ def enqueue_ai_move(game_id: str, version: int, suffix: str = "") -> None:
         args=(game_id, version),
         job_id=ai_job_id(game_id, version, suffix),
         timeout=AI_TIMEOUT,
-        result_ttl=600,
-        failure_ttl=7 * 24 * 3600,
+        result_ttl=enqueue.RESULT_TTL,  # nothing to keep: the game is the result
+        failure_ttl=enqueue.FAILURE_TTL,
         retry=AI_RETRY,
         description=f"ai_move {game_id} at {version}",
     )
