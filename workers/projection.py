@@ -234,7 +234,7 @@ def read_models(
     )
     views = [_json.encode(game.view(state, seat)) for seat in range(meta.seats)]
     fields = {
-        "summary": _json.encode(summary),
+        **rm.summary_fields(summary),
         rm.VIEWS: rm.pack_views(_json.encode(game.view(state, None)), views),
     }
 

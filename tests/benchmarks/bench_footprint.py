@@ -14,7 +14,12 @@ seat AI, played by the worker), waits until the worker is idle, and reports:
   records expired.
 
 Goals: at most 2 KB of AOF per command; memory per finished game at most 3x its events' bytes.
-The plot (``PLOT``) shows the AOF bytes per command by kind and the memory per game.
+The plot (``PLOT``) shows the AOF bytes per command by kind, beside ``BASELINE``, and the memory
+per game.
+
+``BASELINE`` is not measured by each run: it is this benchmark's figures on the code before the
+store was slimmed (commit 4c93813, main's read models, RQ options and feed), from one run of 24
+games on the shared machine, kept here to compare with.
 """
 
 from __future__ import annotations
@@ -40,6 +45,15 @@ PLOT = Path("bench-results/footprint.png")
 AOF_GOAL = 2048
 MEMORY_GOAL = 3.0
 RQ = "RQ's records"
+BASELINE = {  # bytes of AOF per command, by kind (see the module docstring)
+    "read models": 9954,
+    RQ: 2929,
+    "game events": 418,
+    "feed, changed set": 212,
+    "framing (MULTI/EXEC/SELECT)": 136,
+    "command records, metadata": 105,
+}
+BASELINE_MEMORY = 1.52  # memory per finished game : its events' bytes
 EXPIRY_WAIT = 12  # seconds: RQ's short-lived records (results kept 10 s) expire meanwhile
 
 
@@ -228,9 +242,11 @@ def report(
         f"  AOF per command: {per_command:,.0f} bytes (goal <= {AOF_GOAL:,});"
         f" the game events alone {events_per_command:,.0f} bytes"
     )
+    print(f"  (before: {sum(BASELINE.values()):,} bytes per command, see BASELINE)")
     total = sum(by_kind.values())
     for kind, size in by_kind.most_common():
-        print(f"    {kind:28} {size / played:7,.0f} bytes/command ({size / total:4.0%})")
+        before = f"before {BASELINE[kind]:6,}" if kind in BASELINE else ""
+        print(f"    {kind:28} {size / played:7,.0f} bytes/command ({size / total:4.0%}) {before}")
         if kind == RQ:
             print(f"      {jobs} jobs: {jobs / played:.2f} per command")
             for key, part in rq_detail.most_common(6):
@@ -241,7 +257,7 @@ def report(
     print(
         f"  memory per finished game: {mean_memory:,.0f} bytes, events {mean_events:,.0f} bytes:"
         f" {mean_memory / mean_events:.2f}x (goal <= {MEMORY_GOAL:.0f}x;"
-        f" worst game {max(ratios):.2f}x)"
+        f" worst game {max(ratios):.2f}x; before {BASELINE_MEMORY:.2f}x)"
     )
     print(
         f"  used_memory growth per command: {growth[0] / played:,.0f} bytes when done,"
@@ -262,12 +278,15 @@ def plot(
     path.parent.mkdir(parents=True, exist_ok=True)
     fig = Figure(figsize=(11, 4.2))
     left, right = fig.subplots(1, 2)
-    bottom = 0.0
-    for n, (kind, size) in enumerate(by_kind.most_common()):
-        left.bar([0], [size / played], 0.5, bottom=bottom, label=kind, color=f"C{n}")
-        bottom += size / played
+    kinds = [kind for kind, _ in by_kind.most_common()]
+    kinds += [kind for kind in BASELINE if kind not in kinds]
+    bottoms = [0.0, 0.0]
+    for n, kind in enumerate(kinds):
+        heights = [BASELINE.get(kind, 0), by_kind.get(kind, 0) / played]
+        left.bar([0, 1], heights, 0.5, bottom=bottoms, label=kind, color=f"C{n}")
+        bottoms = [b + h for b, h in zip(bottoms, heights, strict=True)]
     left.axhline(AOF_GOAL, color="black", linestyle="dashed", label="goal: 2 KB")
-    left.set_xticks([0], ["AOF bytes per command"])
+    left.set_xticks([0, 1], ["before (BASELINE)", "now"])
     left.set_ylabel("bytes")
     left.set_title("AOF growth per command, by what it is for")
     left.legend(fontsize="small")

@@ -106,8 +106,9 @@ def test_a_store_restored_from_an_older_aof_under_warm_caches_keeps_every_chain(
     assert following.envelope.command_id == "later-0"
     for game_id in (ahead, replayed):  # the read models show the store's history, not the cache's
         stream = warm.store.read(game_id)
-        summary = msgspec.json.decode(warm.store.redis.hget(rm.game_key(game_id), "summary"))
-        assert (summary["version"], summary["head"]) == (len(stream), stream[-1].hash.hex())
+        summary = rm.ReadModels(warm.store.redis).summary(game_id)
+        assert summary is not None
+        assert (summary.version, summary.head) == (len(stream), stream[-1].hash.hex())
     verified = omerta(f"redis://{HOST}:{server.port}/0", "verify", "--all")
     assert verified.returncode == 0, verified.stdout + verified.stderr
 

@@ -43,8 +43,9 @@ def test_a_projection_writes_only_what_changed(workers_redis: redis.Redis) -> No
     folded = projector._cache.get(game_id)
     assert folded is not None
     workers_redis.config_resetstat()
-    # A later checkpoint with the same state: the summary (its version) and the checkpoint
-    # change; the views, the seat count and the index entries do not.
+    # A later checkpoint with the same state: the summary's progress (its version) and the
+    # checkpoint change; the rest of the summary, the views, the seat count and the index
+    # entries do not.
     assert projector.write(game_id, folded._replace(version=folded.version + 1), Seating({}, False))
     assert calls(workers_redis, "hset") == 2
     assert calls(workers_redis, "zrem") == 0
@@ -82,7 +83,26 @@ def test_the_views_of_a_game_cost_about_one_view(
     packed = workers_redis.hget(rm.game_key(game_id), rm.VIEWS)
     assert packed is not None and len(packed) < max(len(v) for v in views.values())
     assert set(workers_redis.hkeys(rm.game_key(game_id))) == {
-        b"version", b"seated", b"summary", b"views", b"indexes"
+        b"version", b"seated", b"summary", b"progress", b"views", b"indexes"
     }
     assert read_models.view(game_id, 4) is None and read_models.view(game_id, -1) is None
     assert msgspec.json.decode(read_models.view(game_id, None)[1])["seat"] is None  # type: ignore[index]
+
+
+def test_a_move_rewrites_only_the_summary_s_progress_and_old_summaries_still_read(
+    workers_redis: redis.Redis, read_models: ReadModels
+) -> None:
+    game_id = commands.create_game("gangsta", 3)
+    runtime.projector().project(game_id)
+    key = rm.game_key(game_id)
+    before = workers_redis.hget(key, "summary")
+    human_moves(game_id, 2)
+    runtime.projector().project(game_id)
+    assert workers_redis.hget(key, "summary") == before
+    summary = read_models.summary(game_id)
+    assert summary is not None and summary.version == commands.load(game_id).version
+    # A read model written before the split: the whole summary in one field.
+    workers_redis.hdel(key, "progress")
+    workers_redis.hset(key, "summary", msgspec.json.encode(summary))
+    assert read_models.summary(game_id) == summary
+    assert read_models.summaries([game_id]) == [summary]
