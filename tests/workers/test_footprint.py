@@ -15,7 +15,7 @@ from services import readmodels as rm
 from services.readmodels import ReadModels
 from tests.workers.helpers import assert_read_models_current, expected_views
 from tests.workers.test_projection import human_moves
-from workers import catchup, runtime
+from workers import catchup, jobs, runtime
 from workers.projection import Seating, trim_feed
 
 pytestmark = pytest.mark.server
@@ -106,3 +106,24 @@ def test_a_move_rewrites_only_the_summary_s_progress_and_old_summaries_still_rea
     workers_redis.hset(key, "summary", msgspec.json.encode(summary))
     assert read_models.summary(game_id) == summary
     assert read_models.summaries([game_id]) == [summary]
+
+
+def test_an_ai_job_wakes_no_projection_job_for_its_own_moves(
+    workers_redis: redis.Redis, read_models: ReadModels
+) -> None:
+    """The AI job projects its game after each move, and the changed games at its end, so its
+    appends need no ``project_changed`` job of their own (a job is most of what RQ writes)."""
+    game_id = commands.create_game("famiglia", 2, {}, ai={1: "random"})
+    jobs.project_changed()
+    while 1 not in commands.load(game_id).game.to_act(commands.load(game_id).state):
+        human_moves(game_id, 1, seed=commands.load(game_id).version)
+        jobs.project_changed()
+    other = commands.create_game("gangsta", 2)  # a change elsewhere, while the flag is set
+    for name in runtime.QUEUES:
+        runtime.queue(name).empty()
+    workers_redis.delete(keys.CHANGED_WAKE)
+    jobs.ai_move(game_id, commands.load(game_id).version)
+    assert len(runtime.queue(runtime.PROJECTIONS)) == 0
+    assert not workers_redis.exists(keys.CHANGED, keys.CHANGED_WAKE)
+    for game in (game_id, other):
+        assert_read_models_current(read_models, game)
