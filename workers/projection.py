@@ -194,8 +194,8 @@ class Projector:
 
 
 FEED_KEEP_MS = 60_000
-"""How far behind the catch-up's cursor the feed is kept: for the web processes' live readers
-(``services.fanout``), which follow the feed from where they are and may be a little behind."""
+"""How far behind the catch-up's cursor the feed is kept: for other readers of the feed (the
+web processes' live-event streams), which follow it from where they are and may lag a little."""
 
 
 def trim_feed(client: redis.Redis, cursor: str, keep_ms: int = FEED_KEEP_MS) -> int:
