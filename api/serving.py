@@ -12,6 +12,9 @@ import json  # noqa: E402
 import sys  # noqa: E402
 
 from api import server  # noqa: E402
+from services import storecheck  # noqa: E402
 
 if __name__ == "__main__":
+    if not storecheck.at_start("serve"):
+        sys.exit(2)
     server.serve(json.loads(sys.argv[1]))

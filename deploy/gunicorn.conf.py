@@ -11,6 +11,11 @@ from gevent import monkey
 
 monkey.patch_all()  # first: the app's imports (ssl among them) must get the patched modules
 
-from api.server import settings  # noqa: E402
+import sys  # noqa: E402
 
+from api.server import settings  # noqa: E402
+from services import storecheck  # noqa: E402
+
+if not storecheck.at_start("web"):  # an evicting store (gunicorn reads this file once, at start)
+    sys.exit(2)
 globals().update({k: v for k, v in settings().items() if v is not None})

@@ -51,7 +51,7 @@ import msgspec
 from domain import GAMES, bots
 from domain.core import Game, RuleViolation, Secret, replay
 from services.codec import EventCodec
-from services.config import connect
+from services.config import connect, settings
 from services.errors import (
     BadRequest,
     CommandIdReused,
@@ -61,7 +61,7 @@ from services.errors import (
     UnknownGame,
     WrongSeat,
 )
-from services.records import GENESIS, CommandRecord, Entry, EventRecord, GameMeta, to_record
+from services.records import CommandRecord, Entry, EventRecord, GameMeta, to_record
 from services.statecache import StateCache
 from services.store import EventStore, NewEvent
 from services.upcasting import UPCASTERS, Upcasters
@@ -109,7 +109,7 @@ class _Snapshot(NamedTuple):
     meta: GameMeta
     version: int
     state: Any
-    head: bytes  # hash of the entry at ``version``
+    head: bytes  # the stored bytes of the entry at ``version`` (b"" at 0)
 
 
 class CommandService:
@@ -173,13 +173,13 @@ class CommandService:
         )
         game_id = secrets.token_urlsafe(16)
         appended = self.store.append(
-            game_id, 0, GENESIS, CREATION_COMMAND_ID, None, self._encode(game, events), meta=meta
+            game_id, 0, b"", CREATION_COMMAND_ID, None, self._encode(game, events), meta=meta
         )
         if appended.status != "ok":  # 128 random bits never collide; a store that says so lies
             raise RuntimeError(f"creating game {game_id} failed: {appended.status}")
         state = replay(rules, events)
         self._cache.remember(
-            game_id, _Snapshot(meta, appended.version, state, appended.entries[-1].hash)
+            game_id, _Snapshot(meta, appended.version, state, appended.entries[-1].raw)
         )
         self._after_append(game_id, appended.version, appended.woke)
         return game_id
@@ -287,13 +287,23 @@ class CommandService:
         )
         if appended.status == "ok":
             state = replay(self.games[meta.game], events, snap.state)
-            head = appended.entries[-1].hash
+            head = appended.entries[-1].raw
             self._cache.remember(game_id, _Snapshot(meta, appended.version, state, head))
             self._after_append(game_id, appended.version, appended.woke)
             return Accepted(game_id, command_id, appended.version, snap.version + 1, state=state)
         if appended.record is not None:  # an earlier try of this command id stored it
             return self._duplicate(game_id, command_id, appended.record, digest, appended.version)
+        forked = appended.status == "forked" or appended.version < snap.version
+        if forked:  # the store lost versions this process saw: what it holds is from then
+            self._store_went_back(game_id, snap)
         if expected_version is not None:
+            if forked and appended.version == expected_version:
+                raise Conflict(
+                    f"the game's version {expected_version} is no longer the one you saw"
+                    " (the store was restored); reload and retry",
+                    appended.version,
+                    expected=str(expected_version),
+                )
             raise _stale(expected_version, appended.version)
         return None
 
@@ -401,15 +411,41 @@ class CommandService:
         the idempotency record of ``command``, (seat, command id), in the same round trip)."""
         snap = self._cache.get(game_id)
         if snap is None:
-            snap = _Snapshot(self._meta(game_id), 0, None, GENESIS)
-        if command is None:
-            entries, record = self.store.read(game_id, snap.version), None
-        else:
-            entries, record = self.store.read_with_record(game_id, snap.version, *command)
+            snap = _Snapshot(self._meta(game_id), 0, None, b"")
+        # From the cached head itself: the stream must still hold it (see _store_went_back).
+        entries, record = self._read(game_id, max(snap.version - 1, 0), command)
+        if snap.version:
+            if entries and entries[0].raw == snap.head:
+                entries = entries[1:]
+            else:
+                self._store_went_back(game_id, snap)
+                snap = _Snapshot(self._meta(game_id), 0, None, b"")
+                entries, record = self._read(game_id, 0, command)
+                if not entries:  # created after the backup the store came back from
+                    raise UnknownGame(game_id)
         if entries:
             snap = self._fold(game_id, snap, entries)
             self._cache.remember(game_id, snap)
         return snap, record
+
+    def _read(
+        self, game_id: str, after: int, command: tuple[int, str] | None
+    ) -> tuple[list[Entry], CommandRecord | None]:
+        if command is None:
+            return self.store.read(game_id, after), None
+        return self.store.read_with_record(game_id, after, *command)
+
+    def _store_went_back(self, game_id: str, snap: _Snapshot) -> None:
+        """Drop the cached state: the store no longer has its head (restored from an older
+        backup, or a lagging replica took over, and perhaps appended to since). The game is
+        read again from its first event; deciding on the cached state would chain new events
+        onto a version that is gone (the append refuses that: ``forked``)."""
+        log.warning(
+            "game %s: the store no longer has version %d as this process saw it; reloading",
+            game_id,
+            snap.version,
+        )
+        self._cache.forget(game_id, snap)
 
     def _fold(self, game_id: str, snap: _Snapshot, entries: list[Entry]) -> _Snapshot:
         rules = self.games[snap.meta.game]
@@ -422,7 +458,7 @@ class CommandService:
                     f"game {game_id}: stored version {entry.envelope.version}, expected {version}"
                 )
             state = rules.evolve(state, codec.decode(entry.envelope))
-        return _Snapshot(snap.meta, version, state, entries[-1].hash)
+        return _Snapshot(snap.meta, version, state, entries[-1].raw)
 
     def notify(self, game_id: str, version: int) -> None:
         """Mark the game changed and run the follow-up hooks again, for a change outside the
@@ -524,7 +560,13 @@ def service() -> CommandService:
     global _default
     with _default_lock:
         if _default is None:
-            _default = CommandService(EventStore(connect()))
+            config = settings()
+            store = EventStore(
+                connect(config),
+                min_replicas=config.min_replicas,
+                replica_timeout_ms=config.replica_timeout_ms,
+            )
+            _default = CommandService(store)
         return _default
 
 

@@ -6,6 +6,9 @@
 | ``OMERTA_VAR`` | data directory of the embedded server (AOF, log) | ``./var`` |
 | ``OMERTA_REDIS_PORT`` | fixed port of the embedded server | 0: a free port |
 | ``OMERTA_FSYNC`` | ``appendfsync`` of the embedded server | ``always`` (no move ever lost) |
+| ``OMERTA_MIN_REPLICAS`` | replicas that must have an append before it is acknowledged | 0 |
+| ``OMERTA_REPLICA_TIMEOUT_MS`` | how long an append waits for them (else 503) | 1000 |
+| ``OMERTA_ALLOW_RELAXED_DURABILITY`` | ``1``: no warning for AOF off or fsync not always | ``0`` |
 | ``OMERTA_SECURE_COOKIES`` | ``1``: cookies are ``Secure`` (the service is behind HTTPS) | ``0`` |
 | ``OMERTA_PUBLIC_URL`` | where players reach the service (invite links): ``http(s)://host`` | (a) |
 | | with an optional ``:port`` and path prefix | |
@@ -58,6 +61,9 @@ class Settings(msgspec.Struct, frozen=True):
     secure_cookies: bool
     secret: str | None  # never printed: the AI's seeds are made with it
     log_level: str
+    min_replicas: int = 0
+    replica_timeout_ms: int = 1000
+    relaxed_durability: bool = False
 
 
 def settings(env: dict[str, str] | None = None) -> Settings:
@@ -67,10 +73,17 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         var=Path(env.get("OMERTA_VAR") or "var").resolve(),
         port=int(env.get("OMERTA_REDIS_PORT") or 0),
         fsync=env.get("OMERTA_FSYNC") or "always",
-        secure_cookies=(env.get("OMERTA_SECURE_COOKIES") or "0").lower() in ("1", "true", "yes"),
+        secure_cookies=_flag(env.get("OMERTA_SECURE_COOKIES")),
         secret=env.get("OMERTA_SECRET") or None,
         log_level=(env.get("OMERTA_LOG_LEVEL") or "INFO").upper(),
+        min_replicas=int(env.get("OMERTA_MIN_REPLICAS") or 0),
+        replica_timeout_ms=int(env.get("OMERTA_REPLICA_TIMEOUT_MS") or 1000),
+        relaxed_durability=_flag(env.get("OMERTA_ALLOW_RELAXED_DURABILITY")),
     )
+
+
+def _flag(value: str | None) -> bool:
+    return (value or "0").lower() in ("1", "true", "yes")
 
 
 _PREFIX = re.compile(r"(/[A-Za-z0-9._~!$&'()*+,;=:@%-]*)*")
@@ -114,7 +127,6 @@ def _url_problem(url: str, parts: SplitResult) -> str | None:
     if not _PREFIX.fullmatch(parts.path):
         return "its path may only be a prefix such as /omerta"
     return None
-
 
 
 # 0.05 s doubling to 1 s, 10 tries: about 7 s, a store restart under ``omerta run`` included.

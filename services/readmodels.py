@@ -11,9 +11,17 @@ Keys (``{...}`` is the Redis Cluster hash tag; ``rm:`` is the read models' own p
         version                 the stream version it reflects (the checkpoint)
         seated                  how many seats were taken when projected (seats are never
                                 given back, so (version, seated) only grows)
-        summary                 JSON ``Summary``
-        view:spectator          JSON of the rules' view(state, None)
-        view:<seat>             JSON of view(state, seat), one per seat
+        summary                 JSON of the ``Summary`` fields that change only when a seat
+                                is taken (the game, its options, its seats)
+        progress                JSON of the others (``PROGRESS``): a move rewrites only these
+                                (``summary_fields``; ``ReadModels.summary`` joins the two)
+        views                   every view, compressed together (``pack_views``): the JSON
+                                of the rules' view(state, None) (a spectator's), then of
+                                view(state, seat) for each seat. The views of one game are
+                                mostly the same public table, so together they cost about
+                                one: a game's read model is rewritten on nearly every
+                                command (and logged in the AOF each time), and a finished
+                                game keeps it for good
         indexes                 JSON list of the [key, member] index entries below that hold
                                 this game (so the next projection removes stale ones)
     rm:games:running          zset  game id -> created (ms), games not over
@@ -35,6 +43,7 @@ without a break: the oldest entry of an inbox is the game waiting longest for th
 from __future__ import annotations
 
 import time
+import zlib
 from typing import Any
 
 import msgspec
@@ -64,8 +73,21 @@ def ai_error_key(game_id: str) -> str:
     return f"ai:{{{game_id}}}:error"
 
 
-def view_field(seat: int | None) -> str:
-    return "view:spectator" if seat is None else f"view:{seat}"
+VIEWS = "views"
+
+
+def pack_views(spectator: bytes, seats: list[bytes]) -> bytes:
+    """The ``views`` field: the spectator's view and each seat's (JSON), compressed together
+    (deterministic, as ``omerta rebuild`` needs)."""
+    return zlib.compress(msgspec.msgpack.encode([spectator, *seats]), 6)
+
+
+def unpack_view(packed: bytes, seat: int | None) -> bytes | None:
+    """The JSON of ``seat``'s view (None: a spectator's) out of ``pack_views``; None for a
+    seat the game does not have."""
+    views = _views.decode(zlib.decompress(packed))
+    index = 0 if seat is None else seat + 1
+    return views[index] if seat is None or 0 <= seat < len(views) - 1 else None
 
 
 def due_member(game_id: str, seat: int) -> str:
@@ -112,7 +134,33 @@ class GameReadModel(msgspec.Struct, frozen=True):
     ai_error: AiError | None
 
 
+PROGRESS = ("version", "head", "updated", "status", "to_act", "due", "result")
+"""The ``Summary`` fields a move changes: kept in the ``progress`` field, apart from the rest."""
+
+
+def summary_fields(summary: Summary) -> dict[str, bytes]:
+    """The read-model fields ``summary`` and ``progress`` of ``summary`` (see the keys above):
+    every field of the read model a write changes is logged in the AOF again."""
+    data = msgspec.to_builtins(summary)
+    return {
+        "summary": _json.encode({k: v for k, v in data.items() if k not in PROGRESS}),
+        "progress": _json.encode({k: data[k] for k in PROGRESS}),
+    }
+
+
+def _joined(summary: bytes | None, progress: bytes | None) -> Summary | None:
+    """The ``Summary`` of the two fields (two JSON objects made one); a read model written
+    before the split has it all in ``summary``."""
+    if summary is None:
+        return None
+    if progress is None:
+        return _summary.decode(summary)
+    return _summary.decode(summary[:-1] + b"," + progress[1:])
+
+
+_json = msgspec.json.Encoder()
 _summary = msgspec.json.Decoder(Summary)
+_views = msgspec.msgpack.Decoder(list[bytes])
 _ai_error = msgspec.json.Decoder(AiError)
 
 
@@ -132,37 +180,36 @@ class ReadModels:
         """(version, JSON of the seat's view), or None if the game (or seat) has none yet.
         Both come from one atomic read, so the view is exactly the one at that version."""
         with unavailable():
-            version, raw = self.redis.hmget(game_key(game_id), ["version", view_field(seat)])
-        if version is None or raw is None:
+            version, packed = self.redis.hmget(game_key(game_id), ["version", VIEWS])
+        if version is None or packed is None:
             return None
-        return int(version), raw
+        view = unpack_view(packed, seat)
+        return None if view is None else (int(version), view)
 
     def summary(self, game_id: str) -> Summary | None:
         with unavailable():
-            raw = self.redis.hget(game_key(game_id), "summary")
-        return _summary.decode(raw) if raw is not None else None
+            return _joined(*self.redis.hmget(game_key(game_id), ["summary", "progress"]))
 
     def game(self, game_id: str) -> GameReadModel | None:
         """The summary with the last AI failure, if any."""
         pipe = self.redis.pipeline(transaction=False)
-        pipe.hget(game_key(game_id), "summary")
+        pipe.hmget(game_key(game_id), ["summary", "progress"])
         pipe.get(ai_error_key(game_id))
         with unavailable():
-            summary, error = pipe.execute()
+            fields, error = pipe.execute()
+        summary = _joined(*fields)
         if summary is None:
             return None
-        return GameReadModel(
-            _summary.decode(summary), _ai_error.decode(error) if error is not None else None
-        )
+        return GameReadModel(summary, _ai_error.decode(error) if error is not None else None)
 
     def summaries(self, game_ids: list[str]) -> list[Summary]:
         """The summaries of these games, in this order (games not projected yet are left out)."""
         pipe = self.redis.pipeline(transaction=False)
         for game_id in game_ids:
-            pipe.hget(game_key(game_id), "summary")
+            pipe.hmget(game_key(game_id), ["summary", "progress"])
         with unavailable():
-            raws = pipe.execute()
-        return [_summary.decode(raw) for raw in raws if raw is not None]
+            found = [_joined(*fields) for fields in pipe.execute()]
+        return [summary for summary in found if summary is not None]
 
     def games(self, status: str, offset: int = 0, limit: int = 50) -> list[Summary]:
         """Running games oldest first, or finished games most recently finished first."""

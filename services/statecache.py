@@ -1,6 +1,11 @@
 """A per-process cache of the newest state seen of each game, for the command service and the
 projector: an LRU of ``size`` games, thread-safe. Holding states is safe because they are
-immutable and streams are append-only: a state at version v stays the state at version v."""
+immutable and streams are append-only: a state at version v stays the state at version v.
+
+Unless the store itself goes back: restored from an older backup, or a replica that was behind
+took over. Then the cached head is gone (perhaps replaced by other events at the same version);
+the users of the cache check that the stream still holds the head they cached, and ``forget``
+the state when it does not."""
 
 from __future__ import annotations
 
@@ -37,3 +42,9 @@ class StateCache(Generic[S]):
             while len(self._states) > self.size:
                 self._states.popitem(last=False)
         return state
+
+    def forget(self, game_id: str, stale: S) -> None:
+        """Drop ``stale`` (unless another thread has already replaced it)."""
+        with self._lock:
+            if self._states.get(game_id) is stale:
+                del self._states[game_id]

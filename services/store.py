@@ -6,14 +6,24 @@
    ids are scoped by seat: each seat has its own hash of records, ``services.keys``), or if
    the game's unscoped hash has it (games stored before scoping kept every seat's ids there),
 2. refuses unless the stream is exactly at the expected version (optimistic concurrency),
+   and unless the entry at that version is byte for byte the one the caller decided on
+   (``forked``): a store restored from a backup, or a replica that was behind when it took
+   over, may have lost versions the caller saw and been appended to again since; the version
+   number alone would let the caller chain its events onto a head that is gone,
 3. on a creation, writes the game's metadata record,
 4. appends the events with entry ids ``<version>-0``, records the command id, adds one entry
    to the feed and marks the game changed for the read side (``mark_changed``).
 
 Every check comes before the first write, so a refused or failed append leaves nothing behind
-(Redis also refuses a writing script as a whole when it is out of memory). Nothing is ever
-trimmed or rewritten. Keys are in ``services.keys``; the envelope and the hash chain in
-``services.records``.
+(Redis also refuses a writing script as a whole when it is out of memory). A game's stream is
+never trimmed or rewritten (the feed is trimmed behind its readers: ``workers.projection``).
+
+With ``min_replicas`` set (``OMERTA_MIN_REPLICAS``), an append is acknowledged only once
+``WAIT`` confirms that many replicas have it, sent on the append's own connection (a pipeline)
+since ``WAIT`` counts that connection's writes. Otherwise it raises ``Unavailable``: the write
+may be done, and a retry with the same command id finds it (``duplicate``) and waits again.
+
+Keys are in ``services.keys``; the envelope and the hash chain in ``services.records``.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ import redis
 from services import keys
 from services.errors import Unavailable
 from services.records import (
+    GENESIS,
     CommandRecord,
     Entry,
     Envelope,
@@ -44,12 +55,16 @@ local done = redis.call('HGET', KEYS[2], ARGV[2]) or redis.call('HGET', KEYS[7],
 if done then return {'duplicate', done} end
 local version = redis.call('XLEN', KEYS[1])
 if version ~= tonumber(ARGV[1]) then return {'conflict', version} end
+if version > 0 then
+  local head = redis.call('XRANGE', KEYS[1], version .. '-0', version .. '-0')[1]
+  if head == nil or head[2][2] ~= ARGV[7] then return {'forked', version} end
+end
 if ARGV[5] ~= '' then
   redis.call('SET', KEYS[4], ARGV[5])
 elseif version == 0 then
   return {'unknown', 0}
 end
-for i = 7, #ARGV do
+for i = 8, #ARGV do
   version = version + 1
   redis.call('XADD', KEYS[1], version .. '-0', 'e', ARGV[i])
 end
@@ -81,8 +96,10 @@ class NewEvent(msgspec.Struct, frozen=True):
 
 
 class Appended(msgspec.Struct, frozen=True):
-    """The store's answer: ``status`` is ``ok``, ``duplicate``, ``conflict`` or ``unknown``;
-    ``version`` is the stream's version after the append (``ok``), now (``conflict``), or the
+    """The store's answer: ``status`` is ``ok``, ``duplicate``, ``conflict``, ``forked`` (the
+    stream is at the expected version but its entry there is not the caller's head: the caller's
+    view of the game is from a history the store no longer has) or ``unknown``; ``version`` is
+    the stream's version after the append (``ok``), now (``conflict``, ``forked``), or the
     last version of the earlier append (``duplicate``, whose ``record`` is then set).
     ``woke``: this append set the wake flag (``mark_changed``)."""
 
@@ -100,9 +117,17 @@ def now_ms() -> int:
 class EventStore:
     """Game-agnostic: stores envelopes of already-encoded events and reads them back."""
 
-    def __init__(self, client: redis.Redis, clock: Callable[[], int] = now_ms) -> None:
+    def __init__(
+        self,
+        client: redis.Redis,
+        clock: Callable[[], int] = now_ms,
+        min_replicas: int = 0,
+        replica_timeout_ms: int = 1000,
+    ) -> None:
         self.redis = client
         self.clock = clock
+        self.min_replicas = min_replicas
+        self.replica_timeout_ms = replica_timeout_ms
         self._append = client.register_script(APPEND)
         self._mark_changed = client.register_script(MARK_CHANGED)
 
@@ -110,7 +135,7 @@ class EventStore:
         self,
         game_id: str,
         expected_version: int,
-        prev: bytes,
+        head: bytes,
         command_id: str,
         actor: int | None,
         events: Sequence[NewEvent],
@@ -118,10 +143,11 @@ class EventStore:
         meta: GameMeta | None = None,
     ) -> Appended:
         """Append ``events`` as versions ``expected_version + 1 ...`` if the stream is still at
-        ``expected_version`` and ``command_id`` is new. ``prev`` is the hash of the entry at
-        ``expected_version`` (``GENESIS`` for a new game). ``meta`` is given only at creation
-        (``expected_version`` 0, ``command_id`` ``""``)."""
+        ``expected_version``, its entry there is ``head`` (its stored bytes, ``Entry.raw``, onto
+        which the new events chain; ``b""`` for a new game) and ``command_id`` is new. ``meta``
+        is given only at creation (``expected_version`` 0, ``command_id`` ``""``)."""
         stamp = self.clock()
+        prev = chain_hash(head) if head else GENESIS
         entries = []
         for i, event in enumerate(events, 1):
             envelope = Envelope(
@@ -140,8 +166,8 @@ class EventStore:
             entries.append(Entry(envelope, raw, prev))
         record = CommandRecord(expected_version + 1, expected_version + len(entries), digest)
         with unavailable():
-            status, value, *woken = self._append(
-                keys=[
+            (status, value, *woken), replicas = self._run_append(
+                [
                     keys.events_key(game_id),
                     keys.commands_key(game_id, actor),
                     keys.feed_key(game_id),
@@ -150,23 +176,41 @@ class EventStore:
                     keys.CHANGED_WAKE,
                     keys.commands_key(game_id),
                 ],
-                args=[
+                [
                     expected_version,
                     command_id,
                     encode(record),
                     game_id,
                     encode(meta) if meta is not None else b"",
                     WAKE_TTL_MS,
+                    head,
                     *(entry.raw for entry in entries),
                 ],
             )
         status = status.decode()
+        if status in ("ok", "duplicate") and replicas < self.min_replicas:
+            raise Unavailable(
+                f"the append reached {replicas} of the {self.min_replicas} replicas required"
+                f" within {self.replica_timeout_ms} ms: it may be stored; retry with the same"
+                " command id"
+            )
         if status == "duplicate":
             earlier = decode_record(value)
             return Appended("duplicate", earlier.last, record=earlier)
         if status != "ok":
             return Appended(status, int(value))
         return Appended("ok", int(value), entries=entries, woke=woken == [1])
+
+    def _run_append(self, keys_: list[str], args: list[object]) -> tuple[list[bytes], int]:
+        """The script's answer, and how many replicas confirmed it (0 when none are required:
+        then no ``WAIT`` is sent)."""
+        if not self.min_replicas:
+            return self._append(keys=keys_, args=args), 0
+        pipe = self.redis.pipeline(transaction=False)
+        self._append(keys=keys_, args=args, client=pipe)
+        pipe.execute_command("WAIT", self.min_replicas, self.replica_timeout_ms)
+        answer, replicas = pipe.execute()
+        return answer, int(replicas)
 
     def mark_changed(self, game_id: str) -> bool:
         """Add the game to the ``changed`` set the read side takes its work from (every append

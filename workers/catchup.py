@@ -45,7 +45,7 @@ from services import readmodels as rm
 from services.players import seats_key
 from services.store import now_ms, unavailable
 from workers import jobs, runtime
-from workers.projection import Projector
+from workers.projection import Projector, trim_feed
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +80,7 @@ def _follow_feed(projector: Projector, until_ms: int) -> tuple[int, int]:
             rows = client.xrange(keys.FEED, f"({cursor}", "+", count=BATCH)
         rows = [(i, f) for i, f in rows if int(i.split(b"-")[0]) <= until_ms]
         if not rows:
+            trim_feed(client, cursor)
             return seen, projected
         latest: dict[str, int] = {}
         for _, fields in rows:

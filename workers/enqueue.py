@@ -9,6 +9,10 @@ load (or with the workers behind) many appends share one job and its dozen round
 bookkeeping, and an append costs no round trip beyond its own. A change made after the job
 cleared the flag sets it again and gets a job of its own.
 
+An AI job (``workers.jobs.ai_move``) projects its game after each of its moves and takes the
+changed games at its end (``wake_deferred``): its own appends enqueue no job; a job is most of
+what RQ writes to the store per move.
+
 A seat taken is not an event: the service's ``notify`` marks the game the same way. A failed
 enqueue clears the flag again, so the next change asks anew; a lost one (the process died
 between its append and the enqueue) is repaired by the flag's expiry (``WAKE_TTL_MS``: the next
@@ -18,6 +22,10 @@ change after it wakes the read side) and by the catch-up, which follows the feed
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
 from rq import Retry
 
 from services import commands, keys
@@ -26,9 +34,11 @@ from workers import runtime
 PROJECT_TIMEOUT = 300  # seconds: a job projects every game changed while it waited
 PROJECT_ONE_TIMEOUT = 60  # seconds: one game's new events
 PROJECT_RETRY = Retry(max=3, interval=[1, 5, 30])
-# Nothing to keep (the read models are the result), but RQ 3 handles a result_ttl of 0 by
-# deleting the job from every registry, a dozen more round trips than letting it expire shortly.
-PROJECT_RESULT_TTL = 10
+# Nothing to keep (the read models are the result): RQ deletes a job with a result_ttl of 0 as
+# it finishes (in the same transaction), instead of storing its result, adding it to the
+# finished registry and letting both expire. Every byte RQ writes lands in the store's AOF,
+# where its records were most of what the service wrote per move.
+RESULT_TTL = 0
 FAILURE_TTL = 7 * 24 * 3600
 
 
@@ -37,9 +47,32 @@ def install() -> None:
         commands.after_append.append(on_append)
 
 
+_deferred = threading.local()
+
+
 def on_append(game_id: str, version: int, woke: bool) -> None:
-    if woke:
-        wake()
+    if not woke:
+        return
+    if getattr(_deferred, "active", False):
+        _deferred.owed = True
+        return
+    wake()
+
+
+@contextmanager
+def wake_deferred(wake_here: Callable[[], object]) -> Iterator[None]:
+    """Within, an append that sets the wake flag enqueues no job: at the end, ``wake_here``
+    (``project_changed`` run in this job) does what that job would. Meanwhile the flag stays
+    set, so other changes wait for it too; if this process dies first, the flag's expiry
+    (and the catch-up) repairs it, as for a lost enqueue."""
+    _deferred.active, _deferred.owed = True, False
+    try:
+        yield
+    finally:
+        owed = _deferred.owed
+        _deferred.active = _deferred.owed = False
+        if owed:
+            wake_here()
 
 
 def wake() -> None:
@@ -63,7 +96,7 @@ def _projection(job: str, args: tuple[str, ...], timeout: int, description: str)
         f"workers.jobs.{job}",
         args=args,
         timeout=timeout,
-        result_ttl=PROJECT_RESULT_TTL,
+        result_ttl=RESULT_TTL,
         failure_ttl=FAILURE_TTL,
         retry=PROJECT_RETRY,
         description=description,

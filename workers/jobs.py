@@ -30,7 +30,9 @@ it through the command service with ``expected_version=version``:
   moves; before each it projects every changed game, as a ``project_changed`` job would
   (people's moves go first; the job waiting for them then finds little left). After
   ``AI_CHAIN`` moves it enqueues the job for the next version. A job costs RQ a dozen round
-  trips of its own: a game's AI moves in a row no longer pay them each.
+  trips of its own: a game's AI moves in a row no longer pay them each;
+* its own appends wake no ``project_changed`` job (``enqueue.wake_deferred``): it projects its
+  game after each move anyway, and at its end it takes the changed games as that job would.
 """
 
 from __future__ import annotations
@@ -120,8 +122,8 @@ def enqueue_ai_move(game_id: str, version: int, suffix: str = "") -> None:
         args=(game_id, version),
         job_id=ai_job_id(game_id, version, suffix),
         timeout=AI_TIMEOUT,
-        result_ttl=600,
-        failure_ttl=7 * 24 * 3600,
+        result_ttl=enqueue.RESULT_TTL,  # nothing to keep: the game is the result
+        failure_ttl=enqueue.FAILURE_TTL,
         retry=AI_RETRY,
         description=f"ai_move {game_id} at {version}",
     )
@@ -132,15 +134,16 @@ def ai_move(game_id: str, version: int) -> str:
     game (and go on, see the module docstring). Returns what happened at ``version``:
     ``moved``, ``duplicate`` (an earlier try moved), ``stale`` or ``not_due``."""
     first = ""
-    for _ in range(AI_CHAIN):
-        outcome = _move(game_id, version)
-        first = first or outcome
-        projected = runtime.projector().project(game_id)
-        if projected is None or not (projected.written and projected.ai_due):
-            return first
-        version = projected.version
-        _drain(runtime.projector())  # people's moves (every changed game) go first
-    enqueue_ai_move(game_id, version)
+    with enqueue.wake_deferred(project_changed):  # this job projects what its moves change
+        for _ in range(AI_CHAIN):
+            outcome = _move(game_id, version)
+            first = first or outcome
+            projected = runtime.projector().project(game_id)
+            if projected is None or not (projected.written and projected.ai_due):
+                return first
+            version = projected.version
+            _drain(runtime.projector())  # people's moves (every changed game) go first
+        enqueue_ai_move(game_id, version)
     return first
 
 

@@ -34,27 +34,35 @@ from services.store import EventStore, entries_of, unavailable
 
 # KEYS[1]: the game's read-model hash.  ARGV: version, seated, indexes JSON, number of hash
 # fields n, then n (field, value) pairs, then (key, score, member) index entries.
+# Only what changed is written: every write lands in the AOF (an index entry ZADDed again with
+# its score changes nothing and is not logged; an HSET always is, so unchanged fields are
+# skipped), and a game's read model is rewritten on nearly every command.
 WRITE = """
-local stored = redis.call('HMGET', KEYS[1], 'version', 'seated')
+local stored = redis.call('HMGET', KEYS[1], 'version', 'seated', 'indexes')
 local version, seated = tonumber(ARGV[1]), tonumber(ARGV[2])
 local old_version, old_seated = tonumber(stored[1] or '-1'), tonumber(stored[2] or '-1')
 if old_version > version or (old_version == version and old_seated >= seated) then
   return 0
 end
-local old = redis.call('HGET', KEYS[1], 'indexes')
-if old then
-  for _, entry in ipairs(cjson.decode(old)) do redis.call('ZREM', entry[1], entry[2]) end
+local first_index = 5 + 2 * tonumber(ARGV[4])
+if stored[3] and stored[3] ~= ARGV[3] then
+  local kept = {}
+  for i = first_index, #ARGV, 3 do kept[ARGV[i] .. '\0' .. ARGV[i + 2]] = true end
+  for _, entry in ipairs(cjson.decode(stored[3])) do
+    if not kept[entry[1] .. '\0' .. entry[2]] then redis.call('ZREM', entry[1], entry[2]) end
+  end
 end
-local i = 5
-for _ = 1, tonumber(ARGV[4]) do
-  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
-  i = i + 2
+for i = 5, first_index - 1, 2 do
+  if redis.call('HGET', KEYS[1], ARGV[i]) ~= ARGV[i + 1] then
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  end
 end
-while i <= #ARGV do
+for i = first_index, #ARGV, 3 do
   redis.call('ZADD', ARGV[i], ARGV[i + 1], ARGV[i + 2])
-  i = i + 3
 end
-redis.call('HSET', KEYS[1], 'version', version, 'seated', seated, 'indexes', ARGV[3])
+redis.call('HSET', KEYS[1], 'version', version)
+if old_seated ~= seated then redis.call('HSET', KEYS[1], 'seated', seated) end
+if stored[3] ~= ARGV[3] then redis.call('HSET', KEYS[1], 'indexes', ARGV[3]) end
 return 1
 """
 
@@ -108,19 +116,27 @@ class Projector:
         pipe.hmget(rm.game_key(game_id), ["version", "seated"])
         pipe.hgetall(seats_key(game_id))
         pipe.get(public_key(game_id))
-        after = 0 if cached is None else cached.version
+        # From the cached head itself: a store that came back older no longer has it.
+        after = 0 if cached is None else max(cached.version - 1, 0)
         pipe.xrange(keys.events_key(game_id), f"{after + 1}-0", "+")
         if cached is None:
             pipe.get(keys.meta_key(game_id))
         with unavailable():
             (stored, seated), seats, public, rows, *meta = pipe.execute()
+        entries = entries_of(rows)
         if cached is None:
             if meta[0] is None:
                 return None
             cached = Folded(decode_meta(meta[0]), 0, None, 0, b"", {})
+        elif entries and entries[0].hash == cached.head:
+            entries = entries[1:]
+        else:  # restored from an older backup, or a lagging replica took over: fold anew
+            self._cache.forget(game_id, cached)
+            cached = Folded(cached.meta, 0, None, 0, b"", {})
+            entries = self.store.read(game_id)
         folded = cached
-        if rows:
-            folded = self._cache.remember(game_id, self._fold(cached, entries_of(rows)))
+        if entries:
+            folded = self._cache.remember(game_id, self._fold(cached, entries))
         elif not folded.version:
             return None  # no events: not a game (creation stores both at once)
         seating = Seating({int(s): p.decode() for s, p in seats.items()}, public == b"1")
@@ -177,6 +193,22 @@ class Projector:
         return Folded(folded.meta, version, state, last.envelope.time, last.hash, due)
 
 
+FEED_KEEP_MS = 60_000
+"""How far behind the catch-up's cursor the feed is kept: for other readers of the feed (the
+web processes' live-event streams), which follow it from where they are and may lag a little."""
+
+
+def trim_feed(client: redis.Redis, cursor: str, keep_ms: int = FEED_KEEP_MS) -> int:
+    """Drop the feed's entries older than ``keep_ms`` before ``cursor`` (the catch-up's
+    checkpoint: the slowest reader that must see every entry; feed ids are ms-seq); how many
+    went. Every append adds an entry: untrimmed, the feed grows with every move ever made."""
+    millis = int(cursor.split("-")[0]) - keep_ms
+    if millis <= 0:
+        return 0
+    with unavailable():
+        return int(client.xtrim(keys.FEED, minid=f"{millis}-0", approximate=False))
+
+
 def read_models(
     game_id: str, game: Game, folded: Folded, seating: Seating
 ) -> tuple[dict[str, bytes], list[tuple[str, int, str]]]:
@@ -200,10 +232,11 @@ def read_models(
         due=folded.due,
         result=result,
     )
-    fields = {"summary": _json.encode(summary)}
-    fields[rm.view_field(None)] = _json.encode(game.view(state, None))
-    for seat in range(meta.seats):
-        fields[rm.view_field(seat)] = _json.encode(game.view(state, seat))
+    views = [_json.encode(game.view(state, seat)) for seat in range(meta.seats)]
+    fields = {
+        **rm.summary_fields(summary),
+        rm.VIEWS: rm.pack_views(_json.encode(game.view(state, None)), views),
+    }
 
     indexes: list[tuple[str, int, str]] = []
     if result is not None:

@@ -20,4 +20,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_all(args: argparse.Namespace) -> int:
+    from services import config, storecheck
+
+    # A store of one's own (REDIS_URL) is checked before anything starts; the embedded one is
+    # configured here, and the children check it anyway.
+    if config.settings().redis_url and not storecheck.at_start("run"):
+        return 2
     return supervisor.run(args.bind, args.web_workers, args.verbose)

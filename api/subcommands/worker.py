@@ -24,5 +24,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from services import storecheck
+
+    if not storecheck.at_start("worker"):
+        return 2
     level = "WARNING" if args.quiet else "DEBUG" if args.verbose else None
     return worker.run(burst=args.burst, interval=args.interval, name=args.name, log_level=level)

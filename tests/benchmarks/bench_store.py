@@ -26,7 +26,7 @@ import redis
 
 from services.commands import CommandService
 from services.embedded import EmbeddedServer
-from services.records import GENESIS, GameMeta
+from services.records import GameMeta
 from services.store import EventStore, NewEvent
 from tests.benchmarks.common import progress
 from tests.services.helpers import pick_move
@@ -48,8 +48,8 @@ def _appends(
     """(raw XADD/s, store append/s), measured in alternating blocks so that the noise of a
     shared machine hits both alike."""
     game_id = f"bench-{label}"
-    appended = store.append(game_id, 0, GENESIS, "", None, [EVENT], meta=META)
-    head, version = appended.entries[-1].hash, appended.version
+    appended = store.append(game_id, 0, b"", "", None, [EVENT], meta=META)
+    head, version = appended.entries[-1].raw, appended.version
     raw_time = store_time = 0.0
     for done in range(BLOCK, APPENDS + 1, BLOCK):
         start = time.perf_counter()
@@ -59,7 +59,7 @@ def _appends(
         start = time.perf_counter()
         for i in range(done - BLOCK, done):
             appended = store.append(game_id, version, head, f"c{i}", 0, [EVENT], b"digest")
-            head, version = appended.entries[-1].hash, appended.version
+            head, version = appended.entries[-1].raw, appended.version
         store_time += time.perf_counter() - start
         progress(done, APPENDS, f"appendfsync {label}")
     return APPENDS / raw_time, APPENDS / store_time
@@ -85,7 +85,7 @@ def run() -> None:
     with tempfile.TemporaryDirectory() as tmp, EmbeddedServer(Path(tmp)) as server:
         client = server.client()
         store = EventStore(client)
-        payload = store.append("size", 0, GENESIS, "", None, [EVENT], meta=META).entries[0].raw
+        payload = store.append("size", 0, b"", "", None, [EVENT], meta=META).entries[0].raw
         rates: dict[str, tuple[float, float]] = {}
         for fsync in ("always", "everysec"):
             client.config_set("appendfsync", fsync)

@@ -26,13 +26,13 @@ def store(fake_redis: fakeredis.FakeRedis) -> EventStore:
 
 @pytest.fixture
 def created(store: EventStore) -> str:
-    appended = store.append("g1", 0, GENESIS, "", None, events("game_started", "dealt"), meta=META)
+    appended = store.append("g1", 0, b"", "", None, events("game_started", "dealt"), meta=META)
     assert appended.status == "ok"
     return "g1"
 
 
 def head(store: EventStore, game_id: str) -> bytes:
-    return store.read(game_id)[-1].hash
+    return store.read(game_id)[-1].raw
 
 
 def test_creation_writes_events_meta_record_and_feed(store: EventStore, created: str) -> None:
@@ -80,7 +80,7 @@ def test_append_at_a_stale_version_is_a_conflict_and_writes_nothing(
     store: EventStore, created: str
 ) -> None:
     before = store.redis.dump(keys.events_key(created)), store.redis.xlen(keys.FEED)
-    appended = store.append(created, 1, GENESIS, "c1", 0, events("a"))
+    appended = store.append(created, 1, b"", "c1", 0, events("a"))
     assert (appended.status, appended.version) == ("conflict", 2)
     assert (store.redis.dump(keys.events_key(created)), store.redis.xlen(keys.FEED)) == before
     assert all("c1" not in scoped for scoped in store.command_records(created, 2).values())
@@ -100,7 +100,7 @@ def test_a_retried_command_id_appends_nothing_and_returns_the_first_result(
 
 
 def test_appending_to_a_game_that_does_not_exist_is_refused(store: EventStore) -> None:
-    appended = store.append("nope", 0, GENESIS, "c1", 0, events("a"))
+    appended = store.append("nope", 0, b"", "c1", 0, events("a"))
     assert appended.status == "unknown"
     assert store.redis.keys("*") == []
 
@@ -139,5 +139,18 @@ def test_an_unscoped_record_of_a_game_stored_before_scoping_holds_for_every_seat
 
 
 def test_game_ids_lists_every_game(store: EventStore, created: str) -> None:
-    store.append("g2", 0, GENESIS, "", None, events("game_started"), meta=META)
+    store.append("g2", 0, b"", "", None, events("game_started"), meta=META)
     assert sorted(store.game_ids()) == ["g1", "g2"]
+
+
+def test_append_onto_another_head_at_the_right_version_is_refused_and_writes_nothing(
+    store: EventStore, created: str
+) -> None:
+    """A caller whose head is from a history the store no longer has (restored from a backup)
+    must not chain onto the entry that now stands at that version."""
+    gone = store.read(created)[-1].raw + b"x"
+    before = store.redis.dump(keys.events_key(created)), store.redis.xlen(keys.FEED)
+    appended = store.append(created, 2, gone, "c1", 0, events("a"))
+    assert (appended.status, appended.version) == ("forked", 2)
+    assert (store.redis.dump(keys.events_key(created)), store.redis.xlen(keys.FEED)) == before
+    assert all("c1" not in scoped for scoped in store.command_records(created, 2).values())

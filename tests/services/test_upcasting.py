@@ -11,7 +11,6 @@ import pytest
 
 from services import audit
 from services.commands import CommandService
-from services.records import GENESIS
 from services.store import EventStore, NewEvent
 from services.upcasting import Upcasters
 from tests.services.helpers import play_out
@@ -48,7 +47,7 @@ def test_old_events_are_upcast_on_read(fake_redis: fakeredis.FakeRedis) -> None:
         old_events.append(NewEvent(record.type, 1, msgspec.msgpack.encode(data)))
     meta = writer.store.meta(original)
     assert meta is not None
-    assert writer.store.append("old", 0, GENESIS, "", None, old_events, meta=meta).status == "ok"
+    assert writer.store.append("old", 0, b"", "", None, old_events, meta=meta).status == "ok"
 
     with pytest.raises(msgspec.ValidationError):
         writer.load("old")  # today's shape cannot read schema 1 without the step

@@ -159,7 +159,7 @@ def test_rebuild_reproduces_the_incremental_read_models(
     assert snapshot(workers_redis) == before
 
     # A read model that differs from the log is found (and replaced by the right one).
-    workers_redis.hset(rm.game_key(running), "view:1", b"{}")
+    workers_redis.hset(rm.game_key(running), rm.VIEWS, rm.pack_views(b"{}", [b"{}"]))
     assert omerta(["rebuild", "--quiet"]) == 1
     out = capsys.readouterr()
     assert f"differs: {rm.game_key(running)}" in out.out

@@ -1,0 +1,129 @@
+"""What the store carries beyond the games: RQ's records of finished jobs, read-model writes
+that rewrite what did not change, the feed behind its readers, the views of finished games."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import fakeredis
+import msgspec
+import pytest
+import redis
+
+from services import commands, keys
+from services import readmodels as rm
+from services.readmodels import ReadModels
+from tests.workers.helpers import assert_read_models_current, expected_views
+from tests.workers.test_projection import human_moves
+from workers import catchup, jobs, runtime
+from workers.projection import Seating, trim_feed
+
+pytestmark = pytest.mark.server
+
+
+def test_jobs_that_succeed_leave_no_records_behind(
+    workers_redis: redis.Redis, read_models: ReadModels, drain: Callable[[], None]
+) -> None:
+    game_id = commands.create_game("gangsta", 3, {}, ai={0: "random", 1: "greedy", 2: "random"})
+    drain()
+    assert assert_read_models_current(read_models, game_id) is not None, "the game did not end"
+    left = sorted(k.decode() for k in workers_redis.scan_iter(match="rq:*"))
+    assert not [k for k in left if k.startswith(("rq:job:", "rq:results:", "rq:finished:"))]
+
+
+def calls(client: redis.Redis, command: str) -> int:
+    return int(client.info("commandstats").get(f"cmdstat_{command}", {}).get("calls", 0))
+
+
+def test_a_projection_writes_only_what_changed(workers_redis: redis.Redis) -> None:
+    game_id = commands.create_game("famiglia", 2)
+    human_moves(game_id, 3)
+    projector = runtime.projector()
+    assert projector.project(game_id) is not None
+    folded = projector._cache.get(game_id)
+    assert folded is not None
+    workers_redis.config_resetstat()
+    # A later checkpoint with the same state: the summary's progress (its version) and the
+    # checkpoint change; the rest of the summary, the views, the seat count and the index
+    # entries do not.
+    assert projector.write(game_id, folded._replace(version=folded.version + 1), Seating({}, False))
+    assert calls(workers_redis, "hset") == 2
+    assert calls(workers_redis, "zrem") == 0
+
+
+def test_the_feed_is_trimmed_behind_the_catch_up_cursor(workers_redis: redis.Redis) -> None:
+    old = int(workers_redis.time()[0]) * 1000 - 2 * 60_000
+    for n in range(5):  # entries from long ago: the catch-up has been past them for long
+        workers_redis.xadd(keys.FEED, {"game": "gone", "version": 1}, id=f"{old}-{n + 1}")
+    workers_redis.set(catchup.CURSOR, f"{old - 1}-0")
+    commands.create_game("famiglia", 2)
+    [recent] = workers_redis.xrange(keys.FEED, f"({old}-5", "+")
+    catchup.catch_up(runtime.projector())
+    assert workers_redis.xrange(keys.FEED) == [recent]
+    assert workers_redis.get(catchup.CURSOR) == recent[0]
+
+
+def test_trim_feed_keeps_what_is_recent_enough_behind_the_cursor() -> None:
+    client = fakeredis.FakeRedis()
+    for ms in (1_000, 5_000, 9_000, 10_000, 12_000):
+        client.xadd(keys.FEED, {"game": "g", "version": 1}, id=f"{ms}-0")
+    assert trim_feed(client, "12000-0", keep_ms=3_000) == 2
+    assert [i for i, _ in client.xrange(keys.FEED)] == [b"9000-0", b"10000-0", b"12000-0"]
+    assert trim_feed(client, "2000-0", keep_ms=3_000) == 0
+
+
+def test_the_views_of_a_game_cost_about_one_view(
+    workers_redis: redis.Redis, read_models: ReadModels, drain: Callable[[], None]
+) -> None:
+    ai = {s: "random" for s in range(4)}
+    game_id = commands.create_game("gangsta", 4, {}, ai=ai)
+    drain()
+    assert assert_read_models_current(read_models, game_id) is not None  # every seat's view
+    views = expected_views(game_id)
+    packed = workers_redis.hget(rm.game_key(game_id), rm.VIEWS)
+    assert packed is not None and len(packed) < max(len(v) for v in views.values())
+    assert set(workers_redis.hkeys(rm.game_key(game_id))) == {
+        b"version", b"seated", b"summary", b"progress", b"views", b"indexes"
+    }
+    assert read_models.view(game_id, 4) is None and read_models.view(game_id, -1) is None
+    assert msgspec.json.decode(read_models.view(game_id, None)[1])["seat"] is None  # type: ignore[index]
+
+
+def test_a_move_rewrites_only_the_summary_s_progress_and_old_summaries_still_read(
+    workers_redis: redis.Redis, read_models: ReadModels
+) -> None:
+    game_id = commands.create_game("gangsta", 3)
+    runtime.projector().project(game_id)
+    key = rm.game_key(game_id)
+    before = workers_redis.hget(key, "summary")
+    human_moves(game_id, 2)
+    runtime.projector().project(game_id)
+    assert workers_redis.hget(key, "summary") == before
+    summary = read_models.summary(game_id)
+    assert summary is not None and summary.version == commands.load(game_id).version
+    # A read model written before the split: the whole summary in one field.
+    workers_redis.hdel(key, "progress")
+    workers_redis.hset(key, "summary", msgspec.json.encode(summary))
+    assert read_models.summary(game_id) == summary
+    assert read_models.summaries([game_id]) == [summary]
+
+
+def test_an_ai_job_wakes_no_projection_job_for_its_own_moves(
+    workers_redis: redis.Redis, read_models: ReadModels
+) -> None:
+    """The AI job projects its game after each move, and the changed games at its end, so its
+    appends need no ``project_changed`` job of their own (a job is most of what RQ writes)."""
+    game_id = commands.create_game("famiglia", 2, {}, ai={1: "random"})
+    jobs.project_changed()
+    while 1 not in commands.load(game_id).game.to_act(commands.load(game_id).state):
+        human_moves(game_id, 1, seed=commands.load(game_id).version)
+        jobs.project_changed()
+    other = commands.create_game("gangsta", 2)  # a change elsewhere, while the flag is set
+    for name in runtime.QUEUES:
+        runtime.queue(name).empty()
+    workers_redis.delete(keys.CHANGED_WAKE)
+    jobs.ai_move(game_id, commands.load(game_id).version)
+    assert len(runtime.queue(runtime.PROJECTIONS)) == 0
+    assert not workers_redis.exists(keys.CHANGED, keys.CHANGED_WAKE)
+    for game in (game_id, other):
+        assert_read_models_current(read_models, game)
