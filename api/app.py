@@ -18,6 +18,7 @@ from api.routes import games, meta, players
 from api.sse import bp as events
 from services import config
 from services.commands import CommandService, service
+from services.fanout import Fanout
 from services.players import Players
 from workers import enqueue
 
@@ -38,7 +39,8 @@ def create_app(
         enqueue.install()  # every append enqueues the workers' projection (and AI moves)
     people = people or Players(commands.store.redis)
     secure = config.settings().secure_cookies
-    app.extensions["omerta"] = Deps(commands, people, stream_seconds, secure)
+    fanout = Fanout(commands.store.redis)  # one per app: per process under gunicorn
+    app.extensions["omerta"] = Deps(commands, people, stream_seconds, secure, fanout=fanout)
     problems.install(app)
     security.install(app)
     for blueprint in (games.bp, players.bp, events, meta.bp):
