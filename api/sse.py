@@ -5,20 +5,23 @@ the history record as the caller may see it (``api.routes.games.records``: redac
 runs). A client that reconnects sends ``Last-Event-ID`` (browsers' EventSource do) or
 ``?after=N`` and gets what it missed first.
 
-Bounded: a response stays open at most ``stream_seconds`` (then the client reconnects, told to
-wait ``retry`` ms), or until the game is over, so a gunicorn worker's greenlet is never held for
-ever. An open stream holds no Redis connection: it waits on the process's one reader of the store
-(``services.fanout``, in ``Deps.fanout``), which wakes it when its game passes the version it
-last sent; it then reads the new records through the service (a pooled connection, returned at
-once; at most ``services.fanout.READERS`` streams read at the same time). Between events a
-comment line every ``KEEP_ALIVE`` seconds keeps proxies from closing the connection. If the store
-fails mid-stream, the response ends (its status was sent long ago) and the browser reconnects.
+Bounded: a response stays open at most ``stream_seconds`` (at least 80 % of it, drawn at random
+so that pages which connected together do not all reconnect together; then the client
+reconnects, told to wait ``retry`` ms), or until the game is over, so a gunicorn worker's
+greenlet is never held for ever. An open stream holds no Redis connection: it waits on the
+process's one reader of the store (``services.fanout``, in ``Deps.fanout``), which wakes it when
+its game passes the version it last sent; it then reads the new records through the service (a
+pooled connection, returned at once; at most ``services.fanout.READERS`` streams read at the same
+time, their start included). Between events a comment line every ``KEEP_ALIVE`` seconds keeps
+proxies from closing the connection. If the store fails mid-stream, the response ends (its
+status was sent long ago) and the browser reconnects.
 
 How many streams one client may hold open at once is limited in ``api.limits``.
 """
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Iterator
 
@@ -34,6 +37,7 @@ bp = Blueprint("events", __name__)
 
 RETRY_MS = 1000
 KEEP_ALIVE = 4.0  # seconds between comments on an idle stream
+SPREAD = 0.2  # a stream lasts between 80 % and all of stream_seconds
 
 
 def _start_after() -> int:
@@ -47,10 +51,12 @@ def _start_after() -> int:
 def stream(game_id: str) -> Response:
     d = deps()  # the generator runs outside the request context: no deps() in it
     svc = d.service
-    svc.load(game_id)  # an unknown game is a 404 before the stream starts
-    seat = seat_in(game_id)
+    with d.fanout.reading():
+        svc.load(game_id)  # an unknown game is a 404 before the stream starts
+        seat = seat_in(game_id)
     after = _start_after()
-    deadline = time.monotonic() + d.stream_seconds
+    # Pages that connected together (after a restart) reconnect at spread times.
+    deadline = time.monotonic() + d.stream_seconds * random.uniform(1 - SPREAD, 1)
     # Before the first read: every append after that read then wakes the watch.
     watch = d.fanout.watch(game_id)
 
@@ -59,7 +65,7 @@ def stream(game_id: str) -> Response:
         try:
             yield f"retry: {RETRY_MS}\n\n".encode()
             while True:
-                with watch.reading():
+                with d.fanout.reading():
                     new = records(svc, game_id, seat, after)
                     loaded = svc.load(game_id)
                 for record in new:

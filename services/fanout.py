@@ -6,9 +6,10 @@ Every append adds one entry ``{game, version}`` to the ``feed`` stream in the sa
 the pool, for as long as it blocks) and keeps, for each game a stream of this process watches,
 the highest version seen; entries of other games are skipped. A stream waits on a condition
 until its game passes the version it last sent, then reads its records through the service,
-holding one of ``readers`` places (``Watch.reading``): a move in a game that thousands of pages
-watch wakes them all at once, and each would otherwise take a connection of the pool at the same
-moment (redis-py's pool refuses more than 100).
+holding one of ``readers`` places (``Fanout.reading``; so does a stream's start): a move in a
+game that thousands of pages watch wakes them all at once, and thousands of pages reconnect at
+once after a restart; each would otherwise take a connection of the pool at the same moment
+(redis-py's pool refuses more than 100: the requests of the moment would get 503).
 One key whatever the number of watched games: an ``XREAD`` over each watched game's own stream
 would have to be sent again with every key after each event, and woken when a game is added.
 
@@ -86,6 +87,13 @@ class Fanout:
             watch.close()
             raise
         return watch
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Hold one of the ``readers`` places for a stream's reads of the store (waits for
+        one)."""
+        with self._readers:
+            yield
 
     def watched(self) -> int:
         """How many games are watched (for tests and figures)."""
@@ -171,12 +179,6 @@ class Watch:
         one since the watch began), False after ``timeout`` seconds without. Raises
         ``Unavailable`` if the reader cannot read the store, or could not meanwhile."""
         return self._fanout._wait(self._game, after, timeout)
-
-    @contextmanager
-    def reading(self) -> Iterator[None]:
-        """Hold one of the places for reading the game's records (waits for one)."""
-        with self._fanout._readers:
-            yield
 
     def close(self) -> None:
         """Stop watching (again: nothing)."""

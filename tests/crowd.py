@@ -13,6 +13,7 @@ import selectors
 import socket
 import threading
 import time
+from multiprocessing.connection import Connection
 
 HOST = "127.0.0.1"
 EVENT_ID = re.compile(rb"\nid: (\d+)\n|^id: (\d+)\n")
@@ -31,9 +32,14 @@ class Refused(Exception):
     """The server answered a stream's request with another status than 200."""
 
 
-def _request(port: int, path: str) -> socket.socket:
+def request(port: int, path: str) -> socket.socket:
     sock = socket.create_connection((HOST, port), timeout=60)
-    head = f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\nAccept: text/event-stream\r\n\r\n"
+    # Connection: close, so that the end of a stream is the end of the connection (as an
+    # EventSource reads the end of the response): kept alive, it would sit idle for seconds.
+    head = (
+        f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\nAccept: text/event-stream\r\n"
+        "Connection: close\r\n\r\n"
+    )
     sock.sendall(head.encode())
     return sock
 
@@ -56,6 +62,8 @@ class Stream:
     def __init__(self, path: str) -> None:
         self.path = path
         self.sock: socket.socket | None = None
+        self.started = False  # its retry: line has come
+        self.head = b""  # what came before that
         self.seen = 0  # the highest event id received
         self.tail = b""  # the end of the last read: an id line may be cut between two reads
 
@@ -67,6 +75,9 @@ class Stream:
 
 
 class Crowd:
+    """Streams that stay open: one thread reads them all and opens again, without waiting for
+    the answer, each stream the server ends."""
+
     def __init__(self, port: int) -> None:
         self.port = port
         self.streams: list[Stream] = []
@@ -83,15 +94,16 @@ class Crowd:
         for start in range(0, len(paths), wave):
             batch = [Stream(p) for p in paths[start : start + wave]]
             for stream in batch:
-                stream.sock = _request(self.port, stream.path)
+                stream.sock = request(self.port, stream.path)
             for stream in batch:
                 assert stream.sock is not None
                 stream.note(_started(stream.sock))
+                stream.started = True
                 self.streams.append(stream)
                 self._new.put(stream)
 
     def open_count(self) -> int:
-        return sum(1 for s in self.streams if s.sock is not None)
+        return sum(1 for s in self.streams if s.started)
 
     def _read(self) -> None:
         while not self._stop.is_set():
@@ -101,36 +113,52 @@ class Crowd:
                 stream.sock.setblocking(False)
                 self._selector.register(stream.sock, selectors.EVENT_READ, stream)
             for key, _ in self._selector.select(0.05) if self._selector.get_map() else ():
-                stream = key.data
-                try:
-                    data = stream.sock.recv(65536)
-                except BlockingIOError:
-                    continue
-                except OSError:
-                    data = b""
-                if data:
-                    stream.note(data)
-                else:
-                    self._reopen(stream)
+                self._readable(key.data)
             if not self._selector.get_map():
                 time.sleep(0.05)
 
-    def _reopen(self, stream: Stream) -> None:
+    def _readable(self, stream: Stream) -> None:
+        assert stream.sock is not None
+        try:
+            data = stream.sock.recv(65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._reopen(stream)
+            return
+        if not stream.started:
+            stream.head += data
+            if b"\r\n\r\n" in stream.head and not stream.head.startswith(b"HTTP/1.1 200 "):
+                status = stream.head.split(b"\r\n", 1)[0].decode()
+                self.errors.append(f"{stream.path}: {status}")
+                self._close(stream)
+                return
+            if b"retry:" not in stream.head:
+                return
+            stream.started, stream.head = True, b""
+        stream.note(data)
+
+    def _close(self, stream: Stream) -> None:
         assert stream.sock is not None
         self._selector.unregister(stream.sock)
         stream.sock.close()
-        stream.sock = None
+        stream.sock, stream.started = None, False
+
+    def _reopen(self, stream: Stream) -> None:
+        """As an EventSource does when the server ends the stream (at once: no ``retry``)."""
+        self._close(stream)
         if self._stop.is_set():
             return
         try:
-            stream.sock = _request(self.port, stream.path)
-            stream.note(_started(stream.sock))
-        except (OSError, Refused) as exc:
+            stream.sock = request(self.port, stream.path)
+        except OSError as exc:
             self.errors.append(f"{stream.path}: {exc!r}")
-            stream.sock = None
             return
         self.reopened += 1
-        self._new.put(stream)
+        stream.sock.setblocking(False)
+        self._selector.register(stream.sock, selectors.EVENT_READ, stream)
 
     def close(self) -> None:
         self._stop.set()
@@ -140,3 +168,23 @@ class Crowd:
                 stream.sock.close()
                 stream.sock = None
         self._selector.close()
+
+
+def crowd_process(port: int, commands: Connection) -> None:
+    """A crowd in a process of its own (``multiprocessing``), so that reading thousands of
+    sockets does not share a GIL with whoever measures: ``("open", paths)`` answers when they
+    are open, ``("count",)`` answers (open, reopened, errors), ``("close",)`` ends it."""
+    crowd = Crowd(port)
+    try:
+        while True:
+            command = commands.recv()
+            if command[0] == "open":
+                allow_files(len(crowd.streams) + len(command[1]) + 1000)
+                crowd.open(command[1])
+                commands.send(None)
+            elif command[0] == "count":
+                commands.send((crowd.open_count(), crowd.reopened, list(crowd.errors)))
+            else:
+                return
+    finally:
+        crowd.close()

@@ -1,6 +1,6 @@
 """``omerta serve`` (gunicorn, gevent workers) keeps answering while many live-event streams are
-open (a stream waits in a blocking ``XREAD`` without holding a thread), keeps idle streams open
-with keep-alive comments, and a move reaches every open stream at once."""
+open (a stream waits for the process's reader of the store without holding a thread), keeps
+idle streams open with keep-alive comments, and a move reaches every open stream at once."""
 
 from __future__ import annotations
 
