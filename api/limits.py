@@ -15,8 +15,8 @@ list sets several):
 Streams open at once are capped too, per process (each counts its own, in memory): at most
 ``OMERTA_STREAMS_PER_CLIENT`` (default 20; 0: no cap) per player or address; one more answers 429
 ``too_many_streams`` with ``Retry-After`` (when the client's oldest stream ends: a stream stays
-open ``stream_seconds``, 30 s). A stream's place is given back when it ends, or when its client
-has gone (noticed at the next write: a keep-alive comment within seconds). A player
+open at most ``stream_seconds``, 2 minutes). A stream's place is given back when it ends, or when
+its client has gone (noticed at the next write: a keep-alive comment within seconds). A player
 is known by the SHA-256 of the token sent (not the token itself: the counters' keys are no
 secret); a request without one counts by address. ``OMERTA_OPEN_GAMES`` (default 10) caps the
 public games with an open seat that a player sits in when creating another public one (409
@@ -24,7 +24,7 @@ public games with an open seat that a player sits in when creating another publi
 test suite and the benchmarks set it).
 
 The defaults are far above real play: the pages make one request per move and reconnect a stream
-every 30 s. A refused request changes nothing (the check runs before the view) and answers 429
+every 2 minutes. A refused request changes nothing (the check runs before the view) and answers 429
 ``rate_limited`` with ``Retry-After``. Behind a reverse proxy every client has the proxy's
 address: set ``OMERTA_LIMIT_PROXIES`` to the number of proxies in front (each appends to
 ``X-Forwarded-For``), and the limits count the address the outermost one saw.

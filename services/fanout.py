@@ -60,9 +60,8 @@ class _Game:
 
 
 class Fanout:
-    def __init__(self, client: redis.Redis, feed: str = keys.FEED, readers: int = READERS):
+    def __init__(self, client: redis.Redis, readers: int = READERS) -> None:
         self._redis = client
-        self._feed = feed
         self._readers = threading.BoundedSemaphore(readers)
         self._lock = threading.Lock()  # guards everything below; the games' conditions share it
         self._starting = threading.Lock()  # one reader at a time is started
@@ -100,13 +99,19 @@ class Fanout:
         with self._lock:
             return len(self._games)
 
+    @property
+    def running(self) -> bool:
+        """The reader runs (it stops once nothing is watched)."""
+        with self._lock:
+            return self._running
+
     def _ensure_reader(self) -> None:
         with self._starting:
             with self._lock:
                 if self._running:
                     return
             with unavailable():
-                last = self._redis.xrevrange(self._feed, count=1)
+                last = self._redis.xrevrange(keys.FEED, count=1)
             with self._lock:
                 self._position = last[0][0] if last else b"0-0"
                 self._running, self._down = True, False
@@ -121,7 +126,7 @@ class Fanout:
                     return
                 position = self._position
             try:
-                found = self._redis.xread({self._feed: position}, count=BATCH, block=BLOCK_MS)
+                found = self._redis.xread({keys.FEED: position}, count=BATCH, block=BLOCK_MS)
             except Exception:  # the store (or a bug): end the waits, try again later
                 log.warning("the live-event reader lost the store", exc_info=True)
                 with self._lock:

@@ -81,8 +81,8 @@ def test_many_open_streams_do_not_stop_the_api(served: int) -> None:
         assert call(served, "POST", f"{path}/join", invite, bob["token"])[0] == 200
         status, table = call(served, "GET", path)
         assert status == 200 and table["version"] == game["version"]
-        # All open at once, and answered meanwhile: well before the first stream ends (30 s),
-        # which is when a thread per stream would have freed the first threads.
+        # All open at once, and answered meanwhile: well before the first stream ends
+        # (STREAM_SECONDS), which is when a thread per stream would have freed the first threads.
         assert time.monotonic() - begun < STREAM_SECONDS / 2
         time.sleep(max(0.0, opened + IDLE - time.monotonic()))
         mover = [ann, bob][table["to_act"][0]]["token"]

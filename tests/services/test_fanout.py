@@ -101,7 +101,7 @@ def test_the_reader_stops_when_nothing_is_watched(real_redis: redis.Redis) -> No
     assert [t for t in threading.enumerate() if t.name == "omerta-fanout"]
     watch.close()
     deadline = time.monotonic() + LONG
-    while fanout._running:
+    while fanout.running:
         assert time.monotonic() < deadline, "the reader still runs with nothing watched"
         time.sleep(BLOCK_MS / 1000 / 4)
     again = fanout.watch("g1")  # a new watch starts a reader again, and is woken
