@@ -15,12 +15,15 @@ from collections.abc import Iterator
 import pytest
 
 from api.app import STREAM_SECONDS
+from api.sse import KEEP_ALIVE
 from services.embedded import free_port
 
 pytestmark = pytest.mark.server
 
 STREAMS = 60  # far more than a thread pool per process would have had (8)
-IDLE = 6.0  # seconds every stream waits for the move: more than redis-py's socket timeout
+# Seconds every stream waits for the move: more than redis-py's socket timeout (5 s) and than one
+# keep-alive period.
+IDLE = KEEP_ALIVE + 2
 
 
 @pytest.fixture
