@@ -12,15 +12,17 @@ greenlet is never held for ever. An open stream holds no Redis connection: it wa
 process's one reader of the store (``services.fanout``, in ``Deps.fanout``), which wakes it when
 its game passes the version it last sent; it then reads the new records through the service (a
 pooled connection, returned at once; at most ``services.fanout.READERS`` streams read at the same
-time, their start included). Between events a comment line every ``KEEP_ALIVE`` seconds keeps
-proxies from closing the connection. If the store fails mid-stream, the response ends (its
-status was sent long ago) and the browser reconnects.
+time, their start included; the streams of a game that one move wakes share one read). Between
+events a comment line every ``KEEP_ALIVE`` seconds keeps proxies from closing the connection. If
+the store fails mid-stream, the response ends (its status was sent long ago) and the browser
+reconnects.
 
 How many streams one client may hold open at once is limited in ``api.limits``.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from collections.abc import Iterator
@@ -31,6 +33,8 @@ from api.context import deps, seat_in
 from api.jsonio import encode
 from api.params import header_number, query_number
 from api.routes.games import records
+from api.schemas import EventOut
+from services.commands import Loaded
 from services.errors import Unavailable
 
 bp = Blueprint("events", __name__)
@@ -63,14 +67,15 @@ def stream(game_id: str) -> Response:
     # Before the first read: every append after that read then wakes the watch.
     watch = d.fanout.watch(game_id)
 
+    def read(seat: int | None, after: int) -> tuple[list[EventOut], Loaded]:
+        return records(svc, game_id, seat, after), svc.load(game_id)
+
     def messages() -> Iterator[bytes]:
         nonlocal after
         try:
             yield f"retry: {RETRY_MS}\n\n".encode()
             while True:
-                with d.fanout.reading():
-                    new = records(svc, game_id, seat, after)
-                    loaded = svc.load(game_id)
+                new, loaded = watch.read((seat, after), functools.partial(read, seat, after))
                 for record in new:
                     after = record.version
                     yield b"id: %d\nevent: %s\ndata: %s\n\n" % (

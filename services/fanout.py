@@ -6,10 +6,11 @@ Every append adds one entry ``{game, version}`` to the ``feed`` stream in the sa
 the pool, for as long as it blocks) and keeps, for each game a stream of this process watches,
 the highest version seen; entries of other games are skipped. A stream waits on a condition
 until its game passes the version it last sent, then reads its records through the service,
-holding one of ``readers`` places (``Fanout.reading``; so does a stream's start): a move in a
-game that thousands of pages watch wakes them all at once, and thousands of pages reconnect at
-once after a restart; each would otherwise take a connection of the pool at the same moment
-(redis-py's pool refuses more than 100: the requests of the moment would get 503).
+holding one of ``readers`` places (``Watch.read``; ``Fanout.reading`` for a stream's start): a
+move in a game that thousands of pages watch wakes them all at once, and thousands of pages
+reconnect at once after a restart; each would otherwise take a connection of the pool at the
+same moment (redis-py's pool refuses more than 100: the requests of the moment would get 503).
+The streams of one game that one move wakes, at the same version and seat, share one read.
 One key whatever the number of watched games: an ``XREAD`` over each watched game's own stream
 would have to be sent again with every key after each event, and woken when a game is added.
 
@@ -31,8 +32,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
+from typing import Any, TypeVar
 
 import redis
 
@@ -42,6 +44,8 @@ from services.store import unavailable
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 READERS = 16  # streams reading the store at once
 BLOCK_MS = 1000  # one XREAD's longest wait: below redis-py's socket timeout (5 s by default)
 BATCH = 1000  # feed entries per XREAD
@@ -49,14 +53,16 @@ PAUSES = (0.1, 2.0)  # seconds between attempts while the store fails: first, lo
 
 
 class _Game:
-    """A watched game: how many streams watch it, the highest version seen since."""
+    """A watched game: how many streams watch it, the highest version seen since, what streams
+    read since (``Watch.read``)."""
 
-    __slots__ = ("changed", "version", "watchers")
+    __slots__ = ("changed", "reads", "version", "watchers")
 
     def __init__(self, lock: threading.Lock) -> None:
         self.watchers = 0
         self.version = 0
         self.changed = threading.Condition(lock)
+        self.reads: dict[Hashable, Any] = {}
 
 
 class Fanout:
@@ -147,6 +153,7 @@ class Fanout:
                         version = int(fields[b"version"])
                         if game is not None and version > game.version:
                             game.version = version
+                            game.reads.clear()
                             game.changed.notify_all()
 
     def _wait(self, game: _Game, after: int, timeout: float) -> bool:
@@ -184,6 +191,24 @@ class Watch:
         one since the watch began), False after ``timeout`` seconds without. Raises
         ``Unavailable`` if the reader cannot read the store, or could not meanwhile."""
         return self._fanout._wait(self._game, after, timeout)
+
+    def read(self, key: Hashable, read: Callable[[], T]) -> T:
+        """``read()`` in one of the reading places, or what it gave another stream of this game
+        with the same ``key`` since the reader last saw the game move. What a stream reads
+        depends on its seat and the version it has sent, and only changes when the game moves:
+        the streams that one move wakes read once per ``key``. A result from before an append
+        whose feed entry the reader has not seen yet is no loss: that entry wakes the waits."""
+        fanout, game = self._fanout, self._game
+        with fanout._readers:
+            with fanout._lock:
+                version = game.version
+                if key in game.reads:
+                    return game.reads[key]
+            result = read()
+            with fanout._lock:
+                if game.version == version:
+                    game.reads[key] = result
+            return result
 
     def close(self) -> None:
         """Stop watching (again: nothing)."""

@@ -13,6 +13,7 @@ import pytest
 from flask import Flask
 
 from api.app import create_app
+from api.sse import KEEP_ALIVE
 from services.commands import CommandService
 from services.players import Players
 from tests.api.helpers import Api, Who
@@ -139,5 +140,6 @@ def test_events_appended_while_a_stream_waits_arrive_while_it_is_open(
     assert wanted.wait(30), f"got {got}, wanted up to {target[0]}"
     assert time.monotonic() - begun < 30, "the moves came at once, not when the stream ended"
     assert got == list(range(version + 1, target[0] + 1))
-    listener.join(10)
+    listener.join(KEEP_ALIVE + 10)  # it sees the target at the next message at the latest
+    assert not listener.is_alive()
     response.close()

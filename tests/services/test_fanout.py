@@ -135,3 +135,24 @@ def test_a_failing_store_ends_the_waits_until_it_answers(
     appended(client, "g1", 1)
     assert watch.wait(0, LONG) is True
     watch.close()
+
+
+def test_streams_woken_together_share_a_read_until_the_game_moves(
+    real_redis: redis.Redis,
+) -> None:
+    fanout = Fanout(real_redis)
+    first, second = fanout.watch("g1"), fanout.watch("g1")
+    reads: list[str] = []
+
+    def read(label: str) -> Callable[[], str]:
+        return lambda: reads.append(label) or label
+
+    assert first.read((None, 0), read("a")) == "a"
+    assert second.read((None, 0), read("b")) == "a"  # the same seat and version: shared
+    assert second.read((1, 0), read("c")) == "c"  # another seat reads for itself
+    appended(real_redis, "g1", 1)
+    assert first.wait(0, LONG) is True
+    assert second.read((None, 0), read("d")) == "d"  # the game moved: read again
+    assert reads == ["a", "c", "d"]
+    first.close()
+    second.close()
