@@ -1,4 +1,5 @@
-"""What the request handlers share: the command service, the players, the app's settings."""
+"""What the request handlers share: the command service, the players, the process's reader of
+live events, the app's settings."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 from flask import current_app, request
 
 from services.commands import CommandService
+from services.fanout import Fanout
 from services.players import Player, Players
 
 COOKIE = "omerta_token"
@@ -18,6 +20,7 @@ class Deps:
     players: Players
     stream_seconds: float  # how long one server-sent-events response stays open
     secure_cookies: bool  # behind HTTPS: cookies only over HTTPS
+    fanout: Fanout  # wakes the live-event streams (api.sse)
 
 
 def deps() -> Deps:

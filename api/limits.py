@@ -1,5 +1,5 @@
-"""Rate limits (Flask-Limiter, counting in the service's own Redis-compatible store) and the cap
-on one player's open public games.
+"""Rate limits (Flask-Limiter, counting in the service's own Redis-compatible store), the cap on
+one player's open public games and the cap on one client's open live-event streams.
 
 Limited, each in its own window (``limits`` notation, e.g. ``"30 per hour"``; a ``;``-separated
 list sets several):
@@ -12,16 +12,19 @@ list sets several):
 | ``POST /games/{id}/commands`` | player | ``OMERTA_LIMIT_COMMANDS`` | ``300 per minute`` |
 | ``GET /games/{id}/events`` | player or address | ``OMERTA_LIMIT_STREAMS`` | ``120 per minute`` |
 
-A stream stays open ``stream_seconds`` (30 s) and the page then reconnects, so the streams limit
-also bounds how many one client holds open at once (120 per minute: at most about 60). A player
+Streams open at once are capped too, per process (each counts its own, in memory): at most
+``OMERTA_STREAMS_PER_CLIENT`` (default 20; 0: no cap) per player or address; one more answers 429
+``too_many_streams`` with ``Retry-After`` (when the client's oldest stream ends: a stream stays
+open at most ``stream_seconds``, 2 minutes). A stream's place is given back when it ends, or when
+its client has gone (noticed at the next write: a keep-alive comment within seconds). A player
 is known by the SHA-256 of the token sent (not the token itself: the counters' keys are no
 secret); a request without one counts by address. ``OMERTA_OPEN_GAMES`` (default 10) caps the
 public games with an open seat that a player sits in when creating another public one (409
-``too_many_open_games``; 0: no cap). ``OMERTA_RATE_LIMITS=off`` lifts every limit and the cap (the
+``too_many_open_games``; 0: no cap). ``OMERTA_RATE_LIMITS=off`` lifts every limit and both caps (the
 test suite and the benchmarks set it).
 
 The defaults are far above real play: the pages make one request per move and reconnect a stream
-every 30 s. A refused request changes nothing (the check runs before the view) and answers 429
+every 2 minutes. A refused request changes nothing (the check runs before the view) and answers 429
 ``rate_limited`` with ``Retry-After``. Behind a reverse proxy every client has the proxy's
 address: set ``OMERTA_LIMIT_PROXIES`` to the number of proxies in front (each appends to
 ``X-Forwarded-For``), and the limits count the address the outermost one saw.
@@ -30,6 +33,8 @@ address: set ``OMERTA_LIMIT_PROXIES`` to the number of proxies in front (each ap
 from __future__ import annotations
 
 import functools
+import math
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -61,6 +66,7 @@ class RateLimits(msgspec.Struct, frozen=True):
     streams: str = "120 per minute"
     open_games: int = 10
     proxies: int = 0
+    streams_open: int = 20  # live-event streams one client holds open at once, per process
 
 
 # The limited endpoints: setting -> (endpoint, variable).
@@ -85,6 +91,7 @@ def from_env(env: dict[str, str]) -> RateLimits:
     return RateLimits(
         enabled=switch == "on",
         open_games=int(env.get("OMERTA_OPEN_GAMES") or default.open_games),
+        streams_open=int(env.get("OMERTA_STREAMS_PER_CLIENT") or default.streams_open),
         proxies=int(env.get("OMERTA_LIMIT_PROXIES") or default.proxies),
         **rules,
     )
@@ -164,6 +171,11 @@ def install(app: Flask, client: redis.Redis, settings: RateLimits) -> None:
         app.view_functions[endpoint] = limiter.limit(rule, key_func=key)(
             app.view_functions[endpoint]
         )
+    if settings.streams_open:
+        stream = ENDPOINTS["streams"][0]
+        app.view_functions[stream] = _one_of_most(
+            app.view_functions[stream], OpenStreams(settings.streams_open), client_key
+        )
 
 
 def _capped(view: Callable[..., Any], most: int) -> Callable[..., Any]:
@@ -184,6 +196,73 @@ def _capped(view: Callable[..., Any], most: int) -> Callable[..., Any]:
         return view(*args, **kwargs)
 
     return create
+
+
+class OpenStreams:
+    """The live-event streams each client holds open in this process: their deadlines."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self._lock = threading.Lock()
+        self._open: dict[str, list[float]] = {}
+
+    def take(self, client: str, deadline: float) -> float | None:
+        """Count a stream of ``client`` open until ``deadline`` (monotonic time); if the client
+        already holds ``most``, count nothing and return the seconds until its first ends."""
+        with self._lock:
+            held = self._open.setdefault(client, [])
+            if len(held) >= self.most:
+                return max(0.0, min(held) - time.monotonic())
+            held.append(deadline)
+            return None
+
+    def give_back(self, client: str, deadline: float) -> None:
+        with self._lock:
+            held = self._open[client]
+            held.remove(deadline)
+            if not held:
+                del self._open[client]
+
+
+def _one_of_most(
+    view: Callable[..., Any], streams: OpenStreams, client_key: Callable[[], str]
+) -> Callable[..., Any]:
+    """``view`` (a live-event stream) refused to a client that holds ``streams.most`` open; the
+    place is given back when the response is closed (the stream ended, or its client left)."""
+
+    @functools.wraps(view)
+    def stream(*args: Any, **kwargs: Any) -> Any:
+        client = client_key()
+        deadline = time.monotonic() + deps().stream_seconds
+        wait = streams.take(client, deadline)
+        if wait is not None:
+            retry = max(1, math.ceil(wait))
+            response = problem_response(
+                429,
+                "too_many_streams",
+                f"{streams.most} live-event streams are open already: close one, or try again "
+                f"in {retry} seconds",
+                params={"most": streams.most, "retry_after": retry},
+            )
+            response.headers["Retry-After"] = str(retry)
+            return response
+        given_back = False
+
+        def give_back() -> None:
+            nonlocal given_back
+            if not given_back:
+                given_back = True
+                streams.give_back(client, deadline)
+
+        try:
+            response = view(*args, **kwargs)
+        except BaseException:
+            give_back()
+            raise
+        response.call_on_close(give_back)
+        return response
+
+    return stream
 
 
 def _open_public_games(player_id: str) -> int:

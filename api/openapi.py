@@ -195,7 +195,8 @@ ROUTES: tuple[Route, ...] = (
         media="text/event-stream",
         description="Each message: `id` the version, `event` the type, `data` an EventOut. "
         "The response ends after a bounded time or when the game is over; reconnect with "
-        "Last-Event-ID.",
+        "Last-Event-ID. A client (player, or address without a token) holds a limited number "
+        "of streams open at once: one more is 429 `too_many_streams` with Retry-After.",
     ),
     Route(
         "get",

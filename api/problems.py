@@ -93,6 +93,7 @@ API_CODES: dict[str, tuple[int, str]] = {
     "json_required": (415, "a state-changing request's body must be application/json"),
     "rule_violation": (422, "the rules refuse the command (code: the rule's own code)"),
     "rate_limited": (429, "too many requests of this kind: wait Retry-After seconds"),
+    "too_many_streams": (429, "the client holds the most live-event streams allowed open"),
     "store_unavailable": (503, "the event store did not answer"),
     "internal": (500, "the server failed; nothing was changed"),
 }

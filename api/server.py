@@ -3,8 +3,9 @@ loads the same ones for operators running gunicorn themselves).
 
 Worker class ``gevent``: each process serves up to ``connections`` requests at once, each in a
 greenlet, so a live-events stream (``api.sse``, at most ``api.app.STREAM_SECONDS`` long, mostly
-waiting in a blocking ``XREAD``) costs a greenlet and a Redis connection, not a thread: a
-process keeps answering moves with hundreds of game pages open. Waiting for the store yields to
+waiting for the process's one reader of the store, ``services.fanout``) costs a greenlet, not a
+thread nor a Redis connection: a process keeps answering moves with thousands of game pages open
+(``tests/benchmarks/bench_streams.py``). Waiting for the store yields to
 the other requests at no more cost than a greenlet switch, which on two cores gave 10-25 % more
 requests/s than ``gthread`` threads for both the trivial and the command endpoint (``make
 bench``). The app (``site()``: the API and the web pages) is created in each worker after the

@@ -5,14 +5,25 @@ the history record as the caller may see it (``api.routes.games.records``: redac
 runs). A client that reconnects sends ``Last-Event-ID`` (browsers' EventSource do) or
 ``?after=N`` and gets what it missed first.
 
-Bounded: a response stays open at most ``stream_seconds`` (then the client reconnects, told
-to wait ``retry`` ms), or until the game is over, so a gunicorn worker thread is never held for
-ever. Waiting is a blocking ``XREAD`` on the game's stream, so a new event goes out at once;
-between events a comment line keeps proxies from closing the connection.
+Bounded: a response stays open at most ``stream_seconds`` (at least 80 % of it, drawn at random
+so that pages which connected together do not all reconnect together; then the client
+reconnects, told to wait ``retry`` ms), or until the game is over, so a gunicorn worker's
+greenlet is never held for ever. An open stream holds no Redis connection: it waits on the
+process's one reader of the store (``services.fanout``, in ``Deps.fanout``), which wakes it when
+its game passes the version it last sent; it then reads the new records through the service (a
+pooled connection, returned at once; at most ``services.fanout.READERS`` streams read at the same
+time, their start included; the streams of a game that one move wakes share one read). Between
+events a comment line every ``KEEP_ALIVE`` seconds keeps proxies from closing the connection. If
+the store fails mid-stream, the response ends (its status was sent long ago) and the browser
+reconnects.
+
+How many streams one client may hold open at once is limited in ``api.limits``.
 """
 
 from __future__ import annotations
 
+import functools
+import random
 import time
 from collections.abc import Iterator
 
@@ -22,16 +33,18 @@ from api.context import deps, seat_in
 from api.jsonio import encode
 from api.params import header_number, query_number
 from api.routes.games import records
-from services import keys
-from services.commands import CommandService
-from services.store import unavailable
+from api.schemas import EventOut
+from services.commands import Loaded
+from services.errors import Unavailable
 
 bp = Blueprint("events", __name__)
 
 RETRY_MS = 1000
-# Seconds between keep-alive comments: one XREAD blocks at most this long, which must stay below
-# the client's socket timeout (redis-py's default: 5 s), or the read fails and the stream ends.
-MAX_BLOCK = 4.0
+# Seconds between comments on an idle stream: well inside the idle timeouts of proxies (nginx:
+# 60 s), and rare enough to cost little (bench_streams: at 4 s, 10,000 idle streams took a third
+# of a core).
+KEEP_ALIVE = 15.0
+SPREAD = 0.2  # a stream lasts between 80 % and all of stream_seconds
 
 
 def _start_after() -> int:
@@ -43,42 +56,49 @@ def _start_after() -> int:
 
 @bp.get("/games/<game_id>/events")
 def stream(game_id: str) -> Response:
-    svc = deps().service  # the generator runs outside the request context: no deps() in it
-    svc.load(game_id)  # an unknown game is a 404 before the stream starts
-    seat = seat_in(game_id)
+    d = deps()  # the generator runs outside the request context: no deps() in it
+    svc = d.service
+    with d.fanout.reading():
+        svc.load(game_id)  # an unknown game is a 404 before the stream starts
+        seat = seat_in(game_id)
     after = _start_after()
-    deadline = time.monotonic() + deps().stream_seconds
+    # Pages that connected together (after a restart) reconnect at spread times.
+    deadline = time.monotonic() + d.stream_seconds * random.uniform(1 - SPREAD, 1)
+    # Before the first read: every append after that read then wakes the watch.
+    watch = d.fanout.watch(game_id)
+
+    def read(seat: int | None, after: int) -> tuple[list[EventOut], Loaded]:
+        return records(svc, game_id, seat, after), svc.load(game_id)
 
     def messages() -> Iterator[bytes]:
         nonlocal after
-        yield f"retry: {RETRY_MS}\n\n".encode()
-        while True:
-            for record in records(svc, game_id, seat, after):
-                after = record.version
-                yield b"id: %d\nevent: %s\ndata: %s\n\n" % (
-                    record.version,
-                    record.type.encode(),
-                    encode(record),
-                )
-            loaded = svc.load(game_id)
-            if loaded.game.result(loaded.state) is not None and loaded.version <= after:
-                yield b"event: end\ndata: {}\n\n"
-                return
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return
-            if not _wait(svc, game_id, after, min(remaining, MAX_BLOCK)):
-                yield b": keep-alive\n\n"
+        try:
+            yield f"retry: {RETRY_MS}\n\n".encode()
+            while True:
+                new, loaded = watch.read((seat, after), functools.partial(read, seat, after))
+                for record in new:
+                    after = record.version
+                    yield b"id: %d\nevent: %s\ndata: %s\n\n" % (
+                        record.version,
+                        record.type.encode(),
+                        encode(record),
+                    )
+                if loaded.game.result(loaded.state) is not None and loaded.version <= after:
+                    yield b"event: end\ndata: {}\n\n"
+                    return
+                while True:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        return
+                    if watch.wait(after, min(remaining, KEEP_ALIVE)):
+                        break
+                    yield b": keep-alive\n\n"
+        except Unavailable:
+            return  # the store failed: end the stream, the browser reconnects
+        finally:
+            watch.close()
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(messages(), mimetype="text/event-stream", headers=headers)
-
-
-def _wait(svc: CommandService, game_id: str, after: int, seconds: float) -> bool:
-    """Block until the game has an event after version ``after`` or ``seconds`` pass."""
-    client = svc.store.redis
-    with unavailable():
-        found = client.xread(
-            {keys.events_key(game_id): f"{after}-0"}, count=1, block=max(1, int(seconds * 1000))
-        )
-    return bool(found)
+    response = Response(messages(), mimetype="text/event-stream", headers=headers)
+    response.call_on_close(watch.close)  # also when the body is never read
+    return response

@@ -13,6 +13,7 @@ import pytest
 from flask import Flask
 
 from api.app import create_app
+from api.sse import KEEP_ALIVE
 from services.commands import CommandService
 from services.players import Players
 from tests.api.helpers import Api, Who
@@ -104,3 +105,41 @@ def test_the_stream_ends_with_the_game_and_then_reveals(api: Api, quick: Api) ->
     assert time.monotonic() - begun < 1, "a finished game's stream does not wait"
     assert over[-1]["event"] == "end"
     assert over[0]["data"]["event"]["secret"] is not None
+
+
+def test_events_appended_while_a_stream_waits_arrive_while_it_is_open(
+    service: CommandService, real_redis, api: Api
+) -> None:
+    """Each move reaches the waiting stream long before the stream would end by itself (which
+    is when a stream that was never woken would read them): none is missed, in order."""
+    app = create_app(service, Players(real_redis), stream_seconds=60.0)
+    game_id, ann, bob = started(api)
+    version = api.ok("GET", f"/games/{game_id}")["version"]
+    response = app.test_client().get(f"/games/{game_id}/events?after={version}", buffered=False)
+    got: list[int] = []
+    wanted = threading.Event()
+    target = [10**9]
+
+    def listen() -> None:  # the stream runs here, waiting between the moves
+        for chunk in response.response:
+            got.extend(int(m["id"]) for m in messages(chunk))
+            if got and got[-1] >= target[0]:
+                wanted.set()
+                return
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
+    rng = __import__("random").Random(2)
+    begun = time.monotonic()
+    for _ in range(3):
+        time.sleep(0.3)  # the stream is waiting again
+        api.random_move(mover(api, game_id, ann, bob), game_id, rng)
+    target[0] = api.ok("GET", f"/games/{game_id}")["version"]
+    if got and got[-1] >= target[0]:
+        wanted.set()
+    assert wanted.wait(30), f"got {got}, wanted up to {target[0]}"
+    assert time.monotonic() - begun < 30, "the moves came at once, not when the stream ended"
+    assert got == list(range(version + 1, target[0] + 1))
+    listener.join(KEEP_ALIVE + 10)  # it sees the target at the next message at the latest
+    assert not listener.is_alive()
+    response.close()

@@ -1,6 +1,6 @@
 """``omerta serve`` (gunicorn, gevent workers) keeps answering while many live-event streams are
-open (a stream waits in a blocking ``XREAD`` without holding a thread), keeps idle streams open
-with keep-alive comments, and a move reaches every open stream at once."""
+open (a stream waits for the process's reader of the store without holding a thread), keeps
+idle streams open with keep-alive comments, and a move reaches every open stream at once."""
 
 from __future__ import annotations
 
@@ -15,12 +15,15 @@ from collections.abc import Iterator
 import pytest
 
 from api.app import STREAM_SECONDS
+from api.sse import KEEP_ALIVE
 from services.embedded import free_port
 
 pytestmark = pytest.mark.server
 
 STREAMS = 60  # far more than a thread pool per process would have had (8)
-IDLE = 6.0  # seconds every stream waits for the move: more than redis-py's socket timeout
+# Seconds every stream waits for the move: more than redis-py's socket timeout (5 s) and than one
+# keep-alive period.
+IDLE = KEEP_ALIVE + 2
 
 
 @pytest.fixture
@@ -81,8 +84,8 @@ def test_many_open_streams_do_not_stop_the_api(served: int) -> None:
         assert call(served, "POST", f"{path}/join", invite, bob["token"])[0] == 200
         status, table = call(served, "GET", path)
         assert status == 200 and table["version"] == game["version"]
-        # All open at once, and answered meanwhile: well before the first stream ends (30 s),
-        # which is when a thread per stream would have freed the first threads.
+        # All open at once, and answered meanwhile: well before the first stream ends
+        # (STREAM_SECONDS), which is when a thread per stream would have freed the first threads.
         assert time.monotonic() - begun < STREAM_SECONDS / 2
         time.sleep(max(0.0, opened + IDLE - time.monotonic()))
         mover = [ann, bob][table["to_act"][0]]["token"]

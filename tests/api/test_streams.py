@@ -1,0 +1,119 @@
+"""Open live-event streams cost the store nothing each: 2,000 streams on one ``omerta serve``
+process (gunicorn, gevent) hold a handful of the store's connections, every other request still
+answers (no 5xx), and a move reaches all 2,000. Before the fan-out (``services.fanout``) each
+stream held a connection of the process's pool in a blocking ``XREAD``: past the pool's 100 the
+process answered 503 to everything."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from services.embedded import EmbeddedServer, free_port
+from tests.crowd import Crowd, allow_files
+
+pytestmark = pytest.mark.server
+
+STREAMS = 2000
+MOST_CLIENTS = 50  # the store's connections allowed with every stream open
+
+
+def call(port: int, method: str, path: str, body: object = None, token: str = "") -> tuple:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    conn.request(method, path, json.dumps(body) if body is not None else None, headers)
+    response = conn.getresponse()
+    status, raw = response.status, response.read()
+    conn.close()
+    return status, json.loads(raw) if raw else None
+
+
+@pytest.fixture
+def store(embedded_server_factory: Callable[..., EmbeddedServer]) -> EmbeddedServer:
+    """A store of this test's own: its connected clients are the web process's alone."""
+    return embedded_server_factory(fsync="everysec")
+
+
+@pytest.fixture
+def served(store: EmbeddedServer) -> Iterator[int]:
+    allow_files(2 * STREAMS + 1000)  # inherited by the server
+    port = free_port()
+    env = {
+        **os.environ,
+        "REDIS_URL": store.url,
+        "OMERTA_WEB_CONNECTIONS": str(STREAMS + 500),
+        # The limits as deployed, with room for this one client's streams.
+        "OMERTA_RATE_LIMITS": "on",
+        "OMERTA_STREAMS_PER_CLIENT": str(STREAMS + 100),
+        "OMERTA_LIMIT_STREAMS": f"{4 * STREAMS} per minute",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "api", "serve", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, "omerta serve exited while starting"
+            assert time.monotonic() < deadline, "omerta serve never got ready"
+            try:
+                if call(port, "GET", "/readyz")[0] == 200:
+                    break
+            except OSError:
+                time.sleep(0.2)
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def test_two_thousand_open_streams_cost_no_connection_each(
+    served: int, store: EmbeddedServer
+) -> None:
+    status, ann = call(served, "POST", "/players", {"name": "Ann"})
+    assert status == 201
+    status, bob = call(served, "POST", "/players", {"name": "Bob"})
+    assert status == 201
+    status, game = call(served, "POST", "/games", {"game": "famiglia", "seats": 2}, ann["token"])
+    assert status == 201
+    path = f"/games/{game['game_id']}"
+    invite = {"invite": game["invites"][0]["code"]}
+    assert call(served, "POST", f"{path}/join", invite, bob["token"])[0] == 200
+    crowd = Crowd(served)
+    try:
+        crowd.open([f"{path}/events?after={game['version']}"] * STREAMS)
+        assert crowd.open_count() == STREAMS
+        connected = store.client().info("clients")["connected_clients"]
+        assert connected < MOST_CLIENTS, f"{connected} store connections for {STREAMS} streams"
+
+        assert call(served, "GET", "/healthz")[0] == 200
+        status, table = call(served, "GET", path)
+        assert status == 200
+        mover = [ann, bob][table["to_act"][0]]["token"]
+        status, legal = call(served, "GET", f"{path}/legal", token=mover)
+        assert status == 200
+        move = {"command": legal["commands"][0], "expected_version": legal["version"]}
+        status, accepted = call(served, "POST", f"{path}/commands", move, mover)
+        assert status == 200, accepted
+        deadline = time.monotonic() + 60
+        while any(s.seen < accepted["version"] for s in crowd.streams):
+            assert time.monotonic() < deadline, "the move did not reach every stream"
+            time.sleep(0.2)
+        assert call(served, "GET", path)[0] == 200
+        assert crowd.errors == []
+        assert crowd.open_count() == STREAMS
+        connected = store.client().info("clients")["connected_clients"]
+        assert connected < MOST_CLIENTS, f"{connected} store connections after the move"
+    finally:
+        crowd.close()

@@ -1,0 +1,158 @@
+"""The fan-out (``services.fanout``): one reader follows the store's feed and wakes the waits on
+a game that passes their version, and only those; nothing appended after ``watch()`` is missed;
+the reader holds one connection however many wait, stops once nothing is watched, and a store
+that fails ends the waits (``Unavailable``) until it answers again."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+import redis
+
+from services import keys
+from services.commands import CommandService
+from services.embedded import EmbeddedServer
+from services.errors import Unavailable
+from services.fanout import BLOCK_MS, Fanout
+from services.store import EventStore
+
+pytestmark = pytest.mark.server
+
+LONG = 30.0  # a wait that must be woken long before this
+
+
+def appended(client: redis.Redis, game_id: str, version: int) -> None:
+    """What every append adds to the feed (``services.store.APPEND``)."""
+    client.xadd(keys.FEED, {"game": game_id, "version": version})
+
+
+def waiting(target: Callable[[], object]) -> tuple[threading.Thread, list[object]]:
+    out: list[object] = []
+
+    def run() -> None:
+        try:
+            out.append(target())
+        except Exception as exc:  # the test looks at it
+            out.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, out
+
+
+def test_a_wait_wakes_on_its_game_passing_its_version_only(real_redis: redis.Redis) -> None:
+    fanout = Fanout(real_redis)
+    watch = fanout.watch("g1")
+    thread, out = waiting(lambda: watch.wait(5, LONG))
+    appended(real_redis, "g2", 9)  # another game
+    appended(real_redis, "g1", 5)  # not after the version the stream has sent
+    time.sleep(0.3)
+    assert out == [] and thread.is_alive()
+    begun = time.monotonic()
+    appended(real_redis, "g1", 6)
+    thread.join(LONG)
+    assert out == [True]
+    assert time.monotonic() - begun < LONG / 2
+    assert watch.wait(5, 0) is True  # the version stays known
+    assert watch.wait(6, 0.1) is False  # nothing after 6: the wait times out
+    watch.close()
+
+
+def test_an_append_between_watch_and_wait_is_not_missed(real_redis: redis.Redis) -> None:
+    service = CommandService(EventStore(real_redis))
+    game_id = service.create_game("famiglia", seats=2, options={}, ai={})
+    fanout = Fanout(real_redis)
+    watch = fanout.watch(game_id)
+    version = service.load(game_id).version  # the stream reads its records...
+    game, state, _, _ = service.load(game_id)
+    seat = min(game.to_act(state))
+    service.handle(game_id, seat, game.legal(state, seat)[0], "c1")  # ...a move
+    assert watch.wait(version, LONG) is True  # ...then waits: woken by the move all the same
+    watch.close()
+
+
+def test_many_waits_share_one_connection_and_all_wake(
+    embedded_server_factory: Callable[..., EmbeddedServer],
+) -> None:
+    store = embedded_server_factory()
+    client = store.client()
+    fanout = Fanout(client)
+    games = [f"g{i}" for i in range(20)]
+    watches = [fanout.watch(g) for g in games for _ in range(10)]
+    waits = [waiting(lambda w=w: w.wait(0, LONG)) for w in watches]
+    time.sleep(0.3)
+    assert store.client().info("clients")["connected_clients"] <= 3  # reader, the test's two
+    for game_id in games:
+        appended(client, game_id, 1)
+    for thread, _ in waits:
+        thread.join(LONG)
+    assert [out for _, out in waits] == [[True]] * len(watches)
+    for watch in watches:
+        watch.close()
+    assert fanout.watched() == 0
+
+
+def test_the_reader_stops_when_nothing_is_watched(real_redis: redis.Redis) -> None:
+    fanout = Fanout(real_redis)
+    watch = fanout.watch("g1")
+    assert [t for t in threading.enumerate() if t.name == "omerta-fanout"]
+    watch.close()
+    deadline = time.monotonic() + LONG
+    while fanout.running:
+        assert time.monotonic() < deadline, "the reader still runs with nothing watched"
+        time.sleep(BLOCK_MS / 1000 / 4)
+    again = fanout.watch("g1")  # a new watch starts a reader again, and is woken
+    appended(real_redis, "g1", 1)
+    assert again.wait(0, LONG) is True
+    again.close()
+
+
+def test_a_failing_store_ends_the_waits_until_it_answers(
+    embedded_server_factory: Callable[..., EmbeddedServer],
+) -> None:
+    store = embedded_server_factory()
+    client = store.client()
+    fanout = Fanout(client)
+    watch = fanout.watch("g1")
+    thread, out = waiting(lambda: watch.wait(0, LONG))
+    time.sleep(0.3)
+    store.kill()
+    thread.join(LONG)
+    assert len(out) == 1 and isinstance(out[0], Unavailable)
+    with pytest.raises(Unavailable):  # while the store is down, a wait ends at once
+        watch.wait(0, LONG)
+    embedded_server_factory(store.directory, port=store.port)  # back, with its data
+    deadline = time.monotonic() + LONG
+    while True:
+        try:
+            assert watch.wait(0, 0.1) is False
+            break
+        except Unavailable:
+            assert time.monotonic() < deadline, "the reader never got the store back"
+    appended(client, "g1", 1)
+    assert watch.wait(0, LONG) is True
+    watch.close()
+
+
+def test_streams_woken_together_share_a_read_until_the_game_moves(
+    real_redis: redis.Redis,
+) -> None:
+    fanout = Fanout(real_redis)
+    first, second = fanout.watch("g1"), fanout.watch("g1")
+    reads: list[str] = []
+
+    def read(label: str) -> Callable[[], str]:
+        return lambda: reads.append(label) or label
+
+    assert first.read((None, 0), read("a")) == "a"
+    assert second.read((None, 0), read("b")) == "a"  # the same seat and version: shared
+    assert second.read((1, 0), read("c")) == "c"  # another seat reads for itself
+    appended(real_redis, "g1", 1)
+    assert first.wait(0, LONG) is True
+    assert second.read((None, 0), read("d")) == "d"  # the game moved: read again
+    assert reads == ["a", "c", "d"]
+    first.close()
+    second.close()
