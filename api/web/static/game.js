@@ -246,9 +246,11 @@
   async function start() {
     try {
       await Omerta.me().catch(() => null);
-      await reload();
+      // The history before the first draw: the pages work out what the moves offered will do
+      // from it (Famiglia's other hand is tracked from the log).
       const history = await api("GET", `/games/${gameId}/history`);
       for (const record of history.events) addLog(record);
+      await reload();
       follow();
       following = true;
       // Taking a seat is no game event: while a seat is open, look for newcomers now and then.
