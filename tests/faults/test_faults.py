@@ -1,10 +1,11 @@
-"""Fault injection under HTTP load (issue 13): one ``omerta run``, players on Famiglia against
-the AI and a Gangsta! game with three AI seats, and one fault after another: the store stalled
-(SIGSTOP), its memory full (``maxmemory`` reached), then the store, the worker and the web
-server killed (SIGKILL). After each the service answers again on its own and the games go on;
-at the end every game is over, every acknowledged command is in its stream once at the version
-it was acknowledged at, no request got a 5xx other than the store's 503, ``omerta verify
---all`` passes and ``omerta rebuild`` finds the read models identical.
+"""Fault injection under HTTP load (issue 13): one ``omerta run``; players playing Famiglia
+against the AI and Gangsta! against three AI seats, one game after another (``load``); one
+fault after another: the store stalled (SIGSTOP), its memory full (``maxmemory`` reached), then
+the store, the worker and the web server killed (SIGKILL). After each the service answers again
+on its own and the games go on; at the end every game is over, every acknowledged command is in
+its stream once at the version it was acknowledged at, no request got a 5xx other than the
+store's 503, ``omerta verify --all`` passes and ``omerta rebuild`` finds the read models
+identical.
 
 Progress lines (the fault, how long until healthy) go to the terminal, also when the test
 passes, so a CI log shows the figures.
@@ -19,7 +20,6 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,19 +27,23 @@ import redis
 
 from services.embedded import HOST, free_port
 from tests.api.omerta_run import (
-    Player,
-    acknowledged_once,
     call,
     children,
     ctrl_c,
-    games_go_on,
     http,
-    kill_and_heal,
     listening,
     own_store_env,
     run_store_port,
     start,
     wait_until,
+)
+from tests.faults.load import (
+    Player,
+    Say,
+    acknowledged_once,
+    games_go_on,
+    kill_and_heal,
+    statuses,
 )
 
 pytestmark = pytest.mark.server
@@ -47,8 +51,6 @@ pytestmark = pytest.mark.server
 STALL_SECONDS = 6.0
 FULL_SECONDS = 6.0  # long enough for the AI jobs of the full phase to be refused and overdue
 HEADROOM = 32 * 1024  # bytes above used_memory: the load fills them within moments
-
-Say = Callable[[str], None]
 
 
 @pytest.fixture
@@ -58,16 +60,6 @@ def say(capsys: pytest.CaptureFixture[str]) -> Say:
             print(f"\n[faults] {text}", end="", flush=True)
 
     return line
-
-
-def new_player(base: str, name: str, game: str, seats: int, ai: dict[str, object]) -> Player:
-    me = http(base, "POST", "/players", {"name": name})
-    created = http(base, "POST", "/games", {"game": game, "seats": seats, "ai": ai}, me["token"])
-    return Player(base, me["token"], created["game_id"])
-
-
-def statuses(players: list[Player]) -> Counter[int]:
-    return sum((p.statuses for p in players), Counter())
 
 
 def stall_and_heal(cwd: Path, base: str, players: list[Player], say: Say) -> None:
@@ -90,7 +82,7 @@ def fill_and_heal(cwd: Path, base: str, players: list[Player], say: Say) -> None
     """The store's memory full under load: writes get a 503 problem, reads answer; the limit
     lifted, the games go on (the AI moves refused meanwhile made by the catch-up)."""
     store = redis.Redis(host=HOST, port=run_store_port(cwd))
-    token = players[0].token
+    player = players[0]
     try:
         assert store.config_get("maxmemory-policy")["maxmemory-policy"] == "noeviction"
         refused = statuses(players)[503]
@@ -104,9 +96,10 @@ def fill_and_heal(cwd: Path, base: str, players: list[Player], say: Say) -> None
             return status == 503 and body["code"] == "store_unavailable"
 
         full = wait_until(write_refused, 30, "a write refused")
-        assert set(probes) <= {200, 503}, probes  # refused with a problem, never a 500
-        for path in (f"/games/{players[0].game_id}", f"/games/{players[0].game_id}/history"):
-            status, _ = call(base, "GET", path, Authorization=f"Bearer {token}")
+        assert set(probes) <= {201, 503}, probes  # refused with a problem, never a 500
+        game = f"/games/{player.games[-1].game_id}"
+        for path in (game, f"{game}/history", "/me"):
+            status, _ = call(base, "GET", path, **player.auth)
             assert status == 200, (path, status)  # reads answer
         time.sleep(FULL_SECONDS)
         during = statuses(players)[503] - refused
@@ -134,36 +127,39 @@ def test_the_service_heals_every_fault_under_load(tmp_path: Path, say: Say) -> N
     proc = start(tmp_path, port, log)
     try:
         players = [
-            new_player(base, "Ann", "famiglia", 2, {"1": 0}),
-            new_player(base, "Bob", "famiglia", 2, {"1": 0}),
-            new_player(base, "Cy", "gangsta", 4, {"1": 0, "2": "greedy", "3": 0}),
+            Player(base, "ann", {"game": "famiglia", "seats": 2, "ai": {"1": 0}}),
+            Player(base, "bob", {"game": "famiglia", "seats": 2, "ai": {"1": "greedy"}}),
+            Player(base, "cy", {"game": "gangsta", "seats": 4, "ai": {"1": 0, "2": 1, "3": 0}}),
         ]
         for player in players:
             player.start()
-        wait_until(lambda: all(len(p.acked) >= 2 for p in players), 60, "the games to go")
+        wait_until(lambda: all(p.moves >= 2 for p in players), 60, "the games to go")
         stall_and_heal(tmp_path, base, players, say)
         fill_and_heal(tmp_path, base, players, say)
         for name in ("store", "worker", "web"):
             kill_and_heal(tmp_path, base, name, players, say)
         for player in players:
+            player.stop.set()
+        for player in players:
             player.join(180)
-            assert not player.is_alive(), f"game {player.game_id} never ended"
-            assert player.result is not None
-        moves = ", ".join(f"{p.game_id[:6]}: {len(p.acked)}" for p in players)
-        say(f"every game over {time.monotonic() - began:.0f} s after the start; the players' "
-            f"moves acknowledged ({moves}); answers seen: "
+            assert not player.is_alive(), f"a game of {player.name} never ended"
+        games = [(p, g) for p in players for g in p.games]
+        assert all(g.result is not None for _, g in games)
+        played = ", ".join(f"{p.spec['game']}: {len(p.games)} ({p.moves} moves)" for p in players)
+        say(f"every game over {time.monotonic() - began:.0f} s after the start; games played "
+            f"against the AI (the players' moves acknowledged) {played}; answers seen: "
             f"{dict(sorted(statuses(players).items()))}")  # fmt: skip
         histories = [
-            http(base, "GET", f"/games/{p.game_id}/history", token=p.token) for p in players
+            http(base, "GET", f"/games/{g.game_id}/history", token=p.token) for p, g in games
         ]
         store_port = run_store_port(tmp_path)
     finally:
         status = ctrl_c(proc)
         log.close()
     assert status == 0
-    assert set(statuses(players)) <= {0, 200, 409, 422, 503}, statuses(players)  # never a 500
-    for player, history in zip(players, histories, strict=True):
-        acknowledged_once(player, history)
+    assert set(statuses(players)) <= {0, 200, 201, 409, 422, 503}, statuses(players)  # never a 500
+    for (_, game), history in zip(games, histories, strict=True):
+        acknowledged_once(game, history)
     assert not listening(port) and not listening(store_port)
     verify = omerta(tmp_path, "verify", "--all")
     assert verify.returncode == 0, verify.stdout + verify.stderr
