@@ -18,9 +18,11 @@ it through the command service with ``expected_version=version``:
 * the command id is ``ai-<version>-<seat>`` (``services.commands.ai_command_id``), so copies of
   one job (a retry racing the original) submit the command once; ids are scoped by seat and
   clients may not send that prefix, so no player can take it first;
-* a failure (a bot error, the store down) is recorded in the game's ``ai:{<id>}:error`` (shown
+* a failure of the move (a bot error) is recorded in the game's ``ai:{<id>}:error`` (shown
   with its read model) and re-raised, so RQ retries it (``AI_RETRY``) and finally keeps it in
-  its failed registry; a later success clears it;
+  its failed registry; a later success clears it. The store down or refusing writes (memory
+  full) is re-raised unrecorded: no failure of the move, so the catch-up's periodic pass moves
+  it again once the store is back, instead of leaving it for a worker's restart;
 * then, whatever the outcome, it projects the game itself (the ``project_changed`` job its
   append may wake finds it done): the read model and the next AI move follow at once, without a
   queue in between. A retry of a job that failed after its append repairs the read model that
@@ -40,6 +42,7 @@ from __future__ import annotations
 import logging
 
 import msgspec
+import redis
 from rq import Retry
 
 from domain import bots
@@ -174,6 +177,8 @@ def _move(game_id: str, version: int) -> str:
         )
     except Conflict:
         return "stale"
+    except (Unavailable, redis.RedisError):
+        raise
     except Exception as exc:
         _record_error(game_id, rm.AiError(seat, version, f"{type(exc).__name__}: {exc}", now_ms()))
         raise

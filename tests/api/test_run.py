@@ -1,9 +1,8 @@
 """``omerta run`` (what ``make run`` starts) as a user runs it: the embedded store with its data
 in ./var, an RQ worker and gunicorn; Ctrl-C, SIGHUP or SIGTERM stops them all in order; the data
-is there after a restart; quiet logs unless ``--verbose``. It heals: the store, the worker and
-the web server killed under load come back on their own, no acknowledged move lost, the games
-end. No orphans: a killed supervisor's children exit; a new run stops an earlier run's leftovers
-or refuses while that run goes on.
+is there after a restart; quiet logs unless ``--verbose``. No orphans: a killed supervisor's
+children exit; a new run stops an earlier run's leftovers or refuses while that run goes on.
+Its children killed, stalled or starved under load: ``tests/faults``.
 """
 
 from __future__ import annotations
@@ -14,67 +13,27 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
-import urllib.error
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
 
 import pytest
 
 from api.leftovers import start_time
 from services.embedded import EmbeddedServer, free_port
+from tests.api.omerta_run import (
+    children,
+    ctrl_c,
+    http,
+    listening,
+    own_store_env,
+    run_store_port,
+    start,
+    wait_until,
+)
 
 pytestmark = pytest.mark.server
-
-
-def http(base: str, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(base + path, data=data, method=method, headers=headers)
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.loads(response.read())
-
-
-def own_store_env() -> dict[str, str]:
-    """The environment without a store: ``omerta run`` starts its own under ./var."""
-    return {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "OMERTA_VAR")}
-
-
-def start(cwd: Path, port: int, log: IO[bytes], *options: str) -> subprocess.Popen[bytes]:
-    command = ["run", "--bind", f"127.0.0.1:{port}", "--web-workers", "1", *options]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "api", *command],
-        cwd=cwd,
-        env=own_store_env(),
-        start_new_session=True,  # its own process group, as a terminal's Ctrl-C sees it
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if http(f"http://127.0.0.1:{port}", "GET", "/readyz")["status"] == "ok":
-                return proc
-        except (urllib.error.URLError, ConnectionError):
-            pass
-        assert proc.poll() is None, "omerta run exited while starting"
-        assert time.monotonic() < deadline, "omerta run never got ready"
-        time.sleep(0.2)
-
-
-def ctrl_c(proc: subprocess.Popen[bytes]) -> int:
-    os.killpg(proc.pid, signal.SIGINT)  # the whole group, as the terminal does
-    return proc.wait(40)
-
-
-def listening(port: int) -> bool:
-    with socket.socket() as sock:
-        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 def test_omerta_run_serves_plays_stops_and_keeps_the_data(tmp_path: Path) -> None:
@@ -91,7 +50,7 @@ def test_omerta_run_serves_plays_stops_and_keeps_the_data(tmp_path: Path) -> Non
             assert time.monotonic() < deadline, "the worker never moved the AI seat"
             time.sleep(0.1)
         assert table["to_act"] == [0] or table["result"] is not None
-        store_port = int((tmp_path / "var" / "valkey.port").read_text())
+        store_port = run_store_port(tmp_path)
     finally:
         status = ctrl_c(proc)
     assert status == 0
@@ -155,150 +114,8 @@ def test_a_child_that_dies_while_starting_stops_everything(tmp_path: Path) -> No
             stderr=subprocess.DEVNULL,
         )
         assert proc.wait(60) == 1
-    store_port = int((tmp_path / "var" / "valkey.port").read_text())
+    store_port = run_store_port(tmp_path)
     assert not listening(store_port), "the store was left running"
-
-
-def call(base: str, method: str, path: str, body: Any = None, **headers: str) -> tuple[int, Any]:
-    """(status, JSON body), whatever the status; OSError when nothing answers."""
-    data = json.dumps(body).encode() if body is not None else None
-    headers = {"Content-Type": "application/json", **headers}
-    request = urllib.request.Request(base + path, data=data, method=method, headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
-
-
-def children(cwd: Path) -> dict[str, int]:
-    """The supervisor's and its children's pids from the run's pid file."""
-    recorded = json.loads((cwd / "var" / "run.pid").read_text())
-    return {name: pid for name, (pid, _) in recorded.items()}
-
-
-class Player(threading.Thread):
-    """Plays seat 0 of a game against the AI to its end over HTTP, through every fault: a move
-    whose answer was lost is sent again with the same Idempotency-Key. ``acked`` maps each key
-    the server acknowledged to the version it answered."""
-
-    def __init__(self, base: str, token: str, game_id: str):
-        super().__init__(daemon=True)
-        self.base, self.game_id = base, game_id
-        self.auth = {"Authorization": f"Bearer {token}"}
-        self.acked: dict[str, int] = {}
-        self.failures = 0
-        self.result: Any = None
-
-    def get(self, path: str) -> Any:
-        while True:
-            try:
-                status, body = call(self.base, "GET", path, **self.auth)
-            except OSError:
-                status, body = 0, None
-            if status == 200:
-                return body
-            self.failures += 1
-            time.sleep(0.1)
-
-    def run(self) -> None:
-        game = f"/games/{self.game_id}"
-        while (table := self.get(game))["result"] is None:
-            if 0 not in table["to_act"]:
-                time.sleep(0.05)
-                continue
-            legal = self.get(f"{game}/legal")
-            key = f"ann-{len(self.acked)}"
-            sent = {"command": legal["commands"][0], "expected_version": legal["version"]}
-            while True:
-                try:
-                    status, body = call(self.base, "POST", f"{game}/commands", sent,
-                                        **self.auth, **{"Idempotency-Key": key})  # fmt: skip
-                except OSError:
-                    status, body = 0, None
-                if status == 200:
-                    self.acked[key] = body["version"]
-                    break
-                if status in (409, 422):  # the AI moved first (or the game moved on): look again
-                    break
-                self.failures += 1
-                time.sleep(0.1)
-        self.result = table["result"]
-
-
-def wait_until(condition: Any, timeout: float, what: str) -> float:
-    """Seconds until ``condition()`` held."""
-    began = time.monotonic()
-    while True:
-        try:
-            if condition():
-                return time.monotonic() - began
-        except OSError:
-            pass
-        assert time.monotonic() - began < timeout, f"timed out waiting for {what}"
-        time.sleep(0.1)
-
-
-def kill_and_heal(cwd: Path, base: str, name: str, players: list[Player]) -> None:
-    """SIGKILL the child ``name``; the supervisor restarts it, the service answers again and
-    the games go on (a move acknowledged after the kill, unless the game ended)."""
-    before = children(cwd)[name]
-    moves = [len(p.acked) for p in players]
-    os.kill(before, signal.SIGKILL)
-    back = wait_until(lambda: children(cwd).get(name, before) != before, 30, f"{name} restarted")
-    ready = wait_until(lambda: call(base, "GET", "/readyz")[0] == 200, 30, f"answers ({name})")
-    print(f"{name} killed: restarted after {back:.1f} s, the service answered {ready:.1f} s later")
-    wait_until(
-        lambda: all(
-            len(p.acked) > n or not p.is_alive() for p, n in zip(players, moves, strict=True)
-        ),
-        60,
-        f"moves after the {name} was killed",
-    )
-
-
-def test_omerta_run_heals_the_store_the_worker_and_the_web_server_killed_under_load(
-    tmp_path: Path,
-) -> None:
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    log = (tmp_path / "run.log").open("ab")
-    proc = start(tmp_path, port, log)
-    try:
-        players = []
-        for name in ("Ann", "Bob"):
-            me = http(base, "POST", "/players", {"name": name})
-            game = http(base, "POST", "/games", {"game": "famiglia", "seats": 2, "ai": {"1": 0}},
-                        me["token"])  # fmt: skip
-            players.append(Player(base, me["token"], game["game_id"]))
-        for player in players:
-            player.start()
-        wait_until(lambda: all(len(p.acked) >= 2 for p in players), 60, "the games to go")
-        for name in ("store", "worker", "web"):
-            kill_and_heal(tmp_path, base, name, players)
-        for player in players:
-            player.join(180)
-            assert not player.is_alive(), "a game never ended"
-            assert player.result is not None
-        histories = [
-            http(base, "GET", f"/games/{p.game_id}/history", token=p.auth["Authorization"][7:])
-            for p in players
-        ]
-        store_port = int((tmp_path / "var" / "valkey.port").read_text())
-    finally:
-        status = ctrl_c(proc)
-        log.close()
-    assert status == 0
-    for player, history in zip(players, histories, strict=True):
-        for key, version in player.acked.items():  # each acknowledged move is there, once
-            versions = [e["version"] for e in history["events"] if e["command_id"] == key]
-            assert versions == list(range(versions[0], version + 1)), (key, versions, version)
-    assert not listening(port) and not listening(store_port)
-    verify = subprocess.run(
-        [sys.executable, "-m", "api", "verify", "--all"], cwd=tmp_path, env=own_store_env(),
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert verify.returncode == 0, verify.stdout + verify.stderr
 
 
 def gone(pid: int) -> bool:
@@ -320,7 +137,7 @@ def test_sighup_and_sigterm_stop_everything_in_order(
     log = (tmp_path / "run.log").open("ab")
     proc = start(tmp_path, port, log)
     pids = children(tmp_path)
-    store_port = int((tmp_path / "var" / "valkey.port").read_text())
+    store_port = run_store_port(tmp_path)
     stop(proc)
     assert proc.wait(40) == 0
     log.close()
@@ -337,7 +154,7 @@ def test_the_children_do_not_outlive_a_killed_supervisor(tmp_path: Path) -> None
     with (tmp_path / "run.log").open("ab") as log:
         proc = start(tmp_path, port, log)
         pids = children(tmp_path)
-        store_port = int((tmp_path / "var" / "valkey.port").read_text())
+        store_port = run_store_port(tmp_path)
         os.killpg(
             proc.pid, signal.SIGKILL
         )  # the supervisor's whole group: the children are not in it

@@ -166,3 +166,37 @@ def test_a_player_taking_the_ai_seats_next_command_id_does_not_freeze_it(
     assert svc.store.redis.get(rm.ai_error_key(game_id)) is None
     assert len(FailedJobRegistry(queue=runtime.queue(runtime.AI))) == 0
     assert 0 in game.to_act(svc.load(game_id).state)  # the game goes on: seat 0 to act again
+
+
+def test_an_ai_move_the_store_refused_through_its_retries_is_moved_again(
+    workers_redis: redis.Redis,
+    read_models: ReadModels,
+    drain: Callable[[], None],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The store's memory full while an AI job runs (its append refused on every try, other
+    writes let through as memory comes and goes): that is no failure of the move, so the
+    periodic catch-up pass moves it again once the store accepts writes, without waiting for a
+    worker to restart."""
+    store = commands.service().store
+    appends = store._run_append
+
+    def refused(keys_: list[str], args: list[object]) -> Any:
+        raise redis.exceptions.OutOfMemoryError(
+            "command not allowed when used memory > 'maxmemory'."
+        )
+
+    monkeypatch.setattr(jobs, "AI_RETRY", Retry(max=2))  # no interval: no scheduler needed
+    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    version = commands.load(game_id).version
+    monkeypatch.setattr(store, "_run_append", refused)
+    drain()
+    failed = FailedJobRegistry(queue=runtime.queue(runtime.AI))
+    assert f"ai-{version}-{game_id}" in failed.get_job_ids()
+
+    monkeypatch.setattr(store, "_run_append", appends)  # memory freed
+    assert catchup.catch_up(runtime.projector(), revive_failed=False).ai_jobs == 1
+    drain()
+    model = read_models.game(game_id)
+    assert model is not None and model.ai_error is None
+    assert model.summary.status == "finished"

@@ -1,0 +1,1 @@
+"""Fault injection under HTTP load against a whole ``omerta run``."""
