@@ -38,24 +38,32 @@ def heist(page: Page, first: bool) -> None:
             return
 
 
+OWED = ("discard", "fast_recruit", "learn_skill", "theft", "diversion", "assassination")
+
+
 def step(page: Page, done: set[str]) -> str:
     """One decision, preferring a heist, then a hire, then a pass, until each was made once;
-    owed discards and rewards are answered as they come."""
-    for kind in ("discard", "fast_recruit", "learn_skill", "theft", "diversion", "assassination"):
-        if button(page, kind).count():
-            button(page, kind).first.click()
-            return kind
-    if button(page, "skip").count():  # a pass discard, or a reward nobody needs
-        button(page, "skip").click()
-        return "skip"
-    if button(page, "choose_heist").count():
-        heist(page, first="heist" not in done)
-        return "heist"
-    if button(page, "hire").count() and ("hire" not in done or "pass" in done):
-        button(page, "hire").first.click()
-        return "hire"
-    button(page, "pass").click()
-    return "pass"
+    owed discards and rewards are answered as they come. The page may be drawing an AI's
+    simultaneous decision step by step (nothing to click for a moment): look again then."""
+    for _ in range(150):
+        for kind in OWED:
+            if button(page, kind).count():
+                button(page, kind).first.click()
+                return kind
+        if button(page, "skip").count():  # a pass discard, or a reward nobody needs
+            button(page, "skip").click()
+            return "skip"
+        if button(page, "choose_heist").count():
+            heist(page, first="heist" not in done)
+            return "heist"
+        if button(page, "hire").count() and ("hire" not in done or "pass" in done):
+            button(page, "hire").first.click()
+            return "hire"
+        if button(page, "pass").count():
+            button(page, "pass").click()
+            return "pass"
+        page.wait_for_timeout(100)
+    raise AssertionError(f"nothing to do; prompt: {page.locator('#prompt').inner_text()!r}")
 
 
 def check_running_game(page: Page, game_id: str) -> None:
