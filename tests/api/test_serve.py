@@ -5,10 +5,7 @@ idle streams open with keep-alive comments, and a move reaches every open stream
 from __future__ import annotations
 
 import http.client
-import json
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 
@@ -16,7 +13,7 @@ import pytest
 
 from api.app import STREAM_SECONDS
 from api.sse import KEEP_ALIVE
-from services.embedded import free_port
+from tests.api.served import call, serve
 
 pytestmark = pytest.mark.server
 
@@ -28,37 +25,8 @@ IDLE = KEEP_ALIVE + 2
 
 @pytest.fixture
 def served(redis_url: str) -> Iterator[int]:
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "api", "serve", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
-        env={**os.environ, "REDIS_URL": redis_url},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, "omerta serve exited while starting"
-            assert time.monotonic() < deadline, "omerta serve never got ready"
-            try:
-                if call(port, "GET", "/readyz")[0] == 200:
-                    break
-            except OSError:
-                time.sleep(0.2)
+    with serve({**os.environ, "REDIS_URL": redis_url}) as port:
         yield port
-    finally:
-        proc.terminate()
-        proc.wait(30)
-
-
-def call(port: int, method: str, path: str, body: object = None, token: str = "") -> tuple:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    conn.request(method, path, json.dumps(body) if body is not None else None, headers)
-    response = conn.getresponse()
-    return response.status, json.loads(response.read() or b"null")
 
 
 def test_many_open_streams_do_not_stop_the_api(served: int) -> None:

@@ -6,35 +6,20 @@ process answered 503 to everything."""
 
 from __future__ import annotations
 
-import http.client
-import json
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 
 import pytest
 
-from services.embedded import EmbeddedServer, free_port
+from services.embedded import EmbeddedServer
+from tests.api.served import call, serve
 from tests.crowd import Crowd, allow_files
 
 pytestmark = pytest.mark.server
 
 STREAMS = 2000
 MOST_CLIENTS = 50  # the store's connections allowed with every stream open
-
-
-def call(port: int, method: str, path: str, body: object = None, token: str = "") -> tuple:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    conn.request(method, path, json.dumps(body) if body is not None else None, headers)
-    response = conn.getresponse()
-    status, raw = response.status, response.read()
-    conn.close()
-    return status, json.loads(raw) if raw else None
 
 
 @pytest.fixture
@@ -46,7 +31,6 @@ def store(embedded_server_factory: Callable[..., EmbeddedServer]) -> EmbeddedSer
 @pytest.fixture
 def served(store: EmbeddedServer) -> Iterator[int]:
     allow_files(2 * STREAMS + 1000)  # inherited by the server
-    port = free_port()
     env = {
         **os.environ,
         "REDIS_URL": store.url,
@@ -56,26 +40,8 @@ def served(store: EmbeddedServer) -> Iterator[int]:
         "OMERTA_STREAMS_PER_CLIENT": str(STREAMS + 100),
         "OMERTA_LIMIT_STREAMS": f"{4 * STREAMS} per minute",
     }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "api", "serve", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, "omerta serve exited while starting"
-            assert time.monotonic() < deadline, "omerta serve never got ready"
-            try:
-                if call(port, "GET", "/readyz")[0] == 200:
-                    break
-            except OSError:
-                time.sleep(0.2)
+    with serve(env) as port:
         yield port
-    finally:
-        proc.terminate()
-        proc.wait(30)
 
 
 def test_two_thousand_open_streams_cost_no_connection_each(

@@ -1,0 +1,57 @@
+"""``omerta serve`` as a process of its own on a free port, for tests that need the real web
+server (gunicorn's gevent worker), and a plain HTTP call to it."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from services.embedded import free_port
+
+
+def call(
+    port: int, method: str, path: str, body: object = None, token: str = "", timeout: float = 30
+) -> tuple[int, Any]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    try:
+        conn.request(method, path, json.dumps(body) if body is not None else None, headers)
+        response = conn.getresponse()
+        return response.status, json.loads(response.read() or b"null")
+    finally:
+        conn.close()
+
+
+@contextmanager
+def serve(env: dict[str, str]) -> Iterator[int]:
+    """One web process (``--workers 1``) with ``env``, ready (``/readyz`` answers 200); its
+    port."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "api", "serve", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, "omerta serve exited while starting"
+            assert time.monotonic() < deadline, "omerta serve never got ready"
+            try:
+                if call(port, "GET", "/readyz")[0] == 200:
+                    break
+            except OSError:
+                time.sleep(0.2)
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(30)
