@@ -27,6 +27,7 @@ from typing import Any
 import redis
 from redis.client import Pipeline
 from rq import SimpleWorker
+from rq.exceptions import StopRequested
 
 from services import lifeline
 from services.commands import service
@@ -96,6 +97,8 @@ class OmertaWorker(SimpleWorker):
                 ai_grace_ms=0 if first else AI_GRACE_MS,
                 revive_failed=first,
             )
+        except StopRequested:  # SIGTERM while idle: RQ's signal handler raised it in the pass
+            raise
         except Exception:  # the next pass tries again; the worker keeps working
             log.exception("catch-up pass failed")
             return

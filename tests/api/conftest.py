@@ -59,7 +59,12 @@ def worker_process(
     )
     yield proc
     proc.terminate()
-    proc.wait(20)
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:  # killed, so that it takes no job of the tests after
+        proc.kill()
+        proc.wait()
+        raise
 
 
 @pytest.fixture

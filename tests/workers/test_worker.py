@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import time
+
 import pytest
 import redis
 
-from workers import worker
+from workers import catchup, worker
 
 pytestmark = pytest.mark.server
 
@@ -37,3 +41,29 @@ def test_a_state_already_stored_is_not_written_again(workers_redis: redis.Redis)
     assert workers_redis.hget(w.key, "state") == b"changed elsewhere"
     w.set_state("busy")
     assert workers_redis.hget(w.key, "state") == b"busy"
+
+
+def test_a_stop_asked_during_the_catch_up_pass_stops_the_worker(
+    workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGTERM while the worker is idle makes RQ raise ``StopRequested`` wherever the worker is,
+    also inside the catch-up pass: the pass must let it through (it once logged it as a failed
+    pass and worked on, and the worker ignored SIGTERM until a second one)."""
+    passes: list[int] = []
+
+    def catch_up(*args: object, **kwargs: object) -> catchup.CaughtUp:
+        passes.append(len(passes))
+        os.kill(os.getpid(), signal.SIGTERM if len(passes) == 1 else signal.SIGINT)
+        time.sleep(1)  # the signal's handler runs here, in the pass
+        return catchup.CaughtUp(0, 0, 0)
+
+    monkeypatch.setattr(catchup, "catch_up", catch_up)
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        assert worker.run(interval=1) == 0
+    except SystemExit:  # RQ's cold shutdown: the second signal was needed
+        pass
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    assert passes == [0], "the worker went on after the first SIGTERM"
