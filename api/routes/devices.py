@@ -104,7 +104,7 @@ def _sign_out(player_id: str, device_ids: list[str]) -> int:
 
 def qr_svg(text: str) -> str:
     """``text`` as a QR code: an SVG element of paths (no script, no style: CSP allows it)."""
-    image = qrcode.make(text, image_factory=qrcode.image.svg.SvgPathImage, border=2)
+    image = qrcode.make(text, image_factory=qrcode.image.svg.SvgPathImage, border=4)
     out = io.BytesIO()
     image.save(out)
     svg = out.getvalue().decode()
