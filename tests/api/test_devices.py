@@ -13,7 +13,8 @@ from flask import Flask
 from api.app import create_app
 from api.limits import RateLimits, from_env
 from services.commands import CommandService
-from services.players import Players
+from services.devices import FIRST, TOUCH_MS
+from services.players import RECHECK_MS, Players, Unauthorized
 from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server
@@ -184,3 +185,43 @@ def test_sign_in_attempts_are_limited_per_code_and_per_address(limited_app: Flas
 def test_the_sign_in_limits_come_from_the_environment() -> None:
     env = {"OMERTA_LIMIT_SIGNIN": "5 per minute", "OMERTA_LIMIT_SIGNIN_SECRET": "3 per day"}
     assert from_env(env) == RateLimits(signin="5 per minute", signin_secret="3 per day")
+
+
+def test_a_signed_out_device_stops_working_in_another_process_soon(
+    real_redis: redis.Redis,
+) -> None:
+    """Each web process caches a token's check for RECHECK_MS; the process that signs a device
+    out forgets it at once, another one within that time. Last use is written at most once a
+    minute."""
+    now = [1_000_000]
+    here, there = (Players(real_redis, clock=lambda: now[0]) for _ in range(2))
+    ann, token = here.create("Ann")
+    device, phone = here.devices.add(ann.id, "Phone", now[0])
+    assert there.session(phone) == (ann, device)
+    assert there.session(token, "Laptop") == (ann, FIRST)
+    assert {d.label for d in here.devices.list(ann.id)} == {"Phone", "Laptop"}
+    here.forget(here.devices.revoke(ann.id, [device, FIRST]))
+    for gone in (phone, token):
+        with pytest.raises(Unauthorized):
+            here.session(gone)
+    now[0] += RECHECK_MS - 1
+    assert there.session(phone) == (ann, device)  # still cached over there
+    now[0] += 1
+    for gone in (phone, token):
+        with pytest.raises(Unauthorized):
+            there.session(gone)
+
+
+def test_last_use_is_written_at_most_once_a_minute(real_redis: redis.Redis) -> None:
+    now = [1_000_000]
+    players = Players(real_redis, clock=lambda: now[0])
+    ann, _ = players.create("Ann")
+    _, phone = players.devices.add(ann.id, "Phone", now[0])
+    players.session(phone)
+    for step in (RECHECK_MS, TOUCH_MS - RECHECK_MS - 1):
+        now[0] += step
+        players.session(phone)
+        assert players.devices.list(ann.id)[0].used == 1_000_000
+    now[0] += RECHECK_MS  # a minute since the last write, and the cached check is stale
+    players.session(phone)
+    assert players.devices.list(ann.id)[0].used == now[0]

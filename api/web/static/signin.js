@@ -4,10 +4,16 @@
 "use strict";
 
 (() => {
-  const { t, api, showError } = Omerta;
+  const { t, api, showError, confirmMove } = Omerta;
   const status = document.getElementById("signin-status");
 
   async function signIn(sent) {
+    // This browser may play as someone already: ask before it becomes the link's player.
+    const current = await Omerta.me().catch(() => null);
+    if (current) {
+      const name = current.name;
+      if (!(await confirmMove(t("signin.replace_confirm", { name }), t("signin.go")))) return;
+    }
     status.textContent = t("signin.working");
     try {
       const player = await api("POST", "/signin", sent);
