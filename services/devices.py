@@ -167,7 +167,7 @@ class Devices:
             pipe.execute()
         return device_id, token
 
-    def list(self, player_id: str) -> list[DeviceOut]:
+    def listing(self, player_id: str) -> list[DeviceOut]:
         """The player's devices, last used first."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.hgetall(devices_key(player_id))

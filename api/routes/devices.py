@@ -64,7 +64,7 @@ def revoke_signin() -> Response:
 @bp.get("/me/devices")
 def devices() -> Response:
     player, current = session()
-    listed = deps().players.devices.list(player.id)
+    listed = deps().players.devices.listing(player.id)
     out = [DeviceOut(d.id, d.label, d.created, d.used, d.id == current) for d in listed]
     return reply(DeviceList(out))
 

@@ -199,7 +199,7 @@ def test_a_signed_out_device_stops_working_in_another_process_soon(
     device, phone = here.devices.add(ann.id, "Phone", now[0])
     assert there.session(phone) == (ann, device)
     assert there.session(token, "Laptop") == (ann, FIRST)
-    assert {d.label for d in here.devices.list(ann.id)} == {"Phone", "Laptop"}
+    assert {d.label for d in here.devices.listing(ann.id)} == {"Phone", "Laptop"}
     here.forget(here.devices.revoke(ann.id, [device, FIRST]))
     for gone in (phone, token):
         with pytest.raises(Unauthorized):
@@ -221,7 +221,7 @@ def test_last_use_is_written_at_most_once_a_minute(real_redis: redis.Redis) -> N
     for step in (RECHECK_MS, TOUCH_MS - RECHECK_MS - 1):
         now[0] += step
         players.session(phone)
-        assert players.devices.list(ann.id)[0].used == 1_000_000
+        assert players.devices.listing(ann.id)[0].used == 1_000_000
     now[0] += RECHECK_MS  # a minute since the last write, and the cached check is stale
     players.session(phone)
-    assert players.devices.list(ann.id)[0].used == now[0]
+    assert players.devices.listing(ann.id)[0].used == now[0]
