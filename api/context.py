@@ -36,15 +36,36 @@ def token() -> str | None:
     return request.cookies.get(COOKIE) or None
 
 
+# User-Agent words -> what a player calls the device, first match wins (order matters: Edge and
+# Chrome both say "Chrome", Android says "Linux").
+BROWSERS = (("Edg/", "Edge"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"),
+            ("Safari/", "Safari"), ("curl/", "curl"), ("python-requests", "Python"))  # fmt: skip
+SYSTEMS = (("Android", "Android"), ("iPhone", "iPhone"), ("iPad", "iPad"),
+           ("Windows", "Windows"), ("Mac OS X", "macOS"), ("CrOS", "ChromeOS"),
+           ("Linux", "Linux"))  # fmt: skip
+
+
+def device_label() -> str:
+    """The request's device as its User-Agent names it: "Firefox on Android"; "" if unknown."""
+    agent = request.headers.get("User-Agent", "")
+    browser = next((name for word, name in BROWSERS if word in agent), "")
+    system = next((name for word, name in SYSTEMS if word in agent), "")
+    return f"{browser} on {system}" if browser and system else browser or system
+
+
+def session() -> tuple[Player, str]:
+    """The authenticated player and the device that asks (401 without a valid token)."""
+    return deps().players.session(token(), device_label())
+
+
 def caller() -> Player:
     """The authenticated player (401 without a valid token)."""
-    return deps().players.authenticate(token())
+    return session()[0]
 
 
 def caller_or_none() -> Player | None:
     """The player if a token was sent (a bad one is still a 401), else None: a spectator."""
-    sent = token()
-    return deps().players.authenticate(sent) if sent else None
+    return caller() if token() else None
 
 
 def seat_in(game_id: str) -> int | None:

@@ -11,6 +11,11 @@ list sets several):
 | ``POST /games/{id}/join`` | player | ``OMERTA_LIMIT_JOINS`` | ``120 per hour`` |
 | ``POST /games/{id}/commands`` | player | ``OMERTA_LIMIT_COMMANDS`` | ``300 per minute`` |
 | ``GET /games/{id}/events`` | player or address | ``OMERTA_LIMIT_STREAMS`` | ``120 per minute`` |
+| ``POST /signin`` | client address | ``OMERTA_LIMIT_SIGNIN`` | ``20 per hour`` |
+| ``POST /signin`` | link or code sent | ``OMERTA_LIMIT_SIGNIN_SECRET`` | ``10 per hour`` |
+
+A sign-in attempt counts under the address and under the SHA-256 of the link or code it sends
+(so one player's code tried from many addresses is bounded too).
 
 Streams open at once are capped too, per process (each counts its own, in memory): at most
 ``OMERTA_STREAMS_PER_CLIENT`` (default 20; 0: no cap) per player or address; one more answers 429
@@ -50,7 +55,8 @@ from limits import parse_many
 from api.context import caller, deps, token
 from api.jsonio import body
 from api.problems import ApiError, problem_response
-from api.schemas import NewGame
+from api.schemas import NewGame, SignIn
+from services.devices import normal_code
 from services.players import digest, invites_key, public_key
 from services.store import unavailable
 
@@ -67,6 +73,8 @@ class RateLimits(msgspec.Struct, frozen=True):
     open_games: int = 10
     proxies: int = 0
     streams_open: int = 20  # live-event streams one client holds open at once, per process
+    signin: str = "20 per hour"
+    signin_secret: str = "10 per hour"
 
 
 # The limited endpoints: setting -> (endpoint, variable).
@@ -76,6 +84,8 @@ ENDPOINTS = {
     "joins": ("games.join", "OMERTA_LIMIT_JOINS"),
     "commands": ("games.command", "OMERTA_LIMIT_COMMANDS"),
     "streams": ("events.stream", "OMERTA_LIMIT_STREAMS"),
+    "signin": ("devices.signin", "OMERTA_LIMIT_SIGNIN"),
+    "signin_secret": ("devices.signin", "OMERTA_LIMIT_SIGNIN_SECRET"),
 }
 
 
@@ -119,6 +129,18 @@ def _client(address: Callable[[], str]) -> Callable[[], str]:
         return f"player:{digest(sent)}" if sent else address()
 
     return client
+
+
+def _secret() -> str:
+    """The sign-in link or recovery code a sign-in attempt sends, by its hash."""
+    request.get_data(cache=True)  # kept for the view, which reads the body again
+    try:
+        sent = body(SignIn)
+    except ApiError:
+        return "secret:none"  # the view refuses it; still counted by address
+    if sent.code:
+        return f"secret:{digest(normal_code(sent.code) or sent.code)}"
+    return f"secret:{digest(sent.link or '')}"
 
 
 def _breached(limit: RequestLimit) -> Response:
@@ -167,7 +189,10 @@ def install(app: Flask, client: redis.Redis, settings: RateLimits) -> None:
             raise ValueError(
                 f"{variable}: {rule!r} is no rate limit (e.g. '30 per hour')"
             ) from None
-        key = address if name == "players" else client_key  # a new player has no token yet
+        # A new player, or one signing in, has no token yet.
+        key = {"players": address, "signin": address, "signin_secret": _secret}.get(
+            name, client_key
+        )
         app.view_functions[endpoint] = limiter.limit(rule, key_func=key)(
             app.view_functions[endpoint]
         )

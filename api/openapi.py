@@ -248,6 +248,79 @@ ROUTES: tuple[Route, ...] = (
         errors=(401,),
         tag="players",
     ),
+    Route(
+        "post",
+        "/signin",
+        "Sign in on this device with the sign-in link or the recovery code",
+        (200, schemas.SignedIn),
+        body=schemas.SignIn,
+        errors=(400, 401, 429),
+        tag="devices",
+        description="Send `link` (the sign-in link's part after `#`) or `code` (the recovery "
+        "code). The answer holds a new device token for the same player (once; the server "
+        "keeps its hash) and sets it as the pages' cookie. Attempts are rate-limited per "
+        "address and per link or code: 429 `rate_limited`.",
+    ),
+    Route(
+        "get",
+        "/me/signin",
+        "When the caller's sign-in link and recovery code were made (null: none)",
+        (200, schemas.SignInState),
+        auth="required",
+        errors=(401,),
+        tag="devices",
+    ),
+    Route(
+        "post",
+        "/me/signin",
+        "Make a new sign-in link and recovery code (the old ones stop working)",
+        (201, schemas.SignInLink),
+        auth="required",
+        errors=(401,),
+        tag="devices",
+        description="Both are shown only in this answer (the server keeps their hashes), the "
+        "link as text and as a QR code (SVG).",
+    ),
+    Route(
+        "delete",
+        "/me/signin",
+        "Revoke the sign-in link and recovery code",
+        (204, None),
+        auth="required",
+        errors=(401,),
+        tag="devices",
+    ),
+    Route(
+        "get",
+        "/me/devices",
+        "The caller's signed-in devices, last used first",
+        (200, schemas.DeviceList),
+        auth="required",
+        errors=(401,),
+        tag="devices",
+        description="The token POST /players returned is the first device. Last use is "
+        "updated at most once a minute.",
+    ),
+    Route(
+        "delete",
+        "/me/devices/{device_id}",
+        "Sign out one device (its token stops working)",
+        (204, None),
+        auth="required",
+        params=(_path_param("device_id", about="a device's id from GET /me/devices"),),
+        errors=(401, 404),
+        tag="devices",
+    ),
+    Route(
+        "post",
+        "/me/devices/signout",
+        "Sign out every other device, or every device",
+        (200, schemas.SignedOut),
+        body=schemas.SignOut,
+        auth="required",
+        errors=(400, 401),
+        tag="devices",
+    ),
     Route("get", "/healthz", "The process is up", (200, schemas.Health), tag="operations"),
     Route(
         "get",
@@ -312,6 +385,8 @@ def _operation(route: Route) -> dict[str, Any]:
     status, kind = route.ok
     content = {route.media: {"schema": _schema_of(kind)}} if kind else {route.media: {}}
     responses: dict[str, Any] = {str(status): {"description": "OK", "content": content}}
+    if status == 204:
+        responses[str(status)] = {"description": "Done (no body)"}
     # Every write: 415 json_required, 403 cross_origin (api.security).
     writes = {403, 415} if route.method in ("post", "put", "patch", "delete") else set()
     for code in sorted(set(route.errors) | writes | {500}):

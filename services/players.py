@@ -2,7 +2,8 @@
 
 A player is a display name and a secret token. The token (``secrets.token_urlsafe(32)``: 256
 random bits) is returned once, at creation; the server keeps only its SHA-256, so a copy of the
-database does not let anyone act as a player. Every later request presents the token.
+database does not let anyone act as a player. Every later request presents the token, or the
+token of a device session the player signed in with elsewhere (``services.devices``).
 
 Seats: a game's seats are taken by players (never given back), played by AI (the game's
 ``GameMeta.ai``), or open. Each open seat gets an invite code when the game is created (256 bits,
@@ -33,22 +34,24 @@ record the seat, drop the invite); the player's game list is updated after it, i
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 import threading
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 import msgspec
 import redis
 
 from services import idempotency, serversecret
+from services.devices import FIRST, TOUCH_MS, Devices, digest, token_key
 from services.errors import ServiceError
 from services.idempotency import Record
 from services.store import now_ms, unavailable
 
 MAX_NAME = 40
+RECHECK_MS = 2000  # how long a signed-out device's token may still work in another process
 
 
 def player_key(player_id: str) -> str:
@@ -57,10 +60,6 @@ def player_key(player_id: str) -> str:
 
 def player_games_key(player_id: str) -> str:
     return f"player:{{{player_id}}}:games"
-
-
-def token_key(token_hash: str) -> str:
-    return f"token:{token_hash}"
 
 
 def seats_key(game_id: str) -> str:
@@ -75,14 +74,18 @@ def public_key(game_id: str) -> str:
     return f"game:{{{game_id}}}:public"
 
 
-def digest(secret: str) -> str:
-    return hashlib.sha256(secret.encode()).hexdigest()
-
-
 class Player(msgspec.Struct, frozen=True):
     id: str
     name: str
     created: int
+
+
+@dataclass(frozen=True)
+class _Session:
+    player: Player
+    device: str
+    checked: int  # ms when the store last said the token is valid
+    touched: int  # ms when its last use was last written
 
 
 class Unauthorized(ServiceError):
@@ -170,8 +173,9 @@ class Players:
         self.cache_size = cache_size
         self._join = client.register_script(JOIN)
         self._create = client.register_script(CREATE)
-        # Both caches hold facts that never change once true: a token's player, a taken seat.
-        self._tokens: OrderedDict[str, Player] = OrderedDict()
+        self.devices = Devices(client)
+        # A taken seat never changes once true; a token's session is checked again now and then.
+        self._tokens: OrderedDict[str, _Session] = OrderedDict()
         self._seats: dict[str, dict[int, str]] = {}
         self._lock = threading.Lock()
 
@@ -218,28 +222,56 @@ class Players:
             return None
         return Player(player_id, fields[b"name"].decode(), int(fields[b"created"]))
 
-    def authenticate(self, token: str | None) -> Player:
+    def authenticate(self, token: str | None, label: str = "") -> Player:
         """The player whose token this is; ``Unauthorized`` otherwise (nothing says why)."""
+        return self.session(token, label)[0]
+
+    def session(self, token: str | None, label: str = "") -> tuple[Player, str]:
+        """The player and the device (``services.devices``) of a token: the player token, or a
+        device session's. ``label`` names the device the first time the player token is used.
+        A cached answer is checked again after ``RECHECK_MS``, so a device signed out in
+        another process stops working within that time; its last use is written then, at most
+        once a minute."""
         if not token:
             raise Unauthorized(
                 "this needs your player token: 'Authorization: Bearer <token>'",
                 code="missing_token",
             )
         hashed = digest(token)
+        now = self.clock()
         with self._lock:
-            player = self._tokens.get(hashed)
-        if player is not None:
-            return player
+            cached = self._tokens.get(hashed)
+        if cached is not None and now - cached.checked < RECHECK_MS:
+            return cached.player, cached.device
         with unavailable():
             player_id = self.redis.get(token_key(hashed))
-        player = self.get(player_id.decode()) if player_id is not None else None
-        if player is None:
+        found = (player_id.decode(), FIRST) if player_id is not None else None
+        found = found or self.devices.find(hashed)
+        player = None
+        if found is not None:
+            same = cached is not None and cached.player.id == found[0]
+            player = cached.player if cached is not None and same else self.get(found[0])
+        if found is None or player is None:
+            self.forget([hashed])
             raise Unauthorized("that token belongs to no player")
+        device = found[1]
+        touched = cached.touched if cached is not None else 0
+        if now - touched >= TOUCH_MS:
+            if device == FIRST:
+                self.devices.record_first(player.id, hashed, label, player.created)
+            self.devices.touch(player.id, device, now)
+            touched = now
         with self._lock:
-            self._tokens[hashed] = player
+            self._tokens[hashed] = _Session(player, device, now, touched)
             while len(self._tokens) > self.cache_size:
                 self._tokens.popitem(last=False)
-        return player
+        return player, device
+
+    def forget(self, token_hashes: Iterable[str]) -> None:
+        """Drop signed-out tokens from this process's cache at once."""
+        with self._lock:
+            for hashed in token_hashes:
+                self._tokens.pop(hashed, None)
 
     def names(self, player_ids: Iterable[str]) -> dict[str, str]:
         ids = sorted(set(player_ids))

@@ -32,15 +32,19 @@ def create() -> Response:
     # Nobody is signed in yet: the key alone names the request, so it must be unguessable.
     key = idempotency.check_key(sent, idempotency.MIN_PLAYER_KEY)
     player, token = d.players.create(new.name, key, idempotency.fingerprint(new))
-    response = reply(PlayerCreated(player.id, player.name, token), 201)
-    # For the web pages; SameSite keeps other sites' forms from sending it with a POST.
+    return with_cookie(reply(PlayerCreated(player.id, player.name, token), 201), token)
+
+
+def with_cookie(response: Response, token: str) -> Response:
+    """The token as the web pages' cookie too; SameSite keeps other sites' forms from sending
+    it with a POST."""
     response.set_cookie(
         COOKIE,
         token,
         max_age=TOKEN_COOKIE_AGE,
         httponly=True,
         samesite="Strict",
-        secure=d.secure_cookies,
+        secure=deps().secure_cookies,
         path="/",
     )
     return response

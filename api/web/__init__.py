@@ -93,6 +93,17 @@ def inbox() -> str:
     return _page("inbox.html", "page.inbox")
 
 
+@bp.get("/signin")
+def signin() -> str:
+    """The sign-in link's page: its secret is in the fragment, which signin.js posts."""
+    return _page("signin.html", "page.signin")
+
+
+@bp.get("/devices")
+def devices() -> str:
+    return _page("devices.html", "page.devices")
+
+
 @bp.errorhandler(UnknownGame)
 def _unknown_game(_exc: UnknownGame) -> tuple[str, int]:
     return _page("not_found.html", "page.not_found"), 404

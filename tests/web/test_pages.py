@@ -37,7 +37,7 @@ def messages_of(html: str) -> dict[str, str]:
     return json.loads(found.group(1))
 
 
-@pytest.mark.parametrize("path", ["/", "/new", "/games-open", "/your-turn"])
+@pytest.mark.parametrize("path", ["/", "/new", "/games-open", "/your-turn", "/signin", "/devices"])
 def test_pages_in_english_by_default_and_in_japanese_on_request(
     client: FlaskClient, path: str
 ) -> None:

@@ -1,0 +1,118 @@
+// The devices page: the player's sign-in link and recovery code (made, shown once, revoked),
+// and the devices signed in as this player, each of which can be signed out.
+"use strict";
+
+(() => {
+  const { t, api, el, showError, toast, confirmMove } = Omerta;
+
+  function when(ms) {
+    return new Date(ms).toLocaleString(Omerta.LANG);
+  }
+
+  async function showLinkState() {
+    const state = await api("GET", "/me/signin");
+    document.getElementById("link-state").textContent = state.created === null
+      ? t("devices.link_none") : t("devices.link_made", { when: when(state.created) });
+    document.getElementById("link-make").textContent =
+      t(state.created === null ? "devices.link_make" : "devices.link_remake");
+    document.getElementById("link-revoke").hidden = state.created === null;
+  }
+
+  // The server's QR code (SVG paths, no script or style), parsed as SVG, never as HTML.
+  function showQr(svg) {
+    const parsed = new DOMParser().parseFromString(svg, "image/svg+xml").documentElement;
+    const box = document.getElementById("signin-qr");
+    box.replaceChildren(document.importNode(parsed, true));
+  }
+
+  async function showDevices() {
+    const { devices } = await api("GET", "/me/devices");
+    const list = document.getElementById("devices");
+    list.replaceChildren(...devices.map((device) => el("li", { class: "device", dataset: { device: device.id } },
+      el("span", { class: "device-label" }, device.label || t("devices.unknown_label")),
+      device.current ? el("strong", { class: "device-current" }, " · " + t("devices.this_device")) : null,
+      el("span", { class: "note" }, " · " + t("devices.last_used", { when: when(device.used) })),
+      " ",
+      el("button", { type: "button", onclick: () => signOutOne(device) }, t("devices.sign_out")))));
+    document.getElementById("out-others").disabled = devices.length < 2;
+  }
+
+  async function signOutOne(device) {
+    try {
+      await api("DELETE", "/me/devices/" + encodeURIComponent(device.id));
+      if (device.current) location.href = "/";
+      else await showDevices();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  async function signOutMany(which) {
+    try {
+      const done = await api("POST", "/me/devices/signout", { devices: which });
+      toast(t("devices.signed_out", { n: done.signed_out }), "info");
+      if (which === "all") location.href = "/";
+      else await showDevices();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  document.getElementById("link-make").addEventListener("click", async () => {
+    try {
+      const made = await api("POST", "/me/signin");
+      document.getElementById("signin-link").value = made.link;
+      document.getElementById("signin-code").value = made.code;
+      showQr(made.qr);
+      document.getElementById("link-shown").hidden = false;
+      await showLinkState();
+      document.getElementById("signin-link").focus();
+    } catch (err) {
+      showError(err);
+    }
+  });
+
+  document.getElementById("link-revoke").addEventListener("click", async () => {
+    if (!(await confirmMove(t("devices.revoke_confirm"), t("devices.link_revoke")))) return;
+    try {
+      await api("DELETE", "/me/signin");
+      document.getElementById("link-shown").hidden = true;
+      document.getElementById("signin-qr").replaceChildren();
+      await showLinkState();
+      toast(t("devices.revoked"), "info");
+    } catch (err) {
+      showError(err);
+    }
+  });
+
+  for (const button of document.querySelectorAll("button.copy")) {
+    button.addEventListener("click", async () => {
+      const field = document.getElementById(button.dataset.copy);
+      field.select();
+      try {
+        await navigator.clipboard.writeText(field.value);
+        toast(t("devices.copied"), "info");
+      } catch (err) {
+        toast(t("devices.copy_by_hand"), "info"); // selected: the person copies it
+      }
+    });
+  }
+
+  document.getElementById("out-others").addEventListener("click", () => signOutMany("others"));
+  document.getElementById("out-all").addEventListener("click", async () => {
+    if (await confirmMove(t("devices.all_confirm"), t("devices.sign_out_all"))) signOutMany("all");
+  });
+
+  (async () => {
+    const player = await Omerta.me().catch(() => null);
+    document.getElementById("devices-none").hidden = !!player;
+    if (!player) return;
+    document.getElementById("signin-panel").hidden = false;
+    document.getElementById("devices-panel").hidden = false;
+    try {
+      await Promise.all([showLinkState(), showDevices()]);
+    } catch (err) {
+      showError(err);
+    }
+  })();
+})();

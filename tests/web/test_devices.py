@@ -1,0 +1,88 @@
+"""Two browser contexts stand for two devices of one player (issue 14): the second signs in with
+the personal sign-in link and continues the same game; the devices page signs the first one out,
+and a revoked link signs nobody in."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from playwright.sync_api import BrowserContext, expect
+
+from tests.web.conftest import PHONE, screenshot
+from tests.web.flows import (
+    create_game,
+    my_turn_or_over,
+    shown_version,
+    sign_up,
+    wait_past,
+    watch_errors,
+)
+
+
+def test_a_second_device_signs_in_with_the_link_and_plays_on(
+    new_context: Callable[..., BrowserContext],
+) -> None:
+    laptop = new_context().new_page()
+    errors = watch_errors(laptop)
+    sign_up(laptop, "Vera")
+    game_id, _ = create_game(laptop, "Famiglia", ["ai-0"])
+
+    laptop.goto("/")
+    laptop.get_by_role("link", name="Sign in on another device").click()
+    laptop.wait_for_url("**/devices")
+    expect(laptop.locator("#link-state")).to_have_text("You have no sign-in link yet.")
+    laptop.get_by_role("button", name="Make a sign-in link").click()
+    expect(laptop.locator("#link-shown")).to_be_visible()
+    link = laptop.locator("#signin-link").input_value()
+    code = laptop.locator("#signin-code").input_value()
+    assert "/signin#" in link and len(code) == 19
+    expect(laptop.locator("#signin-qr svg path")).to_have_count(1)
+    screenshot(laptop, "devices-link")
+    where = urlsplit(link)
+
+    # The phone opens the link: the same player, the same game, the same seat.
+    phone = new_context(viewport=PHONE).new_page()
+    errors += watch_errors(phone)
+    phone.goto(f"{where.path}#{where.fragment}")
+    expect(phone.locator("#signin-status")).to_have_text(
+        "Signed in as Vera. Your games are here now."
+    )
+    assert "#" not in phone.url  # the secret left the address bar
+    phone.get_by_role("link", name="Go to your games").click()
+    expect(phone.locator("#me-name")).to_have_text("Vera")
+    expect(phone.locator(f"#my-games a[href='/play/{game_id}']").first).to_be_visible()
+    phone.goto(f"/play/{game_id}")
+    laptop.goto(f"/play/{game_id}")
+    assert my_turn_or_over(phone) == "turn"
+    now = shown_version(phone)
+    laptop.wait_for_function("v => Number(document.body.dataset.version || 0) >= v", arg=now)
+    before = shown_version(laptop)
+    phone.locator("[data-action=pass]").click()
+    if phone.locator("dialog.confirm[open]").count():
+        phone.locator("dialog.confirm [data-answer=yes]").click()
+    wait_past(laptop, before)  # the laptop sees the phone's move: one player, two devices
+    expect(laptop.locator("#log")).to_contain_text("Vera passes.")
+
+    # The phone lists both devices and signs the laptop out.
+    phone.goto("/devices")
+    expect(phone.locator("#devices li")).to_have_count(2)
+    expect(phone.locator("#devices li", has_text="this device")).to_have_count(1)
+    other = phone.locator("#devices li").filter(has_not_text="this device")
+    other.get_by_role("button", name="Sign out").click()
+    expect(phone.locator("#devices li")).to_have_count(1)
+    screenshot(phone, "devices-phone")
+    laptop.goto("/")
+    expect(laptop.get_by_label("Your name")).to_be_visible()  # no player here any more
+
+    # The phone revokes the link: opening it again signs nobody in.
+    phone.get_by_role("button", name="Revoke the link and the code").click()
+    phone.locator("dialog.confirm [data-answer=yes]").click()
+    expect(phone.locator("#link-state")).to_have_text("You have no sign-in link yet.")
+    tablet = new_context().new_page()
+    tablet.goto(f"{where.path}#{where.fragment}")
+    expect(tablet.locator("#toast")).to_contain_text("signs nobody in")
+    tablet.get_by_label("Recovery code").fill(code)
+    tablet.get_by_role("button", name="Sign in").click()
+    expect(tablet.locator("#toast")).to_contain_text("signs nobody in")
+    assert errors == []
