@@ -64,27 +64,41 @@ def hooks_key(player_id: str) -> str:
 _hook = msgspec.json.Decoder(Hook)
 
 
-def check_url(url: str, allow_private: bool | None = None) -> None:
-    """Raise ``BadUrl`` unless webhooks may call ``url``."""
+def check_url(url: str, allow_private: bool | None = None, resolve: bool = True) -> None:
+    """Raise ``BadUrl`` unless webhooks may call ``url``; without ``resolve``, a host name
+    other than ``localhost`` is not looked up (its addresses are checked before each call)."""
     if allow_private is None:
         allow_private = config.settings().webhooks_allow_private
     if len(url) > MAX_URL:
         raise BadUrl("the URL is too long")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname, parts.port
+    except ValueError as exc:
+        raise BadUrl("the URL is malformed") from exc
+    if parts.scheme not in ("http", "https") or not host:
         raise BadUrl("only http and https URLs with a host")
     if parts.username or parts.password:
         raise BadUrl("no credentials in the URL")
     if allow_private:
         return
+    if host == "localhost" or host.endswith(".localhost"):
+        raise BadUrl(PRIVATE)
     try:
-        infos = socket.getaddrinfo(parts.hostname, parts.port or 443, proto=socket.IPPROTO_TCP)
-    except (socket.gaierror, UnicodeError, ValueError) as exc:
-        raise BadUrl("the host does not resolve") from exc
-    for info in infos:
-        address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
-        if not address.is_global:
-            raise BadUrl("the host is a private, loopback or reserved address")
+        addresses = [ipaddress.ip_address(host)]
+    except ValueError:
+        if not resolve:
+            return
+        try:
+            infos = socket.getaddrinfo(host, port or 443, proto=socket.IPPROTO_TCP)
+        except (OSError, UnicodeError, ValueError) as exc:
+            raise BadUrl("the host does not resolve") from exc
+        addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
+    if not all(address.is_global for address in addresses):
+        raise BadUrl(PRIVATE)
+
+
+PRIVATE = "the host is a private, loopback or reserved address"
 
 
 class Webhooks:
