@@ -28,7 +28,7 @@ from services.commands import service
 from services.readmodels import ReadModels
 from tests.api.helpers import Api, Who
 from tests.workers.helpers import start_worker, wait
-from tests.workers.receiver import Receiver, receiver
+from tests.workers.receiver import HOLD, Receiver, receiver
 from workers import notify, runtime
 
 pytestmark = pytest.mark.server
@@ -38,7 +38,7 @@ pytestmark = pytest.mark.server
 def hooks_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Set before the worker starts: it inherits them."""
     monkeypatch.setenv("OMERTA_WEBHOOKS_ALLOW_PRIVATE", "1")
-    monkeypatch.setenv("OMERTA_WEBHOOK_BACKOFF", "1,1,1,1,1")
+    monkeypatch.setenv("OMERTA_WEBHOOK_BACKOFF", "1,3,1,1,1")
     monkeypatch.setenv("OMERTA_WEBHOOK_TIMEOUT", "5")
 
 
@@ -107,15 +107,16 @@ def _move(api: Api, read_models: ReadModels, table: Table) -> tuple[Who, int]:
     return table.players[1 - mover], 1 - mover
 
 
-def _quiet(client: redis.Redis) -> None:
-    """Wait until the notification jobs are all done."""
+def _quiet(client: redis.Redis, abandoned: frozenset[str] = frozenset()) -> None:
+    """Wait until the notification jobs are all done (but ``abandoned``: jobs of a killed
+    worker, which RQ notices only a minute later)."""
     queue = runtime.queue(runtime.NOTIFY)
     started = StartedJobRegistry(queue=queue)
     scheduled = queue.scheduled_job_registry
     wait(
         lambda: (
             queue.count == 0
-            and not started.get_job_ids()
+            and not set(started.get_job_ids()) - abandoned
             and not scheduled.get_job_ids()
             and not client.zcard(notify.PENDING)
         ),
@@ -162,3 +163,80 @@ def test_a_move_calls_the_next_players_webhook_once_signed_and_a_second_projecti
         _quiet(workers_redis)
         assert len(got.calls) == 1
         assert nt.was_sent(workers_redis, call.delivery)
+
+
+def test_a_worker_killed_mid_send_ends_with_one_delivery(
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: list[subprocess.Popen[bytes]],
+    redis_url: str,
+    tmp_path: Path,
+) -> None:
+    table = _table(api, read_models)
+    _quiet(workers_redis)
+    with receiver() as hooks:
+        for who in table.players.values():
+            _register(api, who, hooks.url)
+        hooks.answers = [HOLD]
+        _move(api, read_models, table)
+        assert hooks.held.wait(30), "the call never came"
+        worker[0].send_signal(signal.SIGKILL)  # while the receiver holds the call
+        worker[0].wait(10)
+        hooks.release.set()
+        (first,) = hooks.calls
+        assert not nt.was_sent(workers_redis, first.delivery)
+        queue = runtime.queue(runtime.NOTIFY)
+        abandoned = frozenset(StartedJobRegistry(queue=queue).get_job_ids())
+        worker.append(start_worker(redis_url, tmp_path / "worker.log"))
+        wait(lambda: nt.was_sent(workers_redis, first.delivery), 60, "the delivery")
+        _quiet(workers_redis, abandoned)
+        # The receiver had the body once already (its answer never reached the worker): the
+        # call is made again with the same delivery id, and only that one is marked sent.
+        assert hooks.deliveries() == {first.delivery}
+        assert len(hooks.calls) == 2
+        assert hooks.calls[0].body == hooks.calls[1].body
+
+
+def test_a_failing_receiver_is_retried_with_backoff(
+    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: list
+) -> None:
+    table = _table(api, read_models)
+    _quiet(workers_redis)
+    with receiver() as hooks:
+        for who in table.players.values():
+            _register(api, who, hooks.url)
+        hooks.answers = [500, 503]
+        _move(api, read_models, table)
+        wait(lambda: len(hooks.calls) == 3, 60, "the retries")
+        _quiet(workers_redis)
+        assert len(hooks.calls) == 3 and len(hooks.deliveries()) == 1
+        assert nt.was_sent(workers_redis, hooks.calls[0].delivery)
+        # OMERTA_WEBHOOK_BACKOFF: the second retry 3 s after the second failure (RQ's
+        # scheduler counts whole seconds: at least 2 s).
+        assert hooks.calls[2].at - hooks.calls[1].at >= 2.0
+
+
+def test_a_preference_turned_off_sends_nothing(
+    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: list
+) -> None:
+    table = _table(api, read_models)
+    _quiet(workers_redis)
+    with receiver() as hooks:
+        for who in table.players.values():
+            _register(api, who, hooks.url)
+            prefs = api.ok("PUT", "/me/notifications", who, json={"webhook": {"your_turn": False}})
+            assert prefs["webhook"] == {
+                "your_turn": False,
+                "game_ended": True,
+                "player_joined": True,
+            }
+            assert prefs["email"]["your_turn"] is True
+        _move(api, read_models, table)
+        _quiet(workers_redis)
+        assert hooks.calls == []
+        # Back on: the next move's call comes (the test can fail: the receiver works).
+        for who in table.players.values():
+            api.ok("PUT", "/me/notifications", who, json={"webhook": {"your_turn": True}})
+        _move(api, read_models, table)
+        wait(lambda: len(hooks.calls) == 1, 30, "the webhook call")
