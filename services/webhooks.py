@@ -166,11 +166,18 @@ def post(hook: Hook, secret: str, delivery: str, body: bytes, timeout: float) ->
         TIMESTAMP: str(timestamp),
     }
     try:
-        response = requests.post(
-            hook.url, data=body, headers=headers, timeout=timeout, allow_redirects=False
-        )
+        # stream: the answer's body is never read (a receiver could send gigabytes)
+        with requests.post(
+            hook.url,
+            data=body,
+            headers=headers,
+            timeout=timeout,
+            allow_redirects=False,
+            stream=True,
+        ) as response:
+            status = response.status_code
     except requests.RequestException as exc:
         raise DeliveryFailed(f"{type(exc).__name__}") from exc
-    if not 200 <= response.status_code < 300:
-        raise DeliveryFailed(f"HTTP {response.status_code}")
-    return response.status_code
+    if not 200 <= status < 300:
+        raise DeliveryFailed(f"HTTP {status}")
+    return status

@@ -6,8 +6,8 @@ them. ``fan_out`` enqueues a ``deliver_webhook`` job per (notice, hook) the play
 records each in the pending set ``notify:pending`` (member: the job's arguments, score: when it
 is due to be looked at again, ms).
 
-``deliver_webhook`` claims the sending (``notifications.claim``, a lease of the call's timeout
-plus a margin), POSTs it, and marks it sent (or releases the claim on a failure, and RQ retries
+``deliver_webhook`` claims the sending (``notifications.claim``, a lease longer than RQ's limit
+for the try), POSTs it, and marks it sent (or releases the claim on a failure, and RQ retries
 it with ``OMERTA_WEBHOOK_BACKOFF``). A second try of a sent one does nothing; a try that meets a
 live claim fails and is retried later.
 
@@ -38,7 +38,7 @@ from workers import runtime
 log = logging.getLogger(__name__)
 
 PENDING = "notify:pending"
-LEASE_MARGIN = 5  # seconds past the HTTP timeout a claim lasts
+LEASE_MARGIN = 5  # seconds: a try's limit past the HTTP timeout, a claim's past the try's
 FAILURE_TTL = 7 * 24 * 3600
 CATCH_UP_BATCH = 100
 
@@ -68,8 +68,14 @@ def _client() -> redis.Redis:
     return service().store.redis
 
 
-def _lease() -> int:
+def _job_timeout() -> int:
+    """RQ's limit for one try: the HTTP timeout bounds each read, not a receiver that trickles."""
     return int(config.settings().webhook_timeout) + LEASE_MARGIN
+
+
+def _lease() -> int:
+    """A claim outlives the try that made it: no second try sends while the first may."""
+    return _job_timeout() + LEASE_MARGIN
 
 
 def fan_out(notices_json: str) -> int:
@@ -99,7 +105,7 @@ def _enqueue_delivery(
         "workers.notify.deliver_webhook",
         args=(player, hook_id, member.decode()),
         job_id=f"webhook-{delivery}{suffix}",
-        timeout=int(config.settings().webhook_timeout) + 2 * LEASE_MARGIN,
+        timeout=_job_timeout(),
         result_ttl=0,
         failure_ttl=FAILURE_TTL,
         retry=Retry(max=len(backoff), interval=backoff),
