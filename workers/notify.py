@@ -115,13 +115,14 @@ def _enqueue_delivery(
 
 def deliver_webhook(player: str, hook_id: str, member: str) -> str:
     """Send one notice to one hook, once: ``sent``, ``duplicate`` (sent before) or ``gone``
-    (the hook was deleted). Raises (RQ retries) on a failed call or a claim held elsewhere."""
+    (the hook was deleted, or the player no longer wants the event since it was queued).
+    Raises (RQ retries) on a failed call or a claim held elsewhere."""
     client = _client()
     notice = _pending.decode(member)[2]
     hooks = wh.Webhooks(client)
     hook = hooks.get(player, hook_id)
     delivery = nt.delivery_id(notice, "webhook", hook_id)
-    if hook is None:
+    if hook is None or not nt.Preferences(client).wants(player, "webhook", notice.event):
         _done(client, member)
         return "gone"
     lease = _lease()
