@@ -98,28 +98,34 @@ def _register(api: Api, who: Who, url: str) -> str:
 
 
 def _move(api: Api, read_models: ReadModels, table: Table) -> tuple[Who, int]:
-    """The player to act moves; the other player (now to act) and their seat."""
+    """The player to act moves until the turn passes (a Famiglia turn may take more than one
+    command: the player owes a decision throughout, which notifies nobody); the other player,
+    now to act, and their seat."""
     summary = _projected(read_models, table.game_id)
     (mover,) = summary.to_act
-    api.random_move(table.players[mover], table.game_id, random.Random(1))
-    after = _projected(read_models, table.game_id)
-    assert after.to_act == [1 - mover]  # Famiglia: the turn passes
+    rng = random.Random(1)
+    while summary.to_act == [mover]:
+        api.random_move(table.players[mover], table.game_id, rng)
+        summary = _projected(read_models, table.game_id)
+    assert summary.to_act == [1 - mover]
     return table.players[1 - mover], 1 - mover
 
 
 def _quiet(client: redis.Redis, abandoned: frozenset[str] = frozenset()) -> None:
     """Wait until the notification jobs are all done (but ``abandoned``: jobs of a killed
-    worker, which RQ notices only a minute later)."""
-    queue = runtime.queue(runtime.NOTIFY)
-    started = StartedJobRegistry(queue=queue)
-    scheduled = queue.scheduled_job_registry
+    worker, which RQ notices only a minute later). A job that succeeds is deleted as it ends
+    (``result_ttl=0``): none left means none queued, running, or waiting for a retry (a
+    queue's length alone misses a job between its pop and its start)."""
+    failed = set(runtime.queue(runtime.NOTIFY).failed_job_registry.get_job_ids())
+
+    def jobs_left() -> set[str]:
+        found = set()
+        for pattern in ("rq:job:notify-*", "rq:job:webhook-*"):
+            found |= {k.decode().removeprefix("rq:job:") for k in client.scan_iter(pattern)}
+        return found - abandoned - failed
+
     wait(
-        lambda: (
-            queue.count == 0
-            and not set(started.get_job_ids()) - abandoned
-            and not scheduled.get_job_ids()
-            and not client.zcard(notify.PENDING)
-        ),
+        lambda: not jobs_left() and not client.zcard(notify.PENDING),
         60,
         "the notification jobs to finish",
     )
