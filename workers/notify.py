@@ -17,6 +17,11 @@ re-enqueues any pending sending past its due time that nobody holds and that was
 it is sent once its lease is over. Exactly once holds up to the HTTP call itself: a receiver
 whose answer was lost gets the body again, with the same ``X-Omerta-Delivery``
 (``services.webhooks``).
+
+Known limits: two projections of one game at once may both read the same stored summary and
+write different versions (v3 -> v5 and v3 -> v7): a turn both see begin is then notified at
+each version (two delivery ids). A sending that waits in the queue longer than its lease is
+enqueued again by the catch-up (its record makes the copy send nothing).
 """
 
 from __future__ import annotations
