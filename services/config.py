@@ -15,9 +15,12 @@
 | ``OMERTA_BIND`` | the web server's ``address:port`` (set by ``omerta serve --bind``) | (b) |
 | ``OMERTA_SECRET`` | what AI seeds and replayed tokens derive from (``serversecret``) | (c) |
 | ``OMERTA_LOG_LEVEL`` | ``INFO``: starts, stops, warnings; ``DEBUG``: every job too | ``INFO`` |
+| ``OMERTA_WEBHOOKS_ALLOW_PRIVATE`` | ``1``: webhooks may call private, loopback addresses | ``0`` |
+| ``OMERTA_WEBHOOK_TIMEOUT`` | seconds a webhook call may take | ``10`` |
+| ``OMERTA_WEBHOOK_BACKOFF`` | seconds between a failed webhook call's retries | (d) |
 
 (a) ``http://`` and the bind address; read by ``public_url()``.  (b) ``127.0.0.1:8000``.
-(c) a random one, made once and kept in the store.
+(c) a random one, made once and kept in the store.  (d) ``10,60,300,1800,7200``.
 
 The rate limits' variables (``OMERTA_RATE_LIMITS``, ``OMERTA_LIMIT_*``, ``OMERTA_OPEN_GAMES``) are
 read by ``api.limits.from_env``, next to the limits they set.
@@ -64,6 +67,10 @@ class Settings(msgspec.Struct, frozen=True):
     min_replicas: int = 0
     replica_timeout_ms: int = 1000
     relaxed_durability: bool = False
+    # Webhooks (services.webhooks, workers.notify)
+    webhooks_allow_private: bool = False
+    webhook_timeout: float = 10.0
+    webhook_backoff: tuple[int, ...] = (10, 60, 300, 1800, 7200)
 
 
 def settings(env: dict[str, str] | None = None) -> Settings:
@@ -79,6 +86,11 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         min_replicas=int(env.get("OMERTA_MIN_REPLICAS") or 0),
         replica_timeout_ms=int(env.get("OMERTA_REPLICA_TIMEOUT_MS") or 1000),
         relaxed_durability=_flag(env.get("OMERTA_ALLOW_RELAXED_DURABILITY")),
+        webhooks_allow_private=_flag(env.get("OMERTA_WEBHOOKS_ALLOW_PRIVATE")),
+        webhook_timeout=float(env.get("OMERTA_WEBHOOK_TIMEOUT") or 10.0),
+        webhook_backoff=tuple(
+            int(s) for s in (env.get("OMERTA_WEBHOOK_BACKOFF") or "10,60,300,1800,7200").split(",")
+        ),
     )
 
 

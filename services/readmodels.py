@@ -148,7 +148,7 @@ def summary_fields(summary: Summary) -> dict[str, bytes]:
     }
 
 
-def _joined(summary: bytes | None, progress: bytes | None) -> Summary | None:
+def joined(summary: bytes | None, progress: bytes | None) -> Summary | None:
     """The ``Summary`` of the two fields (two JSON objects made one); a read model written
     before the split has it all in ``summary``."""
     if summary is None:
@@ -188,7 +188,7 @@ class ReadModels:
 
     def summary(self, game_id: str) -> Summary | None:
         with unavailable():
-            return _joined(*self.redis.hmget(game_key(game_id), ["summary", "progress"]))
+            return joined(*self.redis.hmget(game_key(game_id), ["summary", "progress"]))
 
     def game(self, game_id: str) -> GameReadModel | None:
         """The summary with the last AI failure, if any."""
@@ -197,7 +197,7 @@ class ReadModels:
         pipe.get(ai_error_key(game_id))
         with unavailable():
             fields, error = pipe.execute()
-        summary = _joined(*fields)
+        summary = joined(*fields)
         if summary is None:
             return None
         return GameReadModel(summary, _ai_error.decode(error) if error is not None else None)
@@ -208,7 +208,7 @@ class ReadModels:
         for game_id in game_ids:
             pipe.hmget(game_key(game_id), ["summary", "progress"])
         with unavailable():
-            found = [_joined(*fields) for fields in pipe.execute()]
+            found = [joined(*fields) for fields in pipe.execute()]
         return [summary for summary in found if summary is not None]
 
     def games(self, status: str, offset: int = 0, limit: int = 50) -> list[Summary]:

@@ -16,7 +16,7 @@ deployment) and is the one place to change for a cluster.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 import msgspec
@@ -105,6 +105,8 @@ class Projector:
         self._write = self.redis.register_script(WRITE)
         self._codecs: dict[str, EventCodec] = {}
         self._cache: StateCache[Folded] = StateCache(cache_size)
+        # Told (stored summary, new summary) before each write: the notifications' hook.
+        self.on_change: Callable[[rm.Summary | None, rm.Summary], None] | None = None
 
     def project(self, game_id: str) -> Projected | None:
         """Bring the game's read models up to its stream's head; None for an unknown game.
@@ -113,7 +115,7 @@ class Projector:
         (all of them, and the metadata, for a game not in the cache)."""
         cached = self._cache.get(game_id)
         pipe = self.redis.pipeline(transaction=False)
-        pipe.hmget(rm.game_key(game_id), ["version", "seated"])
+        pipe.hmget(rm.game_key(game_id), ["version", "seated", "summary", "progress"])
         pipe.hgetall(seats_key(game_id))
         pipe.get(public_key(game_id))
         # From the cached head itself: a store that came back older no longer has it.
@@ -122,7 +124,7 @@ class Projector:
         if cached is None:
             pipe.get(keys.meta_key(game_id))
         with unavailable():
-            (stored, seated), seats, public, rows, *meta = pipe.execute()
+            (stored, seated, *before), seats, public, rows, *meta = pipe.execute()
         entries = entries_of(rows)
         if cached is None:
             if meta[0] is None:
@@ -144,12 +146,24 @@ class Projector:
         if checkpoint >= (folded.version, len(seating.owners)):
             return Projected(checkpoint[0], False, [])
         ai_due = sorted(s for s in folded.due if s in folded.meta.ai)
-        return Projected(folded.version, self.write(game_id, folded, seating), ai_due)
+        written = self.write(game_id, folded, seating, rm.joined(*before))
+        return Projected(folded.version, written, ai_due)
 
-    def write(self, game_id: str, folded: Folded, seating: Seating) -> bool:
+    def write(
+        self, game_id: str, folded: Folded, seating: Seating, before: rm.Summary | None = None
+    ) -> bool:
         """Write the read models at ``folded`` unless the stored ones are as new (the script
-        decides, atomically); whether anything was written."""
+        decides, atomically); whether anything was written.
+
+        First, ``on_change`` (the notifications, ``workers.notify``) is told the change from
+        ``before`` (the stored summary): before the write, so a projection that dies between
+        the two loses no notification (the next one, finding the old read model, tells it
+        again; the notifications' delivery ids make that harmless)."""
         fields, indexes = read_models(game_id, self.games[folded.meta.game], folded, seating)
+        if self.on_change is not None:
+            after = rm.joined(fields["summary"], fields["progress"])
+            assert after is not None
+            self.on_change(before, after)
         args: list[Any] = [
             folded.version,
             len(seating.owners),

@@ -2,7 +2,7 @@
 (``services.config.connect()``): the RQ queues and the projector.
 
 Queues: ``omerta-projections`` (projection jobs) is listed before ``omerta-ai`` (AI moves), so a
-busy worker keeps read models fresh first.
+busy worker keeps read models fresh first; ``omerta-notify`` (notifications) comes last.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from workers.projection import Projector
 
 PROJECTIONS = "omerta-projections"
 AI = "omerta-ai"
-QUEUES = (PROJECTIONS, AI)
+NOTIFY = "omerta-notify"  # notifications (workers.notify): after the games' own work
+QUEUES = (PROJECTIONS, AI, NOTIFY)
 
 _lock = threading.Lock()
 _projector: Projector | None = None
@@ -30,6 +31,9 @@ def projector() -> Projector:
     with _lock:
         if _projector is None:
             _projector = Projector(service().store)
+            from workers import notify  # it enqueues through this module
+
+            _projector.on_change = notify.on_change
         return _projector
 
 

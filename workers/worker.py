@@ -32,7 +32,7 @@ from rq.exceptions import StopRequested
 from services import lifeline
 from services.commands import service
 from services.config import settings
-from workers import catchup, enqueue, runtime
+from workers import catchup, enqueue, notify, runtime
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +102,13 @@ class OmertaWorker(SimpleWorker):
         except Exception:  # the next pass tries again; the worker keeps working
             log.exception("catch-up pass failed")
             return
+        try:
+            revived = notify.catch_up(self.connection)
+        except Exception:
+            log.exception("notifications' catch-up pass failed")
+        else:
+            if revived:
+                log.warning("catch-up: %d notifications re-enqueued", revived)
         if done.projected or done.ai_jobs:  # jobs were lost (or late): worth an operator's look
             log.warning(
                 "catch-up: %d feed entries, %d games projected, %d AI moves re-enqueued",

@@ -373,6 +373,8 @@ def test_each_hostile_value_in_each_field_of_each_game(quick_app: Flask) -> None
             "/games/{game_id}/commands": {"command": move},
             "/signin": {},
             "/me/devices/signout": {"devices": "others"},
+            "/me/notifications": {"webhook": {"your_turn": True}},
+            "/me/webhooks": {"url": "https://hooks.example.org/omerta"},
         }
         paths: list[tuple[str, str, list[str], dict[str, Any]]] = [
             (method, path, [field], good[path])

@@ -1,0 +1,135 @@
+"""The caller's notification preferences and webhooks (issue 14): ``GET/PUT
+/me/notifications``, ``POST/GET /me/webhooks``, ``DELETE /me/webhooks/{hook_id}``.
+
+A URL is checked here for its form (http or https, a host, no credentials) and, when its host
+is an address or ``localhost``, for being public; a host name is resolved, and its addresses
+checked, before every call (``services.webhooks.post``): DNS may point it elsewhere later, and a
+request here does not wait on a resolver."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+from flask import Blueprint, Response
+
+from api.context import caller, deps
+from api.jsonio import body, reply
+from api.problems import ApiError
+from services import notifications as nt
+from services import webhooks as wh
+
+bp = Blueprint("webhooks", __name__)
+
+Url = Annotated[str, msgspec.Meta(min_length=1, max_length=wh.MAX_URL)]
+
+
+class _In(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    pass
+
+
+class EventFlags(_In):
+    """Which events a channel carries (``true``: sent); a field left out is left as it is."""
+
+    your_turn: bool | None = None
+    game_ended: bool | None = None
+    player_joined: bool | None = None
+
+
+class NotificationPrefs(_In):
+    """Per channel (webhook; email and push once they exist), which events are sent."""
+
+    webhook: EventFlags | None = None
+    email: EventFlags | None = None
+    push: EventFlags | None = None
+
+
+class NewWebhook(_In):
+    url: Url
+
+
+class WebhookOut(msgspec.Struct, frozen=True):
+    id: str
+    url: str
+    created: int
+
+
+class WebhookCreated(msgspec.Struct, frozen=True):
+    """The signing secret is shown only here (the server derives it again to sign, and stores
+    nothing of it). Each call: ``X-Omerta-Signature: sha256=<hex HMAC-SHA256 of
+    "<X-Omerta-Timestamp>." + body>``, ``X-Omerta-Delivery``: the same id on every try (an
+    answer lost on the way makes a second try: dedupe on it)."""
+
+    id: str
+    url: str
+    created: int
+    secret: str
+
+
+class WebhookList(msgspec.Struct, frozen=True):
+    webhooks: list[WebhookOut]
+
+
+def _prefs_out(prefs: dict[str, dict[str, bool]]) -> NotificationPrefs:
+    return NotificationPrefs(**{c: EventFlags(**events) for c, events in prefs.items()})
+
+
+def _preferences() -> nt.Preferences:
+    return nt.Preferences(deps().service.store.redis)
+
+
+def _hooks() -> wh.Webhooks:
+    return wh.Webhooks(deps().service.store.redis)
+
+
+@bp.get("/me/notifications")
+def get_notifications() -> Response:
+    return reply(_prefs_out(_preferences().get(caller().id)))
+
+
+@bp.put("/me/notifications")
+def put_notifications() -> Response:
+    player, sent = caller(), body(NotificationPrefs)
+    changes = {
+        channel: {e: on for e, on in msgspec.structs.asdict(flags).items() if on is not None}
+        for channel in nt.CHANNELS
+        if (flags := getattr(sent, channel)) is not None
+    }
+    prefs = _preferences()
+    prefs.put(player.id, changes)
+    return reply(_prefs_out(prefs.get(player.id)))
+
+
+@bp.post("/me/webhooks")
+def add_webhook() -> Response:
+    player, new = caller(), body(NewWebhook)
+    try:
+        wh.check_url(new.url, resolve=False)
+    except wh.BadUrl as exc:
+        raise ApiError(400, "bad_webhook_url", str(exc)) from exc
+    try:
+        hook, secret = _hooks().add(player.id, new.url)
+    except wh.TooMany as exc:
+        raise ApiError(
+            409, "too_many_webhooks", f"at most {wh.MAX_HOOKS} webhooks", max=wh.MAX_HOOKS
+        ) from exc
+    return reply(WebhookCreated(hook.id, hook.url, hook.created, secret), 201)
+
+
+@bp.get("/me/webhooks")
+def list_webhooks() -> Response:
+    return _listed(caller().id)
+
+
+@bp.delete("/me/webhooks/<hook_id>")
+def delete_webhook(hook_id: str) -> Response:
+    """Delete the hook; the caller's webhooks left. Sendings already queued for it are dropped."""
+    player = caller()
+    if not _hooks().delete(player.id, hook_id):
+        raise ApiError(404, "unknown_webhook", "the caller has no webhook with this id")
+    return _listed(player.id)
+
+
+def _listed(player_id: str) -> Response:
+    hooks = _hooks().list(player_id)
+    return reply(WebhookList([WebhookOut(h.id, h.url, h.created) for h in hooks]))

@@ -1,0 +1,183 @@
+"""Webhooks: a player's URLs, their signing keys, and one POST of one notice.
+
+Registry: ``player:{<id>}:webhooks``, a hash hook id -> JSON ``Hook`` (at most ``MAX_HOOKS``).
+
+Signing key: never stored. It is derived from the server's secret and the hook's id
+(``serversecret.derive_token``), shown once when the hook is made, and derived again to sign.
+Each POST carries ``X-Omerta-Timestamp`` (seconds), ``X-Omerta-Signature: sha256=<hex HMAC-SHA256
+of "<timestamp>." + body, keyed with the secret>`` and ``X-Omerta-Delivery`` (the sending's id,
+the same for every try).
+
+URLs: http or https only; a host that resolves to a private, loopback, link-local or reserved
+address is refused (at registration and again before each send: DNS may change), unless
+``OMERTA_WEBHOOKS_ALLOW_PRIVATE`` is set. Redirects are never followed (a 3xx is a failure).
+
+At-least-once at the edge: a receiver that got the body but whose answer never reached us (the
+worker died, the connection broke, the answer came after the timeout) is sent it again by the
+retry, with the same delivery id: receivers dedupe on ``X-Omerta-Delivery``. Everywhere else
+the sending is once only (``services.notifications``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import secrets
+import socket
+import time
+from urllib.parse import urlsplit
+
+import msgspec
+import redis
+import requests
+
+from services import config, serversecret
+from services.notifications import Notice
+from services.store import unavailable
+
+MAX_HOOKS = 5
+MAX_URL = 2000
+SIGNATURE = "X-Omerta-Signature"
+DELIVERY = "X-Omerta-Delivery"
+TIMESTAMP = "X-Omerta-Timestamp"
+
+
+class Hook(msgspec.Struct, frozen=True):
+    id: str
+    url: str
+    created: int
+
+
+class BadUrl(ValueError):
+    """The URL is no http(s) URL, or names an address webhooks may not call."""
+
+
+class TooMany(Exception):
+    pass
+
+
+def hooks_key(player_id: str) -> str:
+    return f"player:{{{player_id}}}:webhooks"
+
+
+_hook = msgspec.json.Decoder(Hook)
+
+
+def check_url(url: str, allow_private: bool | None = None, resolve: bool = True) -> None:
+    """Raise ``BadUrl`` unless webhooks may call ``url``; without ``resolve``, a host name
+    other than ``localhost`` is not looked up (its addresses are checked before each call)."""
+    if allow_private is None:
+        allow_private = config.settings().webhooks_allow_private
+    if len(url) > MAX_URL:
+        raise BadUrl("the URL is too long")
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname, parts.port
+    except ValueError as exc:
+        raise BadUrl("the URL is malformed") from exc
+    if parts.scheme not in ("http", "https") or not host:
+        raise BadUrl("only http and https URLs with a host")
+    if parts.username or parts.password:
+        raise BadUrl("no credentials in the URL")
+    if allow_private:
+        return
+    if host == "localhost" or host.endswith(".localhost"):
+        raise BadUrl(PRIVATE)
+    try:
+        addresses = [ipaddress.ip_address(host)]
+    except ValueError:
+        if not resolve:
+            return
+        try:
+            infos = socket.getaddrinfo(host, port or 443, proto=socket.IPPROTO_TCP)
+        except (OSError, UnicodeError, ValueError) as exc:
+            raise BadUrl("the host does not resolve") from exc
+        addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
+    if not all(address.is_global for address in addresses):
+        raise BadUrl(PRIVATE)
+
+
+PRIVATE = "the host is a private, loopback or reserved address"
+
+
+class Webhooks:
+    def __init__(self, client: redis.Redis) -> None:
+        self.redis = client
+
+    def add(self, player_id: str, url: str) -> tuple[Hook, str]:
+        """Register ``url`` (checked by the caller): the hook and its signing secret."""
+        hook = Hook("wh_" + secrets.token_hex(8), url, int(time.time() * 1000))
+        with unavailable():
+            if self.redis.hlen(hooks_key(player_id)) >= MAX_HOOKS:
+                raise TooMany()
+            self.redis.hset(hooks_key(player_id), hook.id, msgspec.json.encode(hook))
+        return hook, self.secret(hook.id)
+
+    def list(self, player_id: str) -> list[Hook]:
+        with unavailable():
+            stored = self.redis.hvals(hooks_key(player_id))
+        return sorted((_hook.decode(raw) for raw in stored), key=lambda h: (h.created, h.id))
+
+    def get(self, player_id: str, hook_id: str) -> Hook | None:
+        with unavailable():
+            raw = self.redis.hget(hooks_key(player_id), hook_id)
+        return None if raw is None else _hook.decode(raw)
+
+    def delete(self, player_id: str, hook_id: str) -> bool:
+        with unavailable():
+            return bool(self.redis.hdel(hooks_key(player_id), hook_id))
+
+    def secret(self, hook_id: str) -> str:
+        return serversecret.derive_token(serversecret.load(self.redis), "webhook", hook_id)
+
+
+def sign(secret: str, timestamp: int, body: bytes) -> str:
+    mac = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256)
+    return "sha256=" + mac.hexdigest()
+
+
+def payload(notice: Notice, delivery: str) -> bytes:
+    return msgspec.json.encode(
+        {
+            "delivery": delivery,
+            "event": notice.event,
+            "game_id": notice.game_id,
+            "game": notice.game,
+            "version": notice.version,
+            "seat": notice.seat,
+        }
+    )
+
+
+class DeliveryFailed(Exception):
+    pass
+
+
+def post(hook: Hook, secret: str, delivery: str, body: bytes, timeout: float) -> int:
+    """POST ``body`` to the hook once; its status. Raises ``DeliveryFailed`` unless 2xx."""
+    check_url(hook.url)
+    timestamp = int(time.time())
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "Omerta-Webhooks/1",
+        SIGNATURE: sign(secret, timestamp, body),
+        DELIVERY: delivery,
+        TIMESTAMP: str(timestamp),
+    }
+    try:
+        # stream: the answer's body is never read (a receiver could send gigabytes)
+        with requests.post(
+            hook.url,
+            data=body,
+            headers=headers,
+            timeout=timeout,
+            allow_redirects=False,
+            stream=True,
+        ) as response:
+            status = response.status_code
+    except requests.RequestException as exc:
+        raise DeliveryFailed(f"{type(exc).__name__}") from exc
+    if not 200 <= status < 300:
+        raise DeliveryFailed(f"HTTP {status}")
+    return status

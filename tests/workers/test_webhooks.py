@@ -1,0 +1,248 @@
+"""Webhooks end to end (issue 14): the API in this process, a real ``omerta worker`` process,
+a local receiver. An opponent's move makes exactly one signed call to the player whose turn it
+is; the projection run again from the old read model sends nothing more; a worker killed while
+the receiver holds the call ends with one delivery (one delivery id; the call made again, the
+documented at-least-once edge of HTTP); a failing receiver is retried with backoff; a
+preference turned off sends nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import random
+import signal
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import redis
+from rq.registry import StartedJobRegistry
+
+from api.app import create_app
+from services import notifications as nt
+from services import readmodels as rm
+from services.commands import service
+from services.readmodels import ReadModels
+from tests.api.helpers import Api, Who
+from tests.workers.helpers import start_worker, wait
+from tests.workers.receiver import HOLD, Receiver, receiver
+from workers import notify, runtime
+
+pytestmark = pytest.mark.server
+
+
+@pytest.fixture
+def hooks_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Set before the worker starts: it inherits them."""
+    monkeypatch.setenv("OMERTA_WEBHOOKS_ALLOW_PRIVATE", "1")
+    monkeypatch.setenv("OMERTA_WEBHOOK_BACKOFF", "1,3,1,1,1")
+    monkeypatch.setenv("OMERTA_WEBHOOK_TIMEOUT", "5")
+
+
+@pytest.fixture
+def api(workers_redis: redis.Redis, hooks_env: None) -> Iterator[Api]:
+    with create_app().test_client(use_cookies=False) as client:
+        yield Api(client)
+
+
+@pytest.fixture
+def worker(api: Api, redis_url: str, tmp_path: Path) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """Started workers (the test may add more); all stopped at the end."""
+    started = [start_worker(redis_url, tmp_path / "worker.log")]
+    yield started
+    for proc in started:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+    for proc in started:
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@dataclass
+class Table:
+    game_id: str
+    players: dict[int, Who]  # seat -> player
+
+
+def _projected(read_models: ReadModels, game_id: str) -> rm.Summary:
+    head = service().load(game_id)[2]
+    wait(lambda: read_models.version(game_id) >= head, 30, "the projection")
+    summary = read_models.summary(game_id)
+    assert summary is not None
+    return summary
+
+
+def _table(api: Api, read_models: ReadModels) -> Table:
+    ann, bob = api.player("Ann"), api.player("Bob")
+    created = api.new_game(ann, game="famiglia", seats=2)
+    seat = api.join(bob, created["game_id"], created["invites"][0]["code"])
+    wait(
+        lambda: (
+            (s := read_models.summary(created["game_id"])) is not None
+            and all(x.kind == "player" for x in s.seats)
+        ),
+        30,
+        "the seats projected",
+    )
+    return Table(created["game_id"], {seat: bob, 1 - seat: ann})
+
+
+def _register(api: Api, who: Who, url: str) -> str:
+    return api.ok("POST", "/me/webhooks", who, json={"url": url})["secret"]
+
+
+def _move(api: Api, read_models: ReadModels, table: Table) -> tuple[Who, int]:
+    """The player to act moves until the turn passes (a Famiglia turn may take more than one
+    command: the player owes a decision throughout, which notifies nobody); the other player,
+    now to act, and their seat."""
+    summary = _projected(read_models, table.game_id)
+    (mover,) = summary.to_act
+    rng = random.Random(1)
+    while summary.to_act == [mover]:
+        api.random_move(table.players[mover], table.game_id, rng)
+        summary = _projected(read_models, table.game_id)
+    assert summary.to_act == [1 - mover]
+    return table.players[1 - mover], 1 - mover
+
+
+def _quiet(client: redis.Redis, abandoned: frozenset[str] = frozenset()) -> None:
+    """Wait until the notification jobs are all done (but ``abandoned``: jobs of a killed
+    worker, which RQ notices only a minute later). A job that succeeds is deleted as it ends
+    (``result_ttl=0``): none left means none queued, running, or waiting for a retry (a
+    queue's length alone misses a job between its pop and its start)."""
+    failed = set(runtime.queue(runtime.NOTIFY).failed_job_registry.get_job_ids())
+
+    def jobs_left() -> set[str]:
+        found = set()
+        for pattern in ("rq:job:notify-*", "rq:job:webhook-*"):
+            found |= {k.decode().removeprefix("rq:job:") for k in client.scan_iter(pattern)}
+        return found - abandoned - failed
+
+    wait(
+        lambda: not jobs_left() and not client.zcard(notify.PENDING),
+        60,
+        "the notification jobs to finish",
+    )
+
+
+def _signature_ok(secret: str, call_headers: dict[str, str], body: bytes) -> bool:
+    timestamp = call_headers["X-Omerta-Timestamp"]
+    mac = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256)
+    return hmac.compare_digest(call_headers["X-Omerta-Signature"], "sha256=" + mac.hexdigest())
+
+
+def test_a_move_calls_the_next_players_webhook_once_signed_and_a_second_projection_adds_nothing(
+    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: list
+) -> None:
+    table = _table(api, read_models)
+    _quiet(workers_redis)  # the join's notice went out before any webhook existed
+    with receiver() as ann_hooks, receiver() as bob_hooks:
+        urls = {table.players[0].id: ann_hooks, table.players[1].id: bob_hooks}
+        secrets = {who.id: _register(api, who, urls[who.id].url) for who in table.players.values()}
+        before = workers_redis.hgetall(rm.game_key(table.game_id))
+        waiting, seat = _move(api, read_models, table)
+        got: Receiver = urls[waiting.id]
+        wait(lambda: len(got.calls) == 1, 30, "the webhook call")
+        _quiet(workers_redis)
+        others = [r for who, r in urls.items() if who != waiting.id]
+        assert [len(r.calls) for r in others] == [0]
+        (call,) = got.calls
+        assert _signature_ok(secrets[waiting.id], call.headers, call.body)
+        other = next(who.id for who in table.players.values() if who.id != waiting.id)
+        assert not _signature_ok(secrets[other], call.headers, call.body)
+        sent = json.loads(call.body)
+        assert sent["event"] == "your_turn" and sent["seat"] == seat
+        assert sent["game_id"] == table.game_id and sent["delivery"] == call.delivery
+
+        # The projection runs again from the read model as it was before the move (a
+        # projection that died before its write): the same notice, already sent.
+        key = rm.game_key(table.game_id)
+        workers_redis.delete(key)
+        workers_redis.hset(key, mapping=before)
+        runtime.projector().project(table.game_id)
+        _quiet(workers_redis)
+        assert len(got.calls) == 1
+        assert nt.was_sent(workers_redis, call.delivery)
+
+
+def test_a_worker_killed_mid_send_ends_with_one_delivery(
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: list[subprocess.Popen[bytes]],
+    redis_url: str,
+    tmp_path: Path,
+) -> None:
+    table = _table(api, read_models)
+    _quiet(workers_redis)
+    with receiver() as hooks:
+        for who in table.players.values():
+            _register(api, who, hooks.url)
+        hooks.answers = [HOLD]
+        _move(api, read_models, table)
+        assert hooks.held.wait(30), "the call never came"
+        worker[0].send_signal(signal.SIGKILL)  # while the receiver holds the call
+        worker[0].wait(10)
+        hooks.release.set()
+        (first,) = hooks.calls
+        assert not nt.was_sent(workers_redis, first.delivery)
+        queue = runtime.queue(runtime.NOTIFY)
+        abandoned = frozenset(StartedJobRegistry(queue=queue).get_job_ids())
+        worker.append(start_worker(redis_url, tmp_path / "worker.log"))
+        wait(lambda: nt.was_sent(workers_redis, first.delivery), 60, "the delivery")
+        _quiet(workers_redis, abandoned)
+        # The receiver had the body once already (its answer never reached the worker): the
+        # call is made again with the same delivery id, and only that one is marked sent.
+        assert hooks.deliveries() == {first.delivery}
+        assert len(hooks.calls) == 2
+        assert hooks.calls[0].body == hooks.calls[1].body
+
+
+def test_a_failing_receiver_is_retried_with_backoff(
+    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: list
+) -> None:
+    table = _table(api, read_models)
+    _quiet(workers_redis)
+    with receiver() as hooks:
+        for who in table.players.values():
+            _register(api, who, hooks.url)
+        hooks.answers = [500, 503]
+        _move(api, read_models, table)
+        wait(lambda: len(hooks.calls) == 3, 60, "the retries")
+        _quiet(workers_redis)
+        assert len(hooks.calls) == 3 and len(hooks.deliveries()) == 1
+        assert nt.was_sent(workers_redis, hooks.calls[0].delivery)
+        # OMERTA_WEBHOOK_BACKOFF: the second retry 3 s after the second failure (RQ's
+        # scheduler counts whole seconds: at least 2 s).
+        assert hooks.calls[2].at - hooks.calls[1].at >= 2.0
+
+
+def test_a_preference_turned_off_sends_nothing(
+    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: list
+) -> None:
+    table = _table(api, read_models)
+    _quiet(workers_redis)
+    with receiver() as hooks:
+        for who in table.players.values():
+            _register(api, who, hooks.url)
+            prefs = api.ok("PUT", "/me/notifications", who, json={"webhook": {"your_turn": False}})
+            assert prefs["webhook"] == {
+                "your_turn": False,
+                "game_ended": True,
+                "player_joined": True,
+            }
+            assert prefs["email"]["your_turn"] is True
+        _move(api, read_models, table)
+        _quiet(workers_redis)
+        assert hooks.calls == []
+        # Back on: the next move's call comes (the test can fail: the receiver works).
+        for who in table.players.values():
+            api.ok("PUT", "/me/notifications", who, json={"webhook": {"your_turn": True}})
+        _move(api, read_models, table)
+        wait(lambda: len(hooks.calls) == 1, 30, "the webhook call")
