@@ -11,6 +11,9 @@ list sets several):
 | ``POST /games/{id}/join`` | player | ``OMERTA_LIMIT_JOINS`` | ``120 per hour`` |
 | ``POST /games/{id}/commands`` | player | ``OMERTA_LIMIT_COMMANDS`` | ``300 per minute`` |
 | ``GET /games/{id}/events`` | player or address | ``OMERTA_LIMIT_STREAMS`` | ``120 per minute`` |
+| ``POST /me/email`` (mails a link) | player | ``OMERTA_LIMIT_EMAIL_ADDS`` | ``10 per hour`` |
+| ``POST /signin/email`` | client address | ``OMERTA_LIMIT_SIGNIN_MAILS`` | ``20 per hour`` |
+| ``POST /signin/email`` | address asked for | ``OMERTA_LIMIT_SIGNIN_MAILBOX`` | ``5 per hour`` |
 
 Streams open at once are capped too, per process (each counts its own, in memory): at most
 ``OMERTA_STREAMS_PER_CLIENT`` (default 20; 0: no cap) per player or address; one more answers 429
@@ -51,6 +54,7 @@ from api.context import caller, deps, token
 from api.jsonio import body
 from api.problems import ApiError, problem_response
 from api.schemas import NewGame
+from services.emails import address_hash
 from services.players import digest, invites_key, public_key
 from services.store import unavailable
 
@@ -64,6 +68,9 @@ class RateLimits(msgspec.Struct, frozen=True):
     joins: str = "120 per hour"
     commands: str = "300 per minute"
     streams: str = "120 per minute"
+    email_adds: str = "10 per hour"
+    signin_mails: str = "20 per hour"
+    signin_mailbox: str = "5 per hour"  # counted by the address's hash: nobody's inbox flooded
     open_games: int = 10
     proxies: int = 0
     streams_open: int = 20  # live-event streams one client holds open at once, per process
@@ -76,6 +83,9 @@ ENDPOINTS = {
     "joins": ("games.join", "OMERTA_LIMIT_JOINS"),
     "commands": ("games.command", "OMERTA_LIMIT_COMMANDS"),
     "streams": ("events.stream", "OMERTA_LIMIT_STREAMS"),
+    "email_adds": ("mail.add_email", "OMERTA_LIMIT_EMAIL_ADDS"),
+    "signin_mails": ("mail.signin", "OMERTA_LIMIT_SIGNIN_MAILS"),
+    "signin_mailbox": ("mail.signin", "OMERTA_LIMIT_SIGNIN_MAILBOX"),
 }
 
 
@@ -119,6 +129,16 @@ def _client(address: Callable[[], str]) -> Callable[[], str]:
         return f"player:{digest(sent)}" if sent else address()
 
     return client
+
+
+def _mailbox() -> str:
+    """The email address a sign-in link is asked for, by its hash (the counter's key)."""
+    try:
+        sent = msgspec.json.decode(request.get_data(cache=True) or b"{}")  # kept for the view
+    except msgspec.DecodeError:
+        return "mailbox:none"  # the view refuses the body
+    address = sent.get("address") if isinstance(sent, dict) else None
+    return f"mailbox:{address_hash(address)}" if isinstance(address, str) else "mailbox:none"
 
 
 def _breached(limit: RequestLimit) -> Response:
@@ -167,7 +187,10 @@ def install(app: Flask, client: redis.Redis, settings: RateLimits) -> None:
             raise ValueError(
                 f"{variable}: {rule!r} is no rate limit (e.g. '30 per hour')"
             ) from None
-        key = address if name == "players" else client_key  # a new player has no token yet
+        # A new player, or one signing in, has no token yet.
+        key = {"players": address, "signin_mails": address, "signin_mailbox": _mailbox}.get(
+            name, client_key
+        )
         app.view_functions[endpoint] = limiter.limit(rule, key_func=key)(
             app.view_functions[endpoint]
         )

@@ -15,6 +15,7 @@ import msgspec
 
 from api import schemas
 from api.problems import API_CODES, Problem
+from api.routes import mail
 from api.schemas import COMMAND_ID_HEADER
 from domain import GAMES
 from services.idempotency import MIN_PLAYER_KEY
@@ -101,6 +102,76 @@ LAST_EVENT_ID = {
     "schema": {"type": "string", "pattern": "^[0-9]{1,12}$"},
     "description": "reconnecting: the last version received (EventSource sends it itself)",
 }
+
+LINK_TOKEN = _path_param("token", about="the token of the mailed link")
+FORM_TOO = (
+    "Takes an empty body, JSON, or a form (`application/x-www-form-urlencoded`: the link's "
+    "page posts one, and then the answer is a 303 to the next page)."
+)
+MAIL_ROUTES: tuple[Route, ...] = (
+    Route(
+        "post",
+        "/me/email",
+        "Set the caller's email address; a verification link is mailed to it (24 hours)",
+        (202, mail.EmailOut),
+        body=mail.NewEmail,
+        auth="required",
+        errors=(400, 401, 429),
+        tag="players",
+    ),
+    Route(
+        "get",
+        "/me/email",
+        "The caller's email address and its state",
+        (200, mail.EmailOut),
+        auth="required",
+        errors=(401, 404),
+        tag="players",
+    ),
+    Route(
+        "post",
+        "/email/verify/{token}",
+        "Verify the address with the mailed link's token (once)",
+        (200, None),
+        params=(LINK_TOKEN,),
+        errors=(410,),
+        tag="players",
+        description=FORM_TOO,
+    ),
+    Route(
+        "post",
+        "/signin/email",
+        "Mail a one-time sign-in link (15 minutes) to a verified address",
+        (202, None),
+        body=mail.SignInByMail,
+        errors=(400, 429),
+        tag="players",
+        description="The answer is the same whether or not the address is a player's.",
+    ),
+    Route(
+        "post",
+        "/signin/email/{token}",
+        "Sign in with the mailed link's token (once): sets the cookie, returns a token",
+        (200, mail.SignedIn),
+        params=(LINK_TOKEN,),
+        errors=(410,),
+        tag="players",
+        description=FORM_TOO,
+    ),
+    Route(
+        "post",
+        "/mail/unsubscribe/{player_id}/{signature}",
+        "One-click unsubscribe from notification mails (RFC 8058)",
+        (200, None),
+        params=(
+            _path_param("player_id", about="the player"),
+            _path_param("signature", about="the link's signature"),
+        ),
+        errors=(410,),
+        tag="players",
+        description="Mail clients post the form `List-Unsubscribe=One-Click`; " + FORM_TOO,
+    ),
+)
 
 ROUTES: tuple[Route, ...] = (
     Route(
@@ -248,6 +319,7 @@ ROUTES: tuple[Route, ...] = (
         errors=(401,),
         tag="players",
     ),
+    *MAIL_ROUTES,
     Route("get", "/healthz", "The process is up", (200, schemas.Health), tag="operations"),
     Route(
         "get",

@@ -35,6 +35,11 @@ WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 JSON = "application/json"
 # Browsers' Sec-Fetch-Site values of a request the service's own pages make (or a typed URL).
 OWN_SITE = frozenset({"same-origin", "none"})
+# Posted as forms too, by the pages of mailed links and by mail clients (RFC 8058's one-click
+# unsubscribe, ``api.routes.mail``): their tokens are in the path, not in a cookie, and the
+# origin check still applies.
+FORM = "application/x-www-form-urlencoded"
+FORM_ENDPOINTS = frozenset({"mail.redeem", "mail.unsubscribe"})
 # Answers that are the same for every caller: they may be cached.
 PUBLIC_ENDPOINTS = frozenset({"web.static", "meta.document", "meta.page", "games.kinds"})
 
@@ -89,6 +94,8 @@ def _check_write() -> None:
             "cross_origin",
             "a request with the player's cookie must come from this site's own pages",
         )
+    if request.endpoint in FORM_ENDPOINTS and request.mimetype == FORM:
+        return
     if (request.mimetype or _has_body()) and request.mimetype != JSON:
         raise ApiError(
             415,

@@ -15,9 +15,14 @@
 | ``OMERTA_BIND`` | the web server's ``address:port`` (set by ``omerta serve --bind``) | (b) |
 | ``OMERTA_SECRET`` | what AI seeds and replayed tokens derive from (``serversecret``) | (c) |
 | ``OMERTA_LOG_LEVEL`` | ``INFO``: starts, stops, warnings; ``DEBUG``: every job too | ``INFO`` |
+| ``OMERTA_SMTP_URL`` | where mail goes: ``smtp://user:pass@host:port``, ``smtps://``: TLS | (d) |
+| ``OMERTA_MAIL_FROM`` | the mails' ``From`` address | ``omerta@localhost`` |
+| ``OMERTA_OPERATOR_TOKEN`` | bearer token of the operator's pages (``/operator/mail``) | (e) |
 
 (a) ``http://`` and the bind address; read by ``public_url()``.  (b) ``127.0.0.1:8000``.
-(c) a random one, made once and kept in the store.
+(c) a random one, made once and kept in the store.  (d) unset: mail is written to the maildir
+``<var>/mail/`` (``services.mail``).  (e) unset: the operator's pages answer only while no SMTP
+server is set and the public URL is a loopback address (``omerta run``'s local default).
 
 The rate limits' variables (``OMERTA_RATE_LIMITS``, ``OMERTA_LIMIT_*``, ``OMERTA_OPEN_GAMES``) are
 read by ``api.limits.from_env``, next to the limits they set.
@@ -64,6 +69,9 @@ class Settings(msgspec.Struct, frozen=True):
     min_replicas: int = 0
     replica_timeout_ms: int = 1000
     relaxed_durability: bool = False
+    smtp_url: str | None = None  # never printed: it may carry the SMTP password
+    mail_from: str = "omerta@localhost"
+    operator_token: str | None = None  # never printed
 
 
 def settings(env: dict[str, str] | None = None) -> Settings:
@@ -79,6 +87,9 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         min_replicas=int(env.get("OMERTA_MIN_REPLICAS") or 0),
         replica_timeout_ms=int(env.get("OMERTA_REPLICA_TIMEOUT_MS") or 1000),
         relaxed_durability=_flag(env.get("OMERTA_ALLOW_RELAXED_DURABILITY")),
+        smtp_url=env.get("OMERTA_SMTP_URL") or None,
+        mail_from=env.get("OMERTA_MAIL_FROM") or "omerta@localhost",
+        operator_token=env.get("OMERTA_OPERATOR_TOKEN") or None,
     )
 
 

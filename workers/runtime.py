@@ -2,7 +2,7 @@
 (``services.config.connect()``): the RQ queues and the projector.
 
 Queues: ``omerta-projections`` (projection jobs) is listed before ``omerta-ai`` (AI moves), so a
-busy worker keeps read models fresh first.
+busy worker keeps read models fresh first; ``omerta-mail`` (``workers.notify``) comes last.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from workers.projection import Projector
 
 PROJECTIONS = "omerta-projections"
 AI = "omerta-ai"
-QUEUES = (PROJECTIONS, AI)
+MAIL = "omerta-mail"  # workers.notify.MAIL
+QUEUES = (PROJECTIONS, AI, MAIL)
 
 _lock = threading.Lock()
 _projector: Projector | None = None
