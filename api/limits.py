@@ -68,12 +68,12 @@ class RateLimits(msgspec.Struct, frozen=True):
     joins: str = "120 per hour"
     commands: str = "300 per minute"
     streams: str = "120 per minute"
-    email_adds: str = "10 per hour"
-    signin_mails: str = "20 per hour"
-    signin_mailbox: str = "5 per hour"  # counted by the address's hash: nobody's inbox flooded
     open_games: int = 10
     proxies: int = 0
     streams_open: int = 20  # live-event streams one client holds open at once, per process
+    email_adds: str = "10 per hour"
+    signin_mails: str = "20 per hour"
+    signin_mailbox: str = "5 per hour"  # counted by the address's hash: nobody's inbox flooded
 
 
 # The limited endpoints: setting -> (endpoint, variable).

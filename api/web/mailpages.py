@@ -24,8 +24,8 @@ from flask.typing import ResponseReturnValue
 from api.context import deps
 from api.problems import ApiError
 from api.web import _page
-from services import config, mail
-from services.emails import VERIFY, Emails
+from services import config, mail, serversecret
+from services.emails import VERIFY, Emails, unsubscribe_valid
 
 bp = Blueprint("mailpages", __name__)
 
@@ -60,6 +60,8 @@ def signin(token: str) -> Response:
 
 @bp.get("/mail/unsubscribe/<player_id>/<signature>")
 def unsubscribe(player_id: str, signature: str) -> Response:
+    if not unsubscribe_valid(serversecret.load(deps().players.redis), player_id, signature):
+        return _bad_link()
     return _link_page(
         title="mail.unsubscribe.title",
         text="mail.unsubscribe.text",

@@ -225,6 +225,7 @@ def test_one_click_unsubscribe(web: Api, smtp: Inbox, real_redis: redis.Redis) -
     assert done.status_code == 200 and done.json == {"unsubscribed": True}
     assert web.ok("GET", "/me/email", ann)["unsubscribed"] is True
     assert web.call("GET", f"/{path}").status_code == 200  # the page with its button
+    assert web.call("GET", forged).status_code == 410
 
 
 def test_another_sites_form_cannot_redeem_a_link(
