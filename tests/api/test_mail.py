@@ -223,6 +223,10 @@ def test_one_click_unsubscribe(web: Api, smtp: Inbox, real_redis: redis.Redis) -
     # RFC 8058: the mail provider posts the form, from its own servers (no Origin, no cookie).
     done = web.call("POST", f"/{path}", data=one_click, headers={"Content-Type": FORM})
     assert done.status_code == 200 and done.json == {"unsubscribed": True}
+    # Or from a webmail's page, another site: the signed URL is the right, no cookie is used.
+    headers = {"Content-Type": FORM, "Sec-Fetch-Site": "cross-site"}
+    done = web.call("POST", f"/{path}", data=one_click, headers=headers)
+    assert done.status_code == 200 and done.json == {"unsubscribed": True}
     assert web.ok("GET", "/me/email", ann)["unsubscribed"] is True
     assert web.call("GET", f"/{path}").status_code == 200  # the page with its button
     assert web.call("GET", forged).status_code == 410
