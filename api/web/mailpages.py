@@ -1,4 +1,5 @@
-"""The pages of mailed links, and the operator's list of the mails in the maildir.
+"""The email page (``/email``: a player's address; without a player, sign-in by mail), the pages
+of mailed links, and the operator's list of the mails in the maildir.
 
 A mailed link is opened with a GET. The verification link's page verifies at once: whoever
 opens it reads that mailbox, which is all it proves. The sign-in and unsubscribe links' pages
@@ -39,6 +40,11 @@ def register(app: Flask) -> None:
 def _link_page(status: int = 200, **context: Any) -> Response:
     context.setdefault("action", None)
     return make_response(_page("mail_link.html", context["title"], **context), status)
+
+
+@bp.get("/email")
+def email_page() -> str:
+    return _page("email.html", "page.email")
 
 
 @bp.get("/email/verify/<token>")

@@ -10,15 +10,10 @@ import logging
 import re
 import time
 from collections.abc import Iterator
-from email import policy
-from email.message import EmailMessage
-from email.parser import BytesParser
 from pathlib import Path
-from typing import Any
 
 import pytest
 import redis
-from aiosmtpd.controller import Controller
 from flask import Flask
 from rq import Queue, SimpleWorker
 
@@ -27,9 +22,10 @@ from api.app import create_app
 from api.web import register as register_pages
 from services.commands import CommandService
 from services.emails import email_key, link_key
-from services.embedded import HOST, free_port
+from services.embedded import HOST
 from services.players import Players
 from tests.api.helpers import Api, Who
+from tests.smtp import Inbox, link_in, smtp_server
 from workers.runtime import MAIL
 
 pytestmark = pytest.mark.server
@@ -38,31 +34,12 @@ ADDRESS = "ann.secret@example.org"
 FORM = "application/x-www-form-urlencoded"
 
 
-class Inbox:
-    def __init__(self) -> None:
-        self.mails: list[EmailMessage] = []
-        self.recipients: list[list[str]] = []
-        self.raw: list[bytes] = []
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        parsed = BytesParser(policy=policy.default).parsebytes(envelope.content)
-        assert isinstance(parsed, EmailMessage)
-        self.mails.append(parsed)
-        self.raw.append(envelope.content)
-        self.recipients.append(list(envelope.rcpt_tos))
-        return "250 OK"
-
-
 @pytest.fixture
 def smtp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Inbox]:
-    inbox = Inbox()
-    port = free_port()
-    controller = Controller(inbox, hostname=HOST, port=port)
-    controller.start()
-    monkeypatch.setenv("OMERTA_SMTP_URL", f"smtp://{HOST}:{port}")
-    monkeypatch.setenv("OMERTA_MAIL_FROM", "omerta@example.net")
-    yield inbox
-    controller.stop()
+    with smtp_server() as inbox:
+        monkeypatch.setenv("OMERTA_SMTP_URL", inbox.url)
+        monkeypatch.setenv("OMERTA_MAIL_FROM", "omerta@example.net")
+        yield inbox
 
 
 @pytest.fixture
@@ -82,14 +59,6 @@ def run_mail_jobs(client: redis.Redis) -> None:
     queue = Queue(MAIL, connection=client)
     SimpleWorker([queue], connection=client).work(burst=True)
     assert queue.failed_job_registry.count == 0
-
-
-def link_in(mail: EmailMessage, path: str) -> str:
-    body = mail.get_body(("plain",))
-    assert body is not None
-    found = re.search(rf"http://[^/\s]+({re.escape(path)}[A-Za-z0-9_-]+)", body.get_content())
-    assert found, body.get_content()
-    return found.group(1)
 
 
 def add_verified(web: Api, smtp: Inbox, real_redis: redis.Redis) -> Who:
