@@ -188,4 +188,7 @@ def unsubscribe_signature(secret: bytes, player_id: str) -> str:
 
 
 def unsubscribe_valid(secret: bytes, player_id: str, signature: str) -> bool:
-    return hmac.compare_digest(unsubscribe_signature(secret, player_id), signature)
+    # As bytes: compare_digest refuses str with characters beyond ASCII (a forged URL may have).
+    return hmac.compare_digest(
+        unsubscribe_signature(secret, player_id).encode(), signature.encode()
+    )

@@ -199,6 +199,7 @@ def test_one_click_unsubscribe(web: Api, smtp: Inbox, real_redis: redis.Redis) -
     assert web.ok("GET", "/me/email", ann)["unsubscribed"] is True
     assert web.call("GET", f"/{path}").status_code == 200  # the page with its button
     assert web.call("GET", forged).status_code == 410
+    assert web.call("POST", f"/mail/unsubscribe/{ann.id}/%C3%A9t%C3%A9").status_code == 410
 
 
 def test_another_sites_form_cannot_redeem_a_link(
