@@ -371,6 +371,8 @@ def test_each_hostile_value_in_each_field_of_each_game(quick_app: Flask) -> None
             "/games": {"game": kind["name"], "seats": 2},
             "/games/{game_id}/join": {},
             "/games/{game_id}/commands": {"command": move},
+            "/me/email": {"address": "ann@example.org"},
+            "/signin/email": {"address": "ann@example.org"},
         }
         paths: list[tuple[str, str, list[str], dict[str, Any]]] = [
             (method, path, [field], good[path])
