@@ -13,9 +13,13 @@ list sets several):
 | ``GET /games/{id}/events`` | player or address | ``OMERTA_LIMIT_STREAMS`` | ``120 per minute`` |
 | ``POST /signin`` | client address | ``OMERTA_LIMIT_SIGNIN`` | ``20 per hour`` |
 | ``POST /signin`` | link or code sent | ``OMERTA_LIMIT_SIGNIN_SECRET`` | ``10 per hour`` |
+| ``POST /me/email`` (mails a link) | player | ``OMERTA_LIMIT_EMAIL_ADDS`` | ``10 per hour`` |
+| ``POST /signin/email`` | client address | ``OMERTA_LIMIT_SIGNIN_MAILS`` | ``20 per hour`` |
+| ``POST /signin/email`` | address asked for | ``OMERTA_LIMIT_SIGNIN_MAILBOX`` | ``5 per hour`` |
 
 A sign-in attempt counts under the address and under the SHA-256 of the link or code it sends
-(so one player's code tried from many addresses is bounded too).
+(so one player's code tried from many addresses is bounded too); a mailed sign-in link asked for
+counts under the address and under the hash of the email address (nobody's inbox flooded).
 
 Streams open at once are capped too, per process (each counts its own, in memory): at most
 ``OMERTA_STREAMS_PER_CLIENT`` (default 20; 0: no cap) per player or address; one more answers 429
@@ -57,6 +61,7 @@ from api.jsonio import body
 from api.problems import ApiError, problem_response
 from api.schemas import NewGame, SignIn
 from services.devices import normal_code
+from services.emails import address_hash
 from services.players import digest, invites_key, public_key
 from services.store import unavailable
 
@@ -75,6 +80,9 @@ class RateLimits(msgspec.Struct, frozen=True):
     streams_open: int = 20  # live-event streams one client holds open at once, per process
     signin: str = "20 per hour"
     signin_secret: str = "10 per hour"
+    email_adds: str = "10 per hour"
+    signin_mails: str = "20 per hour"
+    signin_mailbox: str = "5 per hour"  # counted by the address's hash: nobody's inbox flooded
 
 
 # The limited endpoints: setting -> (endpoint, variable).
@@ -86,6 +94,9 @@ ENDPOINTS = {
     "streams": ("events.stream", "OMERTA_LIMIT_STREAMS"),
     "signin": ("devices.signin", "OMERTA_LIMIT_SIGNIN"),
     "signin_secret": ("devices.signin", "OMERTA_LIMIT_SIGNIN_SECRET"),
+    "email_adds": ("mail.add_email", "OMERTA_LIMIT_EMAIL_ADDS"),
+    "signin_mails": ("mail.signin", "OMERTA_LIMIT_SIGNIN_MAILS"),
+    "signin_mailbox": ("mail.signin", "OMERTA_LIMIT_SIGNIN_MAILBOX"),
 }
 
 
@@ -143,6 +154,16 @@ def _secret() -> str:
     return f"secret:{digest(sent.link or '')}"
 
 
+def _mailbox() -> str:
+    """The email address a sign-in link is asked for, by its hash (the counter's key)."""
+    try:
+        sent = msgspec.json.decode(request.get_data(cache=True) or b"{}")  # kept for the view
+    except msgspec.DecodeError:
+        return "mailbox:none"  # the view refuses the body
+    address = sent.get("address") if isinstance(sent, dict) else None
+    return f"mailbox:{address_hash(address)}" if isinstance(address, str) else "mailbox:none"
+
+
 def _breached(limit: RequestLimit) -> Response:
     retry = max(1, limit.reset_at - int(time.time()))
     response = problem_response(
@@ -190,9 +211,13 @@ def install(app: Flask, client: redis.Redis, settings: RateLimits) -> None:
                 f"{variable}: {rule!r} is no rate limit (e.g. '30 per hour')"
             ) from None
         # A new player, or one signing in, has no token yet.
-        key = {"players": address, "signin": address, "signin_secret": _secret}.get(
-            name, client_key
-        )
+        key = {
+            "players": address,
+            "signin": address,
+            "signin_secret": _secret,
+            "signin_mails": address,
+            "signin_mailbox": _mailbox,
+        }.get(name, client_key)
         app.view_functions[endpoint] = limiter.limit(rule, key_func=key)(
             app.view_functions[endpoint]
         )

@@ -15,7 +15,7 @@ import msgspec
 
 from api import schemas
 from api.problems import API_CODES, Problem
-from api.routes import webhooks
+from api.routes import mail, webhooks
 from api.schemas import COMMAND_ID_HEADER
 from domain import GAMES
 from services.idempotency import MIN_PLAYER_KEY
@@ -160,6 +160,76 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         params=(HOOK_ID,),
         errors=(401, 404),
         tag="notifications",
+    ),
+)
+
+LINK_TOKEN = _path_param("token", about="the token of the mailed link")
+FORM_TOO = (
+    "Takes an empty body, JSON, or a form (`application/x-www-form-urlencoded`: the link's "
+    "page posts one, and then the answer is a 303 to the next page)."
+)
+MAIL_ROUTES: tuple[Route, ...] = (
+    Route(
+        "post",
+        "/me/email",
+        "Set the caller's email address; a verification link is mailed to it (24 hours)",
+        (202, mail.EmailOut),
+        body=mail.NewEmail,
+        auth="required",
+        errors=(400, 401, 429),
+        tag="players",
+    ),
+    Route(
+        "get",
+        "/me/email",
+        "The caller's email address and its state",
+        (200, mail.EmailOut),
+        auth="required",
+        errors=(401, 404),
+        tag="players",
+    ),
+    Route(
+        "post",
+        "/email/verify/{token}",
+        "Verify the address with the mailed link's token (once)",
+        (200, None),
+        params=(LINK_TOKEN,),
+        errors=(410,),
+        tag="players",
+        description=FORM_TOO,
+    ),
+    Route(
+        "post",
+        "/signin/email",
+        "Mail a one-time sign-in link (15 minutes) to a verified address",
+        (202, None),
+        body=mail.SignInByMail,
+        errors=(400, 429),
+        tag="players",
+        description="The answer is the same whether or not the address is a player's.",
+    ),
+    Route(
+        "post",
+        "/signin/email/{token}",
+        "Sign in with the mailed link's token (once): sets the cookie, returns a token",
+        (200, schemas.SignedIn),
+        params=(LINK_TOKEN,),
+        errors=(410,),
+        tag="players",
+        description=FORM_TOO,
+    ),
+    Route(
+        "post",
+        "/mail/unsubscribe/{player_id}/{signature}",
+        "One-click unsubscribe from notification mails (RFC 8058)",
+        (200, None),
+        params=(
+            _path_param("player_id", about="the player"),
+            _path_param("signature", about="the link's signature"),
+        ),
+        errors=(410,),
+        tag="players",
+        description="Mail clients post the form `List-Unsubscribe=One-Click`; " + FORM_TOO,
     ),
 )
 
@@ -383,6 +453,7 @@ ROUTES: tuple[Route, ...] = (
         tag="devices",
     ),
     *NOTIFICATION_ROUTES,
+    *MAIL_ROUTES,
     Route("get", "/healthz", "The process is up", (200, schemas.Health), tag="operations"),
     Route(
         "get",

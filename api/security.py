@@ -12,6 +12,8 @@ cross-origin scripts cannot send JSON without a CORS preflight this service neve
   ``Origin``: 403 ``cross_origin``. A client that sends neither header is no browser (curl, a
   bot): it has no ambient cookie to abuse. Bearer-token clients are never checked: a page on
   another site cannot read or send the token.
+- the mailed links' POSTs (``api.routes.mail``) take forms too: a link's page posts one, and a
+  mail client posts RFC 8058's one-click unsubscribe, from anywhere (its signed URL is its right).
 
 The headers come from Flask-Talisman: a Content-Security-Policy that allows scripts only from
 the service's files (no inline script), framing by nobody, ``nosniff`` and a Referrer-Policy.
@@ -35,6 +37,14 @@ WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 JSON = "application/json"
 # Browsers' Sec-Fetch-Site values of a request the service's own pages make (or a typed URL).
 OWN_SITE = frozenset({"same-origin", "none"})
+# Posted as forms too, by the pages of mailed links and by mail clients (RFC 8058's one-click
+# unsubscribe, ``api.routes.mail``): their tokens are in the path, not in a cookie, and the
+# origin check still applies.
+FORM = "application/x-www-form-urlencoded"
+FORM_ENDPOINTS = frozenset({"mail.redeem", "mail.unsubscribe"})
+# The one-click unsubscribe may come from anywhere (a webmail's page): the signed URL is all the
+# right it needs, and it acts on no cookie.
+ANY_ORIGIN_ENDPOINTS = frozenset({"mail.unsubscribe"})
 # Answers that are the same for every caller: they may be cached.
 PUBLIC_ENDPOINTS = frozenset({"web.static", "meta.document", "meta.page", "games.kinds"})
 
@@ -83,12 +93,14 @@ def _has_body() -> bool:
 def _check_write() -> None:
     if request.method not in WRITES:
         return
-    if not _bearer() and not _same_origin():
+    if not _bearer() and not _same_origin() and request.endpoint not in ANY_ORIGIN_ENDPOINTS:
         raise ApiError(
             403,
             "cross_origin",
             "a request with the player's cookie must come from this site's own pages",
         )
+    if request.endpoint in FORM_ENDPOINTS and request.mimetype == FORM:
+        return
     if (request.mimetype or _has_body()) and request.mimetype != JSON:
         raise ApiError(
             415,

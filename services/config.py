@@ -18,9 +18,15 @@
 | ``OMERTA_WEBHOOKS_ALLOW_PRIVATE`` | ``1``: webhooks may call private, loopback addresses | ``0`` |
 | ``OMERTA_WEBHOOK_TIMEOUT`` | seconds a webhook call may take | ``10`` |
 | ``OMERTA_WEBHOOK_BACKOFF`` | seconds between a failed webhook call's retries | (d) |
+| ``OMERTA_SMTP_URL`` | where mail goes: ``smtp://user:pass@host:port``, ``smtps://``: TLS | (e) |
+| ``OMERTA_MAIL_FROM`` | the mails' ``From`` address | ``omerta@localhost`` |
+| ``OMERTA_OPERATOR_TOKEN`` | bearer token of the operator's pages (``/operator/mail``) | (f) |
 
 (a) ``http://`` and the bind address; read by ``public_url()``.  (b) ``127.0.0.1:8000``.
 (c) a random one, made once and kept in the store.  (d) ``10,60,300,1800,7200``.
+(e) unset: mail is written to the maildir ``<var>/mail/`` (``services.mail``).  (f) unset: the
+operator's pages answer only while no SMTP server is set and the public URL is a loopback
+address (``omerta run``'s local default).
 
 The rate limits' variables (``OMERTA_RATE_LIMITS``, ``OMERTA_LIMIT_*``, ``OMERTA_OPEN_GAMES``) are
 read by ``api.limits.from_env``, next to the limits they set.
@@ -71,6 +77,10 @@ class Settings(msgspec.Struct, frozen=True):
     webhooks_allow_private: bool = False
     webhook_timeout: float = 10.0
     webhook_backoff: tuple[int, ...] = (10, 60, 300, 1800, 7200)
+    # Mail (services.mail, workers.mailer)
+    smtp_url: str | None = None  # never printed: it may carry the SMTP password
+    mail_from: str = "omerta@localhost"
+    operator_token: str | None = None  # never printed
 
 
 def settings(env: dict[str, str] | None = None) -> Settings:
@@ -91,6 +101,9 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         webhook_backoff=tuple(
             int(s) for s in (env.get("OMERTA_WEBHOOK_BACKOFF") or "10,60,300,1800,7200").split(",")
         ),
+        smtp_url=env.get("OMERTA_SMTP_URL") or None,
+        mail_from=env.get("OMERTA_MAIL_FROM") or "omerta@localhost",
+        operator_token=env.get("OMERTA_OPERATOR_TOKEN") or None,
     )
 
 

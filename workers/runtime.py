@@ -2,7 +2,8 @@
 (``services.config.connect()``): the RQ queues and the projector.
 
 Queues: ``omerta-projections`` (projection jobs) is listed before ``omerta-ai`` (AI moves), so a
-busy worker keeps read models fresh first; ``omerta-notify`` (notifications) comes last.
+busy worker keeps read models fresh first; ``omerta-notify`` (notifications, ``workers.notify``)
+and ``omerta-mail`` (mails of links, ``workers.mailer``) come last.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from workers.projection import Projector
 PROJECTIONS = "omerta-projections"
 AI = "omerta-ai"
 NOTIFY = "omerta-notify"  # notifications (workers.notify): after the games' own work
-QUEUES = (PROJECTIONS, AI, NOTIFY)
+MAIL = "omerta-mail"  # mails of links (workers.mailer)
+QUEUES = (PROJECTIONS, AI, NOTIFY, MAIL)
 
 _lock = threading.Lock()
 _projector: Projector | None = None

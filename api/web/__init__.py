@@ -31,7 +31,10 @@ bp = Blueprint(
 
 
 def register(app: Flask) -> None:
+    from api.web import mailpages  # it renders with _page
+
     app.register_blueprint(bp)
+    mailpages.register(app)
 
 
 @cache

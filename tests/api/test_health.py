@@ -30,4 +30,3 @@ def test_ready_only_with_a_store() -> None:
 @pytest.mark.server
 def test_ready_with_the_store(api: Api) -> None:
     assert api.ok("GET", "/readyz") == {"status": "ok"}
-

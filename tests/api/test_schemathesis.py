@@ -375,6 +375,8 @@ def test_each_hostile_value_in_each_field_of_each_game(quick_app: Flask) -> None
             "/me/devices/signout": {"devices": "others"},
             "/me/notifications": {"webhook": {"your_turn": True}},
             "/me/webhooks": {"url": "https://hooks.example.org/omerta"},
+            "/me/email": {"address": "ann@example.org"},
+            "/signin/email": {"address": "ann@example.org"},
         }
         paths: list[tuple[str, str, list[str], dict[str, Any]]] = [
             (method, path, [field], good[path])

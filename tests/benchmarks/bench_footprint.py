@@ -154,9 +154,10 @@ def run() -> None:
     from services.embedded import EmbeddedServer
     from workers import enqueue, runtime
 
-    with tempfile.TemporaryDirectory() as tmp, EmbeddedServer(
-        Path(tmp) / "valkey", fsync="everysec"
-    ) as server:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        EmbeddedServer(Path(tmp) / "valkey", fsync="everysec") as server,
+    ):
         client = server.client()
         client.config_set("auto-aof-rewrite-percentage", 0)  # the file only grows
         os.environ["REDIS_URL"] = server.url

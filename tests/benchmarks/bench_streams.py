@@ -217,11 +217,16 @@ def run() -> None:
                 for n in range(ROUNDS):
                     stop = time.monotonic() + SECONDS
                     times: list[float] = []
-                    threads = [threading.Thread(target=ordinary,
-                                                args=(port, [g for g, _ in games], stop, times,
-                                                      step.errors)) for _ in range(CLIENTS)]
-                    threads.append(threading.Thread(target=moves,
-                                                    args=(port, measured, stop, step)))
+                    threads = [
+                        threading.Thread(
+                            target=ordinary,
+                            args=(port, [g for g, _ in games], stop, times, step.errors),
+                        )
+                        for _ in range(CLIENTS)
+                    ]
+                    threads.append(
+                        threading.Thread(target=moves, args=(port, measured, stop, step))
+                    )
                     for thread in threads:  # fmt: skip
                         thread.start()
                     for thread in threads:
@@ -247,8 +252,10 @@ def run() -> None:
             for proc in procs:
                 proc.wait(30)
     held = [s.streams for s in steps if median(s.p99) < GOAL_MS and not s.errors]
-    print(f"  most streams open with the API's p99 under {GOAL_MS:.0f} ms: "
-          f"{max(held) if held else 'none'} (goal 10000; steps {', '.join(map(str, STEPS))})")
+    print(
+        f"  most streams open with the API's p99 under {GOAL_MS:.0f} ms: "
+        f"{max(held) if held else 'none'} (goal 10000; steps {', '.join(map(str, STEPS))})"
+    )
     plot(steps, PLOT)
     print(f"  plot: {PLOT}")
 

@@ -25,6 +25,7 @@ from api import web
 from api.app import create_app
 from services import commands
 from services.embedded import EmbeddedServer
+from tests.smtp import Inbox, smtp_server
 from workers import enqueue, runtime
 
 SCREENSHOTS = Path(__file__).parent / "screenshots"
@@ -42,7 +43,14 @@ DESKTOP = {"width": 1280, "height": 900}
 
 
 @pytest.fixture(scope="package")
-def live_server(embedded_server: EmbeddedServer) -> Iterator[str]:
+def smtp_inbox() -> Iterator[Inbox]:
+    """The SMTP server the worker sends the service's mails to (issue 14)."""
+    with smtp_server() as inbox:
+        yield inbox
+
+
+@pytest.fixture(scope="package")
+def live_server(embedded_server: EmbeddedServer, smtp_inbox: Inbox) -> Iterator[str]:
     patch = pytest.MonkeyPatch()
     patch.setenv("REDIS_URL", embedded_server.url)
     patch.setattr(commands, "_default", None)
@@ -55,7 +63,7 @@ def live_server(embedded_server: EmbeddedServer) -> Iterator[str]:
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    env = {**os.environ, "REDIS_URL": embedded_server.url}
+    env = {**os.environ, "REDIS_URL": embedded_server.url, "OMERTA_SMTP_URL": smtp_inbox.url}
     worker = subprocess.Popen(
         [sys.executable, "-m", "api", "worker", "--interval", "2"],
         env=env,

@@ -83,7 +83,12 @@ def test_the_views_of_a_game_cost_about_one_view(
     packed = workers_redis.hget(rm.game_key(game_id), rm.VIEWS)
     assert packed is not None and len(packed) < max(len(v) for v in views.values())
     assert set(workers_redis.hkeys(rm.game_key(game_id))) == {
-        b"version", b"seated", b"summary", b"progress", b"views", b"indexes"
+        b"version",
+        b"seated",
+        b"summary",
+        b"progress",
+        b"views",
+        b"indexes",
     }
     assert read_models.view(game_id, 4) is None and read_models.view(game_id, -1) is None
     assert msgspec.json.decode(read_models.view(game_id, None)[1])["seat"] is None  # type: ignore[index]

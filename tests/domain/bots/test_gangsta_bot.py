@@ -159,9 +159,7 @@ def test_a_rich_gang_with_leaders_hires_rather_than_pass_forever() -> None:
     # Seen in greedy-only games: three Leaders' income ($3 a pass) outweighed every hire, so a
     # gang with $700 passed for ever and the game never ended. Money a gang cannot need is
     # worth little; a gangster is worth hiring.
-    state = build(
-        [[104, 115, 137], [101, 125]], [700, 8], heist_row=[213], market=[142, 136]
-    )
+    state = build([[104, 115, 137], [101, 125]], [700, 8], heist_row=[213], market=[142, 136])
     assert isinstance(greedy(state), Hire)
 
 

@@ -1,0 +1,74 @@
+"""The mails' texts (English and Japanese, ``mailtexts.json``) and the message every mail is built
+as.
+
+Every mail carries the headers of RFC 2369 and RFC 8058: ``List-Unsubscribe`` with a ``mailto:``
+and the signed one-click HTTPS (or HTTP, as the public URL is) link, and
+``List-Unsubscribe-Post: List-Unsubscribe=One-Click``, so a mail client can offer
+"unsubscribe" and do it with one POST. Unsubscribing stops notification mails; a link the
+player asked for (verification, sign-in) is still sent.
+"""
+
+from __future__ import annotations
+
+import json
+from email import policy
+from email.message import EmailMessage
+from email.utils import formatdate, make_msgid
+from functools import cache
+from importlib.resources import files
+from urllib.parse import quote
+
+LANGUAGES = ("en", "ja")
+# Header lines up to RFC 5322's hard limit: at the default 78 a long URL of List-Unsubscribe,
+# which cannot be folded, would be sent as an encoded word, which mail clients do not decode
+# there (RFC 2369 wants the bare <URL>s).
+POLICY = policy.SMTP.clone(max_line_length=998)
+
+
+@cache
+def texts() -> dict[str, dict[str, str]]:
+    """The catalogue ``mailtexts.json``: each language the same keys."""
+    raw = files(__package__).joinpath("mailtexts.json").read_text(encoding="utf-8")
+    table: dict[str, dict[str, str]] = json.loads(raw)
+    if any(set(table[lang]) != set(table["en"]) for lang in LANGUAGES):
+        raise ValueError("mailtexts.json: keys not in every language")
+    return table
+
+
+def text(lang: str, key: str, **params: str) -> str:
+    table = texts()[lang if lang in LANGUAGES else "en"]
+    return table[key].format(**params)
+
+
+def compose(
+    *,
+    sender: str,
+    to: str,
+    lang: str,
+    kind: str,
+    name: str,
+    link: str,
+    unsubscribe_url: str,
+    unsubscribe_mailto: str,
+) -> EmailMessage:
+    """The mail of ``kind`` (``verify``, ``signin``) in ``lang``, with the unsubscribe headers."""
+    message = EmailMessage(policy=POLICY)
+    message["From"] = sender
+    message["To"] = to
+    message["Subject"] = text(lang, f"{kind}.subject")
+    message["Date"] = formatdate(localtime=False)
+    message["Message-ID"] = make_msgid(domain=sender.rpartition("@")[2] or "localhost")
+    message["Auto-Submitted"] = "auto-generated"  # RFC 3834: no auto-replies to it
+    message["List-Unsubscribe"] = f"<{unsubscribe_mailto}>, <{unsubscribe_url}>"
+    message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    body = text(lang, f"{kind}.body", name=name, link=link)
+    message.set_content(
+        body + text(lang, "footer", unsubscribe=unsubscribe_url), cte="quoted-printable"
+    )
+    message["Content-Language"] = lang  # after set_content, which drops every Content-* header
+    return message
+
+
+def mailto(sender: str, player_id: str, signature: str) -> str:
+    """The ``mailto:`` of ``List-Unsubscribe``: a mail to the sender naming the signed link."""
+    return f"mailto:{sender}?subject={quote(f'unsubscribe {player_id} {signature}')}"

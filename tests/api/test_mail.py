@@ -1,0 +1,308 @@
+"""Mail (issue 14): an address verified by a mailed link, sign-in by a one-time mailed link,
+one-click unsubscribe, the maildir fallback and its operator page. Mail goes through a real
+SMTP server (aiosmtpd) the tests start on a free port; the mail jobs run in an RQ worker in
+this process (``SimpleWorker``, burst), as ``omerta worker`` runs them."""
+
+from __future__ import annotations
+
+import base64
+import logging
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from flask import Flask
+from rq import Queue, SimpleWorker
+
+from api import limits
+from api.app import create_app
+from api.web import register as register_pages
+from services.commands import CommandService
+from services.emails import email_key, link_key
+from services.embedded import HOST
+from services.players import Players
+from tests.api.helpers import Api, Who
+from tests.smtp import Inbox, link_in, smtp_server
+from workers.runtime import MAIL
+
+pytestmark = pytest.mark.server
+
+ADDRESS = "ann.secret@example.org"
+FORM = "application/x-www-form-urlencoded"
+
+
+@pytest.fixture
+def smtp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Inbox]:
+    with smtp_server() as inbox:
+        monkeypatch.setenv("OMERTA_SMTP_URL", inbox.url)
+        monkeypatch.setenv("OMERTA_MAIL_FROM", "omerta@example.net")
+        yield inbox
+
+
+@pytest.fixture
+def site(service: CommandService, real_redis: redis.Redis) -> Flask:
+    app = create_app(service, Players(real_redis))
+    register_pages(app)
+    return app
+
+
+@pytest.fixture
+def web(site: Flask) -> Iterator[Api]:
+    with site.test_client(use_cookies=False) as client:
+        yield Api(client)
+
+
+def run_mail_jobs(client: redis.Redis) -> None:
+    queue = Queue(MAIL, connection=client)
+    SimpleWorker([queue], connection=client).work(burst=True)
+    assert queue.failed_job_registry.count == 0
+
+
+def add_verified(web: Api, smtp: Inbox, real_redis: redis.Redis) -> Who:
+    ann = web.player("Ann")
+    assert web.call("POST", "/me/email", ann, json={"address": ADDRESS}).status_code == 202
+    run_mail_jobs(real_redis)
+    page = web.call("GET", link_in(smtp.mails[-1], "/email/verify/"))
+    assert page.status_code == 200
+    return ann
+
+
+def test_verification_mail_arrives_with_its_headers_and_its_link_verifies(
+    web: Api, smtp: Inbox, real_redis: redis.Redis
+) -> None:
+    ann = web.player("Ann")
+    added = web.call("POST", "/me/email", ann, json={"address": ADDRESS})
+    assert added.status_code == 202
+    assert added.json == {"address": ADDRESS, "verified": False, "unsubscribed": False}
+    assert smtp.mails == []  # sent by the job, never in the request
+    run_mail_jobs(real_redis)
+    [mail] = smtp.mails
+    assert smtp.recipients == [[ADDRESS]]
+    assert mail["To"] == ADDRESS and mail["From"] == "omerta@example.net"
+    assert mail["Subject"] == "Omerta: confirm your email address"
+    assert mail["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    mailto, https = re.fullmatch(
+        r"<(mailto:[^>]+)>, <(http[^>]+)>", mail["List-Unsubscribe"]
+    ).groups()  # type: ignore[union-attr]
+    assert mailto.startswith("mailto:omerta@example.net?subject=")
+    assert f"/mail/unsubscribe/{ann.id}/" in https
+    assert b"\r\nList-Unsubscribe: <mailto:" in smtp.raw[0]  # bare URLs, no encoded word
+    path = link_in(mail, "/email/verify/")
+    token = path.rsplit("/", 1)[1]
+    assert token.encode() not in b"".join(  # kept only as a hash
+        k + (real_redis.dump(k) or b"") for k in real_redis.keys("*")
+    )
+    page = web.call("GET", path)
+    assert page.status_code == 200 and "Email address confirmed" in page.text
+    assert web.ok("GET", "/me/email", ann)["verified"] is True
+    again = web.call("POST", path)  # single use
+    assert again.status_code == 410 and again.json["code"] == "bad_link"
+
+
+def test_a_link_mailed_before_the_address_changed_verifies_nothing(
+    web: Api, smtp: Inbox, real_redis: redis.Redis
+) -> None:
+    ann = web.player("Ann")
+    web.call("POST", "/me/email", ann, json={"address": ADDRESS})
+    run_mail_jobs(real_redis)
+    web.call("POST", "/me/email", ann, json={"address": "other@example.org"})
+    assert web.call("POST", link_in(smtp.mails[0], "/email/verify/")).status_code == 410
+    assert web.ok("GET", "/me/email", ann)["verified"] is False
+
+
+def test_mails_are_in_the_players_language(web: Api, smtp: Inbox, real_redis: redis.Redis) -> None:
+    ann = web.player("Ann")
+    headers = {"Accept-Language": "ja"}
+    web.call("POST", "/me/email", ann, json={"address": ADDRESS}, headers=headers)
+    run_mail_jobs(real_redis)
+    [mail] = smtp.mails
+    assert mail["Subject"] == "Omerta: メールアドレスの確認"
+    assert mail["Content-Language"] == "ja"
+    assert "24 時間以内" in mail.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+
+
+def test_the_sign_in_link_signs_in_once_and_expires(
+    web: Api, smtp: Inbox, real_redis: redis.Redis
+) -> None:
+    ann = add_verified(web, smtp, real_redis)
+    asked = web.call("POST", "/signin/email", json={"address": ADDRESS.upper()})
+    assert asked.status_code == 202
+    run_mail_jobs(real_redis)
+    mail = smtp.mails[-1]
+    assert mail["Subject"] == "Omerta: your sign-in link"
+    path = link_in(mail, "/signin/email/")
+    page = web.call("GET", path)  # a mail scanner's fetch uses nothing up
+    assert page.status_code == 200 and f'action="{path}"' in page.text
+    signed = web.call("POST", path, data=b"", headers={"Content-Type": FORM})
+    assert signed.status_code == 303
+    cookie = signed.headers["Set-Cookie"]
+    assert cookie.startswith("omerta_token=") and "HttpOnly" in cookie
+    session = cookie.split(";", 1)[0].split("=", 1)[1]
+    me = web.ok("GET", "/me", Who(ann.id, ann.name, session))
+    assert me["id"] == ann.id
+    assert web.call("POST", path).status_code == 410  # used
+
+    web.call("POST", "/signin/email", json={"address": ADDRESS})
+    run_mail_jobs(real_redis)
+    late = link_in(smtp.mails[-1], "/signin/email/")
+    [stored] = real_redis.keys(link_key("*"))
+    assert 0 < real_redis.ttl(stored) <= 15 * 60
+    real_redis.pexpire(stored, 1)
+    time.sleep(0.05)
+    assert web.call("POST", late).status_code == 410
+
+
+def test_the_sign_in_link_over_the_api_returns_a_token(
+    web: Api, smtp: Inbox, real_redis: redis.Redis
+) -> None:
+    ann = add_verified(web, smtp, real_redis)
+    web.call("POST", "/signin/email", json={"address": ADDRESS})
+    run_mail_jobs(real_redis)
+    signed = web.ok("POST", link_in(smtp.mails[-1], "/signin/email/"))
+    assert signed["id"] == ann.id
+    assert web.ok("GET", "/me", Who(ann.id, ann.name, signed["token"]))["id"] == ann.id
+
+
+def test_no_sign_in_mail_for_an_unverified_or_unknown_address_and_the_same_answer(
+    web: Api, smtp: Inbox, real_redis: redis.Redis
+) -> None:
+    ann = web.player("Ann")
+    web.call("POST", "/me/email", ann, json={"address": ADDRESS})
+    run_mail_jobs(real_redis)
+    unverified = web.call("POST", "/signin/email", json={"address": ADDRESS})
+    unknown = web.call("POST", "/signin/email", json={"address": "nobody@example.org"})
+    run_mail_jobs(real_redis)
+    assert len(smtp.mails) == 1  # the verification mail only
+    assert (unverified.status_code, unverified.data) == (unknown.status_code, unknown.data)
+    assert unknown.status_code == 202
+
+
+def test_one_click_unsubscribe(web: Api, smtp: Inbox, real_redis: redis.Redis) -> None:
+    ann = add_verified(web, smtp, real_redis)
+    url = re.search(r"<(http[^>]+)>", smtp.mails[0]["List-Unsubscribe"]).group(1)  # type: ignore[union-attr]
+    path = url.split("//", 1)[1].split("/", 1)[1]
+    forged = f"/mail/unsubscribe/{ann.id}/{'A' * 43}"
+    one_click = b"List-Unsubscribe=One-Click"
+    refused = web.call("POST", forged, data=one_click, headers={"Content-Type": FORM})
+    assert refused.status_code == 410
+    assert web.ok("GET", "/me/email", ann)["unsubscribed"] is False
+    # RFC 8058: the mail provider posts the form, from its own servers (no Origin, no cookie).
+    done = web.call("POST", f"/{path}", data=one_click, headers={"Content-Type": FORM})
+    assert done.status_code == 200 and done.json == {"unsubscribed": True}
+    # Or from a webmail's page, another site: the signed URL is the right, no cookie is used.
+    headers = {"Content-Type": FORM, "Sec-Fetch-Site": "cross-site"}
+    done = web.call("POST", f"/{path}", data=one_click, headers=headers)
+    assert done.status_code == 200 and done.json == {"unsubscribed": True}
+    assert web.ok("GET", "/me/email", ann)["unsubscribed"] is True
+    assert web.call("GET", f"/{path}").status_code == 200  # the page with its button
+    assert web.call("GET", forged).status_code == 410
+    assert web.call("POST", f"/mail/unsubscribe/{ann.id}/%C3%A9t%C3%A9").status_code == 410
+
+
+def test_another_sites_form_cannot_redeem_a_link(
+    web: Api, smtp: Inbox, real_redis: redis.Redis
+) -> None:
+    add_verified(web, smtp, real_redis)
+    web.call("POST", "/signin/email", json={"address": ADDRESS})
+    run_mail_jobs(real_redis)
+    path = link_in(smtp.mails[-1], "/signin/email/")
+    headers = {"Content-Type": FORM, "Sec-Fetch-Site": "cross-site"}
+    assert web.call("POST", path, data=b"", headers=headers).json["code"] == "cross_origin"
+    assert web.call("POST", path, data=b"", headers={"Content-Type": FORM}).status_code == 303
+
+
+def test_without_smtp_mail_goes_to_the_maildir_and_the_operator_page_lists_it(
+    web: Api, real_redis: redis.Redis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OMERTA_VAR", str(tmp_path))
+    monkeypatch.delenv("OMERTA_SMTP_URL", raising=False)
+    ann = web.player("Ann")
+    assert "<p>No mail yet.</p>" in web.call("GET", "/operator/mail").text
+    web.call("POST", "/me/email", ann, json={"address": ADDRESS})
+    run_mail_jobs(real_redis)
+    web.call("POST", "/me/email", ann, json={"address": "second@example.org"})
+    run_mail_jobs(real_redis)
+    assert len(list((tmp_path / "mail" / "new").iterdir())) == 2
+    page = web.call("GET", "/operator/mail")
+    assert page.status_code == 200
+    text = page.text
+    assert text.index("second@example.org") < text.index(ADDRESS)  # newest first
+    assert text.count("Omerta: confirm your email address") == 2
+    assert "/email/verify/" in text  # the body, as text
+
+    monkeypatch.setenv("OMERTA_SMTP_URL", f"smtp://{HOST}:1")
+    assert web.call("GET", "/operator/mail").status_code == 404  # a real deployment
+    monkeypatch.setenv("OMERTA_OPERATOR_TOKEN", "op-secret")
+    assert web.call("GET", "/operator/mail").status_code == 401
+    basic = base64.b64encode(b"operator:op-secret").decode()
+    allowed = web.call("GET", "/operator/mail", headers={"Authorization": f"Basic {basic}"})
+    assert allowed.status_code == 200 and ADDRESS in allowed.text
+    wrong = base64.b64encode(b"operator:guess").decode()
+    assert (
+        web.call("GET", "/operator/mail", headers={"Authorization": f"Basic {wrong}"}).status_code
+        == 401
+    )
+
+
+def test_the_address_is_in_no_answer_but_the_owners_and_in_no_log(
+    web: Api, smtp: Inbox, real_redis: redis.Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    ann = add_verified(web, smtp, real_redis)
+    bad = web.call("POST", "/me/email", ann, json={"address": "no at sign"})
+    assert bad.status_code == 400 and bad.json["code"] == "bad_email"
+    assert "no at sign" not in bad.text
+    long = "x" * 300 + "@example.org"
+    assert long not in web.call("POST", "/me/email", ann, json={"address": long}).text
+    web.call("POST", "/signin/email", json={"address": ADDRESS})
+    web.call("POST", "/signin/email", json={"address": 7})
+    run_mail_jobs(real_redis)
+    owners = {("POST", "/me/email"), ("GET", "/me/email")}
+    for method, path, response in web.seen:
+        if (method, path) not in owners:
+            assert ADDRESS not in response.get_data(as_text=True), (method, path)
+    ours = [r for r in caplog.records if not r.name.startswith("mail.log")]  # aiosmtpd's own
+    assert ours and all(ADDRESS not in r.getMessage() for r in ours)
+    assert ADDRESS.encode() in real_redis.hget(email_key(ann.id), "address")  # type: ignore[operator]
+
+
+def _limited(service: CommandService, real_redis: redis.Redis, **rules: str) -> Api:
+    app = create_app(service, Players(real_redis), rate_limits=limits.RateLimits(**rules))
+    return Api(app.test_client(use_cookies=False))
+
+
+def test_sign_in_mails_are_limited_per_address(
+    service: CommandService, real_redis: redis.Redis
+) -> None:
+    api = _limited(service, real_redis, signin_mailbox="2 per hour")
+    codes = [
+        api.call("POST", "/signin/email", json={"address": a}).status_code
+        for a in (ADDRESS, ADDRESS.upper(), ADDRESS, "b@example.org")
+    ]
+    assert codes == [202, 202, 429, 202]
+    assert all(ADDRESS not in r.get_data(as_text=True) for _, _, r in api.seen)
+
+
+def test_sign_in_mails_are_limited_per_client(
+    service: CommandService, real_redis: redis.Redis
+) -> None:
+    api = _limited(service, real_redis, signin_mails="2 per hour")
+    codes = [
+        api.call("POST", "/signin/email", json={"address": f"{n}@example.org"}).status_code
+        for n in range(3)
+    ]
+    assert codes == [202, 202, 429]
+
+
+def test_adding_addresses_is_limited_per_player(
+    service: CommandService, real_redis: redis.Redis
+) -> None:
+    api = _limited(service, real_redis, email_adds="1 per hour")
+    ann = api.player("Ann")
+    codes = [
+        api.call("POST", "/me/email", ann, json={"address": ADDRESS}).status_code for _ in range(2)
+    ]
+    assert codes == [202, 429]

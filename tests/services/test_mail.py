@@ -1,0 +1,76 @@
+"""Delivery (``services.mail``): ``OMERTA_SMTP_URL`` read, and a mail sent with SMTP AUTH to a
+real SMTP server (aiosmtpd) on a free port."""
+
+from __future__ import annotations
+
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult, LoginPassword
+
+from services import config, mail
+from services.config import ConfigError
+from services.embedded import HOST, free_port
+
+
+def test_the_smtp_url() -> None:
+    assert mail.smtp_settings("smtp://mail.example:2525") == mail.Smtp("mail.example", 2525, False)
+    assert mail.smtp_settings("smtps://u%40x:p%3As@mail.example") == mail.Smtp(
+        "mail.example", 465, True, "u@x", "p:s"
+    )
+    assert mail.smtp_settings("smtp://mail.example").port == 25
+
+
+@pytest.mark.parametrize("url", ["http://u:hunter2@host", "smtp://u:hunter2@host:99999", "smtp://"])
+def test_a_bad_smtp_url_is_refused_without_repeating_it(url: str) -> None:
+    with pytest.raises(ConfigError) as refused:
+        mail.smtp_settings(url)
+    assert "hunter2" not in str(refused.value) and "OMERTA_SMTP_URL" in str(refused.value)
+
+
+class Received:
+    def __init__(self) -> None:
+        self.logins: list[tuple[bytes, bytes]] = []
+        self.contents: list[bytes] = []
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        self.contents.append(envelope.content)
+        return "250 OK"
+
+    def authenticate(
+        self, server: Any, session: Any, envelope: Any, mechanism: str, data: Any
+    ) -> AuthResult:
+        assert isinstance(data, LoginPassword)
+        self.logins.append((data.login, data.password))
+        return AuthResult(success=data.password == b"p@ss")
+
+
+def test_a_mail_goes_over_smtp_with_the_urls_login(tmp_path: Path) -> None:
+    received = Received()
+    port = free_port()
+    controller = Controller(
+        received,
+        hostname=HOST,
+        port=port,
+        authenticator=received.authenticate,
+        auth_require_tls=False,  # no certificate here: smtps is the deployments' (README)
+    )
+    controller.start()
+    try:
+        message = EmailMessage()
+        message["From"], message["To"], message["Subject"] = "a@example.net", "b@example.org", "hi"
+        message.set_content("hello")
+        env = {
+            "OMERTA_SMTP_URL": f"smtp://omerta:p%40ss@{HOST}:{port}",
+            "OMERTA_VAR": str(tmp_path),
+        }
+        mail.deliver(message, config.settings(env))
+    finally:
+        controller.stop()
+    assert received.logins == [(b"omerta", b"p@ss")]
+    [content] = received.contents
+    assert b"Subject: hi" in content
+    assert not (tmp_path / "mail").exists()  # not the maildir
