@@ -1,0 +1,153 @@
+"""The OpenAPI 3.1 document, generated from the msgspec types that validate the requests and
+shape the responses (``api.schemas``, the games' Options, Command, Event and View types).
+
+``ROUTES`` describes each operation once (the modules ``games``, ``identity``, ``notifications``):
+the API page (``api.docs``) is rendered from the same document. ``tests/api`` checks that every
+Flask route is in it and runs schemathesis against it.
+"""
+
+from __future__ import annotations
+
+import typing
+from typing import Any
+
+import msgspec
+
+from api.openapi.games import GAME_ROUTES
+from api.openapi.identity import IDENTITY_ROUTES
+from api.openapi.notifications import NOTIFICATION_ROUTES
+from api.openapi.route import JSON, Route
+from api.problems import API_CODES, Problem
+from domain import GAMES
+
+REF = "#/components/schemas/{name}"
+ROUTES: tuple[Route, ...] = (*GAME_ROUTES, *IDENTITY_ROUTES, *NOTIFICATION_ROUTES)
+
+
+def _game_unions() -> dict[str, Any]:
+    """Component name -> type for each game's own types."""
+    out: dict[str, Any] = {}
+    for name, game in sorted(GAMES.items()):
+        out[f"{name}.Options"] = game.Options
+        out[f"{name}.Command"] = game.Command
+        out[f"{name}.Event"] = game.Event
+        out[f"{name}.View"] = typing.get_type_hints(game.view)["return"]
+    return out
+
+
+def _any_of(kind: str) -> dict[str, Any]:
+    """anyOf, not oneOf: the games share some shapes ({"type": "pass"} is a move of both)."""
+    return {"anyOf": [{"$ref": REF.format(name=f"{g}.{kind}")} for g in sorted(GAMES)]}
+
+
+# Properties typed Any in api.schemas: which game types they hold.
+GAME_FIELDS = {
+    ("CommandIn", "command"): _any_of("Command"),
+    ("ViewOut", "view"): _any_of("View"),
+    ("LegalOut", "commands"): {"type": "array", "items": _any_of("Command")},
+    ("Accepted", "legal"): {
+        "anyOf": [{"type": "array", "items": _any_of("Command")}, {"type": "null"}]
+    },
+    ("EventOut", "event"): _any_of("Event"),
+}
+
+
+def _components() -> dict[str, Any]:
+    api_types = [r.body for r in ROUTES if r.body] + [r.ok[1] for r in ROUTES if r.ok[1]]
+    named = _game_unions()
+    shown, components = msgspec.json.schema_components(
+        [*api_types, Problem, *named.values()], ref_template=REF
+    )
+    for name, schema in zip(named, shown[len(api_types) + 1 :], strict=True):
+        components[name] = schema  # a union inline, or an alias of a struct's own component
+    for (struct, prop), schema in GAME_FIELDS.items():
+        components[struct]["properties"][prop] = schema
+    return components
+
+
+def _schema_of(kind: Any) -> dict[str, Any]:
+    schema, _ = msgspec.json.schema_components([kind], ref_template=REF)
+    return schema[0]
+
+
+def _operation(route: Route) -> dict[str, Any]:
+    status, kind = route.ok
+    content = {route.media: {"schema": _schema_of(kind)}} if kind else {route.media: {}}
+    responses: dict[str, Any] = {str(status): {"description": "OK", "content": content}}
+    if status == 204:
+        responses[str(status)] = {"description": "Done (no body)"}
+    # Every write: 415 json_required, 403 cross_origin (api.security).
+    writes = {403, 415} if route.method in ("post", "put", "patch", "delete") else set()
+    for code in sorted(set(route.errors) | writes | {500}):
+        responses[str(code)] = {"$ref": f"#/components/responses/Problem{code}"}
+    op: dict[str, Any] = {
+        "operationId": f"{route.method}_{route.path}".replace("/", "_")
+        .replace("{", "")
+        .replace("}", "")
+        .replace(".", "_")
+        .strip("_"),
+        "summary": route.summary,
+        "tags": [route.tag],
+        "parameters": list(route.params),
+        "responses": responses,
+    }
+    if route.description:
+        op["description"] = route.description
+    if route.body is not None:
+        op["requestBody"] = {
+            "required": True,
+            "content": {JSON: {"schema": _schema_of(route.body)}},
+        }
+    if route.auth == "required":
+        op["security"] = [{"bearer": []}, {"cookie": []}]
+    elif route.auth == "optional":
+        op["security"] = [{}, {"bearer": []}, {"cookie": []}]
+    return op
+
+
+def _problem_responses() -> dict[str, Any]:
+    statuses = sorted({status for status, _ in API_CODES.values()} | {500})
+    out = {}
+    for status in statuses:
+        codes = sorted(c for c, (s, _) in API_CODES.items() if s == status)
+        out[f"Problem{status}"] = {
+            "description": "problem details; code: " + ", ".join(codes),
+            "content": {
+                "application/problem+json": {"schema": {"$ref": REF.format(name="Problem")}}
+            },
+        }
+    return out
+
+
+def document() -> dict[str, Any]:
+    paths: dict[str, dict[str, Any]] = {}
+    for route in ROUTES:
+        paths.setdefault(route.path, {})[route.method] = _operation(route)
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Omerta",
+            "version": "1",
+            "description": "Play Famiglia and Gangsta! by web. Create a player (POST /players) "
+            "to get a token; send it as `Authorization: Bearer <token>`. Errors are RFC 9457 "
+            "problem+json with a stable `code` and `params`, the values its `detail` names "
+            "(`case` tells apart the messages of one code). `detail` is English, or Japanese "
+            "when the request sends `Accept-Language: ja`. Every POST takes a JSON body "
+            "(`Content-Type: application/json`, else 415 `json_required`); one sent without a "
+            "bearer token (the web pages' cookie) must come from this site's own pages "
+            "(`Sec-Fetch-Site` / `Origin`, else 403 `cross_origin`).",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": _components(),
+            "responses": _problem_responses(),
+            "securitySchemes": {
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "the token from POST /players",
+                },
+                "cookie": {"type": "apiKey", "in": "cookie", "name": "omerta_token"},
+            },
+        },
+    }

@@ -1,0 +1,213 @@
+"""The operations on games and players, and the operator's (``GET /healthz`` ...)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from api import schemas
+from api.openapi.route import Route, path_param, query
+from api.schemas import COMMAND_ID_HEADER
+from services.idempotency import MIN_PLAYER_KEY
+
+GAME_ID = path_param("game_id", about="the game's id (from POST /games)")
+AFTER = query("after", "only events after this version")
+IDEMPOTENCY = {
+    "name": COMMAND_ID_HEADER,
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "minLength": 1, "maxLength": schemas.MAX_IDEMPOTENCY_KEY},
+    "description": "the command's id, unique per seat of the game: a retry with the same key "
+    "appends nothing and answers as the first try did, the same key with another command is "
+    "refused (409 command_id_reused); another seat's keys are its own; keys starting with ai- "
+    "are the AI seats' (400 reserved_command_id); the server picks a random one when absent",
+}
+
+
+def _creation_key(scope: str, minimum: int = 1) -> dict[str, Any]:
+    longest = schemas.MAX_IDEMPOTENCY_KEY
+    return {
+        "name": COMMAND_ID_HEADER,
+        "in": "header",
+        "required": False,
+        "schema": {"type": "string", "minLength": minimum, "maxLength": longest},
+        "description": f"makes a retry safe (a 503 after the write, a lost answer): {scope}; "
+        "a retry with the same key and body, within 24 hours, creates nothing and gets the "
+        "first answer again; the same key with another body is refused (409 "
+        "idempotency_key_reused), as is a twin while the first is under way (409 "
+        "idempotency_key_in_use: retry)",
+    }
+
+
+PLAYER_KEY = _creation_key(
+    "the key alone names the request, so it must be random, of at least "
+    f"{MIN_PLAYER_KEY} characters (a UUID; shorter: 400 weak_idempotency_key)",
+    MIN_PLAYER_KEY,
+)
+GAME_KEY = _creation_key("each player's keys are their own")
+JOIN_KEY = _creation_key("each player's keys are their own, per game")
+LAST_EVENT_ID = {
+    "name": "Last-Event-ID",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "pattern": "^[0-9]{1,12}$"},
+    "description": "reconnecting: the last version received (EventSource sends it itself)",
+}
+
+GAME_ROUTES: tuple[Route, ...] = (
+    Route(
+        "get",
+        "/games",
+        "The games on offer, with their option and command schemas",
+        (200, list[schemas.GameKind]),
+    ),
+    Route(
+        "post",
+        "/games",
+        "Create a game; the caller takes a seat, open seats get invites",
+        (201, schemas.GameCreated),
+        body=schemas.NewGame,
+        auth="required",
+        params=(GAME_KEY,),
+        errors=(400, 401, 409, 429),
+    ),
+    Route(
+        "get",
+        "/games/{game_id}",
+        "A game's table: seats, version, who is to act, result",
+        (200, schemas.GameOut),
+        auth="optional",
+        params=(GAME_ID,),
+        errors=(401, 404),
+    ),
+    Route(
+        "post",
+        "/games/{game_id}/join",
+        "Take a seat with an invite (or in a public game)",
+        (200, schemas.Joined),
+        body=schemas.JoinGame,
+        auth="required",
+        params=(GAME_ID, JOIN_KEY),
+        errors=(400, 401, 403, 404, 409, 429),
+    ),
+    Route(
+        "get",
+        "/games/{game_id}/view",
+        "What the caller's seat (or a spectator) sees now",
+        (200, schemas.ViewOut),
+        auth="optional",
+        params=(GAME_ID,),
+        errors=(401, 404),
+    ),
+    Route(
+        "get",
+        "/games/{game_id}/legal",
+        "Every command the caller may send now",
+        (200, schemas.LegalOut),
+        auth="required",
+        params=(GAME_ID,),
+        errors=(401, 403, 404),
+    ),
+    Route(
+        "post",
+        "/games/{game_id}/commands",
+        "Send a command for the caller's seat",
+        (200, schemas.Accepted),
+        body=schemas.CommandIn,
+        auth="required",
+        params=(GAME_ID, IDEMPOTENCY),
+        errors=(400, 401, 403, 404, 409, 413, 422, 429),
+    ),
+    Route(
+        "get",
+        "/games/{game_id}/history",
+        "The events as the caller may see them (everything, seed too, once the game is over)",
+        (200, schemas.HistoryOut),
+        auth="optional",
+        params=(GAME_ID, AFTER),
+        errors=(400, 401, 404),
+    ),
+    Route(
+        "get",
+        "/games/{game_id}/replay/{version}",
+        "The caller's view of the game as it stood at a version",
+        (200, schemas.ViewOut),
+        auth="optional",
+        params=(GAME_ID, path_param("version", "integer", "1 to the game's version")),
+        errors=(401, 404),
+    ),
+    Route(
+        "get",
+        "/games/{game_id}/events",
+        "Live events (server-sent events), redacted",
+        (200, None),
+        auth="optional",
+        params=(GAME_ID, AFTER, LAST_EVENT_ID),
+        errors=(400, 401, 404, 429),
+        media="text/event-stream",
+        description="Each message: `id` the version, `event` the type, `data` an EventOut. "
+        "The response ends after a bounded time or when the game is over; reconnect with "
+        "Last-Event-ID. A client (player, or address without a token) holds a limited number "
+        "of streams open at once: one more is 429 `too_many_streams` with Retry-After.",
+    ),
+    Route(
+        "get",
+        "/lobby",
+        "Public games with an open seat",
+        (200, schemas.GameList),
+        auth="optional",
+        errors=(401,),
+        tag="players",
+    ),
+    Route(
+        "post",
+        "/players",
+        "Create a player; the answer holds its secret token (once)",
+        (201, schemas.PlayerCreated),
+        body=schemas.NewPlayer,
+        params=(PLAYER_KEY,),
+        errors=(400, 409, 429),
+        tag="players",
+        description="Also sets the token as an HttpOnly cookie for the web pages. When the "
+        "request's cookie already names a player, the answer is 409 `player_exists` unless "
+        'the body says `"replace": true`: that player lived only in the cookie, and a '
+        "new one replaces it (the old one's seats are lost to this browser).",
+    ),
+    Route(
+        "get",
+        "/me",
+        "The caller",
+        (200, schemas.PlayerOut),
+        auth="required",
+        errors=(401,),
+        tag="players",
+    ),
+    Route(
+        "get",
+        "/me/games",
+        "The caller's games",
+        (200, schemas.GameList),
+        auth="required",
+        errors=(401,),
+        tag="players",
+    ),
+    Route(
+        "get",
+        "/me/inbox",
+        "The caller's games waiting for the caller",
+        (200, schemas.GameList),
+        auth="required",
+        errors=(401,),
+        tag="players",
+    ),
+    Route("get", "/healthz", "The process is up", (200, schemas.Health), tag="operations"),
+    Route(
+        "get",
+        "/readyz",
+        "The event store answers",
+        (200, schemas.Health),
+        errors=(503,),
+        tag="operations",
+    ),
+    Route("get", "/openapi.json", "This document", (200, None), tag="operations"),
+    Route("get", "/docs", "The API page (HTML)", (200, None), tag="operations", media="text/html"),
+)

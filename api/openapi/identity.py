@@ -1,0 +1,150 @@
+"""The operations that sign a player in on a device: sign-in link and code, devices, email."""
+
+from __future__ import annotations
+
+from api import schemas
+from api.openapi.route import Route, path_param
+from api.routes import mail
+
+LINK_TOKEN = path_param("token", about="the token of the mailed link")
+FORM_TOO = (
+    "Takes an empty body, JSON, or a form (`application/x-www-form-urlencoded`: the link's "
+    "page posts one, and then the answer is a 303 to the next page)."
+)
+IDENTITY_ROUTES: tuple[Route, ...] = (
+    Route(
+        "post",
+        "/signin",
+        "Sign in on this device with the sign-in link or the recovery code",
+        (200, schemas.SignedIn),
+        body=schemas.SignIn,
+        errors=(400, 401, 429),
+        tag="devices",
+        description="Send `link` (the sign-in link's part after `#`) or `code` (the recovery "
+        "code). The answer holds a new device token for the same player (once; the server "
+        "keeps its hash) and sets it as the pages' cookie. Attempts are rate-limited per "
+        "address and per link or code: 429 `rate_limited`.",
+    ),
+    Route(
+        "get",
+        "/me/signin",
+        "When the caller's sign-in link and recovery code were made (null: none)",
+        (200, schemas.SignInState),
+        auth="required",
+        errors=(401,),
+        tag="devices",
+    ),
+    Route(
+        "post",
+        "/me/signin",
+        "Make a new sign-in link and recovery code (the old ones stop working)",
+        (201, schemas.SignInLink),
+        auth="required",
+        errors=(401,),
+        tag="devices",
+        description="Both are shown only in this answer (the server keeps their hashes), the "
+        "link as text and as a QR code (SVG).",
+    ),
+    Route(
+        "delete",
+        "/me/signin",
+        "Revoke the sign-in link and recovery code",
+        (204, None),
+        auth="required",
+        errors=(401,),
+        tag="devices",
+    ),
+    Route(
+        "get",
+        "/me/devices",
+        "The caller's signed-in devices, last used first",
+        (200, schemas.DeviceList),
+        auth="required",
+        errors=(401,),
+        tag="devices",
+        description="The token POST /players returned is the first device. Last use is "
+        "updated at most once a minute.",
+    ),
+    Route(
+        "delete",
+        "/me/devices/{device_id}",
+        "Sign out one device (its token stops working)",
+        (204, None),
+        auth="required",
+        params=(path_param("device_id", about="a device's id from GET /me/devices"),),
+        errors=(401, 404),
+        tag="devices",
+    ),
+    Route(
+        "post",
+        "/me/devices/signout",
+        "Sign out every other device, or every device",
+        (200, schemas.SignedOut),
+        body=schemas.SignOut,
+        auth="required",
+        errors=(400, 401),
+        tag="devices",
+    ),
+    Route(
+        "post",
+        "/me/email",
+        "Set the caller's email address; a verification link is mailed to it (24 hours)",
+        (202, mail.EmailOut),
+        body=mail.NewEmail,
+        auth="required",
+        errors=(400, 401, 429),
+        tag="players",
+    ),
+    Route(
+        "get",
+        "/me/email",
+        "The caller's email address and its state",
+        (200, mail.EmailOut),
+        auth="required",
+        errors=(401, 404),
+        tag="players",
+    ),
+    Route(
+        "post",
+        "/email/verify/{token}",
+        "Verify the address with the mailed link's token (once)",
+        (200, None),
+        params=(LINK_TOKEN,),
+        errors=(410,),
+        tag="players",
+        description=FORM_TOO,
+    ),
+    Route(
+        "post",
+        "/signin/email",
+        "Mail a one-time sign-in link (15 minutes) to a verified address",
+        (202, None),
+        body=mail.SignInByMail,
+        errors=(400, 429),
+        tag="players",
+        description="The answer is the same whether or not the address is a player's.",
+    ),
+    Route(
+        "post",
+        "/signin/email/{token}",
+        "Sign in with the mailed link's token (once): sets the cookie, returns a token",
+        (200, schemas.SignedIn),
+        params=(LINK_TOKEN,),
+        errors=(410,),
+        tag="players",
+        description=FORM_TOO,
+    ),
+    Route(
+        "post",
+        "/mail/unsubscribe/{player_id}/{signature}",
+        "One-click unsubscribe from notification mails (RFC 8058)",
+        (200, None),
+        params=(
+            path_param("player_id", about="the player"),
+            path_param("signature", about="the link's signature"),
+        ),
+        errors=(410,),
+        tag="players",
+        description="Mail clients post the form `List-Unsubscribe=One-Click`; " + FORM_TOO,
+    ),
+)

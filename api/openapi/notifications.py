@@ -1,0 +1,65 @@
+"""The operations on notifications: preferences per channel and event, webhooks."""
+
+from __future__ import annotations
+
+from api.openapi.route import Route, path_param
+from api.routes import webhooks
+
+HOOK_ID = path_param("hook_id", about="the webhook's id (from POST /me/webhooks)")
+NOTIFICATION_ROUTES: tuple[Route, ...] = (
+    Route(
+        "get",
+        "/me/notifications",
+        "The caller's notification preferences, per channel and event",
+        (200, webhooks.NotificationPrefs),
+        auth="required",
+        errors=(401,),
+        tag="notifications",
+    ),
+    Route(
+        "put",
+        "/me/notifications",
+        "Change the caller's notification preferences (the pairs sent; the rest stay)",
+        (200, webhooks.NotificationPrefs),
+        body=webhooks.NotificationPrefs,
+        auth="required",
+        errors=(400, 401),
+        tag="notifications",
+    ),
+    Route(
+        "post",
+        "/me/webhooks",
+        "Register a webhook: each event the caller wants is POSTed to it, signed",
+        (201, webhooks.WebhookCreated),
+        body=webhooks.NewWebhook,
+        auth="required",
+        errors=(400, 401, 409),
+        tag="notifications",
+        description="The body is JSON: delivery, event (your_turn, game_ended, "
+        "player_joined), game_id, game, version, seat. Headers: X-Omerta-Timestamp, "
+        'X-Omerta-Signature ("sha256=" and the hex HMAC-SHA256, keyed with the secret, of '
+        'the timestamp, ".", and the body) and X-Omerta-Delivery, the same on every try: a '
+        "call whose answer was lost is made again, so dedupe on it. A 2xx answer within the "
+        "timeout is a delivery; anything else (redirects are not followed) is retried with "
+        "backoff. The URL must be http(s) and not name a private or loopback address.",
+    ),
+    Route(
+        "get",
+        "/me/webhooks",
+        "The caller's webhooks",
+        (200, webhooks.WebhookList),
+        auth="required",
+        errors=(401,),
+        tag="notifications",
+    ),
+    Route(
+        "delete",
+        "/me/webhooks/{hook_id}",
+        "Delete one of the caller's webhooks; the webhooks left",
+        (200, webhooks.WebhookList),
+        auth="required",
+        params=(HOOK_ID,),
+        errors=(401, 404),
+        tag="notifications",
+    ),
+)

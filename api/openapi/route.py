@@ -1,0 +1,43 @@
+"""One operation of the API, as the OpenAPI document describes it, and its parameters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+JSON = "application/json"
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    path: str
+    summary: str
+    ok: tuple[int, Any]  # status and response type (None: no JSON body)
+    body: Any = None
+    auth: str = "none"  # "none", "required", or "optional" (without: a spectator)
+    params: tuple[dict[str, Any], ...] = ()
+    errors: tuple[int, ...] = ()
+    tag: str = "games"
+    media: str = JSON
+    description: str = ""
+
+
+def path_param(name: str, kind: str = "string", about: str = "") -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": "path",
+        "required": True,
+        "schema": {"type": kind},
+        "description": about,
+    }
+
+
+def query(name: str, about: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": "query",
+        "required": False,
+        "schema": {"type": "integer", "minimum": 0},
+        "description": about,
+    }
