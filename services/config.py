@@ -18,6 +18,7 @@
 | ``OMERTA_WEBHOOKS_ALLOW_PRIVATE`` | ``1``: webhooks may call private, loopback addresses | ``0`` |
 | ``OMERTA_WEBHOOK_TIMEOUT`` | seconds a webhook call may take | ``10`` |
 | ``OMERTA_WEBHOOK_BACKOFF`` | seconds between a failed webhook call's retries | (d) |
+| ``OMERTA_PUSH_ALLOW_PRIVATE`` | ``1``: push endpoints may be private, or http loopback | ``0`` |
 | ``OMERTA_SMTP_URL`` | where mail goes: ``smtp://user:pass@host:port``, ``smtps://``: TLS | (e) |
 | ``OMERTA_MAIL_FROM`` | the mails' ``From`` address | ``omerta@localhost`` |
 | ``OMERTA_OPERATOR_TOKEN`` | bearer token of the operator's pages (``/operator/mail``) | (f) |
@@ -77,6 +78,8 @@ class Settings(msgspec.Struct, frozen=True):
     webhooks_allow_private: bool = False
     webhook_timeout: float = 10.0
     webhook_backoff: tuple[int, ...] = (10, 60, 300, 1800, 7200)
+    # Browser push (services.push, workers.notify_push): timeout and backoff are the webhooks'
+    push_allow_private: bool = False
     # Mail (services.mail, workers.mailer)
     smtp_url: str | None = None  # never printed: it may carry the SMTP password
     mail_from: str = "omerta@localhost"
@@ -101,6 +104,7 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         webhook_backoff=tuple(
             int(s) for s in (env.get("OMERTA_WEBHOOK_BACKOFF") or "10,60,300,1800,7200").split(",")
         ),
+        push_allow_private=_flag(env.get("OMERTA_PUSH_ALLOW_PRIVATE")),
         smtp_url=env.get("OMERTA_SMTP_URL") or None,
         mail_from=env.get("OMERTA_MAIL_FROM") or "omerta@localhost",
         operator_token=env.get("OMERTA_OPERATOR_TOKEN") or None,

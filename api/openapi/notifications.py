@@ -1,9 +1,9 @@
-"""The operations on notifications: preferences per channel and event, webhooks."""
+"""The operations on notifications: preferences per channel and event, webhooks, browser push."""
 
 from __future__ import annotations
 
 from api.openapi.route import Route, path_param
-from api.routes import webhooks
+from api.routes import push, webhooks
 
 HOOK_ID = path_param("hook_id", about="the webhook's id (from POST /me/webhooks)")
 NOTIFICATION_ROUTES: tuple[Route, ...] = (
@@ -60,6 +60,48 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         auth="required",
         params=(HOOK_ID,),
         errors=(401, 404),
+        tag="notifications",
+    ),
+    Route(
+        "get",
+        "/push/key",
+        "The server's VAPID public key: applicationServerKey for pushManager.subscribe",
+        (200, push.VapidKey),
+        tag="notifications",
+    ),
+    Route(
+        "post",
+        "/me/push",
+        "Subscribe a browser to pushes: the body is its PushSubscription.toJSON()",
+        (201, push.SubscriptionOut),
+        body=push.NewSubscription,
+        auth="required",
+        errors=(400, 401, 409),
+        tag="notifications",
+        description="Each event the caller wants on the push channel is pushed to the "
+        "endpoint, encrypted for the browser's keys (RFC 8291, aes128gcm) and signed with the "
+        "server's VAPID key (RFC 8292). The decrypted push is JSON: event, game_id, game (its "
+        "name), title and body (in the page's language when it subscribed) and url (the "
+        "game's page). The endpoint must be https and not name a private address; the same "
+        "endpoint again replaces its subscription. A push service's 404 or 410 deletes it.",
+    ),
+    Route(
+        "get",
+        "/me/push",
+        "The caller's browsers that get pushes",
+        (200, push.SubscriptionList),
+        auth="required",
+        errors=(401,),
+        tag="notifications",
+    ),
+    Route(
+        "delete",
+        "/me/push",
+        "Unsubscribe a browser (by its endpoint); the subscriptions left",
+        (200, push.SubscriptionList),
+        body=push.Unsubscribe,
+        auth="required",
+        errors=(400, 401, 404),
         tag="notifications",
     ),
 )

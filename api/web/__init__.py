@@ -31,10 +31,11 @@ bp = Blueprint(
 
 
 def register(app: Flask) -> None:
-    from api.web import mailpages  # it renders with _page
+    from api.web import mailpages, pushpages  # they render with _page
 
     app.register_blueprint(bp)
     mailpages.register(app)
+    pushpages.register(app)
 
 
 @cache

@@ -69,6 +69,15 @@ POSITIVE_CHECKS = [
     response_schema_conformance,
 ]
 NEGATIVE_CHECKS = [not_a_server_error, negative_data_rejection, content_type_conformance]
+# A browser's PushSubscription.toJSON(): a P-256 public point and a 16-byte secret.
+PUSH_SUBSCRIPTION = {
+    "endpoint": "https://push.example.org/send/abc",
+    "keys": {
+        "p256dh": "BMIPv_AT0okAendCZrVOuQKSjXAI1c628F5bWqBGA8KvPQX"
+        "c_jNxIFLatLz8Q4-Nl6Fqm2JZxgm6yXQcir7Wwro",
+        "auth": "rcUcc6PBwj9KChq1WoKWMQ",
+    },
+}
 
 
 def exercise(
@@ -377,9 +386,11 @@ def test_each_hostile_value_in_each_field_of_each_game(quick_app: Flask) -> None
             "/me/webhooks": {"url": "https://hooks.example.org/omerta"},
             "/me/email": {"address": "ann@example.org"},
             "/signin/email": {"address": "ann@example.org"},
+            "/me/push": PUSH_SUBSCRIPTION,
         }
+        good_for = {("DELETE", "/me/push"): {"endpoint": PUSH_SUBSCRIPTION["endpoint"]}}
         paths: list[tuple[str, str, list[str], dict[str, Any]]] = [
-            (method, path, [field], good[path])
+            (method, path, [field], good_for.get((method, path), good[path]))
             for method, path, fields in operations
             for field in fields
         ]
