@@ -29,9 +29,11 @@ from services.readmodels import ReadModels
 from tests.api.helpers import Api, Who
 from tests.workers.helpers import start_worker, wait
 from tests.workers.receiver import HOLD, Receiver, receiver
-from workers import notify, runtime
+from workers import notify, notify_push, runtime
 
 pytestmark = pytest.mark.server
+
+PENDING = (notify.PENDING, notify_push.PENDING)
 
 
 @pytest.fixture
@@ -120,12 +122,12 @@ def _quiet(client: redis.Redis, abandoned: frozenset[str] = frozenset()) -> None
 
     def jobs_left() -> set[str]:
         found = set()
-        for pattern in ("rq:job:notify-*", "rq:job:webhook-*"):
+        for pattern in ("rq:job:notify-*", "rq:job:webhook-*", "rq:job:push-*"):
             found |= {k.decode().removeprefix("rq:job:") for k in client.scan_iter(pattern)}
         return found - abandoned - failed
 
     wait(
-        lambda: not jobs_left() and not client.zcard(notify.PENDING),
+        lambda: not jobs_left() and not any(client.zcard(p) for p in PENDING),
         60,
         "the notification jobs to finish",
     )
