@@ -21,6 +21,9 @@ from api.web import i18n
 from services import push
 
 bp = Blueprint("push", __name__)
+# The VAPID key is made when the web server first starts (``services.push``): an operator finds
+# it in <var>/ from then on, to keep with the store's backups.
+bp.record_once(lambda _state: push.vapid())
 
 Endpoint = Annotated[str, msgspec.Meta(min_length=1, max_length=2000)]
 Key = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
