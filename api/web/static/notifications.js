@@ -86,6 +86,9 @@
     const reg = await registration();
     const subscription = await reg.pushManager.getSubscription();
     pushSwitch.checked = !!subscription && Notification.permission === "granted";
+    // Posted again on every visit: the server may have dropped it (its push service said it
+    // was gone), and the browser may have renewed its keys.
+    if (pushSwitch.checked) await api("POST", "/me/push", subscription.toJSON());
     say("push-state", t(pushSwitch.checked ? "notify.push_on" : "notify.push_off"));
     await showCount();
   }
