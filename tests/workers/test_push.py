@@ -6,15 +6,16 @@ signature it checks against the served public key (RFC 8292).
 An opponent's move makes exactly one push, to the player whose turn it is, in the language
 their page had; the projection run again from the old read model pushes nothing more; a 410
 drops the subscription; a failing push service is retried; a preference turned off pushes
-nothing."""
+nothing; the catch-up sends a push whose worker died."""
 
 from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import msgspec
 import pytest
 import redis
 
@@ -27,7 +28,7 @@ from tests.api.helpers import Api, Who
 from tests.workers.helpers import start_worker, wait
 from tests.workers.pushservice import Browser, PushService, push_service, vapid_claims
 from tests.workers.test_webhooks import Table, _move, _quiet, _table
-from workers import runtime
+from workers import notify_push, runtime
 
 pytestmark = pytest.mark.server
 
@@ -180,3 +181,29 @@ def test_a_push_preference_turned_off_pushes_nothing(
             api.ok("PUT", "/me/notifications", who, json={"push": {"your_turn": True}})
         _move(api, read_models, table)
         wait(lambda: len(service.pushes) == 1, 30, "the push")
+
+
+def test_the_catch_up_sends_a_push_whose_worker_died_once_its_claim_is_gone(
+    api: Api, workers_redis: redis.Redis, drain: Callable[[], None]
+) -> None:
+    bob = api.player("Bob")
+    with push_service() as service:
+        browser = _subscribe(api, bob, service)
+        sub_id = push.subscription_id(service.endpoint(bob.id))
+        notice = nt.Notice(bob.id, "your_turn", "g-lost", "gangsta", 7, 1)
+        member = msgspec.json.encode((bob.id, sub_id, notice))
+        # A worker took the job, claimed the sending and died: the job is lost to RQ for now,
+        # the claim and the pending entry (already due) are left.
+        delivery = nt.delivery_id(notice, "push", sub_id)
+        token = nt.claim(workers_redis, delivery, 60)
+        assert token is not None
+        workers_redis.zadd(notify_push.PENDING, {member: 0})
+        assert notify_push.catch_up(workers_redis) == 0  # held: the claim decides
+        nt.release(workers_redis, delivery, token)  # its lease is over
+        assert notify_push.catch_up(workers_redis) == 1
+        drain()
+        (sent,) = service.pushes
+        assert browser.decrypt(sent.body)["game_id"] == "g-lost"
+        assert nt.was_sent(workers_redis, delivery)
+        assert workers_redis.zcard(notify_push.PENDING) == 0
+        assert notify_push.catch_up(workers_redis) == 0
