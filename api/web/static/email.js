@@ -27,7 +27,7 @@
     if (email.unsubscribed) state = "email.notices_off";
     else if (email.verified) state = "email.notices_on";
     document.getElementById("notices-state").textContent = t(state);
-    toggle.hidden = state === "email.notices_pending";
+    document.getElementById("notices-switch").hidden = state === "email.notices_pending";
     toggle.textContent = t(email.unsubscribed ? "email.notices_on_button" : "email.notices_off_button");
     toggle.dataset.subscribe = email.unsubscribed ? "1" : "";
   }
