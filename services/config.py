@@ -110,8 +110,15 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         mail_from=env.get("OMERTA_MAIL_FROM") or "omerta@localhost",
         operator_token=env.get("OMERTA_OPERATOR_TOKEN") or None,
         smtp_timeout=float(env.get("OMERTA_SMTP_TIMEOUT") or 30.0),
-        mail_digest_seconds=int(env.get("OMERTA_MAIL_DIGEST_SECONDS") or 3600),
+        mail_digest_seconds=_at_least_one(env, "OMERTA_MAIL_DIGEST_SECONDS", 3600),
     )
+
+
+def _at_least_one(env: dict[str, str], name: str, default: int) -> int:
+    value = int(env.get(name) or default)
+    if value < 1:
+        raise ConfigError(f"{name} must be a whole number of seconds, at least 1")
+    return value
 
 
 def _flag(value: str | None) -> bool:

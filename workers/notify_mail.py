@@ -327,7 +327,7 @@ def _send(client: redis.Redis, member: bytes, player: str, game_id: str, mail_id
         _finish(client, batch_key, mail_id, notices)
         return "nothing"
     assert summary is not None  # news are live
-    message = _compose(client, player, email, summary, news, mail_id)
+    message = compose(client, player, email, summary, news, mail_id)
     token = nt.claim(client, mail_id, _lease())
     if token is None:
         return "duplicate"
@@ -370,7 +370,7 @@ def _done(client: redis.Redis, member: bytes) -> None:
         client.zrem(PENDING, member)
 
 
-def _compose(
+def compose(
     client: redis.Redis,
     player: str,
     email: Email,

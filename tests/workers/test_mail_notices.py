@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import msgspec
 import pytest
 import redis
 from rq.registry import StartedJobRegistry
@@ -30,6 +31,7 @@ from api import web
 from api.app import create_app
 from services import notifications as nt
 from services import readmodels as rm
+from services.emails import Emails
 from services.readmodels import ReadModels
 from tests.api.helpers import Api, Who
 from tests.smtp import Inbox, link_in, smtp_server
@@ -306,3 +308,83 @@ def test_a_worker_killed_mid_send_ends_with_one_mail(
     wait(lambda: len(_notices(smtp, waiting)) == 1, 90, "the mail, sent again")
     _quiet(workers_redis, abandoned)
     assert len(_notices(smtp, waiting)) == 1
+
+
+def test_a_player_taking_a_seat_is_mailed_to_the_tables_creator(
+    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: list, smtp: Inbox
+) -> None:
+    ann, bob = api.player("Ann"), api.player("Bob")
+    _verify(api, smtp, ann)
+    created = api.new_game(ann, game="famiglia", seats=2)
+    api.join(bob, created["game_id"], created["invites"][0]["code"])
+    wait(lambda: len(_notices(smtp, ann)) == 1, 30, "the mail")
+    _quiet(workers_redis)
+    (mail,) = _notices(smtp, ann)
+    assert mail["Subject"] == "Omerta: Bob joined your game of Famiglia"
+    assert _text(mail).startswith(
+        "Hello Ann,\n\nBob took a seat at your game of Famiglia.\n\n"
+        f"The game: {PUBLIC}/play/{created['game_id']}\n"
+    )
+
+
+def test_the_texts_of_an_ended_game_and_of_several_notices_in_both_languages(
+    api: Api, workers_redis: redis.Redis, hooks_env: None
+) -> None:
+    """The texts from a summary as the projection writes it: a player's turn in a finished
+    game is no news, its end is (and the mail says nothing of the result); several notices
+    make one mail that lists them, a turn that came round twice once."""
+    ann, bob = api.player("Ann"), api.player("Bob")
+    emails = Emails(workers_redis)
+    for who, lang in ((ann, "en"), (bob, "ja")):
+        emails.set_address(who.id, _address(who), lang)
+    seats = [
+        rm.SeatSummary(0, "player", ann.id),
+        rm.SeatSummary(1, "ai", level=1),
+        rm.SeatSummary(2, "player", bob.id),
+    ]
+    summary = rm.Summary(
+        game_id="g1",
+        game="gangsta",
+        version=9,
+        head="00",
+        created=0,
+        updated=0,
+        options={},
+        seats=seats,
+        public=False,
+        status="finished",
+        to_act=[],
+        due={},
+        result=None,
+    )
+    ended = [nt.Notice(ann.id, "game_ended", "g1", "gangsta", 9, 0)]
+    turn = nt.Notice(ann.id, "your_turn", "g1", "gangsta", 8, 0)
+    assert not notify_mail._live(turn, summary) and notify_mail._live(ended[0], summary)
+    email = emails.get(ann.id)
+    assert email is not None
+    mail = notify_mail.compose(workers_redis, ann.id, email, summary, ended, "x1")
+    assert mail["Subject"] == "Omerta: your game of Gangsta! with the AI, Bob has ended"
+    assert _text(mail).startswith(
+        "Hello Ann,\n\nyour game of Gangsta! with the AI, Bob has ended.\n\n"
+        f"The result: {PUBLIC}/play/g1\n"
+    )
+    assert mail["Message-ID"] == f"<notice.x1@{SENDER.partition('@')[2]}>"
+    email = emails.get(bob.id)
+    assert email is not None
+    ended = [nt.Notice(bob.id, "game_ended", "g1", "gangsta", 9, 2)]
+    mail = notify_mail.compose(workers_redis, bob.id, email, summary, ended, "x2")
+    assert mail["Subject"] == "Omerta: Ann さん、AIとのギャングスタ!が終了しました"
+
+    running = msgspec.structs.replace(summary, status="running", due={2: 5})
+    news = [
+        nt.Notice(bob.id, "your_turn", "g1", "gangsta", 4, 2),
+        nt.Notice(bob.id, "player_joined", "g1", "gangsta", 3, 0),
+        nt.Notice(bob.id, "your_turn", "g1", "gangsta", 7, 2),
+    ]
+    mail = notify_mail.compose(workers_redis, bob.id, email, running, news, "x3")
+    assert mail["Subject"] == "Omerta: Ann さん、AIとのギャングスタ!のお知らせ"
+    assert _text(mail).startswith(
+        "Bob さん\n\nAnn さん、AIとのギャングスタ!について: \n\n"
+        "* あなたの番です。\n* Ann さんが席に着きました。\n\n"
+        f"ゲーム: {PUBLIC}/play/g1\n"
+    )
