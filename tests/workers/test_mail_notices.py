@@ -16,7 +16,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from api import web
 from api.app import create_app
 from services import notifications as nt
 from services import readmodels as rm
-from services.emails import Emails
+from services.emails import VERIFY, Emails
 from services.readmodels import ReadModels
 from tests.api.helpers import Api, Who
 from tests.smtp import Inbox, link_in, smtp_server
@@ -388,3 +388,33 @@ def test_the_texts_of_an_ended_game_and_of_several_notices_in_both_languages(
         "* あなたの番です。\n* Ann さんが席に着きました。\n\n"
         f"ゲーム: {PUBLIC}/play/g1\n"
     )
+
+
+def test_a_fan_out_tried_again_after_its_mail_job_was_lost_mails_once(
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    smtp: Inbox,
+    drain: Callable[[], None],
+) -> None:
+    """A fan-out that died between routing a notice and enqueueing its mail: the route record
+    says where the notice went, so the fan-out's next try enqueues that mail again; once it is
+    sent, a further try enqueues nothing."""
+    ann, bob = api.player("Ann"), api.player("Bob")
+    created = api.new_game(ann, game="famiglia", seats=2)
+    seat = api.join(bob, created["game_id"], created["invites"][0]["code"])
+    drain()  # the projections, and the join's notices: no address yet, no mail
+    emails = Emails(workers_redis)
+    emails.set_address(ann.id, _address(ann), "en")
+    assert emails.redeem(VERIFY, emails.new_link(VERIFY, ann.id)) is not None
+    version = read_models.version(created["game_id"])
+    notice = nt.Notice(ann.id, "player_joined", created["game_id"], "famiglia", version, seat)
+    assert notify_mail.route(workers_redis, [notice]) == 1
+    runtime.queue(runtime.NOTIFY).empty()  # the job lost: the fan-out died before its enqueue
+    assert notify_mail.route(workers_redis, [notice]) == 1
+    drain()
+    assert len(_notices(smtp, ann)) == 1
+    assert nt.was_sent(workers_redis, notify_mail.notice_id(notice))
+    assert notify_mail.route(workers_redis, [notice]) == 0
+    drain()
+    assert len(_notices(smtp, ann)) == 1
