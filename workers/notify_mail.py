@@ -8,9 +8,8 @@ At most one mail per (player, game) per period (``OMERTA_MAIL_DIGEST_SECONDS``, 
 
 * ``route`` (from ``notify.fan_out``) takes the notices of one projection for one player and
   game together. With no window open for (player, game), one opens for a period and they are
-  mailed at once, in one mail (a table that fills and starts: "Bob took a seat; it is your
-  turn"). With a window open, they are collected, and a ``send_digest`` job is scheduled with
-  RQ (``enqueue_at``; the worker runs RQ's scheduler) at the window's end.
+  mailed at once, in one mail. With a window open, they are collected, and a ``send_digest``
+  job is scheduled with RQ (``enqueue_at``; the worker runs RQ's scheduler) at its end.
 * ``send_digest``, at the window's end, mails what was collected in one digest, and a new window
   opens from then (what comes in it waits for the next digest). With nothing left to say the
   window closes: the next notice mails at once.
@@ -30,7 +29,10 @@ past the job's limit), sends, and marks the id and every notice's delivery id se
 folded into a digest is never mailed on its own). A worker killed mid-send leaves the claim to
 expire, and the catch-up (``catch_up``, the pending set) enqueues the job again. As with
 webhooks, exactly once holds up to SMTP itself: a worker killed after the server took the mail
-but before it was marked sent mails it again (RFC 1047), with the same ``Message-ID``.
+but before it was marked sent mails it again (RFC 1047), with the same ``Message-ID``. A mail
+that fails every try (``workers.mailer``'s backoff) is given up, as a webhook call is.
+
+The mails' words: ``workers.notify_mail_text``.
 
 Keys (one player's share the Redis Cluster hash tag; ``<id>`` a mail's id)::
 
@@ -52,21 +54,19 @@ import hashlib
 import logging
 from collections import defaultdict
 from datetime import UTC, datetime
-from email.message import EmailMessage
 
 import msgspec
 import redis
 from rq import Retry, get_current_job
 from rq.exceptions import DuplicateJobError
 
-from services import config, mail, mailtexts, serversecret
+from services import config, mail
 from services import notifications as nt
 from services.commands import service
-from services.emails import Email, Emails, unsubscribe_signature
-from services.players import Players
+from services.emails import Emails
 from services.readmodels import ReadModels, Summary
 from services.store import now_ms, unavailable
-from workers import runtime
+from workers import notify_mail_text, runtime
 from workers.mailer import MAIL_RETRY
 
 log = logging.getLogger(__name__)
@@ -327,7 +327,7 @@ def _send(client: redis.Redis, member: bytes, player: str, game_id: str, mail_id
         _finish(client, batch_key, mail_id, notices)
         return "nothing"
     assert summary is not None  # news are live
-    message = compose(client, player, email, summary, news, mail_id)
+    message = notify_mail_text.compose(client, player, email, summary, news, mail_id)
     token = nt.claim(client, mail_id, _lease())
     if token is None:
         return "duplicate"
@@ -368,78 +368,6 @@ def _after_failure(client: redis.Redis, member: bytes) -> None:
 def _done(client: redis.Redis, member: bytes) -> None:
     with unavailable():
         client.zrem(PENDING, member)
-
-
-def compose(
-    client: redis.Redis,
-    player: str,
-    email: Email,
-    summary: Summary,
-    news: list[nt.Notice],
-    mail_id: str,
-) -> EmailMessage:
-    """The mail of ``news`` in the player's language: names, the game, its page; nothing of
-    the game's state (a turn is said to be theirs, never what they hold)."""
-    lang = email.lang
-    people = Players(client)
-    names = people.names(s.player for s in summary.seats if s.player)
-    owners = {s.seat: s.player for s in summary.seats if s.player}
-
-    def person(player_id: str | None) -> str:
-        name = names.get(player_id or "", "?")
-        return mailtexts.text(lang, "notice.person", name=name)
-
-    others = mailtexts.text(lang, "notice.and").join(
-        person(s.player) if s.kind == "player" else mailtexts.text(lang, "notice.ai")
-        for s in summary.seats
-        if s.kind != "open" and s.player != player
-    )
-    me = people.get(player)
-    settings = config.settings()
-    base = config.public_url()
-    signature = unsubscribe_signature(serversecret.load(client), player)
-    params = {
-        "name": me.name if me is not None else "",
-        "game": mailtexts.text(lang, f"notice.game.{summary.game}"),
-        "others": others,
-        "link": f"{base}/play/{summary.game_id}",
-    }
-    lines = _lines(news)
-    if len(lines) == 1:
-        ((event, seat),) = lines
-        joiner = person(owners.get(seat)) if event == nt.Event.PLAYER_JOINED else ""
-        subject = mailtexts.text(lang, f"{event}.subject", joiner=joiner, **params)
-        body = mailtexts.text(lang, f"{event}.body", joiner=joiner, **params)
-    else:
-        subject = mailtexts.text(lang, "digest.subject", **params)
-        listed = "".join(
-            mailtexts.text(lang, f"digest.{event}", joiner=person(owners.get(seat)))
-            for event, seat in lines
-        )
-        body = mailtexts.text(lang, "digest.body", lines=listed, **params)
-    return mailtexts.message(
-        sender=settings.mail_from,
-        to=email.address,
-        lang=lang,
-        subject=subject,
-        body=body,
-        unsubscribe_url=f"{base}/mail/unsubscribe/{player}/{signature}",
-        unsubscribe_mailto=mailtexts.mailto(settings.mail_from, player, signature),
-        message_id=f"notice.{mail_id}",
-    )
-
-
-ORDER = (nt.Event.YOUR_TURN, nt.Event.PLAYER_JOINED, nt.Event.GAME_ENDED)
-
-
-def _lines(news: list[nt.Notice]) -> list[tuple[str, int]]:
-    """What the mail says, once each: the turn (however often it came round), each joiner,
-    the end."""
-    said: dict[tuple[str, int], None] = {}
-    for notice in sorted(news, key=lambda n: (ORDER.index(nt.Event(n.event)), n.version)):
-        seat = notice.seat if notice.event == nt.Event.PLAYER_JOINED else -1
-        said[(notice.event, seat)] = None
-    return list(said)
 
 
 def catch_up(client: redis.Redis) -> int:

@@ -38,7 +38,7 @@ from tests.smtp import Inbox, link_in, smtp_server
 from tests.workers.helpers import start_worker, wait
 from tests.workers.receiver import receiver
 from tests.workers.test_webhooks import Table, _move, _register, _table, api, worker
-from workers import notify, notify_mail, runtime
+from workers import notify, notify_mail, notify_mail_text, runtime
 
 pytestmark = pytest.mark.server
 
@@ -362,7 +362,7 @@ def test_the_texts_of_an_ended_game_and_of_several_notices_in_both_languages(
     assert not notify_mail._live(turn, summary) and notify_mail._live(ended[0], summary)
     email = emails.get(ann.id)
     assert email is not None
-    mail = notify_mail.compose(workers_redis, ann.id, email, summary, ended, "x1")
+    mail = notify_mail_text.compose(workers_redis, ann.id, email, summary, ended, "x1")
     assert mail["Subject"] == "Omerta: your game of Gangsta! with the AI, Bob has ended"
     assert _text(mail).startswith(
         "Hello Ann,\n\nyour game of Gangsta! with the AI, Bob has ended.\n\n"
@@ -372,7 +372,7 @@ def test_the_texts_of_an_ended_game_and_of_several_notices_in_both_languages(
     email = emails.get(bob.id)
     assert email is not None
     ended = [nt.Notice(bob.id, "game_ended", "g1", "gangsta", 9, 2)]
-    mail = notify_mail.compose(workers_redis, bob.id, email, summary, ended, "x2")
+    mail = notify_mail_text.compose(workers_redis, bob.id, email, summary, ended, "x2")
     assert mail["Subject"] == "Omerta: Ann さん、AIとのギャングスタ!が終了しました"
 
     running = msgspec.structs.replace(summary, status="running", due={2: 5})
@@ -381,7 +381,7 @@ def test_the_texts_of_an_ended_game_and_of_several_notices_in_both_languages(
         nt.Notice(bob.id, "player_joined", "g1", "gangsta", 3, 0),
         nt.Notice(bob.id, "your_turn", "g1", "gangsta", 7, 2),
     ]
-    mail = notify_mail.compose(workers_redis, bob.id, email, running, news, "x3")
+    mail = notify_mail_text.compose(workers_redis, bob.id, email, running, news, "x3")
     assert mail["Subject"] == "Omerta: Ann さん、AIとのギャングスタ!のお知らせ"
     assert _text(mail).startswith(
         "Bob さん\n\nAnn さん、AIとのギャングスタ!について: \n\n"
