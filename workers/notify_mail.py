@@ -282,7 +282,7 @@ def send_digest(player: str, game_id: str, ends: str) -> str:
     with unavailable():
         waiting = client.zrange(collected, 0, -1)
     summary = ReadModels(client).summary(game_id)
-    stale = [raw for raw in waiting if not _live(_notice.decode(raw), summary)]
+    stale = [raw for raw in waiting if not live(_notice.decode(raw), summary)]
     keys = (_key(player, f"window:{game_id}"), collected, _key(player, f"batch:{mail_id}"))
     args = (ends, str(now_ms() + _period_ms()), str(_period_ms()), str(KEEP_MS))
     with unavailable():
@@ -301,13 +301,15 @@ def send_digest(player: str, game_id: str, ends: str) -> str:
     return outcome
 
 
-def _live(notice: nt.Notice, summary: Summary | None) -> bool:
-    """Whether the notice is still news: a turn is, while its seat owes a decision."""
+def live(notice: nt.Notice, summary: Summary | None) -> bool:
+    """Whether the notice is still news: a turn is, while its seat owes a decision. A read
+    model older than the notice (the projection that made it is still writing: the fan-out is
+    enqueued before its write) cannot tell: news."""
     if summary is None:
         return False
-    if notice.event == nt.Event.YOUR_TURN:
-        return summary.status == "running" and notice.seat in summary.due
-    return True
+    if notice.event != nt.Event.YOUR_TURN or summary.version < notice.version:
+        return True
+    return summary.status == "running" and notice.seat in summary.due
 
 
 def _send(client: redis.Redis, member: bytes, player: str, game_id: str, mail_id: str) -> str:
@@ -322,7 +324,7 @@ def _send(client: redis.Redis, member: bytes, player: str, game_id: str, mail_id
     email = Emails(client).get(player)
     summary = ReadModels(client).summary(game_id)
     prefs = nt.Preferences(client)
-    news = [n for n in notices if _live(n, summary) and prefs.wants(player, CHANNEL, n.event)]
+    news = [n for n in notices if live(n, summary) and prefs.wants(player, CHANNEL, n.event)]
     if email is None or not email.verified or email.unsubscribed or not news:
         _finish(client, batch_key, mail_id, notices)
         return "nothing"
