@@ -200,22 +200,23 @@ def test_a_move_mails_the_next_player_once_and_a_second_projection_mails_nothing
         assert nt.was_sent(workers_redis, hooks.calls[0].delivery)
 
 
-@pytest.mark.parametrize("period", [10])
+@pytest.mark.parametrize("period", [15])
 def test_moves_within_the_period_make_one_mail_now_and_one_digest_at_its_end(
     api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: list, smtp: Inbox
 ) -> None:
     table = _table(api, read_models)
     _both_verified(api, smtp, table, workers_redis)
+    began = time.monotonic()  # before bob's period begins
     bob, _ = _move(api, read_models, table)  # the first to be told it is their turn
     ann = _other(table, bob)
     wait(lambda: len(_notices(smtp, bob)) == 1, 30, "the first mail")
-    first = time.monotonic()
     _move(api, read_models, table)  # ann's turn: her own first mail, at once
-    _move(api, read_models, table)  # bob's again, within his period: for the digest
+    # (before she moves: a turn already played is not mailed)
     wait(lambda: len(_notices(smtp, ann)) == 1, 30, "ann's mail")
-    wait(lambda: len(_notices(smtp, bob)) == 2, 30, "the digest")
+    _move(api, read_models, table)  # bob's again, within his period: for the digest
+    wait(lambda: len(_notices(smtp, bob)) == 2, 60, "the digest")
     # RQ's scheduler counts whole seconds: the digest came at the period's end, not before.
-    assert time.monotonic() - first >= 10 - 1
+    assert time.monotonic() - began >= 15 - 1
     digest = _notices(smtp, bob)[1]
     assert digest["Subject"] == f"Omerta: your turn in Famiglia with {ann.name}"
     assert f"{PUBLIC}/play/{table.game_id}" in _text(digest)
@@ -223,7 +224,7 @@ def test_moves_within_the_period_make_one_mail_now_and_one_digest_at_its_end(
     assert len(_notices(smtp, ann)) == 1
 
     # The digest opened bob's next period. A turn of his in it that he plays before it ends
-    # is stale at its end: no mail.
+    # is stale at its end: no mail. (Three moves within the period, on a loaded machine too.)
     _move(api, read_models, table)  # bob moves: ann's turn
     _move(api, read_models, table)  # ann moves: bob's, collected
     _move(api, read_models, table)  # bob plays it before the digest
@@ -250,11 +251,11 @@ def test_the_one_click_unsubscribe_stops_the_mails_and_the_email_page_turns_them
     )
     assert posted.status_code == 200
     assert api.ok("GET", "/me/email", bob)["unsubscribed"] is True
-    for _ in range(2):  # ann's turn, then bob's: at once or digested, never mailed to bob
-        _move(api, read_models, table)
+    _move(api, read_models, table)  # ann's turn: the mails do go out, to her
+    wait(lambda: len(_notices(smtp, ann)) == 1, 30, "ann's mail")
+    _move(api, read_models, table)  # bob's: at once or digested, never mailed to him
     _quiet(workers_redis)
     assert len(_notices(smtp, bob)) == 1
-    assert len(_notices(smtp, ann)) >= 1  # the mails do go out: to her
 
     on = api.ok("PUT", "/me/email/subscription", bob, json={"subscribed": True})
     assert on["unsubscribed"] is False
