@@ -225,7 +225,8 @@ def run(bind: str, web_workers: int | None, verbose: bool = False) -> int:
         _say(refusal)
         return 1
     url, store = store_url()
-    env = {**os.environ, "REDIS_URL": url}
+    # The worker too: its notification mails link to the web server's default public URL.
+    env = {**os.environ, "REDIS_URL": url, "OMERTA_BIND": bind}
     if verbose:  # every job (the worker) and every request (gunicorn's access log)
         env["OMERTA_LOG_LEVEL"] = "DEBUG"
         env.setdefault("OMERTA_ACCESS_LOG", "-")

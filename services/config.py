@@ -22,12 +22,14 @@
 | ``OMERTA_SMTP_URL`` | where mail goes: ``smtp://user:pass@host:port``, ``smtps://``: TLS | (e) |
 | ``OMERTA_MAIL_FROM`` | the mails' ``From`` address | ``omerta@localhost`` |
 | ``OMERTA_OPERATOR_TOKEN`` | bearer token of the operator's pages (``/operator/mail``) | (f) |
+| ``OMERTA_SMTP_TIMEOUT`` | seconds each step of an SMTP exchange may take | ``30`` |
+| ``OMERTA_MAIL_DIGEST_SECONDS`` | at most one notification mail per player and game in | (g) |
 
 (a) ``http://`` and the bind address; read by ``public_url()``.  (b) ``127.0.0.1:8000``.
 (c) a random one, made once and kept in the store.  (d) ``10,60,300,1800,7200``.
 (e) unset: mail is written to the maildir ``<var>/mail/`` (``services.mail``).  (f) unset: the
 operator's pages answer only while no SMTP server is set and the public URL is a loopback
-address (``omerta run``'s local default).
+address (``omerta run``'s local default).  (g) ``3600`` seconds (``workers.notify_mail``: a digest).
 
 The rate limits' variables (``OMERTA_RATE_LIMITS``, ``OMERTA_LIMIT_*``, ``OMERTA_OPEN_GAMES``) are
 read by ``api.limits.from_env``, next to the limits they set.
@@ -84,6 +86,9 @@ class Settings(msgspec.Struct, frozen=True):
     smtp_url: str | None = None  # never printed: it may carry the SMTP password
     mail_from: str = "omerta@localhost"
     operator_token: str | None = None  # never printed
+    smtp_timeout: float = 30.0
+    # Notification mails (workers.notify_mail)
+    mail_digest_seconds: int = 3600
 
 
 def settings(env: dict[str, str] | None = None) -> Settings:
@@ -108,7 +113,16 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         smtp_url=env.get("OMERTA_SMTP_URL") or None,
         mail_from=env.get("OMERTA_MAIL_FROM") or "omerta@localhost",
         operator_token=env.get("OMERTA_OPERATOR_TOKEN") or None,
+        smtp_timeout=float(env.get("OMERTA_SMTP_TIMEOUT") or 30.0),
+        mail_digest_seconds=_at_least_one(env, "OMERTA_MAIL_DIGEST_SECONDS", 3600),
     )
+
+
+def _at_least_one(env: dict[str, str], name: str, default: int) -> int:
+    value = int(env.get(name) or default)
+    if value < 1:
+        raise ConfigError(f"{name} must be a whole number of seconds, at least 1")
+    return value
 
 
 def _flag(value: str | None) -> bool:

@@ -177,6 +177,10 @@ class Emails:
             if self.redis.exists(email_key(player_id)):
                 self.redis.hset(email_key(player_id), "unsubscribed", "1")
 
+    def resubscribe(self, player_id: str) -> None:
+        with unavailable():
+            self.redis.hdel(email_key(player_id), "unsubscribed")
+
     def wants_notices(self, player_id: str) -> bool:
         """Whether notification mails may go to the player (verified, not unsubscribed)."""
         email = self.get(player_id)

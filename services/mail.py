@@ -26,8 +26,6 @@ import msgspec
 from services import config
 from services.config import ConfigError
 
-SMTP_TIMEOUT = 30  # seconds: a job's whole budget is longer
-
 
 class Smtp(msgspec.Struct, frozen=True):
     host: str
@@ -69,12 +67,13 @@ def deliver(message: EmailMessage, settings: config.Settings | None = None) -> N
         return
     smtp = smtp_settings(settings.smtp_url)
     context = ssl.create_default_context()
+    timeout = settings.smtp_timeout  # each step's: a job's whole budget is longer
     if smtp.tls:
         client: smtplib.SMTP = smtplib.SMTP_SSL(
-            smtp.host, smtp.port, timeout=SMTP_TIMEOUT, context=context
+            smtp.host, smtp.port, timeout=timeout, context=context
         )
     else:
-        client = smtplib.SMTP(smtp.host, smtp.port, timeout=SMTP_TIMEOUT)
+        client = smtplib.SMTP(smtp.host, smtp.port, timeout=timeout)
     with client:
         if not smtp.tls:
             client.ehlo()

@@ -52,21 +52,45 @@ def compose(
     unsubscribe_mailto: str,
 ) -> EmailMessage:
     """The mail of ``kind`` (``verify``, ``signin``) in ``lang``, with the unsubscribe headers."""
-    message = EmailMessage(policy=POLICY)
-    message["From"] = sender
-    message["To"] = to
-    message["Subject"] = text(lang, f"{kind}.subject")
-    message["Date"] = formatdate(localtime=False)
-    message["Message-ID"] = make_msgid(domain=sender.rpartition("@")[2] or "localhost")
-    message["Auto-Submitted"] = "auto-generated"  # RFC 3834: no auto-replies to it
-    message["List-Unsubscribe"] = f"<{unsubscribe_mailto}>, <{unsubscribe_url}>"
-    message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
-    body = text(lang, f"{kind}.body", name=name, link=link)
-    message.set_content(
+    return message(
+        sender=sender,
+        to=to,
+        lang=lang,
+        subject=text(lang, f"{kind}.subject"),
+        body=text(lang, f"{kind}.body", name=name, link=link),
+        unsubscribe_url=unsubscribe_url,
+        unsubscribe_mailto=unsubscribe_mailto,
+    )
+
+
+def message(
+    *,
+    sender: str,
+    to: str,
+    lang: str,
+    subject: str,
+    body: str,
+    unsubscribe_url: str,
+    unsubscribe_mailto: str,
+    message_id: str | None = None,
+) -> EmailMessage:
+    """A mail of ``subject`` and ``body`` (``lang``'s footer added), with the unsubscribe
+    headers; ``message_id``: the same for every try of one sending (mail clients may dedupe)."""
+    domain = sender.rpartition("@")[2] or "localhost"
+    built = EmailMessage(policy=POLICY)
+    built["From"] = sender
+    built["To"] = to
+    built["Subject"] = subject
+    built["Date"] = formatdate(localtime=False)
+    built["Message-ID"] = f"<{message_id}@{domain}>" if message_id else make_msgid(domain=domain)
+    built["Auto-Submitted"] = "auto-generated"  # RFC 3834: no auto-replies to it
+    built["List-Unsubscribe"] = f"<{unsubscribe_mailto}>, <{unsubscribe_url}>"
+    built["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    built.set_content(
         body + text(lang, "footer", unsubscribe=unsubscribe_url), cte="quoted-printable"
     )
-    message["Content-Language"] = lang  # after set_content, which drops every Content-* header
-    return message
+    built["Content-Language"] = lang  # after set_content, which drops every Content-* header
+    return built
 
 
 def mailto(sender: str, player_id: str, signature: str) -> str:

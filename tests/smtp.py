@@ -35,8 +35,9 @@ class Inbox:
 
 
 @contextmanager
-def smtp_server() -> Iterator[Inbox]:
-    inbox = Inbox()
+def smtp_server(inbox: Inbox | None = None) -> Iterator[Inbox]:
+    """Serve ``inbox`` (a new one if not given: a subclass may add handlers)."""
+    inbox = inbox or Inbox()
     port = free_port()
     controller = Controller(inbox, hostname=HOST, port=port)
     controller.start()

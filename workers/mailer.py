@@ -23,7 +23,7 @@ from workers.runtime import MAIL
 
 log = logging.getLogger(__name__)
 
-MAIL_TIMEOUT = 120  # seconds: an SMTP exchange takes well under SMTP_TIMEOUT twice
+MAIL_TIMEOUT = 120  # seconds: an SMTP exchange takes well under twice OMERTA_SMTP_TIMEOUT (30)
 MAIL_RETRY = Retry(max=3, interval=[10, 60, 300])
 FAILURE_TTL = 7 * 24 * 3600
 PATHS = {VERIFY: "/email/verify/", SIGNIN: "/signin/email/"}

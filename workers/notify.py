@@ -38,7 +38,7 @@ from services import webhooks as wh
 from services.commands import service
 from services.readmodels import Summary
 from services.store import now_ms, unavailable
-from workers import notify_push, runtime
+from workers import notify_mail, notify_push, runtime
 
 log = logging.getLogger(__name__)
 
@@ -87,8 +87,9 @@ def fan_out(notices_json: str) -> int:
     """Enqueue the sendings of these notices; how many."""
     client = _client()
     hooks, prefs = wh.Webhooks(client), nt.Preferences(client)
-    count = 0
-    for notice in _notices.decode(notices_json):
+    notices = _notices.decode(notices_json)
+    count = notify_mail.route(client, notices)  # the email channel
+    for notice in notices:
         count += notify_push.fan_out(client, notice)
         if not prefs.wants(notice.player, "webhook", notice.event):
             continue
@@ -190,4 +191,4 @@ def catch_up(client: redis.Redis) -> int:
             continue
         _enqueue_delivery(client, player, hook_id, notice, suffix=f"-catch-up-{now_ms()}")
         revived += 1
-    return revived + notify_push.catch_up(client)
+    return revived + notify_push.catch_up(client) + notify_mail.catch_up(client)

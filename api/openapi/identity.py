@@ -105,6 +105,18 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         tag="players",
     ),
     Route(
+        "put",
+        "/me/email/subscription",
+        "Turn the caller's notification mails off or back on (`subscribed`)",
+        (200, mail.EmailOut),
+        body=mail.Subscription,
+        auth="required",
+        errors=(400, 401, 404),
+        tag="players",
+        description="The one-click unsubscribe of the mails turns them off too; the mails go "
+        "only to a verified address.",
+    ),
+    Route(
         "post",
         "/email/verify/{token}",
         "Verify the address with the mailed link's token (once)",

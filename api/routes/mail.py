@@ -6,10 +6,11 @@
 sign-in link if the address is a player's verified one, and always answers the same 202: nobody
 learns whether an address is known. ``POST /signin/email/{token}`` redeems the link once and
 signs the browser in (the cookie; the token is in the body too, for API clients).
-``POST /mail/unsubscribe/{player}/{sig}`` is RFC 8058's one-click unsubscribe; mail providers
-post ``List-Unsubscribe=One-Click`` as a form, and the links' pages post forms, so these two
-take form bodies too (``api.security.FORM_ENDPOINTS``). No answer or log names an address
-except the caller's own, to the caller.
+``PUT /me/email/subscription`` turns the caller's notification mails off or back on (the
+email page). ``POST /mail/unsubscribe/{player}/{sig}`` is RFC 8058's one-click unsubscribe;
+mail providers post ``List-Unsubscribe=One-Click`` as a form, and the links' pages post forms,
+so these two take form bodies too (``api.security.FORM_ENDPOINTS``). No answer or log names an
+address except the caller's own, to the caller.
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ class EmailOut(msgspec.Struct):
     unsubscribed: bool
 
 
+class Subscription(msgspec.Struct, forbid_unknown_fields=True):
+    subscribed: bool
+
+
 class SignInByMail(msgspec.Struct, forbid_unknown_fields=True):
     address: str
 
@@ -72,10 +77,27 @@ def add_email() -> Response:
 
 @bp.get("/me/email")
 def my_email() -> Response:
-    email = _emails().get(caller().id)
+    return reply(_out(_mine(_emails(), caller().id)))
+
+
+@bp.put("/me/email/subscription")
+def subscription() -> Response:
+    player = caller()
+    wanted = body(Subscription)
+    emails = _emails()
+    _mine(emails, player.id)
+    if wanted.subscribed:
+        emails.resubscribe(player.id)
+    else:
+        emails.unsubscribe(player.id)
+    return reply(_out(_mine(emails, player.id)))
+
+
+def _mine(emails: Emails, player_id: str) -> Email:
+    email = emails.get(player_id)
     if email is None:
         raise ApiError(404, "no_email", "you have no email address")
-    return reply(_out(email))
+    return email
 
 
 @bp.post("/email/verify/<token>")

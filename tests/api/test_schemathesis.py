@@ -385,6 +385,7 @@ def test_each_hostile_value_in_each_field_of_each_game(quick_app: Flask) -> None
             "/me/notifications": {"webhook": {"your_turn": True}},
             "/me/webhooks": {"url": "https://hooks.example.org/omerta"},
             "/me/email": {"address": "ann@example.org"},
+            "/me/email/subscription": {"subscribed": True},
             "/signin/email": {"address": "ann@example.org"},
             "/me/push": PUSH_SUBSCRIPTION,
         }

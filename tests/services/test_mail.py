@@ -74,3 +74,12 @@ def test_a_mail_goes_over_smtp_with_the_urls_login(tmp_path: Path) -> None:
     [content] = received.contents
     assert b"Subject: hi" in content
     assert not (tmp_path / "mail").exists()  # not the maildir
+
+
+def test_the_digest_period_and_the_smtp_timeout_are_settings() -> None:
+    default = config.settings({})
+    assert (default.mail_digest_seconds, default.smtp_timeout) == (3600, 30.0)
+    chosen = config.settings({"OMERTA_MAIL_DIGEST_SECONDS": "60", "OMERTA_SMTP_TIMEOUT": "5"})
+    assert (chosen.mail_digest_seconds, chosen.smtp_timeout) == (60, 5.0)
+    with pytest.raises(ConfigError, match="OMERTA_MAIL_DIGEST_SECONDS"):
+        config.settings({"OMERTA_MAIL_DIGEST_SECONDS": "0"})

@@ -7,6 +7,7 @@
 
   function showState(email) {
     const state = document.getElementById("email-state");
+    showNotices(email);
     if (!email) {
       state.textContent = t("email.none");
       return;
@@ -15,6 +16,30 @@
       { address: email.address });
     document.getElementById("address").value = email.address;
   }
+
+  // Whether notification mails go out (a verified address, not unsubscribed), and the button
+  // that turns them off or back on.
+  function showNotices(email) {
+    document.getElementById("notices").hidden = !email;
+    if (!email) return;
+    const toggle = document.getElementById("notices-toggle");
+    let state = "email.notices_pending";
+    if (email.unsubscribed) state = "email.notices_off";
+    else if (email.verified) state = "email.notices_on";
+    document.getElementById("notices-state").textContent = t(state);
+    document.getElementById("notices-switch").hidden = state === "email.notices_pending";
+    toggle.textContent = t(email.unsubscribed ? "email.notices_on_button" : "email.notices_off_button");
+    toggle.dataset.subscribe = email.unsubscribed ? "1" : "";
+  }
+
+  document.getElementById("notices-toggle").addEventListener("click", async (event) => {
+    const subscribed = event.currentTarget.dataset.subscribe === "1";
+    try {
+      showState(await api("PUT", "/me/email/subscription", { subscribed }));
+    } catch (err) {
+      showError(err);
+    }
+  });
 
   async function show() {
     const player = await Omerta.me().catch(() => null);

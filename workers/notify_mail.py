@@ -1,0 +1,409 @@
+"""Notification mails (issue 14): the ``email`` channel of ``workers.notify``.
+
+Who gets one: the notice's player, if their address is verified and they have not
+unsubscribed (``services.emails``) and their preference ``email.<event>`` is on; checked when
+``fan_out`` routes the notice and again when the mail goes.
+
+At most one mail per (player, game) per period (``OMERTA_MAIL_DIGEST_SECONDS``, 3600 s):
+
+* ``route`` (from ``notify.fan_out``) takes the notices of one projection for one player and
+  game together. With no window open for (player, game), one opens for a period and they are
+  mailed at once, in one mail. With a window open, they are collected, and a ``send_digest``
+  job is scheduled with RQ (``enqueue_at``; the worker runs RQ's scheduler) at its end.
+* ``send_digest``, at the window's end, mails what was collected in one digest, and a new window
+  opens from then (what comes in it waits for the next digest). With nothing left to say the
+  window closes: the next notice mails at once.
+
+Stale notices, as a player of Board Game Arena expects (a mail about a turn already played is
+noise): when a mail goes, at once or as a digest, a ``your_turn`` whose seat no longer owes a
+decision (the player moved meanwhile, or the game ended) is left out; ``player_joined`` and
+``game_ended`` stay news. A digest left with nothing is not sent, and closes the window.
+
+Exactly once per (player, game, version, event, seat): routing marks each notice (its route
+record, written in the same script as the window's change), so a projection run again or a
+fan-out retried routes nothing twice; the record names where the notice went, and a retried
+fan-out makes sure that mail or digest is still on its way. A mail is a batch of notices with
+an id (one notice: its delivery id of ``services.notifications``; a digest: made of player,
+game and window end), kept until sent. Its job claims the id (``notifications.claim``, a lease
+past the job's limit), sends, and marks the id and every notice's delivery id sent (a notice
+folded into a digest is never mailed on its own). A worker killed mid-send leaves the claim to
+expire, and the catch-up (``catch_up``, the pending set) enqueues the job again. As with
+webhooks, exactly once holds up to SMTP itself: a worker killed after the server took the mail
+but before it was marked sent mails it again (RFC 1047), with the same ``Message-ID``. A mail
+that fails every try (``workers.mailer``'s backoff) is given up, as a webhook call is.
+
+The mails' words: ``workers.notify_mail_text``.
+
+Keys (one player's share the Redis Cluster hash tag; ``<id>`` a mail's id)::
+
+    notify:mail:{<player>}:window:<game>    string  the window's end (ms); expires then,
+                                                    unless notices are collected
+    notify:mail:{<player>}:digest:<game>    zset    the collected notices (JSON), by arrival
+    notify:mail:{<player>}:batch:<id>       string  a mail's notices (JSON) until it is sent
+    notify:mail:{<player>}:route:<delivery> string  where the notice went: mail:<id>, digest:<end>
+    notify:mail:pending                     zset    [kind, player, game, id or end] -> when
+                                                    the catch-up looks again (ms)
+
+Logs never name an address.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+from collections import defaultdict
+from datetime import UTC, datetime
+
+import msgspec
+import redis
+from rq import Retry, get_current_job
+from rq.exceptions import DuplicateJobError
+
+from services import config, mail
+from services import notifications as nt
+from services.commands import service
+from services.emails import Emails
+from services.readmodels import ReadModels, Summary
+from services.store import now_ms, unavailable
+from workers import notify_mail_text, runtime
+from workers.mailer import MAIL_RETRY
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "email"
+TARGET = "mail"  # a notice's delivery id names the channel; the player has one address
+PENDING = "notify:mail:pending"
+MARGIN = 5  # seconds: a try's limit past its SMTP steps, a claim's past the try's
+SCHEDULER_SLACK = 10  # seconds RQ's scheduler may take to start a due digest
+FAILURE_TTL = 7 * 24 * 3600
+KEEP_MS = 1000 * nt.SENT_TTL
+CATCH_UP_BATCH = 100
+MAIL = "mail"
+DIGEST = "digest"
+
+_notices = msgspec.json.Decoder(list[nt.Notice])
+_notice = msgspec.json.Decoder(nt.Notice)
+_pending = msgspec.json.Decoder(tuple[str, str, str, str])
+
+# KEYS[1] window, KEYS[2] collected, KEYS[3] the batch if mailed now, KEYS[4..] the notices'
+# route records; ARGV[1] the window's end if it opens now, ARGV[2] the period (ms), ARGV[3] how
+# long records are kept (ms), ARGV[4] the batch's id, ARGV[5] now (ms), ARGV[6..] the notices
+# (JSON), as KEYS[4..].
+# Returns where each notice went (routed now or earlier): mail:<id> or digest:<window end>.
+_ROUTE = """
+local fresh, went = {}, {}
+for i = 4, #KEYS do
+  local earlier = redis.call('GET', KEYS[i])
+  if earlier then table.insert(went, earlier) else table.insert(fresh, i) end
+end
+if #fresh == 0 then return went end
+local ends = redis.call('GET', KEYS[1])
+local dest
+if not ends then
+  dest = 'mail:' .. ARGV[4]
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  local batch = {}
+  for _, i in ipairs(fresh) do table.insert(batch, ARGV[i + 2]) end
+  redis.call('SET', KEYS[3], '[' .. table.concat(batch, ',') .. ']', 'PX', ARGV[3])
+else
+  dest = 'digest:' .. ends
+  for _, i in ipairs(fresh) do redis.call('ZADD', KEYS[2], 'NX', ARGV[5], ARGV[i + 2]) end
+  redis.call('PERSIST', KEYS[1])
+end
+for _, i in ipairs(fresh) do redis.call('SET', KEYS[i], dest, 'PX', ARGV[3]) end
+table.insert(went, dest)
+return went
+"""
+
+# KEYS[1] window, KEYS[2] collected, KEYS[3] the digest's batch; ARGV[1] the window's end this
+# digest is for, ARGV[2] the next window's end, ARGV[3] the period (ms), ARGV[4] how long the
+# batch is kept (ms), ARGV[5..] collected notices known stale. Returns the batch (JSON), '' when
+# all was stale (the window closes), nil when this window's digest was made before.
+_TAKE = """
+local batch = redis.call('GET', KEYS[3])
+if batch then return batch end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return false end
+local stale = {}
+for i = 5, #ARGV do stale[ARGV[i]] = true end
+local live = {}
+for _, n in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+  if not stale[n] then table.insert(live, n) end
+end
+redis.call('DEL', KEYS[2])
+if #live == 0 then
+  redis.call('DEL', KEYS[1])
+  return ''
+end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+batch = '[' .. table.concat(live, ',') .. ']'
+redis.call('SET', KEYS[3], batch, 'PX', ARGV[4])
+return batch
+"""
+
+
+def _key(player: str, part: str) -> str:
+    return f"notify:mail:{{{player}}}:{part}"
+
+
+def _member(kind: str, player: str, game_id: str, ref: str) -> bytes:
+    return msgspec.json.encode((kind, player, game_id, ref))
+
+
+def notice_id(notice: nt.Notice) -> str:
+    return nt.delivery_id(notice, CHANNEL, TARGET)
+
+
+def digest_id(player: str, game_id: str, ends: str) -> str:
+    """The id of (player, game)'s digest for the window ending at ``ends`` (ms)."""
+    raw = "|".join((player, game_id, ends, CHANNEL, "digest")).encode()
+    return hashlib.sha256(raw).hexdigest()[:32]
+
+
+def _batch_id(notices: list[nt.Notice]) -> str:
+    ids = sorted(notice_id(n) for n in notices)
+    if len(ids) == 1:
+        return ids[0]
+    return hashlib.sha256("|".join(ids).encode()).hexdigest()[:32]
+
+
+def _client() -> redis.Redis:
+    return service().store.redis
+
+
+def _period_ms() -> int:
+    return 1000 * config.settings().mail_digest_seconds
+
+
+def _job_timeout() -> int:
+    """RQ's limit for one try: a few SMTP steps, each bounded by ``OMERTA_SMTP_TIMEOUT``."""
+    return int(3 * config.settings().smtp_timeout) + MARGIN
+
+
+def _lease() -> int:
+    """A claim outlives the try that made it: no second try sends while the first may."""
+    return _job_timeout() + MARGIN
+
+
+def route(client: redis.Redis, notices: list[nt.Notice]) -> int:
+    """Route the notices of one projection to a mail now or the next digest (see the module
+    docstring); how many mails or digests are on their way for them."""
+    groups: dict[tuple[str, str], list[nt.Notice]] = defaultdict(list)
+    emails, prefs = Emails(client), nt.Preferences(client)
+    for notice in notices:
+        if prefs.wants(notice.player, CHANNEL, notice.event):
+            groups[(notice.player, notice.game_id)].append(notice)
+    count = 0
+    for (player, game_id), group in groups.items():
+        if not emails.wants_notices(player):
+            continue
+        now = now_ms()
+        batch = _batch_id(group)
+        keys = [_key(player, f"window:{game_id}"), _key(player, f"digest:{game_id}")]
+        keys += [_key(player, f"batch:{batch}")]
+        keys += [_key(player, f"route:{notice_id(n)}") for n in group]
+        args = [str(now + _period_ms()), str(_period_ms()), str(KEEP_MS), batch, str(now)]
+        args += [msgspec.json.encode(n).decode() for n in group]
+        with unavailable():
+            went = client.eval(_ROUTE, len(keys), *keys, *args)
+        for dest in {d.decode() for d in went}:
+            kind, _, ref = dest.partition(":")
+            count += _enqueue_mail(client, player, game_id, ref) if kind == MAIL else 0
+            count += _schedule_digest(client, player, game_id, ref) if kind == DIGEST else 0
+    return count
+
+
+def _retry() -> Retry:
+    return Retry(max=MAIL_RETRY.max, interval=MAIL_RETRY.intervals)
+
+
+def _enqueue_mail(
+    client: redis.Redis, player: str, game_id: str, batch: str, suffix: str = ""
+) -> int:
+    if nt.was_sent(client, batch):  # a projection run again
+        return 0
+    with unavailable():
+        client.zadd(PENDING, {_member(MAIL, player, game_id, batch): now_ms() + 1000 * _lease()})
+    runtime.enqueue(
+        runtime.NOTIFY,
+        "workers.notify_mail.deliver_mail",
+        args=(player, game_id, batch),
+        job_id=f"mail-{batch}{suffix}",
+        timeout=_job_timeout(),
+        result_ttl=0,
+        failure_ttl=FAILURE_TTL,
+        retry=_retry(),
+        description=f"notification mail {batch}",
+    )
+    return 1
+
+
+def _schedule_digest(client: redis.Redis, player: str, game_id: str, ends: str) -> int:
+    if nt.was_sent(client, digest_id(player, game_id, ends)):
+        return 0
+    member = _member(DIGEST, player, game_id, ends)
+    with unavailable():
+        client.zadd(PENDING, {member: int(ends) + 1000 * (_lease() + SCHEDULER_SLACK)})
+    # Scheduled by an earlier notice of this window: it is the same digest.
+    with contextlib.suppress(DuplicateJobError):
+        runtime.queue(runtime.NOTIFY).enqueue_at(
+            datetime.fromtimestamp(int(ends) / 1000, tz=UTC),
+            "workers.notify_mail.send_digest",
+            args=(player, game_id, ends),
+            job_id=f"maildigest-{digest_id(player, game_id, ends)}",
+            unique=True,
+            timeout=_job_timeout(),
+            result_ttl=0,
+            failure_ttl=FAILURE_TTL,
+            retry=_retry(),
+            description=f"notification digest {digest_id(player, game_id, ends)}",
+        )
+    return 1
+
+
+def deliver_mail(player: str, game_id: str, batch: str) -> str:
+    """Send one mail of notices, once: ``sent``, ``duplicate`` (sent before), ``nothing``
+    (nothing live or wanted left in it) or ``gone`` (its batch expired). Raises (RQ retries)
+    on a failed sending or a claim held elsewhere."""
+    client = _client()
+    member = _member(MAIL, player, game_id, batch)
+    outcome = _send(client, member, player, game_id, batch)
+    _done(client, member)
+    return outcome
+
+
+def send_digest(player: str, game_id: str, ends: str) -> str:
+    """At the window's end: mail what was collected in it, once (as ``deliver_mail``);
+    ``stale`` when nothing was left to say, ``made`` when this digest was dealt with before."""
+    client = _client()
+    member = _member(DIGEST, player, game_id, ends)
+    mail_id = digest_id(player, game_id, ends)
+    collected = _key(player, f"digest:{game_id}")
+    with unavailable():
+        waiting = client.zrange(collected, 0, -1)
+    summary = ReadModels(client).summary(game_id)
+    stale = [raw for raw in waiting if not live(_notice.decode(raw), summary)]
+    keys = (_key(player, f"window:{game_id}"), collected, _key(player, f"batch:{mail_id}"))
+    args = (ends, str(now_ms() + _period_ms()), str(_period_ms()), str(KEEP_MS))
+    with unavailable():
+        taken = client.eval(_TAKE, len(keys), *keys, *args, *stale)
+    if taken is None:
+        outcome = "made"
+    else:
+        for raw in stale:  # taken and never to be mailed: done with
+            nt.mark_sent(client, notice_id(_notice.decode(raw)))
+        if taken == b"":
+            nt.mark_sent(client, mail_id)
+            outcome = "stale"
+        else:
+            outcome = _send(client, member, player, game_id, mail_id)
+    _done(client, member)
+    return outcome
+
+
+def live(notice: nt.Notice, summary: Summary | None) -> bool:
+    """Whether the notice is still news: a turn is, while its seat owes a decision. A read
+    model older than the notice (the projection that made it is still writing: the fan-out is
+    enqueued before its write) cannot tell: news."""
+    if summary is None:
+        return False
+    if notice.event != nt.Event.YOUR_TURN or summary.version < notice.version:
+        return True
+    return summary.status == "running" and notice.seat in summary.due
+
+
+def _send(client: redis.Redis, member: bytes, player: str, game_id: str, mail_id: str) -> str:
+    if nt.was_sent(client, mail_id):
+        return "duplicate"
+    batch_key = _key(player, f"batch:{mail_id}")
+    with unavailable():
+        raw = client.get(batch_key)
+    if raw is None:
+        return "gone"
+    notices = _notices.decode(raw)
+    email = Emails(client).get(player)
+    summary = ReadModels(client).summary(game_id)
+    prefs = nt.Preferences(client)
+    news = [n for n in notices if live(n, summary) and prefs.wants(player, CHANNEL, n.event)]
+    if email is None or not email.verified or email.unsubscribed or not news:
+        _finish(client, batch_key, mail_id, notices)
+        return "nothing"
+    assert summary is not None  # news are live
+    message = notify_mail_text.compose(client, player, email, summary, news, mail_id)
+    token = nt.claim(client, mail_id, _lease())
+    if token is None:
+        return "duplicate"
+    with unavailable():  # the catch-up leaves it alone while this try may still be sending
+        client.zadd(PENDING, {member: now_ms() + 1000 * _lease()})
+    try:
+        mail.deliver(message)
+    except Exception:
+        nt.release(client, mail_id, token)
+        _after_failure(client, member)
+        raise
+    _finish(client, batch_key, mail_id, notices)
+    log.info("notification mail %s to player %s (%d notices)", mail_id, player, len(news))
+    return "sent"
+
+
+def _finish(client: redis.Redis, batch_key: str, mail_id: str, notices: list[nt.Notice]) -> None:
+    nt.mark_sent(client, mail_id)
+    for notice in notices:
+        nt.mark_sent(client, notice_id(notice))
+    with unavailable():
+        client.delete(batch_key)
+
+
+def _after_failure(client: redis.Redis, member: bytes) -> None:
+    """Keep the catch-up off this mail until RQ's next try is due (or forget it: the last)."""
+    job = get_current_job()
+    left = job.retries_left if job is not None else None
+    if not left:
+        _done(client, member)
+        return
+    intervals = MAIL_RETRY.intervals
+    wait = intervals[min(len(intervals) - left, len(intervals) - 1)]
+    with unavailable():
+        client.zadd(PENDING, {member: now_ms() + 1000 * (wait + _lease())})
+
+
+def _done(client: redis.Redis, member: bytes) -> None:
+    with unavailable():
+        client.zrem(PENDING, member)
+
+
+def catch_up(client: redis.Redis) -> int:
+    """Re-enqueue the pending mails and digests past their due time that nobody holds (a
+    worker died with them, or a job was lost); how many."""
+    with unavailable():
+        due = client.zrangebyscore(PENDING, 0, now_ms(), start=0, num=CATCH_UP_BATCH)
+    revived = 0
+    for raw in due:
+        kind, player, game_id, ref = _pending.decode(raw)
+        mail_id = ref if kind == MAIL else digest_id(player, game_id, ref)
+        if nt.was_sent(client, mail_id):
+            _done(client, raw)
+            continue
+        with unavailable():
+            held = client.exists(nt.record_key(mail_id))
+        if held:  # claimed: the try decides
+            continue
+        suffix = f"-catch-up-{now_ms()}"
+        if kind == MAIL:
+            _enqueue_mail(client, player, game_id, ref, suffix)
+        else:
+            with unavailable():
+                client.zadd(PENDING, {raw: now_ms() + 1000 * _lease()})
+            runtime.enqueue(
+                runtime.NOTIFY,
+                "workers.notify_mail.send_digest",
+                args=(player, game_id, ref),
+                job_id=f"maildigest-{mail_id}{suffix}",
+                timeout=_job_timeout(),
+                result_ttl=0,
+                failure_ttl=FAILURE_TTL,
+                retry=_retry(),
+                description=f"notification digest {mail_id}",
+            )
+        revived += 1
+    return revived
