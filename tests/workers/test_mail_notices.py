@@ -1,11 +1,12 @@
 """Notification mails end to end (issue 14): the API in this process, a real ``omerta worker``
 process, a real SMTP server (aiosmtpd). An opponent's move mails the player whose turn it is
-exactly once (and calls their webhook once); the projection run again mails nothing more;
-moves within the digest period make one mail at once and one digest at the period's end, and
-a digest whose turn was played meanwhile is not sent; the one-click unsubscribe, posted as a
-mail provider posts it, stops the mails (and the email page's switch turns them back on); a
-player who chose Japanese gets the Japanese text; a worker killed in the middle of the SMTP
-exchange ends with one mail. The mail says whose turn it is, and nothing of the game's cards.
+exactly once, calls their webhook once and pushes to their browser once; the projection run
+again sends nothing more; moves within the digest period make one mail at once and one digest
+at the period's end, and a digest whose turn was played meanwhile is not sent; the one-click
+unsubscribe, posted as a mail provider posts it, stops the mails (and the email page's switch
+turns them back on); a player who chose Japanese gets the Japanese text; a worker killed in the
+middle of the SMTP exchange ends with one mail. The mail says whose turn it is, and nothing of
+the game's cards.
 
 The tables, moves and worker are those of ``test_webhooks``."""
 
@@ -36,9 +37,12 @@ from services.readmodels import ReadModels
 from tests.api.helpers import Api, Who
 from tests.smtp import Inbox, link_in, smtp_server
 from tests.workers.helpers import start_worker, wait
+from tests.workers.pushservice import push_service
 from tests.workers.receiver import receiver
+from tests.workers.test_push import _subscribe
 from tests.workers.test_webhooks import Table, _move, _register, _table, api, worker
-from workers import notify, notify_mail, notify_mail_text, runtime
+from tests.workers.test_webhooks import _quiet as quiet
+from workers import notify_mail, notify_mail_text, runtime
 
 pytestmark = pytest.mark.server
 
@@ -84,9 +88,11 @@ def period() -> int:
 
 
 @pytest.fixture
-def hooks_env(monkeypatch: pytest.MonkeyPatch, smtp: Inbox, period: int) -> None:
+def hooks_env(monkeypatch: pytest.MonkeyPatch, smtp: Inbox, period: int, tmp_path: Path) -> None:
     """Set before the worker starts: it inherits them (``test_webhooks``' fixtures use this
     one, by name, in this module)."""
+    monkeypatch.setenv("OMERTA_VAR", str(tmp_path / "var"))  # the VAPID key of API and worker
+    monkeypatch.setenv("OMERTA_PUSH_ALLOW_PRIVATE", "1")
     monkeypatch.setenv("OMERTA_WEBHOOKS_ALLOW_PRIVATE", "1")
     monkeypatch.setenv("OMERTA_WEBHOOK_BACKOFF", "1,3,1,1,1")
     monkeypatch.setenv("OMERTA_WEBHOOK_TIMEOUT", "5")
@@ -115,25 +121,10 @@ def _notices(smtp: Inbox, who: Who) -> list[EmailMessage]:
 
 
 def _quiet(client: redis.Redis, abandoned: frozenset[str] = frozenset()) -> None:
-    """Wait until the notification jobs are all done, scheduled digests included (but
-    ``abandoned``: jobs of a killed worker); see ``test_webhooks._quiet``."""
-    registry = runtime.queue(runtime.NOTIFY).failed_job_registry
-
-    def failed() -> set[str]:
-        return set(registry.get_job_ids()) - abandoned
-
-    def jobs_left() -> set[str]:
-        found = set()
-        for pattern in ("notify-*", "webhook-*", "mail-*", "maildigest-*"):
-            keys = client.scan_iter(f"rq:job:{pattern}")
-            found |= {k.decode().removeprefix("rq:job:") for k in keys}
-        return found - abandoned - failed()
-
-    def pending() -> int:
-        return client.zcard(notify.PENDING) + client.zcard(notify_mail.PENDING)
-
-    wait(lambda: not jobs_left() and not pending(), 90, "the notification jobs to finish")
-    assert not failed(), failed()  # a job that crashed would pass for one that sent nothing
+    """``test_webhooks._quiet``, and no job failed: a job that crashed would pass for one that
+    sent nothing."""
+    failed = quiet(client, abandoned, timeout=90)
+    assert not failed, failed
 
 
 def _text(mail: EmailMessage) -> str:
@@ -164,14 +155,19 @@ def test_a_move_mails_the_next_player_once_and_a_second_projection_mails_nothing
 ) -> None:
     table = _table(api, read_models)
     _both_verified(api, smtp, table, workers_redis)
-    with receiver() as hooks:
+    with receiver() as hooks, push_service() as pushes:
+        browsers = {}
         for who in table.players.values():
             _register(api, who, hooks.url)
+            browsers[who.id] = _subscribe(api, who, pushes)
         before = workers_redis.hgetall(rm.game_key(table.game_id))
         waiting, _ = _move(api, read_models, table)
         wait(lambda: len(_notices(smtp, waiting)) == 1, 30, "the mail")
         _quiet(workers_redis)
         assert len(hooks.calls) == 1  # the webhook channel too, once
+        (pushed,) = pushes.pushes  # and the browser's, once, to the player whose turn it is
+        assert pushed in pushes.to(waiting.id)
+        assert browsers[waiting.id].decrypt(pushed.body)["event"] == "your_turn"
         assert _notices(smtp, _other(table, waiting)) == []
         (mail,) = _notices(smtp, waiting)
         unsubscribe = _unsubscribe_url(mail)
@@ -197,6 +193,7 @@ def test_a_move_mails_the_next_player_once_and_a_second_projection_mails_nothing
         runtime.projector().project(table.game_id)
         _quiet(workers_redis)
         assert len(_notices(smtp, waiting)) == 1 and len(hooks.calls) == 1
+        assert len(pushes.pushes) == 1
         assert nt.was_sent(workers_redis, hooks.calls[0].delivery)
 
 

@@ -29,11 +29,12 @@ from services.readmodels import ReadModels
 from tests.api.helpers import Api, Who
 from tests.workers.helpers import start_worker, wait
 from tests.workers.receiver import HOLD, Receiver, receiver
-from workers import notify, notify_push, runtime
+from workers import notify, notify_mail, notify_push, runtime
 
 pytestmark = pytest.mark.server
 
-PENDING = (notify.PENDING, notify_push.PENDING)
+PENDING = (notify.PENDING, notify_push.PENDING, notify_mail.PENDING)
+JOBS = ("notify-*", "webhook-*", "push-*", "mail-*", "maildigest-*")  # every channel's
 
 
 @pytest.fixture
@@ -113,24 +114,32 @@ def _move(api: Api, read_models: ReadModels, table: Table) -> tuple[Who, int]:
     return table.players[1 - mover], 1 - mover
 
 
-def _quiet(client: redis.Redis, abandoned: frozenset[str] = frozenset()) -> None:
-    """Wait until the notification jobs are all done (but ``abandoned``: jobs of a killed
-    worker, which RQ notices only a minute later). A job that succeeds is deleted as it ends
+def _quiet(
+    client: redis.Redis, abandoned: frozenset[str] = frozenset(), timeout: float = 60
+) -> set[str]:
+    """Wait until the notification jobs of every channel are all done, scheduled digests
+    included (but ``abandoned``: jobs of a killed worker, which RQ notices only a minute later);
+    the ids of the jobs failed for good. A job that succeeds is deleted as it ends
     (``result_ttl=0``): none left means none queued, running, or waiting for a retry (a
     queue's length alone misses a job between its pop and its start)."""
-    failed = set(runtime.queue(runtime.NOTIFY).failed_job_registry.get_job_ids())
+    registry = runtime.queue(runtime.NOTIFY).failed_job_registry
+
+    def failed() -> set[str]:
+        return set(registry.get_job_ids()) - abandoned
 
     def jobs_left() -> set[str]:
         found = set()
-        for pattern in ("rq:job:notify-*", "rq:job:webhook-*", "rq:job:push-*"):
-            found |= {k.decode().removeprefix("rq:job:") for k in client.scan_iter(pattern)}
-        return found - abandoned - failed
+        for pattern in JOBS:
+            keys = client.scan_iter(f"rq:job:{pattern}")
+            found |= {k.decode().removeprefix("rq:job:") for k in keys}
+        return found - abandoned - failed()
 
     wait(
         lambda: not jobs_left() and not any(client.zcard(p) for p in PENDING),
-        60,
+        timeout,
         "the notification jobs to finish",
     )
+    return failed()
 
 
 def _signature_ok(secret: str, call_headers: dict[str, str], body: bytes) -> bool:
