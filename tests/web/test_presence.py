@@ -203,7 +203,8 @@ def test_the_log_sits_beside_the_board_on_a_wide_screen(
     for spec in ({"game": "famiglia", "seats": 2, "ai": {"1": 1}},
                  {"game": "gangsta", "seats": 3, "ai": {"1": 1, "2": 1}}):  # fmt: skip
         game_id = call(wide, "POST", "/games", spec)["game_id"]
-        pages += [(f"/play/{game_id}", spec["game"]), (f"/play/{game_id}/replay", spec["game"] + "-replay")]
+        name = str(spec["game"])
+        pages += [(f"/play/{game_id}", name), (f"/play/{game_id}/replay", f"{name}-replay")]
     phone = new_context(viewport=PHONE).new_page()
     phone.context.add_cookies(wide.context.cookies())
     for path, name in pages:
