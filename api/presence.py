@@ -23,7 +23,6 @@ import time
 from collections.abc import Iterator
 
 import msgspec
-import redis
 from flask import Blueprint, Response, request
 
 from api.context import caller, deps
@@ -31,9 +30,9 @@ from api.jsonio import body, reply
 from api.problems import ApiError
 from api.schemas import GameChange, InboxEvent, Seen, SeenOut
 from api.sse import KEEP_ALIVE, RETRY_MS, SPREAD
+from services import seen
 from services.errors import Unavailable
 from services.readmodels import ReadModels
-from services.store import unavailable
 
 bp = Blueprint("presence", __name__)
 
@@ -105,20 +104,8 @@ def player_stream() -> Response:
     return response
 
 
-def seen_key(player_id: str) -> str:
-    return f"seen:{{{player_id}}}"
-
-
-# KEYS[1]: the player's seen hash; ARGV: game id, version. Keeps the larger; returns the old.
-_KEEP_NEWER = """
-local old = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
-if tonumber(ARGV[2]) > old then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
-return old
-"""
-
-
 @bp.put("/games/<game_id>/seen")
-def seen(game_id: str) -> Response:
+def see(game_id: str) -> Response:
     """The player has seen the game up to a version (their game page showed it): kept per
     player and game on the server, so "new since you last looked" follows them to any device.
     A version past the game's is taken as the game's."""
@@ -127,7 +114,5 @@ def seen(game_id: str) -> Response:
     d = deps()
     loaded = d.service.load(game_id)  # 404 for an unknown game
     version = min(sent.version, loaded.version)
-    client: redis.Redis = d.players.redis
-    with unavailable():
-        previous = int(client.eval(_KEEP_NEWER, 1, seen_key(player_id), game_id, version))
+    previous = seen.record(d.players.redis, player_id, game_id, version)
     return reply(SeenOut(max(version, previous), previous))
