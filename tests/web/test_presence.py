@@ -80,6 +80,43 @@ def test_the_badge_and_the_title_follow_the_opponents_move(
     assert errors == []
 
 
+def test_the_tabs_of_one_browser_share_one_stream(
+    new_context: Callable[..., BrowserContext],
+) -> None:
+    context = new_context()
+    alice, bob = context.new_page(), new_context().new_page()
+    errors = watch_errors(alice) + watch_errors(bob)
+    player(alice, "Alice")
+    player(bob, "Bob")
+    games = [game_for(alice, bob, first=1) for _ in range(2)]
+    deadline = time.monotonic() + 30
+    while len(call(bob, "GET", "/me/inbox")["games"]) < 2:  # the worker projects the joins
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    before = waiting_for(alice)
+    streams: list[Page] = []
+    context.on("request", lambda r: streams.append(r.frame.page) if "/me/events" in r.url else None)
+    first, second = context.new_page(), context.new_page()
+    errors += watch_errors(first) + watch_errors(second)
+    first.goto("/games-open")
+    expect(first).to_have_title(
+        f"({before}) Open games · Omerta" if before else "Open games · Omerta"
+    )
+    second.goto("/new")
+    pass_turn(bob, games[0])
+    for tab in (first, second):
+        expect(tab.locator("#inbox-count")).to_have_text(str(before + 1))
+    assert set(streams) == {first}  # the first tab's stream serves both
+    # The tab with the stream goes: the other takes it over.
+    first.close()
+    alice.close()
+    pass_turn(bob, games[1])
+    expect(second.locator("#inbox-count")).to_have_text(str(before + 2))
+    expect(second).to_have_title(f"({before + 2}) New game · Omerta")
+    assert second in streams
+    assert errors == []
+
+
 def test_a_page_without_a_player_shows_no_count(page: Page) -> None:
     errors = watch_errors(page)
     page.goto("/games-open")
