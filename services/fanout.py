@@ -24,11 +24,11 @@ and browsers reconnect rather than wait on a reader that sees nothing.
 The same reader follows the inbox feed (``keys.INBOX_FEED``) in the same ``XREAD``: the
 projector adds an entry ``{game, version, players}`` to it with every read-model write of a game
 with seated players (in the write's atomic step, ``workers.projection``), so the player streams
-(``/me/events``, ``api.sse``) learn that the inboxes of those players may have changed once the
-read models show it, not at the append. A watched player's ``version`` counts the entries that
-named them since this process first watched them; the games of the latest are kept
-(``Watch.changes``). Their streams then re-read the inbox count, once per player and change
-(``Watch.read``).
+(``/me/events``, ``api.presence``) learn that the inboxes of those players may have changed
+once the read models show it, not at the append. A watched player's ``version`` counts the
+entries that named them since this process first watched them; the games of the latest are
+kept (``Watch.changes``). Their streams then re-read the inbox count, once per player and
+change (``Watch.read``).
 
 The reader is a daemon thread (a greenlet under gunicorn's gevent worker, which patches
 ``threading``) started by the first ``watch()``; it stops within one ``BLOCK_MS`` once no game

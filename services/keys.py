@@ -12,8 +12,8 @@ script may touch them together.
                           id recorded there is used for every seat of that game)
 ``feed``                  stream, one entry ``{game, version}`` per append, in commit order
 ``inbox-feed``            stream, one entry ``{game, version, players}`` per read-model write of a
-                          game with seated players (``workers.projection``; trimmed to about
-                          ``INBOX_FEED_KEEP`` entries): whose inboxes may have changed
+                          game with seated players (``workers.projection``, trimmed to about
+                          its ``INBOX_FEED_KEEP`` entries): whose inboxes may have changed
 ``changed``               set, games appended to since the read side last took them
 ``changed:wake``          string, set (with a short expiry) by the first append after the read
                           side last took the changed games: the appender wakes the read side

@@ -212,34 +212,42 @@
   // --- what the player saw before: kept on the server (PUT /games/{id}/seen), so it follows
   // the player to every device. A version counts as seen once this page has shown it while
   // visible. What happened between the version seen last and the one this page first showed
-  // is marked in the log, below a note at the top.
+  // is marked in the log, and a note at the top says so.
 
   let since = null; // { from, to }: the versions marked as new since the player last looked
   let seeing = false; // the viewer is a player: what this page shows counts as seen
+  let looked = false; // the first version seen here was sent: its answer says what is new
   let seenSent = 0;
 
   async function sendSeen() {
-    if (document.hidden || !ctx.version || ctx.version <= seenSent) return null;
+    if (document.hidden || !ctx.version || ctx.version <= seenSent) return;
     const version = seenSent = ctx.version;
     try {
-      return (await api("PUT", `/games/${gameId}/seen`, { version })).previous;
+      const { previous } = await api("PUT", `/games/${gameId}/seen`, { version });
+      if (!looked) {
+        looked = true;
+        markNew(previous, version);
+      }
     } catch {
       seenSent = 0; // sent again at the next version shown
-      return null;
     }
   }
 
-  async function showSince() {
-    if (!(await Omerta.me().catch(() => null))) return; // a spectator without a player
-    seeing = true;
-    const previous = await sendSeen();
-    if (!previous || previous >= ctx.version) return; // a first look, or nothing new
-    since = { from: previous, to: ctx.version };
+  // A first look (nothing seen before) or nothing new marks nothing.
+  function markNew(previous, version) {
+    if (!previous || previous >= version) return;
+    since = { from: previous, to: version };
     redrawLog();
     const count = document.querySelectorAll("#log li.since").length;
     if (!count) return;
     document.getElementById("prompt").before(el("p", { class: "since-note", id: "since-note" },
       el("a", { href: "#log" }, t("game.since_note", { n: count }))));
+  }
+
+  async function startSeeing() {
+    if (!(await Omerta.me().catch(() => null))) return; // a spectator without a player
+    seeing = true;
+    await sendSeen(); // (a page opened in the background: once it is shown)
   }
 
   // The boundary between the new lines and the old (the log shows the newest first): under the
@@ -300,7 +308,7 @@
       await reload();
       follow();
       following = true;
-      await showSince();
+      await startSeeing();
       // Taking a seat is no game event: while a seat is open, look for newcomers now and then.
       setInterval(() => {
         if (ctx.game && ctx.game.seats.some((s) => s.kind === "open")) reload();
