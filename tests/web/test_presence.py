@@ -193,7 +193,9 @@ def test_the_game_page_marks_what_happened_since_the_player_last_looked(
     expect(alice.locator(".since-marker")).to_have_count(0)  # a first look: nothing is new
     alice.locator("[data-action=pass]").click()  # Alice's own move, seen as she makes it
     wait_past(alice, seen)
-    shown = shown_version(alice)
+    # The whole of her command (its last events come a moment after the first), on her page.
+    shown = call(alice, "GET", f"/games/{game_id}")["version"]
+    alice.wait_for_function("v => Number(document.body.dataset.version || 0) >= v", arg=shown)
     deadline = time.monotonic() + 30
     while call(alice, "PUT", f"/games/{game_id}/seen", {"version": 0})["version"] < shown:
         assert time.monotonic() < deadline, "the page never said what it showed"
