@@ -11,6 +11,7 @@ list sets several):
 | ``POST /games/{id}/join`` | player | ``OMERTA_LIMIT_JOINS`` | ``120 per hour`` |
 | ``POST /games/{id}/commands`` | player | ``OMERTA_LIMIT_COMMANDS`` | ``300 per minute`` |
 | ``GET /games/{id}/events`` | player or address | ``OMERTA_LIMIT_STREAMS`` | ``120 per minute`` |
+| ``GET /me/events`` | player | ``OMERTA_LIMIT_STREAMS`` | ``120 per minute`` |
 | ``POST /signin`` | client address | ``OMERTA_LIMIT_SIGNIN`` | ``20 per hour`` |
 | ``POST /signin`` | link or code sent | ``OMERTA_LIMIT_SIGNIN_SECRET`` | ``10 per hour`` |
 | ``POST /me/email`` (mails a link) | player | ``OMERTA_LIMIT_EMAIL_ADDS`` | ``10 per hour`` |
@@ -22,7 +23,8 @@ A sign-in attempt counts under the address and under the SHA-256 of the link or 
 counts under the address and under the hash of the email address (nobody's inbox flooded).
 
 Streams open at once are capped too, per process (each counts its own, in memory): at most
-``OMERTA_STREAMS_PER_CLIENT`` (default 20; 0: no cap) per player or address; one more answers 429
+``OMERTA_STREAMS_PER_CLIENT`` (default 20; 0: no cap) per player or address, game streams and
+player streams (``/me/events``) counted apart (a game page holds one of each); one more answers 429
 ``too_many_streams`` with ``Retry-After`` (when the client's oldest stream ends: a stream stays
 open at most ``stream_seconds``, 2 minutes). A stream's place is given back when it ends, or when
 its client has gone (noticed at the next write: a keep-alive comment within seconds). A player
@@ -98,6 +100,8 @@ ENDPOINTS = {
     "signin_mails": ("mail.signin", "OMERTA_LIMIT_SIGNIN_MAILS"),
     "signin_mailbox": ("mail.signin", "OMERTA_LIMIT_SIGNIN_MAILBOX"),
 }
+
+PLAYER_STREAM = "presence.player_stream"
 
 
 def from_env(env: dict[str, str]) -> RateLimits:
@@ -221,11 +225,15 @@ def install(app: Flask, client: redis.Redis, settings: RateLimits) -> None:
         app.view_functions[endpoint] = limiter.limit(rule, key_func=key)(
             app.view_functions[endpoint]
         )
+    # The player streams: the game streams' rule, counted apart.
+    app.view_functions[PLAYER_STREAM] = limiter.limit(settings.streams, key_func=client_key)(
+        app.view_functions[PLAYER_STREAM]
+    )
     if settings.streams_open:
-        stream = ENDPOINTS["streams"][0]
-        app.view_functions[stream] = _one_of_most(
-            app.view_functions[stream], OpenStreams(settings.streams_open), client_key
-        )
+        for stream in (ENDPOINTS["streams"][0], PLAYER_STREAM):
+            app.view_functions[stream] = _one_of_most(
+                app.view_functions[stream], OpenStreams(settings.streams_open), client_key
+            )
 
 
 def _capped(view: Callable[..., Any], most: int) -> Callable[..., Any]:

@@ -246,10 +246,37 @@ class GameEntry(msgspec.Struct, frozen=True):
     your_seat: int | None
     over: bool
     result: Result | None = None
+    # Since when (ms) the caller's seat has owed its decision without a break; None: it owes none.
+    waiting_since: int | None = None
 
 
 class GameList(msgspec.Struct, frozen=True):
     games: list[GameEntry]
+
+
+class GameChange(msgspec.Struct, frozen=True):
+    game_id: str
+    version: int
+
+
+class InboxEvent(msgspec.Struct, frozen=True):
+    """A player stream's message: the games waiting for the player, and which games changed."""
+
+    count: int
+    games: list[GameChange]
+
+
+class Seen(msgspec.Struct, frozen=True):
+    """The version of a game the player has seen (``PUT``): kept if newer than the stored."""
+
+    version: Version
+
+
+class SeenOut(msgspec.Struct, frozen=True):
+    """What the player has now seen of the game, and what they had seen before (0: nothing)."""
+
+    version: int
+    previous: int
 
 
 class Health(msgspec.Struct, frozen=True):

@@ -80,6 +80,7 @@ def entries(players: Players, summaries: list[Summary], player_id: str | None) -
                 your_seat=mine,
                 over=game.status == "finished",
                 result=game.result,
+                waiting_since=game.due.get(mine) if mine is not None else None,
             )
         )
     return out

@@ -21,10 +21,19 @@ goes on from its position when the store answers again (the feed keeps every ent
 ``Watch.wait`` raises ``Unavailable`` (also to a wait begun before the loss), so that streams end
 and browsers reconnect rather than wait on a reader that sees nothing.
 
+The same reader follows the inbox feed (``keys.INBOX_FEED``) in the same ``XREAD``: the
+projector adds an entry ``{game, version, players}`` to it with every read-model write of a game
+with seated players (in the write's atomic step, ``workers.projection``), so the player streams
+(``/me/events``, ``api.presence``) learn that the inboxes of those players may have changed
+once the read models show it, not at the append. A watched player's ``version`` counts the
+entries that named them since this process first watched them; the games of the latest are
+kept (``Watch.changes``). Their streams then re-read the inbox count, once per player and
+change (``Watch.read``).
+
 The reader is a daemon thread (a greenlet under gunicorn's gevent worker, which patches
-``threading``) started by the first ``watch()``; it stops within one ``BLOCK_MS`` once no game is
-watched. Under Redis Cluster the feed is one stream per slot (``services.keys``): the reader
-would then follow the feeds of each node, as the projector does.
+``threading``) started by the first ``watch()``; it stops within one ``BLOCK_MS`` once no game
+and no player is watched. Under Redis Cluster the feed is one stream per slot
+(``services.keys``): the reader would then follow the feeds of each node, as the projector does.
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -50,19 +60,23 @@ READERS = 16  # streams reading the store at once
 BLOCK_MS = 1000  # one XREAD's longest wait: below redis-py's socket timeout (5 s by default)
 BATCH = 1000  # feed entries per XREAD
 PAUSES = (0.1, 2.0)  # seconds between attempts while the store fails: first, longest
+RECENT = 64  # a watched player's latest changes kept (``Watch.changes``)
 
 
 class _Game:
-    """A watched game: how many streams watch it, the highest version seen since, what streams
-    read since (``Watch.read``)."""
+    """A watched game or player: how many streams watch it, the highest version seen since (a
+    player's: how many inbox-feed entries named them), what streams read since
+    (``Watch.read``); a player's latest changes: (version, inbox-feed entry id, game id, game
+    version)."""
 
-    __slots__ = ("changed", "reads", "version", "watchers")
+    __slots__ = ("changed", "reads", "recent", "version", "watchers")
 
     def __init__(self, lock: threading.Lock) -> None:
         self.watchers = 0
         self.version = 0
         self.changed = threading.Condition(lock)
         self.reads: dict[Hashable, Any] = {}
+        self.recent: deque[tuple[int, bytes, str, int]] = deque(maxlen=RECENT)
 
 
 class Fanout:
@@ -72,25 +86,37 @@ class Fanout:
         self._lock = threading.Lock()  # guards everything below; the games' conditions share it
         self._starting = threading.Lock()  # one reader at a time is started
         self._games: dict[str, _Game] = {}
+        self._players: dict[str, _Game] = {}
         self._running = False
         self._position = b"0-0"  # the id of the last feed entry read
+        self._inbox_position = b"0-0"  # the id of the last inbox-feed entry read
         self._failures = 0  # how often the reader lost the store
         self._down = False  # the reader's last attempt failed
 
     def watch(self, game_id: str) -> Watch:
         """Follow ``game_id`` from now on (close the watch when the stream ends). Raises
         ``Unavailable`` if the reader must start and the store does not answer."""
+        return self._watch(self._games, game_id)
+
+    def watch_player(self, player_id: str) -> Watch:
+        """Follow the changes of ``player_id``'s inbox from now on (``Watch.start`` is the
+        player's version now), as ``watch``."""
+        return self._watch(self._players, player_id)
+
+    def _watch(self, table: dict[str, _Game], name: str) -> Watch:
         with self._lock:
-            game = self._games.get(game_id)
+            game = table.get(name)
             if game is None:
-                game = self._games[game_id] = _Game(self._lock)
+                game = table[name] = _Game(self._lock)
             game.watchers += 1
-        watch = Watch(self, game_id, game)
+            watch = Watch(self, table, name, game)
         try:
             self._ensure_reader()
         except BaseException:
             watch.close()
             raise
+        with self._lock:
+            watch.position = self._inbox_position
         return watch
 
     @contextmanager
@@ -116,10 +142,14 @@ class Fanout:
             with self._lock:
                 if self._running:
                     return
+            pipe = self._redis.pipeline(transaction=False)
+            pipe.xrevrange(keys.FEED, count=1)
+            pipe.xrevrange(keys.INBOX_FEED, count=1)
             with unavailable():
-                last = self._redis.xrevrange(keys.FEED, count=1)
+                last, last_inbox = pipe.execute()
             with self._lock:
                 self._position = last[0][0] if last else b"0-0"
+                self._inbox_position = last_inbox[0][0] if last_inbox else b"0-0"
                 self._running, self._down = True, False
             threading.Thread(target=self._read, name="omerta-fanout", daemon=True).start()
 
@@ -127,18 +157,18 @@ class Fanout:
         pause = PAUSES[0]
         while True:
             with self._lock:
-                if not self._games:
+                if not self._games and not self._players:
                     self._running = False
                     return
-                position = self._position
+                positions = {keys.FEED: self._position, keys.INBOX_FEED: self._inbox_position}
             try:
-                found = self._redis.xread({keys.FEED: position}, count=BATCH, block=BLOCK_MS)
+                found = self._redis.xread(positions, count=BATCH, block=BLOCK_MS)
             except Exception:  # the store (or a bug): end the waits, try again later
                 log.warning("the live-event reader lost the store", exc_info=True)
                 with self._lock:
                     self._failures += 1
                     self._down = True
-                    for game in self._games.values():
+                    for game in [*self._games.values(), *self._players.values()]:
                         game.changed.notify_all()
                 time.sleep(pause)
                 pause = min(pause * 2, PAUSES[1])
@@ -146,7 +176,10 @@ class Fanout:
             pause = PAUSES[0]
             with self._lock:
                 self._down = False
-                for _key, entries in found or ():
+                for key, entries in found or ():
+                    if key.decode() == keys.INBOX_FEED:
+                        self._inboxes_changed(entries)
+                        continue
                     for entry_id, fields in entries:
                         self._position = entry_id
                         game = self._games.get(fields[b"game"].decode())
@@ -155,6 +188,19 @@ class Fanout:
                             game.version = version
                             game.reads.clear()
                             game.changed.notify_all()
+
+    def _inboxes_changed(self, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
+        """Wake the streams of the players the inbox-feed entries name (the lock is held)."""
+        for entry_id, fields in entries:
+            self._inbox_position = entry_id
+            game_id, version = fields[b"game"].decode(), int(fields[b"version"])
+            for player_id in fields[b"players"].decode().split(","):
+                player = self._players.get(player_id)
+                if player is not None:
+                    player.version += 1
+                    player.recent.append((player.version, entry_id, game_id, version))
+                    player.reads.clear()
+                    player.changed.notify_all()
 
     def _wait(self, game: _Game, after: int, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
@@ -170,21 +216,26 @@ class Fanout:
                     return False
                 game.changed.wait(remaining)
 
-    def _unwatch(self, game_id: str, game: _Game) -> None:
+    def _unwatch(self, table: dict[str, _Game], name: str, game: _Game) -> None:
         with self._lock:
             game.watchers -= 1
-            if game.watchers == 0 and self._games.get(game_id) is game:
-                del self._games[game_id]
+            if game.watchers == 0 and table.get(name) is game:
+                del table[name]
 
 
 class Watch:
-    """One stream's hold on a watched game."""
+    """One stream's hold on a watched game or player."""
 
-    def __init__(self, fanout: Fanout, game_id: str, game: _Game) -> None:
+    def __init__(self, fanout: Fanout, table: dict[str, _Game], name: str, game: _Game) -> None:
         self._fanout = fanout
-        self._game_id = game_id
+        self._table = table
+        self._name = name
         self._game = game
         self._closed = False
+        self.start = game.version  # (made under the fan-out's lock)
+        # The reader's place in the inbox feed once it follows this watch: the entries after it
+        # wake the watch.
+        self.position = b"0-0"
 
     def wait(self, after: int, timeout: float) -> bool:
         """True as soon as the game has a version after ``after`` (at once if it already has
@@ -210,8 +261,21 @@ class Watch:
                     game.reads[key] = result
             return result
 
+    def changes(self, after: int) -> tuple[int, bytes | None, dict[str, int]]:
+        """A watched player's version now, the id of the last inbox-feed entry after ``after``
+        (None: none), and the games (id -> latest version) of those entries that this process
+        still keeps (the last ``RECENT``)."""
+        with self._fanout._lock:
+            changed: dict[str, int] = {}
+            last = None
+            for seen, entry_id, game_id, version in self._game.recent:
+                if seen > after:
+                    changed[game_id] = max(version, changed.get(game_id, 0))
+                    last = entry_id
+            return self._game.version, last, changed
+
     def close(self) -> None:
         """Stop watching (again: nothing)."""
         if not self._closed:
             self._closed = True
-            self._fanout._unwatch(self._game_id, self._game)
+            self._fanout._unwatch(self._table, self._name, self._game)

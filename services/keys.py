@@ -11,6 +11,9 @@ script may touch them together.
                           were scoped by seat also every command's record (still honoured: an
                           id recorded there is used for every seat of that game)
 ``feed``                  stream, one entry ``{game, version}`` per append, in commit order
+``inbox-feed``            stream, one entry ``{game, version, players}`` per read-model write of a
+                          game with seated players (``workers.projection``, trimmed to about
+                          its ``INBOX_FEED_KEEP`` entries): whose inboxes may have changed
 ``changed``               set, games appended to since the read side last took them
 ``changed:wake``          string, set (with a short expiry) by the first append after the read
                           side last took the changed games: the appender wakes the read side
@@ -27,6 +30,7 @@ the slots each node owns (``XREAD`` over them). On a single server (this deploym
 from __future__ import annotations
 
 FEED = "feed"
+INBOX_FEED = "inbox-feed"
 CHANGED = "changed"
 CHANGED_WAKE = "changed:wake"
 

@@ -50,6 +50,7 @@ import msgspec
 import redis
 
 from domain.core import Result
+from services.keys import INBOX_FEED
 from services.store import unavailable
 
 PREFIX = "rm:"
@@ -234,6 +235,23 @@ class ReadModels:
         with unavailable():
             ids = self.redis.zrange(inbox_key(player_id), 0, limit - 1)
         return self.summaries([i.decode() for i in ids])
+
+    def inbox_count(self, player_id: str) -> int:
+        """How many games wait for the player's decision."""
+        with unavailable():
+            return int(self.redis.zcard(inbox_key(player_id)))
+
+    def inbox_changes(self, player_id: str, after: bytes, limit: int = 1000) -> dict[str, int]:
+        """The games (id -> latest version) of the inbox-feed entries after ``after`` that name
+        the player, among the next ``limit`` entries (what a reconnecting stream missed)."""
+        with unavailable():
+            rows = self.redis.xrange(INBOX_FEED, b"(" + after, "+", count=limit)
+        changed: dict[str, int] = {}
+        for _, fields in rows:
+            if player_id in fields[b"players"].decode().split(","):
+                game_id = fields[b"game"].decode()
+                changed[game_id] = max(int(fields[b"version"]), changed.get(game_id, 0))
+        return changed
 
     def due(self, limit: int = 100) -> list[tuple[str, int, int]]:
         """(game id, seat, since ms) of every seat owing a decision, waiting longest first."""

@@ -17,6 +17,7 @@ from multiprocessing.connection import Connection
 
 HOST = "127.0.0.1"
 EVENT_ID = re.compile(rb"\nid: (\d+)\n|^id: (\d+)\n")
+COUNT = re.compile(rb'"count":(\d+)')  # a player stream's inbox count (api.presence)
 
 
 def allow_files(count: int) -> None:
@@ -32,12 +33,13 @@ class Refused(Exception):
     """The server answered a stream's request with another status than 200."""
 
 
-def request(port: int, path: str) -> socket.socket:
+def request(port: int, path: str, token: str = "") -> socket.socket:
     sock = socket.create_connection((HOST, port), timeout=60)
+    auth = f"Authorization: Bearer {token}\r\n" if token else ""
     # Connection: close, so that the end of a stream is the end of the connection (as an
     # EventSource reads the end of the response): kept alive, it would sit idle for seconds.
     head = (
-        f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\nAccept: text/event-stream\r\n"
+        f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\nAccept: text/event-stream\r\n{auth}"
         "Connection: close\r\n\r\n"
     )
     sock.sendall(head.encode())
@@ -59,18 +61,23 @@ def _started(sock: socket.socket) -> bytes:
 
 
 class Stream:
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, token: str = "") -> None:
         self.path = path
+        self.token = token  # sent as a bearer token
         self.sock: socket.socket | None = None
         self.started = False  # its retry: line has come
         self.head = b""  # what came before that
         self.seen = 0  # the highest event id received
+        self.count: int | None = None  # the last inbox count received (a player stream)
         self.tail = b""  # the end of the last read: an id line may be cut between two reads
 
     def note(self, data: bytes) -> None:
         data = self.tail + data
         for found in EVENT_ID.finditer(data):
             self.seen = max(self.seen, int(found.group(1) or found.group(2)))
+        counts = COUNT.findall(data)
+        if counts:
+            self.count = int(counts[-1])
         self.tail = data[-40:]
 
 
@@ -89,12 +96,12 @@ class Crowd:
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
 
-    def open(self, paths: list[str], wave: int = 20) -> None:
-        """Open a stream on each path, ``wave`` requests at a time."""
+    def open(self, paths: list[str], wave: int = 20, token: str = "") -> None:
+        """Open a stream on each path, ``wave`` requests at a time (as ``token``'s player)."""
         for start in range(0, len(paths), wave):
-            batch = [Stream(p) for p in paths[start : start + wave]]
+            batch = [Stream(p, token) for p in paths[start : start + wave]]
             for stream in batch:
-                stream.sock = request(self.port, stream.path)
+                stream.sock = request(self.port, stream.path, stream.token)
             for stream in batch:
                 assert stream.sock is not None
                 stream.note(_started(stream.sock))
@@ -152,7 +159,7 @@ class Crowd:
         if self._stop.is_set():
             return
         try:
-            stream.sock = request(self.port, stream.path)
+            stream.sock = request(self.port, stream.path, stream.token)
         except OSError as exc:
             self.errors.append(f"{stream.path}: {exc!r}")
             return

@@ -10,8 +10,8 @@ Everything written is a function of the event log and the seat records alone (ti
 events' own), which is what lets ``omerta rebuild`` reproduce it byte for byte.
 
 Under Redis Cluster the script would have to be split: it touches the global indexes (lobby,
-inboxes, status sets) as well as the game's own hash, which is fine on one server (this
-deployment) and is the one place to change for a cluster.
+inboxes, status sets, the inbox feed) as well as the game's own hash, which is fine on one
+server (this deployment) and is the one place to change for a cluster.
 """
 
 from __future__ import annotations
@@ -32,8 +32,11 @@ from services.records import Entry, GameMeta, decode_meta
 from services.statecache import StateCache
 from services.store import EventStore, entries_of, unavailable
 
-# KEYS[1]: the game's read-model hash.  ARGV: version, seated, indexes JSON, number of hash
-# fields n, then n (field, value) pairs, then (key, score, member) index entries.
+# KEYS[1]: the game's read-model hash, KEYS[2] the inbox feed.  ARGV: version, seated, indexes
+# JSON, the seated players (comma-separated), number of hash fields n, then n (field, value)
+# pairs, then (key, score, member) index entries. A write with seated players adds an entry
+# {game, version, players} to the inbox feed: their inboxes may have changed (``services.fanout``
+# wakes their open player streams; the game id is KEYS[1]'s hash tag).
 # Only what changed is written: every write lands in the AOF (an index entry ZADDed again with
 # its score changes nothing and is not logged; an HSET always is, so unchanged fields are
 # skipped), and a game's read model is rewritten on nearly every command.
@@ -44,7 +47,7 @@ local old_version, old_seated = tonumber(stored[1] or '-1'), tonumber(stored[2] 
 if old_version > version or (old_version == version and old_seated >= seated) then
   return 0
 end
-local first_index = 5 + 2 * tonumber(ARGV[4])
+local first_index = 6 + 2 * tonumber(ARGV[5])
 if stored[3] and stored[3] ~= ARGV[3] then
   local kept = {}
   for i = first_index, #ARGV, 3 do kept[ARGV[i] .. '\0' .. ARGV[i + 2]] = true end
@@ -52,7 +55,7 @@ if stored[3] and stored[3] ~= ARGV[3] then
     if not kept[entry[1] .. '\0' .. entry[2]] then redis.call('ZREM', entry[1], entry[2]) end
   end
 end
-for i = 5, first_index - 1, 2 do
+for i = 6, first_index - 1, 2 do
   if redis.call('HGET', KEYS[1], ARGV[i]) ~= ARGV[i + 1] then
     redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
   end
@@ -63,8 +66,17 @@ end
 redis.call('HSET', KEYS[1], 'version', version)
 if old_seated ~= seated then redis.call('HSET', KEYS[1], 'seated', seated) end
 if stored[3] ~= ARGV[3] then redis.call('HSET', KEYS[1], 'indexes', ARGV[3]) end
+if ARGV[4] ~= '' then
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', INBOX_FEED_KEEP, '*',
+             'game', string.sub(KEYS[1], 5, -2), 'version', version, 'players', ARGV[4])
+end
 return 1
 """
+
+INBOX_FEED_KEEP = 10_000
+"""Entries the inbox feed keeps (``MAXLEN ~``): its readers (the web processes' player streams,
+``services.fanout``) follow it live, within seconds; a reconnecting page reads its count anew."""
+WRITE = WRITE.replace("INBOX_FEED_KEEP", str(INBOX_FEED_KEEP))
 
 _json = msgspec.json.Encoder()
 
@@ -168,6 +180,7 @@ class Projector:
             folded.version,
             len(seating.owners),
             _json.encode([[key, member] for key, _, member in indexes]),
+            ",".join(sorted(set(seating.owners.values()))),
             len(fields),
         ]
         for field, value in fields.items():
@@ -175,7 +188,7 @@ class Projector:
         for key, score, member in indexes:
             args += [key, score, member]
         with unavailable():
-            return bool(self._write(keys=[rm.game_key(game_id)], args=args))
+            return bool(self._write(keys=[rm.game_key(game_id), keys.INBOX_FEED], args=args))
 
     def fold_until(self, game_id: str, version: int) -> Folded:
         """The game folded from its first event up to ``version`` (a command boundary), without

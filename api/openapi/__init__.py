@@ -18,6 +18,7 @@ from api.openapi.identity import IDENTITY_ROUTES
 from api.openapi.notifications import NOTIFICATION_ROUTES
 from api.openapi.route import JSON, Route
 from api.problems import API_CODES, Problem
+from api.schemas import InboxEvent
 from domain import GAMES
 
 REF = "#/components/schemas/{name}"
@@ -51,14 +52,18 @@ GAME_FIELDS = {
     ("EventOut", "event"): _any_of("Event"),
 }
 
+# What the data of a stream's messages holds, where no route's JSON body names it.
+STREAM_DATA = (InboxEvent,)
+
 
 def _components() -> dict[str, Any]:
     api_types = [r.body for r in ROUTES if r.body] + [r.ok[1] for r in ROUTES if r.ok[1]]
     named = _game_unions()
     shown, components = msgspec.json.schema_components(
-        [*api_types, Problem, *named.values()], ref_template=REF
+        [*api_types, Problem, *STREAM_DATA, *named.values()], ref_template=REF
     )
-    for name, schema in zip(named, shown[len(api_types) + 1 :], strict=True):
+    first = len(api_types) + 1 + len(STREAM_DATA)
+    for name, schema in zip(named, shown[first:], strict=True):
         components[name] = schema  # a union inline, or an alias of a struct's own component
     for (struct, prop), schema in GAME_FIELDS.items():
         components[struct]["properties"][prop] = schema

@@ -53,6 +53,14 @@ LAST_EVENT_ID = {
     "description": "reconnecting: the last version received (EventSource sends it itself)",
 }
 
+INBOX_EVENT_ID = {
+    "name": "Last-Event-ID",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "pattern": "^[0-9]{1,15}-[0-9]{1,12}$"},
+    "description": "reconnecting: the last id received (EventSource sends it itself)",
+}
+
 GAME_ROUTES: tuple[Route, ...] = (
     Route(
         "get",
@@ -198,6 +206,41 @@ GAME_ROUTES: tuple[Route, ...] = (
         auth="required",
         errors=(401,),
         tag="players",
+        description="Waiting longest first; `waiting_since` (ms) is when the caller's seat "
+        "began to owe its decision, `to_act` the seats to act.",
+    ),
+    Route(
+        "get",
+        "/me/events",
+        "The caller's live presence (server-sent events): how many games wait for them",
+        (200, None),
+        auth="required",
+        params=(INBOX_EVENT_ID,),
+        errors=(400, 401, 429),
+        media="text/event-stream",
+        tag="players",
+        description="One stream per player for every page. Each message: `event` `inbox`, "
+        "`data` an InboxEvent (`count`: the games waiting for the caller, as GET /me/inbox "
+        "lists them; `games`: the caller's games whose read models changed, id and version), "
+        "`id` the position in the inbox feed. Sent at once, then each time the workers have "
+        "projected a change of one of the caller's games (a move, a seat taken, an end). The "
+        "response ends after a bounded time; reconnect with Last-Event-ID to also learn the "
+        "games that changed meanwhile. A client holds a limited number of these streams open "
+        "at once (counted apart from the game streams): one more is 429 `too_many_streams`.",
+    ),
+    Route(
+        "put",
+        "/games/{game_id}/seen",
+        "Record the version of the game the caller has seen (their game page showed it)",
+        (200, schemas.SeenOut),
+        body=schemas.Seen,
+        auth="required",
+        params=(GAME_ID,),
+        errors=(400, 401, 404),
+        description="Kept per player and game on the server (so it follows the player to "
+        "every device); an older version than the stored one changes nothing, one past the "
+        "game's is taken as the game's. The answer's `previous` is what was stored before: "
+        "the page marks what happened after it as new since the player last looked.",
     ),
     Route("get", "/healthz", "The process is up", (200, schemas.Health), tag="operations"),
     Route(

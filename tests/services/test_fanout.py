@@ -156,3 +156,43 @@ def test_streams_woken_together_share_a_read_until_the_game_moves(
     assert reads == ["a", "c", "d"]
     first.close()
     second.close()
+
+
+def projected(client: redis.Redis, game_id: str, version: int, players: str) -> None:
+    """What a projection's write adds to the inbox feed (``workers.projection.WRITE``)."""
+    client.xadd(keys.INBOX_FEED, {"game": game_id, "version": version, "players": players})
+
+
+def test_a_player_watch_wakes_on_inbox_feed_entries_naming_the_player(
+    real_redis: redis.Redis,
+) -> None:
+    fanout = Fanout(real_redis)
+    ann = fanout.watch_player("ann")
+    game = fanout.watch("g1")  # one reader follows both feeds
+    thread, out = waiting(lambda: ann.wait(ann.start, LONG))
+    projected(real_redis, "g1", 3, "bob,cy")  # others' inboxes
+    appended(real_redis, "g1", 4)
+    assert game.wait(3, LONG) is True
+    assert out == [] and thread.is_alive()
+    projected(real_redis, "g1", 4, "ann,bob")
+    projected(real_redis, "g2", 7, "ann")
+    thread.join(LONG)
+    assert out == [True]
+    deadline = time.monotonic() + LONG
+    while ann.changes(ann.start)[0] < ann.start + 2:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    version, last, changed = ann.changes(ann.start)
+    assert changed == {"g1": 4, "g2": 7}
+    assert last == real_redis.xrevrange(keys.INBOX_FEED, count=1)[0][0]
+    assert ann.changes(version) == (version, None, {})
+    # The count is read once per change by the streams of one player.
+    reads: list[int] = []
+    for _ in range(3):
+        assert ann.read(version, lambda: reads.append(1) or len(reads)) == 1
+    ann.close()
+    game.close()
+    deadline = time.monotonic() + LONG
+    while fanout.running:  # nothing watched: the reader stops
+        assert time.monotonic() < deadline
+        time.sleep(0.05)

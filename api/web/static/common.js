@@ -96,6 +96,7 @@ const Omerta = (() => {
     const made = await api("POST", "/players", replace ? { name, replace: true } : { name });
     mePromise = Promise.resolve({ id: made.id, name: made.name });
     showMe();
+    document.dispatchEvent(new CustomEvent("omerta:player"));
     return made;
   }
 
@@ -205,24 +206,18 @@ const Omerta = (() => {
     return "/play/" + encodeURIComponent(gameId) + (what ? "/" + what : "");
   }
 
-  // The header's count of games waiting for the player, kept fresh on every page: a light poll
-  // of the inbox read model (no stream covers all of a player's games), none while the tab is
-  // hidden. A game that ends or is answered elsewhere leaves the count.
-  const INBOX_POLL_MS = 5000;
-  async function showInbox() {
-    const inbox = await api("GET", "/me/inbox").catch(() => null);
-    if (!inbox) return;
-    const badge = document.getElementById("inbox-count");
-    badge.textContent = inbox.games.length || "";
-    badge.hidden = !inbox.games.length;
+  // The tab's title: the count of games waiting (presence.js), the page's own mark (a move
+  // owed here: game.js), then the page's title.
+  const title = { count: "", mark: "", base: document.title };
+  function setTitle(part, text) {
+    title[part] = text;
+    document.title = title.count + title.mark + title.base;
   }
 
   async function showMe() {
     const player = await me().catch(() => null);
     if (!player) return;
     document.getElementById("me-name").textContent = player.name;
-    showInbox();
-    setInterval(() => { if (!document.hidden) showInbox(); }, INBOX_POLL_MS);
   }
   showMe();
 
@@ -234,5 +229,6 @@ const Omerta = (() => {
   }
 
   return { API, LANG, MESSAGES, t, tn, api, ApiError, refusal, me, createPlayer, el, append, toast,
-           showError, seatName, seatNames, commandId, pageUrl, tip, optionTip, confirmMove };
+           showError, seatName, seatNames, commandId, pageUrl, tip, optionTip, confirmMove,
+           setTitle };
 })();

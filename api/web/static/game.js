@@ -10,7 +10,6 @@
     game: null, view: null, legal: [], version: 0, seat: null, names: [], events: [],
     refusal: null, send, redraw: draw,
   };
-  const TITLE = document.title;
   const SEAT_POLL_MS = 3000;
   const RECONNECT_MS = 2000;
   const RETRY_MS = 300;
@@ -90,7 +89,7 @@
 
   function draw() {
     // A tab in the background shows when a move is owed.
-    document.title = (ctx.legal.length ? "● " : "") + TITLE;
+    Omerta.setTitle("mark", ctx.legal.length ? "● " : "");
     drawSeats();
     drawResult();
     const prompt = document.getElementById("prompt");
@@ -105,6 +104,7 @@
     GameHelp.annotate(board, ctx);
     drawOptions();
     document.body.dataset.version = ctx.version; // the version on screen (tests wait on it)
+    if (seeing) sendSeen();
     // A keyboard player's focus was on a control that is gone now: move it to the next choice.
     if (hadFocus) {
       const type = active.dataset && active.dataset.type;
@@ -198,13 +198,68 @@
 
   function logLine(record) {
     const line = GameUI.describe(record.event, ctx.names, record);
-    return line && el("li", { dataset: { version: record.version, type: record.type } }, line);
+    const isNew = since && record.version > since.from && record.version <= since.to;
+    return line && el("li", { class: isNew ? "since" : null,
+      dataset: { version: record.version, type: record.type } }, line);
   }
 
   function redrawLog() {
     document.getElementById("log").replaceChildren(
       ...logged.map(logLine).filter(Boolean).reverse());
+    markSince();
   }
+
+  // --- what the player saw before: kept on the server (PUT /games/{id}/seen), so it follows
+  // the player to every device. A version counts as seen once this page has shown it while
+  // visible. What happened between the version seen last and the one this page first showed
+  // is marked in the log, and a note at the top says so.
+
+  let since = null; // { from, to }: the versions marked as new since the player last looked
+  let seeing = false; // the viewer is a player: what this page shows counts as seen
+  let looked = false; // the first version seen here was sent: its answer says what is new
+  let seenSent = 0;
+
+  async function sendSeen() {
+    if (document.hidden || !ctx.version || ctx.version <= seenSent) return;
+    const version = seenSent = ctx.version;
+    try {
+      const { previous } = await api("PUT", `/games/${gameId}/seen`, { version });
+      if (!looked) {
+        looked = true;
+        markNew(previous, version);
+      }
+    } catch {
+      seenSent = 0; // sent again at the next version shown
+    }
+  }
+
+  // A first look (nothing seen before) or nothing new marks nothing.
+  function markNew(previous, version) {
+    if (!previous || previous >= version) return;
+    since = { from: previous, to: version };
+    redrawLog();
+    const count = document.querySelectorAll("#log li.since").length;
+    if (!count) return;
+    document.getElementById("prompt").before(el("p", { class: "since-note", id: "since-note" },
+      el("a", { href: "#log" }, t("game.since_note", { n: count }))));
+  }
+
+  async function startSeeing() {
+    if (!(await Omerta.me().catch(() => null))) return; // a spectator without a player
+    seeing = true;
+    await sendSeen(); // (a page opened in the background: once it is shown)
+  }
+
+  // The boundary between the new lines and the old (the log shows the newest first): under the
+  // oldest new line, inside it (an item of its own would shift the log's numbers).
+  function markSince() {
+    const marked = document.querySelectorAll("#log li.since");
+    if (!marked.length) return;
+    marked[marked.length - 1].append(
+      el("span", { class: "since-marker", role: "note" }, t("game.since_marker")));
+  }
+
+  document.addEventListener("visibilitychange", () => { if (seeing) sendSeen(); });
 
   // The view at ``version`` with the given moves (none: a step of someone else's moves).
   async function showAt(version, legal, toAct) {
@@ -253,6 +308,7 @@
       await reload();
       follow();
       following = true;
+      await startSeeing();
       // Taking a seat is no game event: while a seat is open, look for newcomers now and then.
       setInterval(() => {
         if (ctx.game && ctx.game.seats.some((s) => s.kind === "open")) reload();

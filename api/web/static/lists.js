@@ -9,6 +9,26 @@ const Lists = (() => {
       { dateStyle: "short", timeStyle: "short" });
   }
 
+  // How long ago, roughly: "3 h", "2 d" (the client's clock against the server's times).
+  function ago(ms) {
+    const minutes = Math.floor(Math.max(0, Date.now() - ms) / 60000);
+    if (minutes < 1) return t("time.now");
+    if (minutes < 60) return t("time.minutes", { n: minutes });
+    const hours = Math.floor(minutes / 60);
+    return hours < 48 ? t("time.hours", { n: hours }) : t("time.days", { n: Math.floor(hours / 24) });
+  }
+
+  // A running game: whose move it is, and how long the player's seat has waited on its own.
+  function progress(entry) {
+    if (entry.over || !entry.to_act.length) return null;
+    const names = seatNames(entry.seats);
+    return el("span", { class: "progress" },
+      el("span", { class: "to-move" },
+        t("list.to_move", { names: entry.to_act.map((s) => names[s]).join(", ") })),
+      entry.waiting_since ? el("span", { class: "waited", dataset: { since: entry.waiting_since } },
+        " · " + t("list.waited", { time: ago(entry.waiting_since) })) : null);
+  }
+
   async function join(entry) {
     try {
       await api("POST", `/games/${entry.game_id}/join`, {});
@@ -49,6 +69,7 @@ const Lists = (() => {
       el("span", { class: "who" }, seatNames(entry.seats).join(" · ")),
       el("span", { class: "when" }, t("list.created", { when: when(entry.created) }),
         status ? el("strong", { class: "status" }, " · " + status) : null),
+      progress(entry),
       el("span", { class: "links" }, links));
   }
 
@@ -73,15 +94,25 @@ const Lists = (() => {
     }
   }
 
-  // A list kept fresh while it is shown: moves, seats taken and ends arrive meanwhile. A light
-  // poll of the read models, not a stream: the lists come from what the workers project after
-  // each move of any of the player's games, and no per-player stream of those exists (a game's
-  // event stream covers one game only); one cheap read every few seconds, none while the tab
-  // is hidden.
+  // A list kept fresh while it is shown: moves, seats taken and ends arrive meanwhile. The
+  // player's own lists are read again whenever the player's stream (presence.js) says one of
+  // their games was projected anew; the lobby holds others' games, which no stream of the
+  // player's covers: a light poll of the read models, none while the tab is hidden. The
+  // waited times grow by themselves.
   const POLL_MS = 4000;
+  const CLOCK_MS = 30000;
   function keepFresh(box, kind) {
     fill(box, kind);
-    setInterval(() => { if (!document.hidden) fill(box, kind); }, POLL_MS);
+    if (kind === "lobby") {
+      setInterval(() => { if (!document.hidden) fill(box, kind); }, POLL_MS);
+    } else {
+      document.addEventListener("omerta:inbox", () => fill(box, kind));
+    }
+    setInterval(() => {
+      for (const span of box.querySelectorAll(".waited[data-since]")) {
+        span.textContent = " · " + t("list.waited", { time: ago(Number(span.dataset.since)) });
+      }
+    }, CLOCK_MS);
   }
 
   // A page that is one list.

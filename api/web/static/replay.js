@@ -14,6 +14,7 @@
   let names = [];
   let revealed = null; // per step: what the finished game's history reveals
   let step = 1;
+  let lines = []; // the log's line of each step (null: an event the log does not show)
 
   // Each version's view, asked for once (a promise, so a step shown while its view is still
   // on the way does not ask again); a failed request is asked again when next needed.
@@ -47,6 +48,7 @@
     const caption = document.getElementById("step-event");
     caption.replaceChildren();
     Omerta.append(caption, [line || record.type]); // as the live log draws it (nested parts)
+    drawLog();
     const wanted = step;
     try {
       const view = withRevealed(await viewAt(wanted), wanted - 1);
@@ -65,6 +67,14 @@
     }
   }
 
+  // The log up to this step, newest first, as the game page's: the step's own line marked.
+  function drawLog() {
+    const shown = lines.slice(0, step);
+    for (const li of lines) if (li) li.removeAttribute("aria-current");
+    if (shown[step - 1]) shown[step - 1].setAttribute("aria-current", "step");
+    document.getElementById("log").replaceChildren(...shown.filter(Boolean).reverse());
+  }
+
   function bind(id, delta) {
     document.getElementById(id).addEventListener("click", () => show(delta(step)));
   }
@@ -76,6 +86,10 @@
       names = seatNames(game.seats);
       records = (await api("GET", `/games/${gameId}/history`)).events;
       const events = records.map((r) => r.event);
+      lines = records.map((r) => {
+        const line = GameUI.describe(r.event, names, r);
+        return line && el("li", { dataset: { version: r.version, type: r.type } }, line);
+      });
       if (game.result) {
         revealed = kind === "famiglia" ? GameUI.hands(events)
           : GameUI.heists(events, game.seats.length);
