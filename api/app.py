@@ -16,7 +16,7 @@ from flask import Flask
 
 from api import limits, problems, security
 from api.context import Deps
-from api.routes import devices, games, mail, meta, players, webhooks
+from api.routes import devices, games, mail, meta, passkeys, players, webhooks
 from api.sse import bp as events
 from services import config
 from services.commands import CommandService, service
@@ -48,7 +48,9 @@ def create_app(
     app.config["OMERTA_PUBLIC_URL"] = config.public_url()
     problems.install(app)
     security.install(app)
-    for blueprint in (games.bp, players.bp, devices.bp, mail.bp, events, meta.bp, webhooks.bp):
+    for blueprint in (
+        games.bp, players.bp, devices.bp, passkeys.bp, mail.bp, events, meta.bp, webhooks.bp
+    ):
         app.register_blueprint(blueprint)
     limits.install(app, commands.store.redis, rate_limits or limits.from_env(dict(os.environ)))
     app.wsgi_app = _BodyLimit(app.wsgi_app)
