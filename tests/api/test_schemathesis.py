@@ -377,6 +377,9 @@ def test_each_hostile_value_in_each_field_of_each_game(quick_app: Flask) -> None
             "/me/webhooks": {"url": "https://hooks.example.org/omerta"},
             "/me/email": {"address": "ann@example.org"},
             "/signin/email": {"address": "ann@example.org"},
+            "/me/passkeys": {"credential": {}},
+            "/me/passkeys/{passkey_id}": {"label": "Laptop"},
+            "/signin/passkey": {"credential": {}},
         }
         paths: list[tuple[str, str, list[str], dict[str, Any]]] = [
             (method, path, [field], good[path])
