@@ -152,7 +152,7 @@
     document.getElementById("devices-panel").hidden = false;
     passkeyBox.hidden = false;
     const usable = OmertaPasskeys.explain(passkeyBox);
-    document.getElementById("passkey-add").hidden = !usable;
+    document.getElementById("passkey-add-line").hidden = !usable;
     try {
       await Promise.all([showLinkState(), showDevices(), usable ? showPasskeys() : null]);
     } catch (err) {

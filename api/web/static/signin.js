@@ -33,7 +33,7 @@
   }
 
   const passkeyBox = document.getElementById("passkey-signin");
-  document.getElementById("passkey-go").hidden = !OmertaPasskeys.explain(passkeyBox);
+  document.getElementById("passkey-go-line").hidden = !OmertaPasskeys.explain(passkeyBox);
   document.getElementById("passkey-go").addEventListener("click", () => signIn(OmertaPasskeys.signIn));
 
   document.getElementById("code-form").addEventListener("submit", (event) => {
