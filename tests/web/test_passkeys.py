@@ -29,6 +29,9 @@ def test_a_passkey_made_on_the_laptop_signs_the_phone_in(
     expect(passkey).to_contain_text("Chrome on Linux")  # the device's label
     expect(passkey).to_contain_text("not used yet")
     screenshot(laptop, "devices-passkeys")
+    laptop.get_by_role("button", name="Add a passkey").click()  # one per authenticator
+    expect(laptop.locator("#toast")).to_contain_text("This device already has a passkey of yours.")
+    expect(passkey).to_have_count(1)
     (credential,) = laptop_keys.send("WebAuthn.getCredentials", {"authenticatorId": laptop_id})[
         "credentials"
     ]

@@ -73,7 +73,8 @@
       toast(t("passkeys.added"), "info");
       await showPasskeys();
     } catch (err) {
-      if (OmertaPasskeys.cancelled(err)) toast(t("passkeys.cancelled"), "info");
+      const said = OmertaPasskeys.problem(err);
+      if (said) toast(t(said), "info");
       else showError(err);
     }
   });

@@ -69,9 +69,13 @@ const OmertaPasskeys = (() => {
     };
   }
 
-  // A person who closes the browser's dialog has not failed: say so gently, no error.
-  function cancelled(err) {
-    return err && (err.name === "NotAllowedError" || err.name === "AbortError");
+  // What the browser's own refusals mean to the person (closing its dialog is no failure), as
+  // a message key; null for the service's refusals and the network's, which showError words.
+  function problem(err) {
+    if (!(err instanceof DOMException)) return null;
+    if (err.name === "NotAllowedError" || err.name === "AbortError") return "passkeys.cancelled";
+    if (err.name === "InvalidStateError") return "passkeys.already";
+    return "passkeys.failed";
   }
 
   async function register() {
@@ -97,5 +101,5 @@ const OmertaPasskeys = (() => {
     return api("POST", "/signin/passkey", { credential: credentialJson(credential) });
   }
 
-  return { explain, register, signIn, cancelled };
+  return { explain, register, signIn, problem };
 })();

@@ -27,7 +27,8 @@
       document.querySelector("#signin-done a").focus();
     } catch (err) {
       status.textContent = t("signin.intro");
-      if (OmertaPasskeys.cancelled(err)) toast(t("passkeys.cancelled"), "info");
+      const said = OmertaPasskeys.problem(err);
+      if (said) toast(t(said), "info");
       else showError(err);
     }
   }
