@@ -17,10 +17,14 @@ list sets several):
 | ``POST /me/email`` (mails a link) | player | ``OMERTA_LIMIT_EMAIL_ADDS`` | ``10 per hour`` |
 | ``POST /signin/email`` | client address | ``OMERTA_LIMIT_SIGNIN_MAILS`` | ``20 per hour`` |
 | ``POST /signin/email`` | address asked for | ``OMERTA_LIMIT_SIGNIN_MAILBOX`` | ``5 per hour`` |
+| ``POST /signin/passkey/options`` | address | ``OMERTA_LIMIT_PASSKEY_OPTIONS`` | ``60 per hour`` |
+| ``POST /signin/passkey`` | client address | ``OMERTA_LIMIT_SIGNIN_PASSKEY`` | ``20 per hour`` |
 
 A sign-in attempt counts under the address and under the SHA-256 of the link or code it sends
 (so one player's code tried from many addresses is bounded too); a mailed sign-in link asked for
-counts under the address and under the hash of the email address (nobody's inbox flooded).
+counts under the address and under the hash of the email address (nobody's inbox flooded). A
+passkey sign-in counts under the address: its options (each a challenge kept for minutes) and its
+answers.
 
 Streams open at once are capped too, per process (each counts its own, in memory): at most
 ``OMERTA_STREAMS_PER_CLIENT`` (default 20; 0: no cap) per player or address, game streams and
@@ -85,6 +89,8 @@ class RateLimits(msgspec.Struct, frozen=True):
     email_adds: str = "10 per hour"
     signin_mails: str = "20 per hour"
     signin_mailbox: str = "5 per hour"  # counted by the address's hash: nobody's inbox flooded
+    passkey_options: str = "60 per hour"
+    signin_passkey: str = "20 per hour"
 
 
 # The limited endpoints: setting -> (endpoint, variable).
@@ -99,6 +105,8 @@ ENDPOINTS = {
     "email_adds": ("mail.add_email", "OMERTA_LIMIT_EMAIL_ADDS"),
     "signin_mails": ("mail.signin", "OMERTA_LIMIT_SIGNIN_MAILS"),
     "signin_mailbox": ("mail.signin", "OMERTA_LIMIT_SIGNIN_MAILBOX"),
+    "passkey_options": ("passkeys.signin_options", "OMERTA_LIMIT_PASSKEY_OPTIONS"),
+    "signin_passkey": ("passkeys.signin", "OMERTA_LIMIT_SIGNIN_PASSKEY"),
 }
 
 PLAYER_STREAM = "presence.player_stream"
@@ -221,6 +229,8 @@ def install(app: Flask, client: redis.Redis, settings: RateLimits) -> None:
             "signin_secret": _secret,
             "signin_mails": address,
             "signin_mailbox": _mailbox,
+            "passkey_options": address,
+            "signin_passkey": address,
         }.get(name, client_key)
         app.view_functions[endpoint] = limiter.limit(rule, key_func=key)(
             app.view_functions[endpoint]

@@ -1,11 +1,16 @@
-"""The operations that sign a player in on a device: sign-in link and code, devices, email."""
+"""The operations that sign a player in on a device: sign-in link and code, devices, passkeys,
+email."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from api import schemas
 from api.openapi.route import Route, path_param
-from api.routes import mail
+from api.routes import mail, passkeys
 
+PASSKEY_ID = path_param("passkey_id", about="a passkey's id from GET /me/passkeys")
+WEBAUTHN_OPTIONS = dict[str, Any]  # the library's options as JSON, for navigator.credentials
 LINK_TOKEN = path_param("token", about="the token of the mailed link")
 FORM_TOO = (
     "Takes an empty body, JSON, or a form (`application/x-www-form-urlencoded`: the link's "
@@ -84,6 +89,85 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         auth="required",
         errors=(400, 401),
         tag="devices",
+    ),
+    Route(
+        "post",
+        "/me/passkeys/options",
+        "Options for registering a passkey (navigator.credentials.create), with a challenge",
+        (200, WEBAUTHN_OPTIONS),
+        auth="required",
+        errors=(401, 409),
+        tag="devices",
+        description="`PublicKeyCredentialCreationOptionsJSON`: bytes as base64url. The "
+        "challenge is kept by the server for 5 minutes and answers once. A discoverable "
+        "credential (its user handle is the player's id) with user verification; the "
+        "caller's own passkeys are excluded. 409 `passkeys_unavailable` when the public URL "
+        "is an IP address (a loopback one is `localhost`).",
+    ),
+    Route(
+        "post",
+        "/me/passkeys",
+        "Register a passkey: the browser's answer to the options",
+        (201, passkeys.PasskeyOut),
+        body=passkeys.NewPasskey,
+        auth="required",
+        errors=(400, 401, 409),
+        tag="devices",
+        description="`credential` is `PublicKeyCredential.toJSON()` of the answer. 400 "
+        "`passkey_challenge`: not the answer to a live registration challenge of the caller's; "
+        "400 `bad_passkey`: it does not verify (origin, relying party, user verification).",
+    ),
+    Route(
+        "get",
+        "/me/passkeys",
+        "The caller's passkeys, newest first",
+        (200, passkeys.PasskeyList),
+        auth="required",
+        errors=(401,),
+        tag="devices",
+    ),
+    Route(
+        "put",
+        "/me/passkeys/{passkey_id}",
+        "Rename a passkey",
+        (200, passkeys.PasskeyOut),
+        body=passkeys.PasskeyLabel,
+        auth="required",
+        params=(PASSKEY_ID,),
+        errors=(400, 401, 404),
+        tag="devices",
+    ),
+    Route(
+        "delete",
+        "/me/passkeys/{passkey_id}",
+        "Delete a passkey (it signs nobody in any more)",
+        (204, None),
+        auth="required",
+        params=(PASSKEY_ID,),
+        errors=(401, 404),
+        tag="devices",
+    ),
+    Route(
+        "post",
+        "/signin/passkey/options",
+        "Options for signing in with a passkey (navigator.credentials.get), with a challenge",
+        (200, WEBAUTHN_OPTIONS),
+        errors=(409, 429),
+        tag="devices",
+        description="`PublicKeyCredentialRequestOptionsJSON`, naming no credential: the "
+        "browser offers the passkeys it has for this site. Rate-limited per address.",
+    ),
+    Route(
+        "post",
+        "/signin/passkey",
+        "Sign in on this device with a passkey: the browser's answer to the options",
+        (200, schemas.SignedIn),
+        body=passkeys.PasskeySignIn,
+        errors=(400, 401, 409, 429),
+        tag="devices",
+        description="A new device token for the passkey's player, as `POST /signin` gives "
+        "(and the pages' cookie). 401 `unknown_credential`: the passkey is nobody's here. "
+        "Rate-limited per address: 429 `rate_limited`.",
     ),
     Route(
         "post",

@@ -14,12 +14,22 @@ from importlib.resources import files
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Flask, Response, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 
 from api.context import deps
 from api.web import i18n
 from domain.famiglia import cards as famiglia_cards
 from services.errors import UnknownGame
+from services.passkeys import relying_party
 
 bp = Blueprint(
     "web",
@@ -100,12 +110,18 @@ def inbox() -> str:
 @bp.get("/signin")
 def signin() -> str:
     """The sign-in link's page: its secret is in the fragment, which signin.js posts."""
-    return _page("signin.html", "page.signin")
+    return _page("signin.html", "page.signin", passkey_origin=_passkey_origin())
 
 
 @bp.get("/devices")
 def devices() -> str:
-    return _page("devices.html", "page.devices")
+    return _page("devices.html", "page.devices", passkey_origin=_passkey_origin())
+
+
+def _passkey_origin() -> str:
+    """The only origin passkeys work at ("": none, the service is at an IP address)."""
+    party = relying_party(current_app.config["OMERTA_PUBLIC_URL"])
+    return party.origin if party else ""
 
 
 @bp.errorhandler(UnknownGame)

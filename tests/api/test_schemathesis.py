@@ -389,6 +389,9 @@ def test_each_hostile_value_in_each_field_of_each_game(quick_app: Flask) -> None
             "/me/email/subscription": {"subscribed": True},
             "/signin/email": {"address": "ann@example.org"},
             "/me/push": PUSH_SUBSCRIPTION,
+            "/me/passkeys": {"credential": {}},
+            "/me/passkeys/{passkey_id}": {"label": "Laptop"},
+            "/signin/passkey": {"credential": {}},
         }
         good_for = {("DELETE", "/me/push"): {"endpoint": PUSH_SUBSCRIPTION["endpoint"]}}
         paths: list[tuple[str, str, list[str], dict[str, Any]]] = [

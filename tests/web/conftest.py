@@ -61,6 +61,10 @@ def live_server(embedded_server: EmbeddedServer, smtp_inbox: Inbox) -> Iterator[
     app = create_app(stream_seconds=5.0)  # short streams: the pages reconnect and go on
     web.register(app)
     server = make_server("127.0.0.1", 0, app, threaded=True)
+    # The pages' origin is localhost (WebAuthn refuses IP addresses as relying parties), and so
+    # are the links the service makes (invites, mails): the public URL is this server's.
+    origin = f"http://localhost:{server.server_port}"
+    app.config["OMERTA_PUBLIC_URL"] = origin
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     env = {**os.environ, "REDIS_URL": embedded_server.url, "OMERTA_SMTP_URL": smtp_inbox.url}
@@ -70,7 +74,7 @@ def live_server(embedded_server: EmbeddedServer, smtp_inbox: Inbox) -> Iterator[
         stdout=subprocess.DEVNULL,
     )
     try:
-        yield f"http://127.0.0.1:{server.server_port}"
+        yield origin
     finally:
         worker.terminate()
         try:

@@ -43,7 +43,7 @@ def attacker() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Attacker)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
+    yield f"http://localhost:{server.server_port}"  # the live server's host: same-site
     server.shutdown()
     thread.join(10)
 

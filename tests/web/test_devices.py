@@ -5,7 +5,6 @@ and a revoked link signs nobody in."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from urllib.parse import urlsplit
 
 from playwright.sync_api import BrowserContext, expect
 
@@ -18,6 +17,7 @@ from tests.web.flows import (
     wait_past,
     watch_errors,
 )
+from tests.web.signins import make_signin_link, open_signin_link
 
 
 def test_a_second_device_signs_in_with_the_link_and_plays_on(
@@ -32,23 +32,14 @@ def test_a_second_device_signs_in_with_the_link_and_plays_on(
     laptop.get_by_role("link", name="Sign in on another device").click()
     laptop.wait_for_url("**/devices")
     expect(laptop.locator("#link-state")).to_have_text("You have no sign-in link yet.")
-    laptop.get_by_role("button", name="Make a sign-in link").click()
-    expect(laptop.locator("#link-shown")).to_be_visible()
-    link = laptop.locator("#signin-link").input_value()
-    code = laptop.locator("#signin-code").input_value()
-    assert "/signin#" in link and len(code) == 19
+    link, code = make_signin_link(laptop)
     expect(laptop.locator("#signin-qr svg path")).to_have_count(1)
     screenshot(laptop, "devices-link")
-    where = urlsplit(link)
 
     # The phone opens the link: the same player, the same game, the same seat.
     phone = new_context(viewport=PHONE).new_page()
     errors += watch_errors(phone)
-    phone.goto(f"{where.path}#{where.fragment}")
-    expect(phone.locator("#signin-status")).to_have_text(
-        "Signed in as Vera. Your games are here now."
-    )
-    assert "#" not in phone.url  # the secret left the address bar
+    open_signin_link(phone, link, "Vera")
     phone.get_by_role("link", name="Go to your games").click()
     expect(phone.locator("#me-name")).to_have_text("Vera")
     expect(phone.locator(f"#my-games a[href='/play/{game_id}']").first).to_be_visible()
@@ -80,9 +71,9 @@ def test_a_second_device_signs_in_with_the_link_and_plays_on(
     phone.locator("dialog.confirm [data-answer=yes]").click()
     expect(phone.locator("#link-state")).to_have_text("You have no sign-in link yet.")
     tablet = new_context().new_page()
-    tablet.goto(f"{where.path}#{where.fragment}")
+    tablet.goto(link)
     expect(tablet.locator("#toast")).to_contain_text("signs nobody in")
     tablet.get_by_label("Recovery code").fill(code)
-    tablet.get_by_role("button", name="Sign in").click()
+    tablet.get_by_role("button", name="Sign in", exact=True).click()
     expect(tablet.locator("#toast")).to_contain_text("signs nobody in")
     assert errors == []

@@ -1,5 +1,6 @@
 // The devices page: the player's sign-in link and recovery code (made, shown once, revoked),
-// and the devices signed in as this player, each of which can be signed out.
+// their passkeys (added, deleted), and the devices signed in as this player, each of which can
+// be signed out.
 "use strict";
 
 (() => {
@@ -36,6 +37,47 @@
       el("button", { type: "button", onclick: () => signOutOne(device) }, t("devices.sign_out")))));
     document.getElementById("out-others").disabled = devices.length < 2;
   }
+
+  const passkeyBox = document.getElementById("passkeys-panel");
+
+  async function showPasskeys() {
+    const { passkeys } = await api("GET", "/me/passkeys");
+    document.getElementById("passkeys-none").hidden = passkeys.length > 0;
+    const list = document.getElementById("passkeys");
+    list.replaceChildren(...passkeys.map((passkey) => {
+      const label = passkey.label || t("passkeys.unnamed");
+      return el("li", { class: "device passkey", dataset: { passkey: passkey.id } },
+        el("span", { class: "device-label" }, label),
+        el("span", { class: "note" }, " · " + t("passkeys.created", { when: when(passkey.created) })),
+        el("span", { class: "note" }, " · " + (passkey.used
+          ? t("passkeys.last_used", { when: when(passkey.used) }) : t("passkeys.never_used"))),
+        " ",
+        el("button", { type: "button", onclick: () => deletePasskey(passkey, label) }, t("passkeys.delete")));
+    }));
+  }
+
+  async function deletePasskey(passkey, label) {
+    if (!(await confirmMove(t("passkeys.delete_confirm", { label }), t("passkeys.delete")))) return;
+    try {
+      await api("DELETE", "/me/passkeys/" + encodeURIComponent(passkey.id));
+      toast(t("passkeys.deleted"), "info");
+      await showPasskeys();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  document.getElementById("passkey-add").addEventListener("click", async () => {
+    try {
+      await OmertaPasskeys.register();
+      toast(t("passkeys.added"), "info");
+      await showPasskeys();
+    } catch (err) {
+      const said = OmertaPasskeys.problem(err);
+      if (said) toast(t(said), "info");
+      else showError(err);
+    }
+  });
 
   async function signOutOne(device) {
     try {
@@ -109,8 +151,11 @@
     if (!player) return;
     document.getElementById("signin-panel").hidden = false;
     document.getElementById("devices-panel").hidden = false;
+    passkeyBox.hidden = false;
+    const usable = OmertaPasskeys.explain(passkeyBox);
+    document.getElementById("passkey-add-line").hidden = !usable;
     try {
-      await Promise.all([showLinkState(), showDevices()]);
+      await Promise.all([showLinkState(), showDevices(), usable ? showPasskeys() : null]);
     } catch (err) {
       showError(err);
     }

@@ -1,14 +1,16 @@
 // The sign-in page: the personal sign-in link's secret arrives in the fragment (never sent to
 // the server with the page, so it stays out of logs and Referer); this page posts it, or the
-// recovery code typed here, and this browser becomes one of the player's devices.
+// recovery code typed here, or signs in with a passkey, and this browser becomes one of the
+// player's devices.
 "use strict";
 
 (() => {
-  const { t, api, showError, confirmMove } = Omerta;
+  const { t, api, showError, confirmMove, toast } = Omerta;
   const status = document.getElementById("signin-status");
 
-  async function signIn(sent) {
-    // This browser may play as someone already: ask before it becomes the link's player.
+  // `how` signs in and answers with the player; this browser may play as someone already:
+  // ask before it becomes another one.
+  async function signIn(how) {
     const current = await Omerta.me().catch(() => null);
     if (current) {
       const name = current.name;
@@ -16,26 +18,34 @@
     }
     status.textContent = t("signin.working");
     try {
-      const player = await api("POST", "/signin", sent);
+      const player = await how();
       status.textContent = t("signin.done", { name: player.name });
       document.getElementById("me-name").textContent = player.name;
       document.getElementById("signin-done").hidden = false;
       document.getElementById("code-form").hidden = true;
+      document.getElementById("passkey-signin").hidden = true;
       document.querySelector("#signin-done a").focus();
     } catch (err) {
       status.textContent = t("signin.intro");
-      showError(err);
+      const said = OmertaPasskeys.problem(err);
+      if (said) toast(t(said), "info");
+      else showError(err);
     }
   }
 
+  const passkeyBox = document.getElementById("passkey-signin");
+  document.getElementById("passkey-go-line").hidden = !OmertaPasskeys.explain(passkeyBox);
+  document.getElementById("passkey-go").addEventListener("click", () => signIn(OmertaPasskeys.signIn));
+
   document.getElementById("code-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    signIn({ code: document.getElementById("recovery-code").value });
+    const code = document.getElementById("recovery-code").value;
+    signIn(() => api("POST", "/signin", { code }));
   });
 
   const secret = location.hash.slice(1);
   if (secret) {
     history.replaceState(null, "", location.pathname); // the secret leaves the address bar
-    signIn({ link: secret });
+    signIn(() => api("POST", "/signin", { link: secret }));
   }
 })();
