@@ -8,7 +8,7 @@ from collections.abc import Callable
 from playwright.sync_api import BrowserContext, expect
 
 from tests.smtp import Inbox, link_in
-from tests.web.test_mail_signin import wait_for_mail
+from tests.web.signins import wait_for_mail
 
 ADDRESS = "sal.notices@example.org"
 

@@ -169,7 +169,9 @@ const Omerta = (() => {
   }
 
   function showError(err) {
-    console.error(err);
+    // A 401 is no fault of the page: this device was signed out (from another one, or its
+    // token revoked); the toast says so.
+    if (!(err instanceof ApiError && err.status === 401)) console.error(err);
     toast(err instanceof ApiError ? refusal(err, document.body.dataset.kind) : t("error.network"));
   }
 
