@@ -8,7 +8,10 @@ found stored, and the one it is about to write) and names the events owed to its
 * ``game_ended``: the game was running and is finished (to every seated player);
 * ``player_joined``: a seat that was open is taken (to the other seated players).
 
-A game first projected (nothing stored before) notifies nobody: its creator made it.
+A game first projected (nothing stored before) notifies nobody: its creator made it. So a seat
+taken before that first projection (within milliseconds of the creation: a bot, not a person
+following an invite) is announced to nobody; the read model cannot tell the creator's seat
+from the joiner's.
 
 Preferences: ``player:{<id>}:notify``, a hash ``<channel>.<event>`` -> ``1``/``0``; an unset
 pair is on (a player who registers a webhook wants its calls).
