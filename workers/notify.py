@@ -30,25 +30,21 @@ import logging
 
 import msgspec
 import redis
-from rq import Retry, get_current_job
+from rq import Retry
 
 from services import config
 from services import notifications as nt
 from services import webhooks as wh
 from services.commands import service
 from services.readmodels import Summary
-from services.store import now_ms, unavailable
-from workers import notify_mail, notify_push, runtime
+from workers import notify_mail, notify_push, pending, runtime
 
 log = logging.getLogger(__name__)
 
 PENDING = "notify:pending"
-LEASE_MARGIN = 5  # seconds: a try's limit past the HTTP timeout, a claim's past the try's
-FAILURE_TTL = 7 * 24 * 3600
-CATCH_UP_BATCH = 100
+_webhooks = pending.Pending(PENDING, "webhook", "workers.notify.deliver_webhook", "webhook")
 
 _notices = msgspec.json.Decoder(list[nt.Notice])
-_pending = msgspec.json.Decoder(tuple[str, str, nt.Notice])
 
 
 def on_change(before: Summary | None, after: Summary) -> None:
@@ -63,7 +59,7 @@ def on_change(before: Summary | None, after: Summary) -> None:
         job_id=f"notify-{after.game_id}-{after.version}-{seated}",
         timeout=60,
         result_ttl=0,
-        failure_ttl=FAILURE_TTL,
+        failure_ttl=pending.FAILURE_TTL,
         retry=Retry(max=3, interval=[1, 5, 30]),
         description=f"notify {after.game_id} at {after.version}",
     )
@@ -71,16 +67,6 @@ def on_change(before: Summary | None, after: Summary) -> None:
 
 def _client() -> redis.Redis:
     return service().store.redis
-
-
-def _job_timeout() -> int:
-    """RQ's limit for one try: the HTTP timeout bounds each read, not a receiver that trickles."""
-    return int(config.settings().webhook_timeout) + LEASE_MARGIN
-
-
-def _lease() -> int:
-    """A claim outlives the try that made it: no second try sends while the first may."""
-    return _job_timeout() + LEASE_MARGIN
 
 
 def fan_out(notices_json: str) -> int:
@@ -94,30 +80,9 @@ def fan_out(notices_json: str) -> int:
         if not prefs.wants(notice.player, "webhook", notice.event):
             continue
         for hook in hooks.list(notice.player):
-            _enqueue_delivery(client, notice.player, hook.id, notice)
+            _webhooks.enqueue(client, notice.player, hook.id, notice)
             count += 1
     return count
-
-
-def _enqueue_delivery(
-    client: redis.Redis, player: str, hook_id: str, notice: nt.Notice, suffix: str = ""
-) -> None:
-    member = msgspec.json.encode((player, hook_id, notice))
-    delivery = nt.delivery_id(notice, "webhook", hook_id)
-    with unavailable():
-        client.zadd(PENDING, {member: now_ms() + 1000 * _lease()})
-    backoff = list(config.settings().webhook_backoff)
-    runtime.enqueue(
-        runtime.NOTIFY,
-        "workers.notify.deliver_webhook",
-        args=(player, hook_id, member.decode()),
-        job_id=f"webhook-{delivery}{suffix}",
-        timeout=_job_timeout(),
-        result_ttl=0,
-        failure_ttl=FAILURE_TTL,
-        retry=Retry(max=len(backoff), interval=backoff),
-        description=f"webhook {delivery}",
-    )
 
 
 def deliver_webhook(player: str, hook_id: str, member: str) -> str:
@@ -125,20 +90,19 @@ def deliver_webhook(player: str, hook_id: str, member: str) -> str:
     (the hook was deleted, or the player no longer wants the event since it was queued).
     Raises (RQ retries) on a failed call or a claim held elsewhere."""
     client = _client()
-    notice = _pending.decode(member)[2]
+    notice = _webhooks.decode(member)[2]
     hooks = wh.Webhooks(client)
     hook = hooks.get(player, hook_id)
     delivery = nt.delivery_id(notice, "webhook", hook_id)
     if hook is None or not nt.Preferences(client).wants(player, "webhook", notice.event):
-        _done(client, member)
+        _webhooks.done(client, member)
         return "gone"
-    lease = _lease()
+    lease = pending.lease()
     token = nt.claim(client, delivery, lease)
     if token is None:
-        _done(client, member)
+        _webhooks.done(client, member)
         return "duplicate"
-    with unavailable():  # the catch-up leaves it alone while this try may still be sending
-        client.zadd(PENDING, {member: now_ms() + 1000 * lease})
+    _webhooks.hold(client, member, lease)  # the catch-up leaves it alone while this try sends
     try:
         wh.post(
             hook,
@@ -149,46 +113,13 @@ def deliver_webhook(player: str, hook_id: str, member: str) -> str:
         )
     except wh.DeliveryFailed:
         nt.release(client, delivery, token)
-        _after_failure(client, member)
+        _webhooks.after_failure(client, member)
         raise
     nt.mark_sent(client, delivery)
-    _done(client, member)
+    _webhooks.done(client, member)
     return "sent"
 
 
-def _after_failure(client: redis.Redis, member: str) -> None:
-    """Keep the catch-up off this sending until RQ's next try is due (or forget it: the last)."""
-    job = get_current_job()
-    left = job.retries_left if job is not None else None
-    if not left:
-        _done(client, member)
-        return
-    backoff = config.settings().webhook_backoff
-    wait = backoff[min(len(backoff) - left, len(backoff) - 1)]
-    with unavailable():
-        client.zadd(PENDING, {member: now_ms() + 1000 * (wait + _lease())})
-
-
-def _done(client: redis.Redis, member: str) -> None:
-    with unavailable():
-        client.zrem(PENDING, member)
-
-
 def catch_up(client: redis.Redis) -> int:
-    """Re-enqueue the pending sendings past their due time that nobody holds (a worker died
-    with them); how many."""
-    with unavailable():
-        due = client.zrangebyscore(PENDING, 0, now_ms(), start=0, num=CATCH_UP_BATCH)
-    revived = 0
-    for raw in due:
-        player, hook_id, notice = _pending.decode(raw)
-        delivery = nt.delivery_id(notice, "webhook", hook_id)
-        with unavailable():
-            held = client.exists(nt.record_key(delivery))
-        if held:  # sent (its try died before forgetting it) or claimed: the try decides
-            if nt.was_sent(client, delivery):
-                _done(client, raw.decode())
-            continue
-        _enqueue_delivery(client, player, hook_id, notice, suffix=f"-catch-up-{now_ms()}")
-        revived += 1
-    return revived + notify_push.catch_up(client) + notify_mail.catch_up(client)
+    """Re-enqueue the pending sendings of every channel that a dead worker left; how many."""
+    return _webhooks.revive(client) + notify_push.catch_up(client) + notify_mail.catch_up(client)

@@ -1,0 +1,102 @@
+"""The pending set of a notification channel (webhooks, push): every sending under way, by
+``(player, target, notice)``, scored with the time after which the catch-up may enqueue it
+again. A try holds it for its lease; a failure holds it until RQ's next try is due (the last
+one forgets it); a success forgets it. What is past its time and nobody holds (no delivery
+record: a worker died with it) is enqueued again by ``revive``.
+"""
+
+from __future__ import annotations
+
+import msgspec
+import redis
+from rq import Retry, get_current_job
+
+from services import config
+from services import notifications as nt
+from services.store import now_ms, unavailable
+from workers import runtime
+
+FAILURE_TTL = 7 * 24 * 3600
+LEASE_MARGIN = 5  # seconds: a try's limit past the HTTP timeout, a claim's past the try's
+CATCH_UP_BATCH = 100
+
+_member = msgspec.json.Decoder(tuple[str, str, nt.Notice])
+
+
+def job_timeout() -> int:
+    """RQ's limit for one try: the HTTP call's, and a margin."""
+    return int(config.settings().webhook_timeout) + LEASE_MARGIN
+
+
+def lease() -> int:
+    """How long a claim (and a pending entry) outlives the try that holds it."""
+    return job_timeout() + LEASE_MARGIN
+
+
+class Pending:
+    """``key``: the set; ``channel``: the delivery records'; ``job``: the try's function
+    (called with player, target, entry); ``prefix``: its job ids'."""
+
+    def __init__(self, key: str, channel: str, job: str, prefix: str) -> None:
+        self.key, self.channel, self.job, self.prefix = key, channel, job, prefix
+
+    def enqueue(
+        self, client: redis.Redis, player: str, target: str, notice: nt.Notice, suffix: str = ""
+    ) -> None:
+        """Record the sending as pending, then enqueue its first try (RQ retries it)."""
+        entry = msgspec.json.encode((player, target, notice)).decode()
+        delivery = nt.delivery_id(notice, self.channel, target)
+        self.hold(client, entry, lease())
+        backoff = list(config.settings().webhook_backoff)
+        runtime.enqueue(
+            runtime.NOTIFY,
+            self.job,
+            args=(player, target, entry),
+            job_id=f"{self.prefix}-{delivery}{suffix}",
+            timeout=job_timeout(),
+            result_ttl=0,
+            failure_ttl=FAILURE_TTL,
+            retry=Retry(max=len(backoff), interval=backoff),
+            description=f"{self.prefix} {delivery}",
+        )
+
+    def decode(self, entry: str | bytes) -> tuple[str, str, nt.Notice]:
+        return _member.decode(entry)
+
+    def hold(self, client: redis.Redis, entry: str, seconds: int) -> None:
+        with unavailable():
+            client.zadd(self.key, {entry: now_ms() + 1000 * seconds})
+
+    def done(self, client: redis.Redis, entry: str) -> None:
+        with unavailable():
+            client.zrem(self.key, entry)
+
+    def after_failure(self, client: redis.Redis, entry: str) -> None:
+        """Keep the catch-up off this sending until RQ's next try is due (or forget it: the
+        last)."""
+        job = get_current_job()
+        left = job.retries_left if job is not None else None
+        if not left:
+            self.done(client, entry)
+            return
+        backoff = config.settings().webhook_backoff
+        self.hold(client, entry, backoff[min(len(backoff) - left, len(backoff) - 1)] + lease())
+
+    def revive(self, client: redis.Redis) -> int:
+        """Enqueue again the sendings past their time that nobody holds (a worker died with
+        them); how many."""
+        with unavailable():
+            due = client.zrangebyscore(self.key, 0, now_ms(), start=0, num=CATCH_UP_BATCH)
+        revived = 0
+        for raw in due:
+            player, target, notice = self.decode(raw)
+            delivery = nt.delivery_id(notice, self.channel, target)
+            with unavailable():
+                held = client.exists(nt.record_key(delivery))
+            if held:  # sent (its try died before forgetting it) or claimed: the try decides
+                if nt.was_sent(client, delivery):
+                    self.done(client, raw.decode())
+                continue
+            self.enqueue(client, player, target, notice, f"-catch-up-{now_ms()}")
+            revived += 1
+        return revived
