@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from domain.core import Result
+from services.clocks import Bank, OnTimeout, PerMove
 from services.commands import MAX_COMMAND_ID
 from services.players import MAX_NAME
 
@@ -33,6 +34,35 @@ class NewPlayer(_In):
     replace: bool = False
 
 
+class NoClockIn(_In, tag="none", tag_field="type"):
+    """No clock."""
+
+
+class PerMoveIn(_In, tag="per_move", tag_field="type"):
+    """A limit per move: every stretch of owing a decision gets ``seconds`` (1 to 30 days)."""
+
+    seconds: int
+
+
+class BankIn(_In, tag="bank", tag_field="type"):
+    """A time bank (seconds): ``initial`` (1 s to 60 days) to spend over the game,
+    ``increment`` (up to 7 days) added after each move, the total capped at ``cap`` (default:
+    ``initial``; at least ``initial``)."""
+
+    initial: int
+    increment: int = 0
+    cap: int | None = None
+
+
+class OnTimeoutIn(_In):
+    """What a seat's time-out does: ``takeover`` (default; a bot of ``level`` plays the seat on)
+    or ``forfeit`` (2 players: the game ends as a loss for that seat; 3-4: a bot plays on and
+    the seat's result is unrated)."""
+
+    policy: Literal["takeover", "forfeit"] = "takeover"
+    level: AiLevel = "greedy"
+
+
 class NewGame(_In):
     """Create a game. ``ai`` maps AI seats to their level (0 random, 1 and up greedy, or the
     level's name: ``domain.bots.LEVELS``); the creator takes ``seat`` (default:
@@ -45,6 +75,8 @@ class NewGame(_In):
     options: dict[str, Any] = {}
     seat: Seat | None = None
     public: bool = False
+    clock: NoClockIn | PerMoveIn | BankIn | None = None
+    on_timeout: OnTimeoutIn | None = None
 
 
 class JoinGame(_In):
@@ -168,7 +200,26 @@ class SeatOut(msgspec.Struct, frozen=True):
     level: int | str | None = None  # AI level
 
 
+class ClockOut(msgspec.Struct, frozen=True):
+    """A seat's clock: ``bank`` ms of its allowance left (per move: the limit; bank: what was
+    left when its running stretch began), ``since`` when that stretch began counting, and
+    ``deadline`` (ms since the epoch, and ``deadline_iso``) when it runs out, vacations
+    included: both null for a seat that owes no decision. ``paused``: its player is on
+    vacation now (the deadline already counts the vacation's planned end)."""
+
+    seat: int
+    bank: int
+    since: int | None
+    deadline: int | None
+    deadline_iso: str | None
+    paused: bool = False
+
+
 class GameOut(msgspec.Struct, frozen=True):
+    """``clock`` is the time control (null: none) and ``on_timeout`` the time-out policy;
+    ``clocks`` the seats of people's clocks as the read model had them at ``clocks_version``
+    (empty without a clock)."""
+
     game_id: str
     game: str
     version: int
@@ -178,6 +229,10 @@ class GameOut(msgspec.Struct, frozen=True):
     to_act: list[int]
     your_seat: int | None
     result: Result | None
+    clock: Bank | PerMove | None = None
+    on_timeout: OnTimeout | None = None
+    clocks: list[ClockOut] = []
+    clocks_version: int | None = None
 
 
 class ViewOut(msgspec.Struct, frozen=True):

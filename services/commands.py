@@ -50,6 +50,7 @@ import msgspec
 
 from domain import GAMES, bots
 from domain.core import Game, RuleViolation, Secret, replay
+from services import clocks
 from services.codec import EventCodec
 from services.config import connect, settings
 from services.errors import (
@@ -138,11 +139,15 @@ class CommandService:
         seats: int,
         options: dict[str, Any] | None = None,
         ai: Mapping[Any, Any] | None = None,
+        clock: Mapping[str, Any] | None = None,
+        on_timeout: Mapping[str, Any] | None = None,
     ) -> str:
         """Start a new game and return its id (22 url-safe characters, 128 random bits).
 
-        ``ai`` maps AI seats to their level (``{1: 3}``). The game's secret (seed and salt) comes
-        from ``secrets.token_bytes``; its creation events and metadata are stored atomically."""
+        ``ai`` maps AI seats to their level (``{1: 3}``); ``clock`` and ``on_timeout`` are the
+        time control and the time-out policy as plain data (``services.clocks``). The game's
+        secret (seed and salt) comes from ``secrets.token_bytes``; its creation events and
+        metadata are stored atomically."""
         if game not in self.games:
             raise BadRequest(
                 f"there is no game {game!r} (games: {', '.join(sorted(self.games))})",
@@ -162,6 +167,8 @@ class CommandService:
         except RuleViolation as exc:
             raise BadRequest(exc.message, code=exc.code, params=exc.params, game=game) from None
         ai_seats = _ai_seats(ai, seats)
+        time_control = clocks.parse_clock(clock)
+        policy = clocks.parse_on_timeout(on_timeout, bots.LEVELS)
         secret = Secret(seed=secrets.token_bytes(32), salt=secrets.token_bytes(16))
         events = rules.start(seats, secret, validated)
         meta = GameMeta(
@@ -170,6 +177,9 @@ class CommandService:
             options=msgspec.to_builtins(validated),
             ai=ai_seats,
             created=self.store.clock(),
+            clock=time_control,
+            on_timeout=policy,
+            takeover=policy.level,
         )
         game_id = secrets.token_urlsafe(16)
         appended = self.store.append(

@@ -13,7 +13,9 @@ store.
 | ``UnknownGame`` | 404 | ``unknown_game`` |
 | ``WrongSeat`` | 403 | ``wrong_seat`` |
 | ``BadRequest`` | 400 | ``bad_command``, ``bad_options``, ``unknown_game_name``, |
-|  |  | ``bad_seats``, ``bad_ai``, ``bad_command_id``, ``bad_expected_version`` |
+|  |  | ``bad_seats``, ``bad_ai``, ``bad_command_id``, ``bad_expected_version``, |
+|  |  | ``bad_clock``, ``bad_on_timeout``, ``bad_vacation`` |
+| ``services.vacation.VacationRefused`` | 409 | ``vacation_refused`` |
 | ``Conflict`` | 409 | ``conflict`` (stale expected version, or the race retries ran out) |
 | ``CommandIdReused`` | 409 | ``command_id_reused`` (same id, different command) |
 | ``RuleRejected`` | 422 | the rules' own code, e.g. ``not_your_turn`` |

@@ -8,6 +8,10 @@ found stored, and the one it is about to write) and names the events owed to its
 * ``game_ended``: the game was running and is finished (to every seated player);
 * ``player_joined``: a seat that was open is taken (to the other seated players).
 
+``time_low`` (a seat's deadline is near: ``services.clocks.low_time_at``) is not derived from a
+change: ``workers.deadlines`` sends it from a job scheduled for that moment, once per (game,
+version, seat) as every notice is (its delivery ids).
+
 A game first projected (nothing stored before) notifies nobody: its creator made it. So a seat
 taken before that first projection (within milliseconds of the creation: a bot, not a person
 following an invite) is announced to nobody; the read model cannot tell the creator's seat
@@ -40,6 +44,7 @@ class Event(StrEnum):
     YOUR_TURN = "your_turn"
     GAME_ENDED = "game_ended"
     PLAYER_JOINED = "player_joined"
+    TIME_LOW = "time_low"  # not derived: the deadline's scheduled job sends it (workers.deadlines)
 
 
 EVENTS = tuple(e.value for e in Event)

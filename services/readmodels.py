@@ -31,6 +31,10 @@ Keys (``{...}`` is the Redis Cluster hash tag; ``rm:`` is the read models' own p
     rm:due                    zset  "<game id>:<seat>" -> ms since that seat owes a decision
                                     (every seat: people, AI and open seats)
     rm:ai-due                 zset  game id -> ms since its first AI seat owes a decision
+    rm:deadlines              zset  "<game id>:<version>:<seat>:<bank ms>" -> the deadline (ms)
+                                    of a person's seat owing a decision under a clock
+                                    (``workers.deadlines`` arms a job per entry; the catch-up
+                                    re-arms the missing ones)
 
 Outside the read models (not rebuilt: not derived from events):
 
@@ -50,6 +54,7 @@ import msgspec
 import redis
 
 from domain.core import Result
+from services.clocks import Clock, OnTimeout, SeatClock
 from services.keys import INBOX_FEED
 from services.store import unavailable
 
@@ -59,6 +64,7 @@ FINISHED = "rm:games:finished"
 LOBBY = "rm:lobby"
 DUE = "rm:due"
 AI_DUE = "rm:ai-due"
+DEADLINES = "rm:deadlines"
 STATUSES = {"running": RUNNING, "finished": FINISHED}
 
 
@@ -95,6 +101,15 @@ def due_member(game_id: str, seat: int) -> str:
     return f"{game_id}:{seat}"
 
 
+def deadline_member(game_id: str, version: int, seat: int, bank: int) -> str:
+    return f"{game_id}:{version}:{seat}:{bank}"
+
+
+def parse_deadline_member(member: str) -> tuple[str, int, int, int]:
+    game_id, version, seat, bank = member.rsplit(":", 3)
+    return game_id, int(version), int(seat), int(bank)
+
+
 class SeatSummary(msgspec.Struct, frozen=True):
     seat: int
     kind: str  # "player", "ai" or "open"
@@ -119,6 +134,9 @@ class Summary(msgspec.Struct, frozen=True):
     to_act: list[int]
     due: dict[int, int]  # seat -> ms since it owes a decision
     result: Result | None
+    clock: Clock | None = None  # the time control (services.clocks)
+    on_timeout: OnTimeout | None = None
+    clocks: list[SeatClock] = []  # the seats of people's clocks
 
 
 class AiError(msgspec.Struct, frozen=True):
@@ -135,7 +153,7 @@ class GameReadModel(msgspec.Struct, frozen=True):
     ai_error: AiError | None
 
 
-PROGRESS = ("version", "head", "updated", "status", "to_act", "due", "result")
+PROGRESS = ("version", "head", "updated", "status", "to_act", "due", "result", "clocks")
 """The ``Summary`` fields a move changes: kept in the ``progress`` field, apart from the rest."""
 
 

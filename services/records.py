@@ -23,6 +23,8 @@ from typing import Any
 
 import msgspec
 
+from services.clocks import Clock, OnTimeout
+
 GENESIS = bytes(32)
 
 
@@ -72,13 +74,18 @@ class EventRecord(msgspec.Struct, frozen=True):
 class GameMeta(msgspec.Struct, frozen=True):
     """The game's metadata record (key ``game:{<id>}:meta``), written in the same atomic step
     as its creation events. ``options`` is the validated options as plain data; ``ai`` maps
-    AI seats to their level; ``created`` is milliseconds since the Unix epoch."""
+    AI seats to their level; ``created`` is milliseconds since the Unix epoch. ``clock`` is the
+    time control (None: none), ``on_timeout`` what a seat's time-out does, ``takeover`` the bot
+    level that plays a seat that became a bot seat (``services.clocks``)."""
 
     game: str
     seats: int
     options: dict[str, Any]
     ai: dict[int, int | str]
     created: int
+    clock: Clock | None = None
+    on_timeout: OnTimeout = OnTimeout()
+    takeover: str = "greedy"
 
 
 class CommandRecord(msgspec.Struct, frozen=True, array_like=True):

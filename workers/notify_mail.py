@@ -302,12 +302,17 @@ def send_digest(player: str, game_id: str, ends: str) -> str:
 
 
 def live(notice: nt.Notice, summary: Summary | None) -> bool:
-    """Whether the notice is still news: a turn is, while its seat owes a decision. A read
+    """Whether the notice is still news: a turn is, while its seat owes a decision; time
+    running low, while the game is at its version. A read
     model older than the notice (the projection that made it is still writing: the fan-out is
     enqueued before its write) cannot tell: news."""
     if summary is None:
         return False
-    if notice.event != nt.Event.YOUR_TURN or summary.version < notice.version:
+    if summary.version < notice.version:
+        return True
+    if notice.event == nt.Event.TIME_LOW:  # only at its version: a move stopped that clock
+        return summary.status == "running" and summary.version == notice.version
+    if notice.event != nt.Event.YOUR_TURN:
         return True
     return summary.status == "running" and notice.seat in summary.due
 

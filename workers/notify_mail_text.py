@@ -78,7 +78,7 @@ def compose(
     )
 
 
-ORDER = (nt.Event.YOUR_TURN, nt.Event.PLAYER_JOINED, nt.Event.GAME_ENDED)
+ORDER = (nt.Event.TIME_LOW, nt.Event.YOUR_TURN, nt.Event.PLAYER_JOINED, nt.Event.GAME_ENDED)
 
 
 def _lines(news: list[nt.Notice]) -> list[tuple[str, int]]:

@@ -24,30 +24,35 @@ import redis
 
 from domain import GAMES
 from domain.core import Game
-from services import keys
+from services import clocks, keys, vacation
 from services import readmodels as rm
+from services.clocks import Interval, SeatClock
 from services.codec import EventCodec
-from services.players import public_key, seats_key
+from services.players import player_games_key, public_key, seats_key
 from services.records import Entry, GameMeta, decode_meta
 from services.statecache import StateCache
 from services.store import EventStore, entries_of, unavailable
 
 # KEYS[1]: the game's read-model hash, KEYS[2] the inbox feed.  ARGV: version, seated, indexes
-# JSON, the seated players (comma-separated), number of hash fields n, then n (field, value)
-# pairs, then (key, score, member) index entries. A write with seated players adds an entry
+# JSON, the seated players (comma-separated), number of hash fields n, the clock revision
+# (``services.vacation.clock_rev_key``: vacations change clocks without an event), then n
+# (field, value) pairs, then (key, score, member) index entries. The checkpoint is (version,
+# seated, clock revision). A write with seated players adds an entry
 # {game, version, players} to the inbox feed: their inboxes may have changed (``services.fanout``
 # wakes their open player streams; the game id is KEYS[1]'s hash tag).
 # Only what changed is written: every write lands in the AOF (an index entry ZADDed again with
 # its score changes nothing and is not logged; an HSET always is, so unchanged fields are
 # skipped), and a game's read model is rewritten on nearly every command.
 WRITE = """
-local stored = redis.call('HMGET', KEYS[1], 'version', 'seated', 'indexes')
-local version, seated = tonumber(ARGV[1]), tonumber(ARGV[2])
+local stored = redis.call('HMGET', KEYS[1], 'version', 'seated', 'indexes', 'clockrev')
+local version, seated, rev = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[6])
 local old_version, old_seated = tonumber(stored[1] or '-1'), tonumber(stored[2] or '-1')
-if old_version > version or (old_version == version and old_seated >= seated) then
+local old_rev = tonumber(stored[4] or '0')
+if old_version > version or (old_version == version and (old_seated > seated
+    or (old_seated == seated and old_rev >= rev))) then
   return 0
 end
-local first_index = 6 + 2 * tonumber(ARGV[5])
+local first_index = 7 + 2 * tonumber(ARGV[5])
 if stored[3] and stored[3] ~= ARGV[3] then
   local kept = {}
   for i = first_index, #ARGV, 3 do kept[ARGV[i] .. '\0' .. ARGV[i + 2]] = true end
@@ -55,7 +60,7 @@ if stored[3] and stored[3] ~= ARGV[3] then
     if not kept[entry[1] .. '\0' .. entry[2]] then redis.call('ZREM', entry[1], entry[2]) end
   end
 end
-for i = 6, first_index - 1, 2 do
+for i = 7, first_index - 1, 2 do
   if redis.call('HGET', KEYS[1], ARGV[i]) ~= ARGV[i + 1] then
     redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
   end
@@ -65,6 +70,7 @@ for i = first_index, #ARGV, 3 do
 end
 redis.call('HSET', KEYS[1], 'version', version)
 if old_seated ~= seated then redis.call('HSET', KEYS[1], 'seated', seated) end
+if old_rev ~= rev then redis.call('HSET', KEYS[1], 'clockrev', rev) end
 if stored[3] ~= ARGV[3] then redis.call('HSET', KEYS[1], 'indexes', ARGV[3]) end
 if ARGV[4] ~= '' then
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', INBOX_FEED_KEEP, '*',
@@ -91,17 +97,24 @@ class Folded(NamedTuple):
     updated: int
     head: bytes
     due: dict[int, int]
+    # (seat, began, ended) of every finished stretch of owing a decision, in order: the clocks'
+    # input (services.clocks)
+    stretches: tuple[tuple[int, int, int], ...] = ()
 
 
 class Projected(NamedTuple):
     version: int
     written: bool  # False: the stored read model was already as new (nothing changed)
     ai_due: list[int]  # AI seats owing a decision at ``version``
+    deadlines: list[SeatClock] = []  # people's seats owing a decision under a clock
 
 
 class Seating(NamedTuple):
     owners: dict[int, str]  # seat -> player id, taken seats
     public: bool
+    clock_rev: int = 0  # services.vacation.clock_rev_key
+    started: int | None = None  # when every seat was taken (None: not yet; no clock runs)
+    paused: dict[int, list[Interval]] = {}  # seat -> its player's vacations
 
 
 class Projector:
@@ -119,6 +132,9 @@ class Projector:
         self._cache: StateCache[Folded] = StateCache(cache_size)
         # Told (stored summary, new summary) before each write: the notifications' hook.
         self.on_change: Callable[[rm.Summary | None, rm.Summary], None] | None = None
+        # Told (game, version, meta, seats with a deadline) after each write: the deadlines'
+        # jobs are armed there (workers.deadlines).
+        self.on_deadlines: Callable[[str, int, GameMeta, list[SeatClock]], None] | None = None
 
     def project(self, game_id: str) -> Projected | None:
         """Bring the game's read models up to its stream's head; None for an unknown game.
@@ -127,16 +143,17 @@ class Projector:
         (all of them, and the metadata, for a game not in the cache)."""
         cached = self._cache.get(game_id)
         pipe = self.redis.pipeline(transaction=False)
-        pipe.hmget(rm.game_key(game_id), ["version", "seated", "summary", "progress"])
+        pipe.hmget(rm.game_key(game_id), ["version", "seated", "clockrev", "summary", "progress"])
         pipe.hgetall(seats_key(game_id))
         pipe.get(public_key(game_id))
+        pipe.get(vacation.clock_rev_key(game_id))
         # From the cached head itself: a store that came back older no longer has it.
         after = 0 if cached is None else max(cached.version - 1, 0)
         pipe.xrange(keys.events_key(game_id), f"{after + 1}-0", "+")
         if cached is None:
             pipe.get(keys.meta_key(game_id))
         with unavailable():
-            (stored, seated, *before), seats, public, rows, *meta = pipe.execute()
+            (stored, seated, stored_rev, *before), seats, public, rev, rows, *meta = pipe.execute()
         entries = entries_of(rows)
         if cached is None:
             if meta[0] is None:
@@ -153,13 +170,41 @@ class Projector:
             folded = self._cache.remember(game_id, self._fold(cached, entries))
         elif not folded.version:
             return None  # no events: not a game (creation stores both at once)
-        seating = Seating({int(s): p.decode() for s, p in seats.items()}, public == b"1")
-        checkpoint = (-1, -1) if stored is None else (int(stored), int(seated))
-        if checkpoint >= (folded.version, len(seating.owners)):
-            return Projected(checkpoint[0], False, [])
+        owners = {int(s): p.decode() for s, p in seats.items()}
+        clock_rev = int(rev or 0)
+        if checkpoint_of(stored, seated, stored_rev) >= (
+            folded.version, len(owners), clock_rev
+        ):  # fmt: skip
+            return Projected(int(stored), False, [])
+        seating = self.seating(game_id, folded, owners, public == b"1", clock_rev)
         ai_due = sorted(s for s in folded.due if s in folded.meta.ai)
         written = self.write(game_id, folded, seating, rm.joined(*before))
-        return Projected(folded.version, written, ai_due)
+        clocks = game_clocks(folded, seating) if written else []
+        deadlines = [c for c in clocks if c.deadline is not None]
+        if deadlines and self.on_deadlines is not None:
+            self.on_deadlines(game_id, folded.version, folded.meta, deadlines)
+        return Projected(folded.version, written, ai_due, deadlines)
+
+    def seating(
+        self, game_id: str, folded: Folded, owners: dict[int, str], public: bool, rev: int
+    ) -> Seating:
+        """The seat records, with the clocks' inputs outside the stream (for a game with a
+        clock): when the last seat was taken (each player's seat time, ``players``) and each
+        seat's player's vacations."""
+        meta = folded.meta
+        people = [s for s in range(meta.seats) if s not in meta.ai]
+        if meta.clock is None or any(s not in owners for s in people):
+            return Seating(owners, public, rev)
+        pipe = self.redis.pipeline(transaction=False)
+        for seat in people:
+            pipe.zscore(player_games_key(owners[seat]), game_id)
+            pipe.get(vacation.vacations_key(owners[seat]))
+        with unavailable():
+            found = pipe.execute()
+        joined_at = [int(t) for t in found[0::2] if t is not None]
+        started = max([meta.created, *joined_at])
+        paused = {s: vacation.decode(raw) for s, raw in zip(people, found[1::2], strict=True)}
+        return Seating(owners, public, rev, started, paused)
 
     def write(
         self, game_id: str, folded: Folded, seating: Seating, before: rm.Summary | None = None
@@ -182,6 +227,7 @@ class Projector:
             _json.encode([[key, member] for key, _, member in indexes]),
             ",".join(sorted(set(seating.owners.values()))),
             len(fields),
+            seating.clock_rev,
         ]
         for field, value in fields.items():
             args += [field, value]
@@ -203,6 +249,7 @@ class Projector:
         if codec is None:
             codec = self._codecs[game.name] = EventCodec(game)
         state, version, due = folded.state, folded.version, dict(folded.due)
+        stretches = list(folded.stretches)
         for i, entry in enumerate(entries):
             envelope = entry.envelope
             version += 1
@@ -215,9 +262,12 @@ class Projector:
             )
             if last_of_command:  # a command's events are appended together: judge after them
                 owing = game.to_act(state)
+                stretches += [(s, t, envelope.time) for s, t in due.items() if s not in owing]
                 due = {s: due.get(s, envelope.time) for s in sorted(owing)}
         last = entries[-1]
-        return Folded(folded.meta, version, state, last.envelope.time, last.hash, due)
+        return Folded(
+            folded.meta, version, state, last.envelope.time, last.hash, due, tuple(stretches)
+        )
 
 
 FEED_KEEP_MS = 60_000
@@ -244,6 +294,7 @@ def read_models(
     result = game.result(state)
     seats = [_seat(s, meta, seating) for s in range(meta.seats)]
     open_seats = [s.seat for s in seats if s.kind == "open"]
+    clocks = game_clocks(folded, seating)
     summary = rm.Summary(
         game_id=game_id,
         game=meta.game,
@@ -258,6 +309,9 @@ def read_models(
         to_act=sorted(folded.due),
         due=folded.due,
         result=result,
+        clock=meta.clock,
+        on_timeout=meta.on_timeout if meta.clock is not None else None,
+        clocks=clocks,
     )
     views = [_json.encode(game.view(state, seat)) for seat in range(meta.seats)]
     fields = {
@@ -277,10 +331,34 @@ def read_models(
         owner = seating.owners.get(seat)
         if owner is not None:
             indexes.append((rm.inbox_key(owner), since, game_id))
+    for c in clocks:
+        if c.deadline is not None:
+            member = rm.deadline_member(game_id, folded.version, c.seat, c.bank)
+            indexes.append((rm.DEADLINES, c.deadline, member))
     ai_since = [since for seat, since in folded.due.items() if seat in meta.ai]
     if ai_since:
         indexes.append((rm.AI_DUE, min(ai_since), game_id))
     return fields, indexes
+
+
+def checkpoint_of(
+    version: bytes | None, seated: bytes | None, rev: bytes | None
+) -> tuple[int, int, int]:
+    """The stored read model's checkpoint (see ``WRITE``), (-1, -1, -1) for none."""
+    if version is None:
+        return (-1, -1, -1)
+    return (int(version), int(seated or 0), int(rev or 0))
+
+
+def game_clocks(folded: Folded, seating: Seating) -> list[SeatClock]:
+    """The clocks of the people's seats (none for a finished game or one without a clock)."""
+    meta = folded.meta
+    if meta.clock is None:
+        return []
+    people = [s for s in range(meta.seats) if s not in meta.ai]
+    return clocks.seat_clocks(
+        meta.clock, folded.stretches, folded.due, people, seating.started, seating.paused
+    )
 
 
 def _seat(seat: int, meta: GameMeta, seating: Seating) -> rm.SeatSummary:

@@ -2,7 +2,8 @@
 (``services.config.connect()``): the RQ queues and the projector.
 
 Queues: ``omerta-projections`` (projection jobs) is listed before ``omerta-ai`` (AI moves), so a
-busy worker keeps read models fresh first; ``omerta-notify`` (notifications, ``workers.notify``)
+busy worker keeps read models fresh first; ``omerta-clocks`` (deadlines, scheduled by RQ's
+scheduler: ``workers.deadlines``) follows; ``omerta-notify`` (notifications, ``workers.notify``)
 and ``omerta-mail`` (mails of links, ``workers.mailer``) come last.
 """
 
@@ -19,9 +20,10 @@ from workers.projection import Projector
 
 PROJECTIONS = "omerta-projections"
 AI = "omerta-ai"
+CLOCKS = "omerta-clocks"  # deadlines and "time running low" (workers.deadlines), scheduled
 NOTIFY = "omerta-notify"  # notifications (workers.notify): after the games' own work
 MAIL = "omerta-mail"  # mails of links (workers.mailer)
-QUEUES = (PROJECTIONS, AI, NOTIFY, MAIL)
+QUEUES = (PROJECTIONS, AI, CLOCKS, NOTIFY, MAIL)
 
 _lock = threading.Lock()
 _projector: Projector | None = None
@@ -33,9 +35,10 @@ def projector() -> Projector:
     with _lock:
         if _projector is None:
             _projector = Projector(service().store)
-            from workers import notify  # it enqueues through this module
+            from workers import deadlines, notify  # they enqueue through this module
 
             _projector.on_change = notify.on_change
+            _projector.on_deadlines = deadlines.on_deadlines
         return _projector
 
 

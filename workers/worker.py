@@ -32,7 +32,7 @@ from rq.exceptions import StopRequested
 from services import lifeline
 from services.commands import service
 from services.config import settings
-from workers import catchup, enqueue, notify, runtime
+from workers import catchup, deadlines, enqueue, notify, runtime
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +102,10 @@ class OmertaWorker(SimpleWorker):
         except Exception:  # the next pass tries again; the worker keeps working
             log.exception("catch-up pass failed")
             return
+        try:
+            deadlines.catch_up(self.connection)
+        except Exception:
+            log.exception("deadlines' catch-up pass failed")
         try:
             revived = notify.catch_up(self.connection)
         except Exception:

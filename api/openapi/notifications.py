@@ -36,7 +36,7 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         errors=(400, 401, 409),
         tag="notifications",
         description="The body is JSON: delivery, event (your_turn, game_ended, "
-        "player_joined), game_id, game, version, seat. Headers: X-Omerta-Timestamp, "
+        "player_joined, time_low), game_id, game, version, seat. Headers: X-Omerta-Timestamp, "
         'X-Omerta-Signature ("sha256=" and the hex HMAC-SHA256, keyed with the secret, of '
         'the timestamp, ".", and the body) and X-Omerta-Delivery, the same on every try: a '
         "call whose answer was lost is made again, so dedupe on it. A 2xx answer within the "

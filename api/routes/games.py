@@ -4,6 +4,7 @@ game is a spectator there and sees only what spectators see."""
 
 from __future__ import annotations
 
+import datetime as dt
 import secrets
 from typing import Any
 
@@ -18,6 +19,7 @@ from api.problems import ApiError
 from api.schemas import (
     COMMAND_ID_HEADER,
     Accepted,
+    ClockOut,
     CommandIn,
     EventOut,
     GameCreated,
@@ -34,9 +36,11 @@ from api.schemas import (
 from api.tables import seat_list
 from domain import GAMES
 from domain.core import Game, RuleViolation, replay
-from services import idempotency
+from services import idempotency, vacation
 from services.commands import AI_COMMAND_PREFIX, CommandService
 from services.errors import BadRequest
+from services.readmodels import ReadModels
+from services.store import now_ms
 
 bp = Blueprint("games", __name__)
 
@@ -114,7 +118,14 @@ def create() -> Response:
             d.service.notify(made.game, made.version)
             return _created(made.game, made.seat, made.version, codes)
     try:
-        game_id = d.service.create_game(new.game, new.seats, new.options, new.ai)
+        game_id = d.service.create_game(
+            new.game,
+            new.seats,
+            new.options,
+            new.ai,
+            clock=msgspec.to_builtins(new.clock) if new.clock is not None else None,
+            on_timeout=msgspec.to_builtins(new.on_timeout) if new.on_timeout else None,
+        )
     except BaseException:
         if key:  # nothing was made: the key may be used again
             idempotency.release_game(d.players.redis, player.id, key)
@@ -171,8 +182,47 @@ def show(game_id: str) -> Response:
         to_act=_to_act(loaded.game, loaded.state),
         your_seat=mine,
         result=result,
+        **game_clocks(game_id, loaded),
     )
     return reply(out)
+
+
+CLOCKS_WAIT = 1.0  # seconds a game's answer waits for its projection, for fresh clocks
+
+
+def game_clocks(game_id: str, loaded: Any) -> dict[str, Any]:
+    """The time control, the policy and the seats' clocks (from the read model, which the
+    projection keeps: ``services.clocks``), as ``GameOut`` fields."""
+    meta = loaded.meta
+    if meta.clock is None:
+        return {}
+    models = ReadModels(deps().service.store.redis)
+    models.wait_for(game_id, loaded.version, CLOCKS_WAIT)
+    summary = models.summary(game_id)
+    if summary is None:
+        return {"clock": meta.clock, "on_timeout": meta.on_timeout}
+    owners = {s.seat: s.player for s in summary.seats if s.player}
+    now = now_ms()
+    out = []
+    for c in summary.clocks:
+        owner = owners.get(c.seat)
+        paused = (
+            owner is not None
+            and vacation.running(vacation.periods(models.redis, owner), now) is not None
+        )
+        out.append(ClockOut(c.seat, c.bank, c.since, c.deadline, iso(c.deadline), paused))
+    return {
+        "clock": meta.clock,
+        "on_timeout": meta.on_timeout,
+        "clocks": out,
+        "clocks_version": summary.version,
+    }
+
+
+def iso(ms: int | None) -> str | None:
+    if ms is None:
+        return None
+    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).isoformat(timespec="milliseconds")
 
 
 def _own_seat(game_id: str) -> int:

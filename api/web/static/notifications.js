@@ -7,7 +7,7 @@
 (() => {
   const { t, api, el, showError } = Omerta;
   const CHANNELS = ["push", "email", "webhook"];
-  const EVENTS = ["your_turn", "game_ended", "player_joined"];
+  const EVENTS = ["your_turn", "game_ended", "player_joined", "time_low"];
 
   function say(id, text) {
     document.getElementById(id).textContent = text;
