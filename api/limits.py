@@ -19,6 +19,7 @@ list sets several):
 | ``POST /signin/email`` | address asked for | ``OMERTA_LIMIT_SIGNIN_MAILBOX`` | ``5 per hour`` |
 | ``POST /signin/passkey/options`` | address | ``OMERTA_LIMIT_PASSKEY_OPTIONS`` | ``60 per hour`` |
 | ``POST /signin/passkey`` | client address | ``OMERTA_LIMIT_SIGNIN_PASSKEY`` | ``20 per hour`` |
+| ``POST``/``DELETE /me/vacation`` | player | ``OMERTA_LIMIT_VACATIONS`` | ``20 per day`` |
 
 A sign-in attempt counts under the address and under the SHA-256 of the link or code it sends
 (so one player's code tried from many addresses is bounded too); a mailed sign-in link asked for
@@ -91,6 +92,8 @@ class RateLimits(msgspec.Struct, frozen=True):
     signin_mailbox: str = "5 per hour"  # counted by the address's hash: nobody's inbox flooded
     passkey_options: str = "60 per hour"
     signin_passkey: str = "20 per hour"
+    vacations: str = "20 per day"  # each start or end rewrites the clocks of the player's games
+    vacation_ends: str = "20 per day"
 
 
 # The limited endpoints: setting -> (endpoint, variable).
@@ -107,6 +110,8 @@ ENDPOINTS = {
     "signin_mailbox": ("mail.signin", "OMERTA_LIMIT_SIGNIN_MAILBOX"),
     "passkey_options": ("passkeys.signin_options", "OMERTA_LIMIT_PASSKEY_OPTIONS"),
     "signin_passkey": ("passkeys.signin", "OMERTA_LIMIT_SIGNIN_PASSKEY"),
+    "vacations": ("clocks.start_vacation", "OMERTA_LIMIT_VACATIONS"),
+    "vacation_ends": ("clocks.end_vacation", "OMERTA_LIMIT_VACATIONS"),
 }
 
 PLAYER_STREAM = "presence.player_stream"

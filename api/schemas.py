@@ -303,6 +303,9 @@ class GameEntry(msgspec.Struct, frozen=True):
     result: Result | None = None
     # Since when (ms) the caller's seat has owed its decision without a break; None: it owes none.
     waiting_since: int | None = None
+    clock: Bank | PerMove | None = None  # the time control (null: none)
+    on_timeout: OnTimeout | None = None
+    deadlines: dict[int, int] = {}  # seat -> its deadline (ms), seats of people owing a move
 
 
 class GameList(msgspec.Struct, frozen=True):

@@ -81,6 +81,9 @@ def entries(players: Players, summaries: list[Summary], player_id: str | None) -
                 over=game.status == "finished",
                 result=game.result,
                 waiting_since=game.due.get(mine) if mine is not None else None,
+                clock=game.clock,
+                on_timeout=game.on_timeout,
+                deadlines={c.seat: c.deadline for c in game.clocks if c.deadline is not None},
             )
         )
     return out

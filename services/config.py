@@ -24,6 +24,7 @@
 | ``OMERTA_OPERATOR_TOKEN`` | bearer token of the operator's pages (``/operator/mail``) | (f) |
 | ``OMERTA_SMTP_TIMEOUT`` | seconds each step of an SMTP exchange may take | ``30`` |
 | ``OMERTA_MAIL_DIGEST_SECONDS`` | at most one notification mail per player and game in | (g) |
+| ``OMERTA_VACATION_DAYS`` | days a year a player may pause their clocks (``vacation``) | ``21`` |
 
 (a) ``http://`` and the bind address; read by ``public_url()``.  (b) ``127.0.0.1:8000``.
 (c) a random one, made once and kept in the store.  (d) ``10,60,300,1800,7200``.
@@ -89,6 +90,7 @@ class Settings(msgspec.Struct, frozen=True):
     smtp_timeout: float = 30.0
     # Notification mails (workers.notify_mail)
     mail_digest_seconds: int = 3600
+    vacation_days: int = 21
 
 
 def settings(env: dict[str, str] | None = None) -> Settings:
@@ -115,6 +117,7 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         operator_token=env.get("OMERTA_OPERATOR_TOKEN") or None,
         smtp_timeout=float(env.get("OMERTA_SMTP_TIMEOUT") or 30.0),
         mail_digest_seconds=_at_least_one(env, "OMERTA_MAIL_DIGEST_SECONDS", 3600),
+        vacation_days=_days(env, "OMERTA_VACATION_DAYS", 21),
     )
 
 
@@ -123,6 +126,13 @@ def _at_least_one(env: dict[str, str], name: str, default: int) -> int:
     if value < 1:
         raise ConfigError(f"{name} must be a whole number of seconds, at least 1")
     return value
+
+
+def _days(env: dict[str, str], name: str, default: int) -> int:
+    raw = env.get(name) or str(default)
+    if not raw.isdigit() or int(raw) > 366:
+        raise ConfigError(f"{name} must be a whole number of days from 0 to 366, not {raw!r}")
+    return int(raw)
 
 
 def _flag(value: str | None) -> bool:

@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from api.openapi.clocks import CLOCK_ROUTES
 from api.openapi.games import GAME_ROUTES
 from api.openapi.identity import IDENTITY_ROUTES
 from api.openapi.notifications import NOTIFICATION_ROUTES
@@ -22,7 +23,9 @@ from api.schemas import InboxEvent
 from domain import GAMES
 
 REF = "#/components/schemas/{name}"
-ROUTES: tuple[Route, ...] = (*GAME_ROUTES, *IDENTITY_ROUTES, *NOTIFICATION_ROUTES)
+ROUTES: tuple[Route, ...] = (
+    *GAME_ROUTES, *IDENTITY_ROUTES, *NOTIFICATION_ROUTES, *CLOCK_ROUTES
+)  # fmt: skip
 
 
 def _game_unions() -> dict[str, Any]:

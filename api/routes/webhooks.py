@@ -34,6 +34,7 @@ class EventFlags(_In):
     your_turn: bool | None = None
     game_ended: bool | None = None
     player_joined: bool | None = None
+    time_low: bool | None = None
 
 
 class NotificationPrefs(_In):

@@ -392,6 +392,7 @@ def test_each_hostile_value_in_each_field_of_each_game(quick_app: Flask) -> None
             "/me/passkeys": {"credential": {}},
             "/me/passkeys/{passkey_id}": {"label": "Laptop"},
             "/signin/passkey": {"credential": {}},
+            "/me/vacation": {"days": 3},
         }
         good_for = {("DELETE", "/me/push"): {"endpoint": PUSH_SUBSCRIPTION["endpoint"]}}
         paths: list[tuple[str, str, list[str], dict[str, Any]]] = [
@@ -403,6 +404,9 @@ def test_each_hostile_value_in_each_field_of_each_game(quick_app: Flask) -> None
             ("POST", "/games", ["options", o], good["/games"]) for o in _fields(kind["options"])
         ]
         paths.append(("POST", "/games", ["options", "preset"], good["/games"]))
+        banked = {**good["/games"], "clock": {"type": "bank", "initial": 60}}
+        paths += [("POST", "/games", ["clock", f], banked) for f in ("initial", "increment", "cap")]
+        paths += [("POST", "/games", ["on_timeout", f], banked) for f in ("policy", "level")]
         for fixed, free in object_shapes(kind["commands"]):
             command = {"command": fixed}
             paths += [("POST", "/games/{game_id}/commands", ["command", f], command) for f in free]

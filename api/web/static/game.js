@@ -70,6 +70,7 @@
           const renamed = !same(names, ctx.names);
           Object.assign(ctx, { game, view: view.view, legal, version: view.version,
                                seat: game.your_seat, names });
+          document.dispatchEvent(new CustomEvent("omerta:game", { detail: game })); // clock.js
           if (renamed) redrawLog(); // a seat taken: its lines name the newcomer now
           if (moved) GameUI.reset();
           // Redraw only what changed: a reload for a burst of events often finds nothing new,

@@ -29,6 +29,16 @@ const Lists = (() => {
         " · " + t("list.waited", { time: ago(entry.waiting_since) })) : null);
   }
 
+  // The time control, and the countdown of the caller's seat (else the first to run out).
+  function clock(entry) {
+    if (!entry.clock || entry.over) return null;
+    const deadlines = entry.deadlines || {};
+    const mine = deadlines[entry.your_seat];
+    const first = mine ?? Math.min(...Object.values(deadlines));
+    return el("span", { class: "clock" }, Clock.describe(entry.clock, entry.on_timeout),
+      Number.isFinite(first) ? [" · ", Clock.countdown(first)] : null);
+  }
+
   async function join(entry) {
     try {
       await api("POST", `/games/${entry.game_id}/join`, {});
@@ -70,6 +80,7 @@ const Lists = (() => {
       el("span", { class: "when" }, t("list.created", { when: when(entry.created) }),
         status ? el("strong", { class: "status" }, " · " + status) : null),
       progress(entry),
+      clock(entry),
       el("span", { class: "links" }, links));
   }
 

@@ -146,6 +146,23 @@
     return out;
   }
 
+  // The time control and the time-out policy (issue 15): "per_move:<s>", "bank:<initial>:
+  // <increment>:<cap>" and "<policy>:<bot level>" in the selects' values.
+  const clockSelect = document.getElementById("clock");
+  const timeoutSelect = document.getElementById("on-timeout");
+  clockSelect.addEventListener("change", () => {
+    timeoutSelect.disabled = clockSelect.value === "none";
+  });
+
+  function chosenClock() {
+    const [type, ...n] = clockSelect.value.split(":");
+    if (type === "none") return {};
+    const [policy, level] = timeoutSelect.value.split(":");
+    const clock = type === "per_move" ? { type, seconds: Number(n[0]) }
+      : { type, initial: Number(n[0]), increment: Number(n[1]), cap: Number(n[2]) };
+    return { clock, on_timeout: { policy, level } };
+  }
+
   function inviteLink(gameId, code) {
     return `${location.origin}${pageUrl(gameId, "join")}#invite=${encodeURIComponent(code)}`;
   }
@@ -182,7 +199,8 @@
     }
     try {
       const made = await api("POST", "/games", { game: current().name, seats: n, ai, seat: 0,
-        options: chosenOptions(), public: document.getElementById("public").checked });
+        options: chosenOptions(), public: document.getElementById("public").checked,
+        ...chosenClock() });
       // Nobody to invite (only AI opponents): straight to the game.
       if (!made.invites.length) location.assign(pageUrl(made.game_id));
       else showCreated(made);
