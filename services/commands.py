@@ -585,8 +585,10 @@ def create_game(
     seats: int,
     options: dict[str, Any] | None = None,
     ai: Mapping[Any, Any] | None = None,
+    clock: Mapping[str, Any] | None = None,
+    on_timeout: Mapping[str, Any] | None = None,
 ) -> str:
-    return service().create_game(game, seats, options, ai)
+    return service().create_game(game, seats, options, ai, clock, on_timeout)
 
 
 def handle(

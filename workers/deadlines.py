@@ -4,7 +4,7 @@ After each write of a game with a clock, the projector (``on_deadlines``, instal
 ``runtime.projector``) arms, for every person's seat owing a decision, two jobs with RQ's
 scheduler (``Queue.enqueue_at``, ``unique``: arming twice is one job):
 
-* ``deadline:<game>:<version>:<seat>:<deadline ms>`` at the deadline: ``deadline`` projects the
+* ``deadline-<version>-<seat>-<deadline ms>-<game>`` at the deadline: ``deadline`` projects the
   game (a cheap no-op when its read model is current), and if the game is still at that
   version, running, and the seat still owes, it works the deadline out again with its player's
   vacations as they are now (one started since the projection pushes it back: the job arms
@@ -13,7 +13,7 @@ scheduler (``Queue.enqueue_at``, ``unique``: arming twice is one job):
   ``Conflict``: nothing happens), then projects the game, which with the takeover policy makes
   the seat a bot seat that the AI job plays on. The deadline is in the id, so a deadline moved
   (a vacation, or its early end) gets a job of its own; the old job finds nothing to do.
-* ``low-time:<game>:<version>:<seat>:<at ms>`` at ``clocks.low_time_at``: the "time running
+* ``low-time-<version>-<seat>-<at ms>-<game>`` at ``clocks.low_time_at``: the "time running
   low" notice to the seat's player (``notifications.Event.TIME_LOW``), sent once per (game,
   version, seat) by the notification channels' delivery records.
 
@@ -50,12 +50,13 @@ JOB_TIMEOUT = 30
 FAILURE_TTL = 7 * 24 * 3600
 
 
+# RQ's ids are letters, digits, "-" and "_"; a game id may hold both, so it comes last.
 def deadline_job_id(game_id: str, version: int, seat: int, deadline: int) -> str:
-    return f"deadline:{game_id}:{version}:{seat}:{deadline}"
+    return f"deadline-{version}-{seat}-{deadline}-{game_id}"
 
 
 def low_time_job_id(game_id: str, version: int, seat: int, at: int) -> str:
-    return f"low-time:{game_id}:{version}:{seat}:{at}"
+    return f"low-time-{version}-{seat}-{at}-{game_id}"
 
 
 def on_deadlines(game_id: str, version: int, meta: GameMeta, seats: list[SeatClock]) -> None:
@@ -84,9 +85,11 @@ def arm(game_id: str, version: int, seat: int, bank: int, deadline: int) -> bool
 
 
 def _schedule(job_id: str, at: int, func: str, *args: object) -> bool:
+    # RQ's scheduled registry keeps whole seconds: the next one, never a moment early.
+    when = dt.datetime.fromtimestamp(-(-at // 1000), dt.UTC)
     try:
         runtime.queue(runtime.CLOCKS).enqueue_at(
-            dt.datetime.fromtimestamp(at / 1000, dt.UTC),
+            when,
             f"workers.deadlines.{func}",
             *args,
             job_id=job_id,

@@ -1,0 +1,99 @@
+"""Deadlines as RQ scheduled jobs (workers.deadlines): the projection arms one per (game,
+version, seat, deadline), arming again is the same job, the catch-up re-arms a deleted one, and a
+deadline job that finds its seat's player on vacation arms itself at the new deadline."""
+
+from __future__ import annotations
+
+import pytest
+import redis
+from rq.job import Job
+from rq.registry import ScheduledJobRegistry
+
+from services import commands, vacation
+from services.players import Players
+from services.readmodels import ReadModels
+from services.store import now_ms
+from workers import deadlines, runtime
+
+pytestmark = pytest.mark.server
+
+
+def _scheduled(client: redis.Redis) -> dict[str, int]:
+    """Job id -> when it is due (ms), of the clocks' scheduled jobs (RQ keeps whole seconds:
+    the second after the deadline)."""
+    registry = ScheduledJobRegistry(runtime.CLOCKS, connection=client)
+    return {
+        job_id.decode(): int(score * 1000)
+        for job_id, score in client.zrange(registry.key, 0, -1, withscores=True)
+    }
+
+
+def _seated_game(client: redis.Redis, clock: dict) -> tuple[str, dict[int, str]]:
+    """A Famiglia game of two people with ``clock``, both seated, projected."""
+    game_id = commands.create_game("famiglia", 2, clock=clock)
+    players = Players(client)
+    ann, bob = players.create("Ann")[0], players.create("Bob")[0]
+    invites = players.open_table(game_id, commands.load(game_id).meta.created, [0, 1], ann.id, 0,
+                                 False)  # fmt: skip
+    players.join(game_id, bob.id, invites[1])
+    runtime.projector().project(game_id)
+    return game_id, {0: ann.id, 1: bob.id}
+
+
+def _deadline_jobs(client: redis.Redis) -> dict[str, int]:
+    return {j: at for j, at in _scheduled(client).items() if j.startswith("deadline-")}
+
+
+def test_the_projection_arms_each_deadline_once(workers_redis: redis.Redis) -> None:
+    game_id, _ = _seated_game(workers_redis, {"type": "per_move", "seconds": 3600})
+    summary = ReadModels(workers_redis).summary(game_id)
+    assert summary is not None
+    (owing,) = [c for c in summary.clocks if c.deadline is not None]
+    assert owing.seat in summary.to_act
+    job_id = deadlines.deadline_job_id(game_id, summary.version, owing.seat, owing.deadline)
+    due = -(-owing.deadline // 1000) * 1000
+    assert _deadline_jobs(workers_redis) == {job_id: due}
+    low = [j for j in _scheduled(workers_redis) if j.startswith("low-time-")]
+    assert low == [deadlines.low_time_job_id(game_id, summary.version, owing.seat,
+                                             owing.deadline - 360_000)]  # fmt: skip
+    # Arming again (another projection, a catch-up) is the same job.
+    assert not deadlines.arm(game_id, summary.version, owing.seat, owing.bank, owing.deadline)
+    assert _deadline_jobs(workers_redis) == {job_id: due}
+    assert deadlines.catch_up(workers_redis) == 0
+
+
+def test_the_catch_up_arms_a_deleted_deadline_job_again(workers_redis: redis.Redis) -> None:
+    _seated_game(workers_redis, {"type": "bank", "initial": 600})
+    (job_id,) = _deadline_jobs(workers_redis)
+    Job.fetch(job_id, connection=workers_redis).delete()  # a lost worker, a flushed queue
+    assert _deadline_jobs(workers_redis) == {}
+    assert deadlines.catch_up(workers_redis) == 1
+    assert list(_deadline_jobs(workers_redis)) == [job_id]
+    assert deadlines.catch_up(workers_redis) == 0
+
+
+def test_a_deadline_job_finds_a_vacation_and_arms_itself_later(
+    workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id, owners = _seated_game(workers_redis, {"type": "per_move", "seconds": 60})
+    summary = ReadModels(workers_redis).summary(game_id)
+    assert summary is not None
+    (owing,) = [c for c in summary.clocks if c.deadline is not None]
+    assert owing.deadline is not None
+    # The player went on vacation a moment ago (the projection has not run since).
+    start = now_ms()
+    vacation.start(workers_redis, owners[owing.seat], start, 21, days=1)
+    monkeypatch.setattr(deadlines, "now_ms", lambda: owing.deadline + 1)  # the job is due
+    assert deadlines.deadline(game_id, summary.version, owing.seat) == "later"
+    moved = owing.deadline + 86_400_000
+    later = deadlines.deadline_job_id(game_id, summary.version, owing.seat, moved)
+    assert later in _deadline_jobs(workers_redis)
+    assert commands.load(game_id).version == summary.version  # nobody timed out
+
+
+def test_a_deadline_job_of_an_old_version_does_nothing(workers_redis: redis.Redis) -> None:
+    game_id, _ = _seated_game(workers_redis, {"type": "per_move", "seconds": 60})
+    version = commands.load(game_id).version
+    assert deadlines.deadline(game_id, version - 1, 0) == "stale"
+    assert deadlines.low_time(game_id, version - 1, 0) == "stale"
+    assert commands.load(game_id).version == version
