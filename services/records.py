@@ -72,13 +72,15 @@ class EventRecord(msgspec.Struct, frozen=True):
 class GameMeta(msgspec.Struct, frozen=True):
     """The game's metadata record (key ``game:{<id>}:meta``), written in the same atomic step
     as its creation events. ``options`` is the validated options as plain data; ``ai`` maps
-    AI seats to their level; ``created`` is milliseconds since the Unix epoch."""
+    AI seats to their level; ``created`` is milliseconds since the Unix epoch; ``takeover`` is
+    the bot level that plays a seat that became a bot seat (``services.seating``)."""
 
     game: str
     seats: int
     options: dict[str, Any]
     ai: dict[int, int | str]
     created: int
+    takeover: int | str = "greedy"
 
 
 class CommandRecord(msgspec.Struct, frozen=True, array_like=True):

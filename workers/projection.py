@@ -29,6 +29,7 @@ from services import readmodels as rm
 from services.codec import EventCodec
 from services.players import public_key, seats_key
 from services.records import Entry, GameMeta, decode_meta
+from services.seating import ai_levels
 from services.statecache import StateCache
 from services.store import EventStore, entries_of, unavailable
 
@@ -157,7 +158,7 @@ class Projector:
         checkpoint = (-1, -1) if stored is None else (int(stored), int(seated))
         if checkpoint >= (folded.version, len(seating.owners)):
             return Projected(checkpoint[0], False, [])
-        ai_due = sorted(s for s in folded.due if s in folded.meta.ai)
+        ai_due = sorted(s for s in folded.due if s in ai_levels(folded.meta, folded.state))
         written = self.write(game_id, folded, seating, rm.joined(*before))
         return Projected(folded.version, written, ai_due)
 
@@ -242,7 +243,8 @@ def read_models(
     """The game's hash fields and its index entries (key, score, member) at ``folded``."""
     meta, state = folded.meta, folded.state
     result = game.result(state)
-    seats = [_seat(s, meta, seating) for s in range(meta.seats)]
+    levels = ai_levels(meta, state)
+    seats = [_seat(s, levels, seating) for s in range(meta.seats)]
     open_seats = [s.seat for s in seats if s.kind == "open"]
     summary = rm.Summary(
         game_id=game_id,
@@ -275,18 +277,19 @@ def read_models(
     for seat, since in folded.due.items():
         indexes.append((rm.DUE, since, rm.due_member(game_id, seat)))
         owner = seating.owners.get(seat)
-        if owner is not None:
+        if owner is not None and seat not in levels:  # a bot plays a seat taken over
             indexes.append((rm.inbox_key(owner), since, game_id))
-    ai_since = [since for seat, since in folded.due.items() if seat in meta.ai]
+    ai_since = [since for seat, since in folded.due.items() if seat in levels]
     if ai_since:
         indexes.append((rm.AI_DUE, min(ai_since), game_id))
     return fields, indexes
 
 
-def _seat(seat: int, meta: GameMeta, seating: Seating) -> rm.SeatSummary:
-    if seat in meta.ai:
-        return rm.SeatSummary(seat, "ai", level=meta.ai[seat])
+def _seat(seat: int, levels: dict[int, int | str], seating: Seating) -> rm.SeatSummary:
+    """A seat a bot took over shows as AI, with the person it was taken over from."""
     owner = seating.owners.get(seat)
+    if seat in levels:
+        return rm.SeatSummary(seat, "ai", player=owner, level=levels[seat])
     if owner is not None:
         return rm.SeatSummary(seat, "player", player=owner)
     return rm.SeatSummary(seat, "open")
