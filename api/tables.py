@@ -9,6 +9,7 @@ from api.schemas import GameEntry, SeatOut
 from services.commands import Loaded
 from services.players import Players
 from services.readmodels import Summary
+from services.seating import ai_levels, taken_over
 
 # The AI seats' names: two bots at one table are told apart everywhere (seats, log, result,
 # lists). Each game takes them in turn from its own starting point, so they are distinct within
@@ -29,21 +30,28 @@ BOT_NAMES = (
 )
 
 
-def bot_names(game_id: str, ai_seats: list[int]) -> dict[int, str]:
+def bot_names(
+    game_id: str, ai_seats: list[int], taken_over: list[int] | None = None
+) -> dict[int, str]:
+    """The bots' names: the AI seats chosen at creation first, then the seats bots took over
+    (so a takeover renames no bot that was there before)."""
     start = int.from_bytes(hashlib.sha256(game_id.encode()).digest()[:4], "big")
-    return {
-        seat: BOT_NAMES[(start + i) % len(BOT_NAMES)] for i, seat in enumerate(sorted(ai_seats))
-    }
+    ordered = [*sorted(ai_seats), *sorted(taken_over or [])]
+    return {seat: BOT_NAMES[(start + i) % len(BOT_NAMES)] for i, seat in enumerate(ordered)}
 
 
 def seat_list(players: Players, game_id: str, loaded: Loaded) -> list[SeatOut]:
+    """A seat a bot took over is an AI seat (``player``: the person it was taken over from)."""
     taken = players.seats(game_id)
     names = players.names(taken.values())
-    bots = bot_names(game_id, list(loaded.meta.ai))
+    levels = ai_levels(loaded.meta, loaded.state)
+    bots = bot_names(game_id, list(loaded.meta.ai), taken_over(loaded.meta, loaded.state))
     out = []
     for seat in range(loaded.meta.seats):
-        if seat in loaded.meta.ai:
-            out.append(SeatOut(seat, "ai", name=bots[seat], level=loaded.meta.ai[seat]))
+        if seat in levels:
+            out.append(
+                SeatOut(seat, "ai", player=taken.get(seat), name=bots[seat], level=levels[seat])
+            )
         elif seat in taken:
             owner = taken[seat]
             out.append(SeatOut(seat, "player", player=owner, name=names.get(owner)))
@@ -57,13 +65,18 @@ def entries(players: Players, summaries: list[Summary], player_id: str | None) -
     names = players.names(s.player for g in summaries for s in g.seats if s.player)
     out = []
     for game in summaries:
-        bots = bot_names(game.game_id, [s.seat for s in game.seats if s.kind == "ai"])
+        ai = [s for s in game.seats if s.kind == "ai"]
+        bots = bot_names(
+            game.game_id,
+            [s.seat for s in ai if s.player is None],
+            [s.seat for s in ai if s.player is not None],  # taken over from a person
+        )
         seats = [
             SeatOut(
                 s.seat,
                 s.kind,
                 s.player,
-                names.get(s.player) if s.player else bots.get(s.seat),
+                bots.get(s.seat) if s.kind == "ai" else names.get(s.player or ""),
                 s.level,
             )
             for s in game.seats
@@ -80,7 +93,7 @@ def entries(players: Players, summaries: list[Summary], player_id: str | None) -
                 your_seat=mine,
                 over=game.status == "finished",
                 result=game.result,
-                waiting_since=game.due.get(mine) if mine is not None else None,
+                waiting_since=game.due.get(mine) if mine is not None and mine not in bots else None,
                 clock=game.clock,
                 on_timeout=game.on_timeout,
                 deadlines={c.seat: c.deadline for c in game.clocks if c.deadline is not None},

@@ -132,7 +132,8 @@ def without_secret(event: Any, started: type) -> Any:
 class GamePackage:
     """A game assembled from its package's modules: every game package has the same files
     (``messages``: Options, Command, Event; ``state``: evolve; ``rules``: options, start, decide,
-    legal, to_act, result; ``view``: view, redact), so one class serves them all."""
+    legal, to_act, result; ``view``: view, redact; ``table_hooks``: which events reveal or are
+    automatic steps, and the standing, for ``domain.table``), so one class serves them all."""
 
     def __init__(
         self,
@@ -143,6 +144,7 @@ class GamePackage:
         state: ModuleType,
         rules: ModuleType,
         view: ModuleType,
+        table_hooks: ModuleType,
     ) -> None:
         self.name = name
         self.min_seats = min_seats
@@ -159,6 +161,7 @@ class GamePackage:
         self.result = rules.result
         self.view = view.view
         self.redact = view.redact
+        self.table_hooks = table_hooks  # what domain.table needs beyond the protocol
 
     def __repr__(self) -> str:
         return f"<game {self.name}>"

@@ -48,7 +48,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from domain import GAMES, bots
+from domain import GAMES, bots, table
 from domain.core import Game, RuleViolation, Secret, replay
 from services import clocks
 from services.codec import EventCodec
@@ -58,11 +58,13 @@ from services.errors import (
     CommandIdReused,
     Conflict,
     RuleRejected,
+    SeatTakenOver,
     Unavailable,
     UnknownGame,
     WrongSeat,
 )
 from services.records import CommandRecord, Entry, EventRecord, GameMeta, to_record
+from services.seating import ai_levels
 from services.statecache import StateCache
 from services.store import EventStore, NewEvent
 from services.upcasting import UPCASTERS, Upcasters
@@ -232,7 +234,7 @@ class CommandService:
         command = _parse_command(rules, command)
         digest = hashlib.sha256(msgspec.msgpack.encode([seat, command])).digest()[:16]
         snap = self._warm(game_id, expected_version)
-        if snap is not None:
+        if snap is not None and not _bot_plays(snap, seat, command_id):
             # One round trip: decide on the cached state and append at its version straight
             # away; the append itself checks the version and the command id. Refused by the
             # rules, or a no-op, or beaten by another append: decided again on a fresh read.
@@ -252,6 +254,11 @@ class CommandService:
                 return self._duplicate(game_id, command_id, record, digest, snap.version)
             if expected_version is not None and snap.version != expected_version:
                 raise _stale(expected_version, snap.version)
+            if _bot_plays(snap, seat, command_id):
+                raise SeatTakenOver(
+                    f"seat {seat} is played by a bot now: only the bot moves for it",
+                    params={"seat": seat},
+                )
             try:
                 events = rules.decide(snap.state, seat, command)
             except RuleViolation as exc:
@@ -272,6 +279,34 @@ class CommandService:
             version=self._refresh(game_id)[0].version,
             case="busy",
         )
+
+    def time_out(self, game_id: str, version: int, seat: int, forfeit: bool) -> Accepted:
+        """Append ``seat``'s time-out (``domain.table.time_out``) at exactly ``version``:
+        ``Conflict`` when the game is elsewhere (it moved on: the deadline is stale). The command
+        id is ``ai-timeout-<version>-<seat>``, so copies of one deadline job append it once; no
+        client can send it (the API refuses the ``ai-`` prefix)."""
+        meta = self._meta(game_id)
+        if not _is_int(seat) or not 0 <= seat < meta.seats:
+            raise WrongSeat(
+                f"seat {seat!r} is not a seat of this game (0 to {meta.seats - 1})",
+                params={"seat": str(seat), "last": meta.seats - 1},
+            )
+        command_id = f"{AI_COMMAND_PREFIX}timeout-{version}-{seat}"
+        digest = hashlib.sha256(msgspec.msgpack.encode([seat, "time_out", forfeit])).digest()[:16]
+        snap, record = self._refresh(game_id, (seat, command_id))
+        if record is not None:
+            return self._duplicate(game_id, command_id, record, digest, snap.version)
+        if snap.version != version:
+            raise _stale(version, snap.version)
+        try:
+            events = table.time_out(snap.state, seat, forfeit)
+        except RuleViolation as exc:
+            raise RuleRejected(exc.message, code=exc.code, params=exc.params) from None
+        if not events:
+            return Accepted(game_id, command_id, snap.version, snap.version + 1, state=snap.state)
+        accepted = self._append(game_id, snap, seat, events, command_id, digest, version)
+        assert accepted is not None  # with an expected version a lost race raises Conflict
+        return accepted
 
     def _append(
         self,
@@ -506,6 +541,11 @@ def _others_ids_hidden(records: list[EventRecord], seat: int | None) -> list[Eve
     return shown
 
 
+def _bot_plays(snap: _Snapshot, seat: int, command_id: str) -> bool:
+    """A person's command (any id but the AI seats') for a seat a bot plays."""
+    return seat in ai_levels(snap.meta, snap.state) and not command_id.startswith(AI_COMMAND_PREFIX)
+
+
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -595,6 +635,10 @@ def handle(
     game_id: str, seat: int, command: Any, command_id: str, expected_version: int | None = None
 ) -> Accepted:
     return service().handle(game_id, seat, command, command_id, expected_version)
+
+
+def time_out(game_id: str, version: int, seat: int, forfeit: bool) -> Accepted:
+    return service().time_out(game_id, version, seat, forfeit)
 
 
 def load(game_id: str) -> Loaded:

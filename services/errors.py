@@ -18,6 +18,7 @@ store.
 | ``services.vacation.VacationRefused`` | 409 | ``vacation_refused`` |
 | ``Conflict`` | 409 | ``conflict`` (stale expected version, or the race retries ran out) |
 | ``CommandIdReused`` | 409 | ``command_id_reused`` (same id, different command) |
+| ``SeatTakenOver`` | 409 | ``seat_taken_over`` (a person's command for a seat a bot plays now) |
 | ``RuleRejected`` | 422 | the rules' own code, e.g. ``not_your_turn`` |
 | ``Unavailable`` | 503 | ``store_unavailable`` (the server refused or did not answer) |
 """
@@ -92,6 +93,14 @@ class CommandIdReused(ServiceError):
 
     status = 409
     code = "command_id_reused"
+
+
+class SeatTakenOver(ServiceError):
+    """A person's command for a seat that a bot plays now (after a concession or a time-out):
+    only the bot moves for it."""
+
+    status = 409
+    code = "seat_taken_over"
 
 
 class RuleRejected(ServiceError):

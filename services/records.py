@@ -75,8 +75,9 @@ class GameMeta(msgspec.Struct, frozen=True):
     """The game's metadata record (key ``game:{<id>}:meta``), written in the same atomic step
     as its creation events. ``options`` is the validated options as plain data; ``ai`` maps
     AI seats to their level; ``created`` is milliseconds since the Unix epoch. ``clock`` is the
-    time control (None: none), ``on_timeout`` what a seat's time-out does, ``takeover`` the bot
-    level that plays a seat that became a bot seat (``services.clocks``)."""
+    time control (None: none, ``services.clocks``), ``on_timeout`` what a seat's time-out does;
+    ``takeover`` is the bot level that plays a seat that became a bot seat
+    (``services.seating``; set from the time-out policy's level)."""
 
     game: str
     seats: int
@@ -85,7 +86,7 @@ class GameMeta(msgspec.Struct, frozen=True):
     created: int
     clock: Clock | None = None
     on_timeout: OnTimeout = OnTimeout()
-    takeover: str = "greedy"
+    takeover: int | str = "greedy"
 
 
 class CommandRecord(msgspec.Struct, frozen=True, array_like=True):

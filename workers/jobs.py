@@ -50,6 +50,7 @@ from services import keys, serversecret
 from services import readmodels as rm
 from services.commands import ai_command_id, service
 from services.errors import Conflict, Unavailable
+from services.seating import ai_levels
 from services.store import now_ms, unavailable
 from workers import enqueue, runtime
 from workers.projection import Projector
@@ -155,14 +156,15 @@ def _move(game_id: str, version: int) -> str:
     game, state, now, meta = svc.load(game_id)
     if now != version:
         return "stale"
-    seats = sorted(s for s in game.to_act(state) if s in meta.ai)
+    levels = ai_levels(meta, state)  # the AI seats and the seats bots took over
+    seats = sorted(s for s in game.to_act(state) if s in levels)
     if not seats:
         return "not_due"
     seat = seats[0]
     try:
         command = bots.choose(
             meta.game,
-            meta.ai[seat],
+            levels[seat],
             game.view(state, seat),
             game.legal(state, seat),
             # Secret, and the same for every try of the move (services.serversecret).

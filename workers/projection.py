@@ -30,6 +30,7 @@ from services.clocks import Interval, SeatClock
 from services.codec import EventCodec
 from services.players import player_games_key, public_key, seats_key
 from services.records import Entry, GameMeta, decode_meta
+from services.seating import ai_levels
 from services.statecache import StateCache
 from services.store import EventStore, entries_of, unavailable
 
@@ -177,7 +178,7 @@ class Projector:
         ):  # fmt: skip
             return Projected(int(stored), False, [])
         seating = self.seating(game_id, folded, owners, public == b"1", clock_rev)
-        ai_due = sorted(s for s in folded.due if s in folded.meta.ai)
+        ai_due = sorted(s for s in folded.due if s in ai_levels(folded.meta, folded.state))
         written = self.write(game_id, folded, seating, rm.joined(*before))
         clocks = game_clocks(folded, seating) if written else []
         deadlines = [c for c in clocks if c.deadline is not None]
@@ -292,7 +293,8 @@ def read_models(
     """The game's hash fields and its index entries (key, score, member) at ``folded``."""
     meta, state = folded.meta, folded.state
     result = game.result(state)
-    seats = [_seat(s, meta, seating) for s in range(meta.seats)]
+    levels = ai_levels(meta, state)
+    seats = [_seat(s, levels, seating) for s in range(meta.seats)]
     open_seats = [s.seat for s in seats if s.kind == "open"]
     clocks = game_clocks(folded, seating)
     summary = rm.Summary(
@@ -329,13 +331,13 @@ def read_models(
     for seat, since in folded.due.items():
         indexes.append((rm.DUE, since, rm.due_member(game_id, seat)))
         owner = seating.owners.get(seat)
-        if owner is not None:
+        if owner is not None and seat not in levels:  # a bot plays a seat taken over
             indexes.append((rm.inbox_key(owner), since, game_id))
     for c in clocks:
         if c.deadline is not None:
             member = rm.deadline_member(game_id, folded.version, c.seat, c.bank)
             indexes.append((rm.DEADLINES, c.deadline, member))
-    ai_since = [since for seat, since in folded.due.items() if seat in meta.ai]
+    ai_since = [since for seat, since in folded.due.items() if seat in levels]
     if ai_since:
         indexes.append((rm.AI_DUE, min(ai_since), game_id))
     return fields, indexes
@@ -355,16 +357,18 @@ def game_clocks(folded: Folded, seating: Seating) -> list[SeatClock]:
     meta = folded.meta
     if meta.clock is None:
         return []
-    people = [s for s in range(meta.seats) if s not in meta.ai]
+    bots = ai_levels(meta, folded.state)  # a seat taken over by a bot has no clock any more
+    people = [s for s in range(meta.seats) if s not in bots]
     return clocks.seat_clocks(
         meta.clock, folded.stretches, folded.due, people, seating.started, seating.paused
     )
 
 
-def _seat(seat: int, meta: GameMeta, seating: Seating) -> rm.SeatSummary:
-    if seat in meta.ai:
-        return rm.SeatSummary(seat, "ai", level=meta.ai[seat])
+def _seat(seat: int, levels: dict[int, int | str], seating: Seating) -> rm.SeatSummary:
+    """A seat a bot took over shows as AI, with the person it was taken over from."""
     owner = seating.owners.get(seat)
+    if seat in levels:
+        return rm.SeatSummary(seat, "ai", player=owner, level=levels[seat])
     if owner is not None:
         return rm.SeatSummary(seat, "player", player=owner)
     return rm.SeatSummary(seat, "open")

@@ -2,6 +2,8 @@
 docs/gangsta.md (the readings chosen where the rules page is unclear)."""
 
 from domain.core import GamePackage
-from domain.gangsta import evolve, messages, rules, view
+from domain.gangsta import evolve, messages, rules, table_hooks, view
 
-game = GamePackage("gangsta", rules.MIN_SEATS, rules.MAX_SEATS, messages, evolve, rules, view)
+game = GamePackage(
+    "gangsta", rules.MIN_SEATS, rules.MAX_SEATS, messages, evolve, rules, view, table_hooks
+)

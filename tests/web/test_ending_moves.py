@@ -102,7 +102,7 @@ def test_famiglia_pass_after_the_other_players_pass(page: Page) -> None:
     sign_up(page, "Ulla")
     for _ in range(20):  # the start player is random: the other one has to pass first
         game_id = new_game(page, "famiglia")
-        if commands.load(game_id).state.current == 1:
+        if commands.load(game_id).state.game.current == 1:
             break
     play(game_id, 1, {"type": "pass"})
     page.goto(f"/play/{game_id}")
@@ -125,7 +125,7 @@ def test_famiglia_pass_asked_in_japanese(new_context: Callable[..., BrowserConte
     expect(page.locator("#hello-title")).to_have_text("ようこそ、Yui さん")
     for _ in range(20):
         game_id = new_game(page, "famiglia")
-        if commands.load(game_id).state.current == 1:
+        if commands.load(game_id).state.game.current == 1:
             break
     play(game_id, 1, {"type": "pass"})
     page.goto(f"/play/{game_id}")
@@ -139,7 +139,7 @@ def test_famiglia_pass_asked_in_japanese(new_context: Callable[..., BrowserConte
     screenshot(page, "end-famiglia-ja", full_page=False)
     page.keyboard.press("Escape")  # the keyboard's way to say no
     expect(page.locator("dialog.confirm")).to_have_count(0)
-    assert commands.load(game_id).state.ended is None
+    assert commands.load(game_id).state.game.ended is None
     assert errors == []
 
 
@@ -148,7 +148,8 @@ def test_famiglia_last_turn_shows_the_final_score(page: Page) -> None:
     sign_up(page, "Vera")
 
     def last_turn_is_mine(game: Any, state: Any) -> bool:
-        return bool(state.final_turns == 0 and state.current == 0 and state.stage == REFRESH)
+        own = state.game  # the game's own state, inside the table's
+        return bool(own.final_turns == 0 and own.current == 0 and own.stage == REFRESH)
 
     for _ in range(10):  # the last turn may be the other player's
         game_id = new_game(page, "famiglia", {"double_pass_ends": False})

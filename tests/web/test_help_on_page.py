@@ -35,7 +35,7 @@ def legal(game_id: str, seat: int = 0) -> list[dict[str, Any]]:
 def my_first_famiglia_turn(page: Page) -> str:
     for _ in range(20):  # the start player is random
         game_id = new_game(page, "famiglia")
-        if commands.load(game_id).state.current == 0:
+        if commands.load(game_id).state.game.current == 0:
             return game_id
     raise AssertionError("seat 0 never started")
 
@@ -71,7 +71,7 @@ def test_famiglia_says_why_actions_are_missing(new_context: Callable[..., Browse
         page.goto(f"/play/{game_id}")
         expect(page.locator("#prompt .ask")).to_be_visible()
         offered = {c["type"] for c in legal(game_id)}
-        street = commands.load(game_id).state.street
+        street = commands.load(game_id).state.game.street
         why = page.locator("#prompt .why-not")
         why.locator("summary").click()
         # The starting hand holds rank-0 cards only: no Accountant or Brute to play.
@@ -114,8 +114,8 @@ def test_gangsta_says_why_a_heist_cannot_be_started(page: Page) -> None:
         game_id = new_game(page, "gangsta")
         loaded = commands.load(game_id)
         startable = {c["heist"] for c in legal(game_id) if c["type"] == "choose_heist"}
-        row = loaded.state.heist_row
-        if loaded.state.active == 0 and len(startable) < len(row):
+        row = loaded.state.game.heist_row
+        if loaded.state.game.active == 0 and len(startable) < len(row):
             break
     page.goto(f"/play/{game_id}")
     expect(page.locator("#prompt .ask")).to_be_visible()
@@ -220,7 +220,7 @@ def test_multi_step_buttons_stay_in_reach_on_a_phone(
 
     # Gangsta!: a heist under way, more gangsters to commit.
     def committing(game: Any, state: Any) -> bool:
-        return state.stage == "heist" and state.active == 0
+        return state.game.stage == "heist" and state.game.active == 0
 
     def heist_first(game_id: str, state: Any, seat: int) -> None:
         choices = [c for c in legal(game_id, seat) if c["type"] == "choose_heist"]
@@ -241,7 +241,7 @@ def test_multi_step_buttons_stay_in_reach_on_a_phone(
 
     # Famiglia: a recruit with a pair to choose.
     def pair_to_show(game: Any, state: Any) -> bool:
-        return state.current == 0 and any(
+        return state.game.current == 0 and any(
             c["type"] == "recruit" and c["to_area"] for c in moves(game, state)
         )
 

@@ -94,7 +94,7 @@ def assert_bots_saw_only_their_seat(game_id: str, calls: list[Call]) -> None:
         assert secret.seed not in raw and secret.salt not in raw
         assert secret.seed.hex() not in text
         state_text = msgspec.json.encode(at).decode()
-        for field, hidden in hidden_parts(meta.game, at, int(seat)):
+        for field, hidden in hidden_parts(meta.game, at.game, int(seat)):
             assert hidden in state_text  # the check looks for something that exists
             assert field + hidden not in text, f"{field}{hidden} reached seat {seat}"
 

@@ -170,7 +170,7 @@ def test_terminal_runner_plays_random_players_to_the_end(capsys: pytest.CaptureF
     from domain import GAMES
     from domain.cli import main
 
-    assert GAMES["gangsta"] is game
+    assert GAMES["gangsta"].inner is game  # played at the table (domain.table)
     assert main(game, ["--seats", "4", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "seat 0:" in out and "game_ended" in out and "winners:" in out

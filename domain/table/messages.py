@@ -1,0 +1,82 @@
+"""The table's wire format: what a seat may do beside the game's own moves (concede, offer,
+accept or decline a draw, undo), and the events of those and of a time-out.
+
+JSON looks like ``{"type": "concede"}`` and ``{"type": "timed_out", "seat": 1, "forfeit": true}``.
+An event that ends the game carries the game's ``secret`` (the reveal ``omerta verify`` checks,
+as the games' own end events do); it is None when the game goes on.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.core import Secret
+
+
+class _Message(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True):
+    pass
+
+
+# --- Commands (never in ``legal``: bots do not send them) -------------------------------------
+
+
+class Concede(_Message, tag="concede"):
+    """Give up: 2 players, the game ends as a loss; more, the seat is played by a bot, unrated."""
+
+
+class OfferDraw(_Message, tag="offer_draw"):
+    """2 players: offer the other player a draw."""
+
+
+class AcceptDraw(_Message, tag="accept_draw"):
+    """Accept the other player's standing draw offer: the game ends as a draw."""
+
+
+class DeclineDraw(_Message, tag="decline_draw"):
+    """Decline the other player's standing draw offer."""
+
+
+class Undo(_Message, tag="undo"):
+    """Take back one's moves since the undo point (docs/table.md, "Undo")."""
+
+
+COMMANDS = (Concede, OfferDraw, AcceptDraw, DeclineDraw, Undo)
+
+
+# --- Events ---------------------------------------------------------------------------------
+
+
+class Conceded(_Message, tag="conceded"):
+    seat: int
+    secret: Secret | None = None
+
+
+class TimedOut(_Message, tag="timed_out"):
+    """The seat's time ran out (no client sends this: the deadline job does, via the service)."""
+
+    seat: int
+    forfeit: bool
+    secret: Secret | None = None
+
+
+class DrawOffered(_Message, tag="draw_offered"):
+    seat: int
+
+
+class DrawDeclined(_Message, tag="draw_declined"):
+    """``seat`` declined the other seat's offer."""
+
+    seat: int
+
+
+class DrawAgreed(_Message, tag="draw_agreed"):
+    secret: Secret | None = None
+
+
+class Undone(_Message, tag="undone"):
+    """``seat``'s moves since its undo point are taken back; they stay in the stream."""
+
+    seat: int
+
+
+EVENTS = (Conceded, TimedOut, DrawOffered, DrawDeclined, DrawAgreed, Undone)

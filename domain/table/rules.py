@@ -1,0 +1,171 @@
+"""The table's rules: which table commands a seat may send, the events of a time-out, and the
+result of a game the table ended (docs/table.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.core import Game, Result, RuleViolation
+from domain.table.messages import (
+    AcceptDraw,
+    Concede,
+    Conceded,
+    DeclineDraw,
+    DrawAgreed,
+    DrawDeclined,
+    DrawOffered,
+    OfferDraw,
+    TimedOut,
+    Undo,
+    Undone,
+)
+from domain.table.state import TWO, Hooks, TableState
+
+
+def bots(state: TableState) -> frozenset[int]:
+    """Seats that became bot seats (a concession or a time-out with 3-4 players, a takeover)."""
+    return state.bots
+
+
+def can_undo(state: TableState, seat: int) -> bool:
+    point = state.point
+    return (
+        state.ended is None
+        and not state.finished
+        and seat not in state.bots
+        and point is not None
+        and point.seat == seat
+        and point.since > 0
+    )
+
+
+def _ending_secret(state: TableState, ends: bool) -> Any:
+    return state.secret if ends else None
+
+
+def time_out(state: TableState, seat: int, forfeit: bool) -> list[Any]:
+    """The events of ``seat``'s time-out: with ``forfeit`` a 2-player game ends as that seat's
+    loss, with more players the seat is played by a bot and unrated; without (the takeover
+    policy), the seat is played by a bot and rated as usual. Nothing for a bot seat."""
+    _playing(state)
+    _check_seat(state, seat)
+    if seat in state.bots:
+        return []
+    ends = forfeit and state.seats == TWO
+    return [TimedOut(seat=seat, forfeit=forfeit, secret=_ending_secret(state, ends))]
+
+
+def _playing(state: TableState) -> None:
+    if state.ended is not None or state.finished:
+        raise RuleViolation("game_over", "The game is over")
+
+
+def _check_seat(state: TableState, seat: int) -> None:
+    if not 0 <= seat < state.seats:
+        last = state.seats - 1
+        raise RuleViolation(
+            "bad_seat", f"Seat {seat} is not a seat of this game (0 to {last})", seat=str(seat)
+        )
+
+
+def _two_players(state: TableState) -> None:
+    if state.seats != TWO:
+        raise RuleViolation(
+            "draw_two_players_only", "Draws are for 2-player games only.", seats=state.seats
+        )
+
+
+def _offer_draw(state: TableState, seat: int) -> list[Any]:
+    _two_players(state)
+    if state.draw_offer is not None:
+        raise RuleViolation(
+            "draw_already_offered",
+            f"Seat {state.draw_offer} has already offered a draw.",
+            seat=state.draw_offer,
+        )
+    if seat in state.declined:
+        raise RuleViolation(
+            "draw_offer_declined",
+            "Your draw offer was declined: offer again after the next move.",
+            seat=seat,
+        )
+    return [DrawOffered(seat=seat)]
+
+
+def _answer(state: TableState, seat: int) -> None:
+    _two_players(state)
+    if state.draw_offer is None or state.draw_offer == seat:
+        raise RuleViolation(
+            "no_draw_offer", "There is no draw offer of the other player to answer."
+        )
+
+
+def _undo(state: TableState, seat: int) -> list[Any]:
+    if can_undo(state, seat):
+        return [Undone(seat=seat)]
+    point = state.point
+    if point is None or point.seat != seat:
+        raise RuleViolation(
+            "undo_not_allowed",
+            "You can undo only your own moves while you alone are to act.",
+            case="not_your_turn",
+        )
+    if point.cause == "reveal":
+        raise RuleViolation(
+            "undo_not_allowed",
+            "Hidden information was revealed or cards were shuffled: nothing before that can"
+            " be undone.",
+            case="revealed",
+        )
+    raise RuleViolation("undo_not_allowed", "There is nothing to undo.", case="nothing")
+
+
+def decide(game: Game, state: TableState, seat: int, command: Any) -> list[Any]:
+    """A table command, or the game's own (decided by the game)."""
+    _playing(state)
+    if not isinstance(command, Concede | OfferDraw | AcceptDraw | DeclineDraw | Undo):
+        return game.decide(state.game, seat, command)
+    _check_seat(state, seat)
+    if seat in state.bots:
+        raise RuleViolation("seat_is_bot", f"Seat {seat} is played by a bot now.", seat=seat)
+    if isinstance(command, Concede):
+        return [Conceded(seat=seat, secret=_ending_secret(state, state.seats == TWO))]
+    if isinstance(command, OfferDraw):
+        return _offer_draw(state, seat)
+    if isinstance(command, AcceptDraw):
+        _answer(state, seat)
+        return [DrawAgreed(secret=state.secret)]
+    if isinstance(command, DeclineDraw):
+        _answer(state, seat)
+        return [DrawDeclined(seat=seat)]
+    return _undo(state, seat)
+
+
+def to_act(game: Game, state: TableState) -> set[int]:
+    return set() if state.ended is not None else game.to_act(state.game)
+
+
+def legal(game: Game, state: TableState, seat: int) -> list[Any]:
+    """The game's own legal commands: bots never concede, offer draws or undo."""
+    return [] if state.ended is not None else game.legal(state.game, seat)
+
+
+def result(game: Game, hooks: Hooks, state: TableState) -> Result | None:
+    """The game's own result, or, once the table ended it, the standing now (each seat's score
+    as if the game were scored at this point: docs/table.md) with the winners the ending gives.
+    ``details["unrated"]``: seats whose result does not count for ratings."""
+    unrated = sorted(state.unrated)
+    ending = state.ended
+    if ending is None:
+        own = game.result(state.game)
+        if own is None:
+            return None
+        return Result(own.scores, own.winners, own.reason, {**own.details, "unrated": unrated})
+    everyone = list(range(state.seats))
+    winners = [s for s in everyone if s != ending.loser]
+    return Result(
+        scores=hooks.standing(state.game),
+        winners=winners,
+        reason=ending.reason,
+        details={"unrated": unrated, "loser": ending.loser},
+    )

@@ -1,0 +1,49 @@
+"""What a seat sees of the table (all of it is public), and event redaction: the table's
+events hide nothing while the game runs (the secret they carry is set only when they end it);
+the game's own events are redacted by the game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from domain.core import Game, Result
+from domain.table.messages import EVENTS
+from domain.table.rules import can_undo
+from domain.table.state import TableState
+
+
+class TableView(msgspec.Struct, frozen=True):
+    bots: list[int]
+    unrated: list[int]
+    draw_offer: int | None  # the seat whose draw offer stands
+    can_undo: bool  # for the viewing seat (False for a spectator)
+    conceded: list[int]
+    timed_out: list[int]
+    draws: bool  # draws can be offered at this table (2 players)
+
+
+def table_view(state: TableState, seat: int | None) -> TableView:
+    return TableView(
+        bots=sorted(state.bots),
+        unrated=sorted(state.unrated),
+        draw_offer=state.draw_offer,
+        can_undo=seat is not None and can_undo(state, seat),
+        conceded=sorted(state.conceded),
+        timed_out=sorted(state.timed_out),
+        draws=state.seats == 2,
+    )
+
+
+def view(game: Game, state: TableState, seat: int | None, result: Result | None) -> Any:
+    """The game's own view, unchanged in shape; once the table ended the game its ``result``
+    is the table's (so pages show the end as they show any end)."""
+    own = game.view(state.game, seat)
+    if state.ended is not None and "result" in own.__struct_fields__:
+        return msgspec.structs.replace(own, result=result)
+    return own
+
+
+def redact(game: Game, event: Any, seat: int | None) -> Any:
+    return event if isinstance(event, EVENTS) else game.redact(event, seat)

@@ -1,0 +1,164 @@
+"""The table's commands and events over both games (issue 15, "When time runs out, or a player
+leaves"; docs/table.md): concessions, time-outs, draws, results, refusals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+
+from domain import GAMES
+from domain.core import RuleViolation, check_commitment
+from domain.play import random_policy, secret_for
+from domain.table import (
+    AcceptDraw,
+    Concede,
+    DeclineDraw,
+    DrawAgreed,
+    OfferDraw,
+    TimedOut,
+    Undo,
+    bots,
+    table_view,
+    time_out,
+)
+
+
+def started(name: str, seats: int, number: int = 1) -> Any:
+    game = GAMES[name]
+    state = None
+    for event in game.start(seats, secret_for(number), game.options(None)):
+        state = game.evolve(state, event)
+    return state
+
+
+def apply(name: str, state: Any, events: list[Any]) -> Any:
+    for event in events:
+        # Every table event goes over the wire as the game's Event union: round-trip it.
+        event = msgspec.json.decode(msgspec.json.encode(event), type=GAMES[name].Event)
+        state = GAMES[name].evolve(state, event)
+    return state
+
+
+def send(name: str, state: Any, seat: int, command: Any) -> Any:
+    return apply(name, state, GAMES[name].decide(state, seat, command))
+
+
+def refused(name: str, state: Any, seat: int, command: Any) -> RuleViolation:
+    with pytest.raises(RuleViolation) as exc:
+        GAMES[name].decide(state, seat, command)
+    return exc.value
+
+
+@pytest.mark.parametrize("name", ["famiglia", "gangsta"])
+def test_a_concession_in_a_2_player_game_ends_it_as_the_conceders_loss(name: str) -> None:
+    game = GAMES[name]
+    state = started(name, 2)
+    idle = 1 - min(game.to_act(state))  # conceding is allowed at any time, not only one's turn
+    (event,) = game.decide(state, idle, Concede())
+    assert event.secret is not None and check_commitment(event.secret, state.game.commitment)
+    state = apply(name, state, [event])
+    result = game.result(state)
+    assert result is not None
+    assert (result.winners, result.reason) == ([1 - idle], "conceded")
+    assert result.details["unrated"] == [] and len(result.scores) == 2
+    assert game.to_act(state) == set() and game.legal(state, 1 - idle) == []
+    assert game.view(state, 0).result == result  # the page shows the end as any other
+    assert refused(name, state, 1 - idle, Concede()).code == "game_over"
+    assert refused(name, state, 1 - idle, Undo()).code == "game_over"
+
+
+def test_a_concession_with_4_players_makes_a_bot_seat_that_is_unrated() -> None:
+    game = GAMES["gangsta"]
+    state = send("gangsta", started("gangsta", 4), 2, Concede())
+    assert game.result(state) is None and bots(state) == {2}
+    shown = table_view(state, 0)
+    assert (shown.bots, shown.unrated, shown.conceded) == ([2], [2], [2])
+    assert refused("gangsta", state, 2, Concede()).code == "seat_is_bot"
+    assert game.legal(state, min(game.to_act(state)))  # the game goes on, bots play seat 2
+
+
+@pytest.mark.parametrize(
+    ("seats", "forfeit", "ends", "unrated"),
+    [(2, True, True, []), (2, False, False, []), (3, True, False, [1]), (4, False, False, [])],
+)
+def test_time_outs(seats: int, forfeit: bool, ends: bool, unrated: list[int]) -> None:
+    game = GAMES["gangsta"]
+    state = started("gangsta", seats)
+    events = time_out(state, 1, forfeit)
+    assert [type(e) for e in events] == [TimedOut]
+    assert (events[0].secret is not None) == ends
+    state = apply("gangsta", state, events)
+    result = game.result(state)
+    if ends:
+        assert result is not None and result.reason == "timed_out" and 1 not in result.winners
+    else:
+        assert result is None and bots(state) == {1}
+        assert table_view(state, None).unrated == unrated
+        assert time_out(state, 1, forfeit) == []  # already a bot seat: nothing more happens
+    assert table_view(state, None).timed_out == [1]
+
+
+def test_a_draw_offered_and_accepted_ends_as_a_draw() -> None:
+    game = GAMES["famiglia"]
+    state = send("famiglia", started("famiglia", 2), 0, OfferDraw())
+    assert table_view(state, 1).draw_offer == 0
+    assert refused("famiglia", state, 0, AcceptDraw()).code == "no_draw_offer"  # not one's own
+    assert refused("famiglia", state, 1, OfferDraw()).code == "draw_already_offered"
+    (event,) = game.decide(state, 1, AcceptDraw())
+    assert isinstance(event, DrawAgreed)
+    result = game.result(apply("famiglia", state, [event]))
+    assert result is not None and (result.winners, result.reason) == ([0, 1], "draw_agreed")
+
+
+def test_a_declined_offer_is_not_repeated_before_a_move() -> None:
+    game = GAMES["famiglia"]
+    state = send("famiglia", started("famiglia", 2), 1, OfferDraw())
+    state = send("famiglia", state, 0, DeclineDraw())
+    assert table_view(state, 0).draw_offer is None
+    assert refused("famiglia", state, 1, OfferDraw()).code == "draw_offer_declined"
+    assert refused("famiglia", state, 0, DeclineDraw()).code == "no_draw_offer"
+    seat = min(game.to_act(state))
+    state = send("famiglia", state, seat, game.legal(state, seat)[0])
+    state = send("famiglia", state, 1, OfferDraw())  # a move of the game was made since
+    assert table_view(state, 0).draw_offer == 1
+
+
+def test_draws_are_for_two_players() -> None:
+    assert refused("gangsta", started("gangsta", 3), 0, OfferDraw()).code == "draw_two_players_only"
+    assert not table_view(started("gangsta", 3), 0).draws
+
+
+def _after_a_reveal() -> tuple[Any, int, Any]:
+    """A Famiglia position right after a refresh turned cards up (FAMIGLIA.md, action 1), and a
+    move of the same seat that does not end its turn (an Accountant or a Brute)."""
+    game = GAMES["famiglia"]
+    for number in range(1, 50):
+        state = started("famiglia", 2, number)
+        policy = random_policy(str(number).encode())
+        while game.result(state) is None:
+            seat = min(game.to_act(state))
+            events = game.decide(state, seat, policy(seat, None, game.legal(state, seat)))
+            state = apply("famiglia", state, events)
+            if type(events[-1]).__name__ != "StreetRevealed" or game.to_act(state) != {seat}:
+                continue
+            for command in game.legal(state, seat):
+                if type(command).__name__ in ("PlayAccountant", "PlayBrute"):
+                    return state, seat, command
+    raise AssertionError("no refresh followed by an Accountant or a Brute")
+
+
+def test_undo_is_refused_right_after_a_reveal_and_allowed_after_a_move() -> None:
+    game = GAMES["famiglia"]
+    state, seat, move = _after_a_reveal()
+    assert not table_view(state, seat).can_undo
+    violation = refused("famiglia", state, seat, Undo())
+    assert (violation.code, violation.params["case"]) == ("undo_not_allowed", "revealed")
+    before = [game.view(state, s) for s in (0, 1, None)]
+    moved = send("famiglia", state, seat, move)
+    assert table_view(moved, seat).can_undo and not table_view(moved, 1 - seat).can_undo
+    assert refused("famiglia", moved, 1 - seat, Undo()).params["case"] == "not_your_turn"
+    undone = send("famiglia", moved, seat, Undo())
+    assert [game.view(undone, s) for s in (0, 1, None)] == before
+    assert refused("famiglia", undone, seat, Undo()).params["case"] == "nothing"

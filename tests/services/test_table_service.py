@@ -1,0 +1,65 @@
+"""The table through the command service (issue 15): time-outs appended at exactly a version,
+once per deadline; a person's command for a seat a bot took over refused, changing nothing;
+the bot levels every AI question asks (services.seating)."""
+
+from __future__ import annotations
+
+import fakeredis
+import pytest
+
+from domain.table import bots, table_view
+from services.audit import verify
+from services.commands import AI_COMMAND_PREFIX, CommandService
+from services.errors import Conflict, SeatTakenOver
+from services.seating import ai_levels
+from services.store import EventStore
+
+
+@pytest.fixture
+def svc(fake_redis: fakeredis.FakeRedis) -> CommandService:
+    return CommandService(EventStore(fake_redis), hooks=[])
+
+
+def snapshot(client: fakeredis.FakeRedis) -> dict[bytes, object]:
+    return {key: client.dump(key) for key in client.keys("*")}
+
+
+def test_a_forfeit_time_out_ends_a_2_player_game_once(svc: CommandService) -> None:
+    game_id = svc.create_game("famiglia", 2, {})
+    version = svc.load(game_id).version
+    with pytest.raises(Conflict):
+        svc.time_out(game_id, version - 1, 0, forfeit=True)  # a stale deadline
+    accepted = svc.time_out(game_id, version, 0, forfeit=True)
+    assert accepted.command_id == f"{AI_COMMAND_PREFIX}timeout-{version}-0"
+    assert (accepted.first, accepted.version) == (version + 1, version + 1)
+    again = svc.time_out(game_id, version, 0, forfeit=True)  # a copy of the deadline job
+    assert again.duplicate and again.version == accepted.version
+    game, state, _, _ = svc.load(game_id)
+    result = game.result(state)
+    assert result is not None and (result.winners, result.reason) == ([1], "timed_out")
+    (last,) = svc.history(game_id, None, version)
+    assert last.type == "timed_out" and last.event.secret is not None
+    assert verify(svc.store, game_id) == []  # the secret revealed, the chain whole
+
+
+def test_a_taken_over_seat_is_played_by_bots_and_refuses_its_person(
+    svc: CommandService, fake_redis: fakeredis.FakeRedis
+) -> None:
+    game_id = svc.create_game("gangsta", 3, {}, ai={2: "random"})
+    game, state, version, meta = svc.load(game_id)
+    seat = min(game.to_act(state))
+    svc.time_out(game_id, version, seat, forfeit=False)  # the takeover policy
+    game, state, version, meta = svc.load(game_id)
+    assert bots(state) == {seat} and table_view(state, None).unrated == []
+    assert ai_levels(meta, state) == {seat: "greedy", 2: "random"}
+    before = snapshot(fake_redis)
+    for command in (game.legal(state, seat)[0], {"type": "concede"}, {"type": "undo"}):
+        with pytest.raises(SeatTakenOver) as exc:
+            svc.handle(game_id, seat, command, f"person-{command!r}")
+        assert (exc.value.status, exc.value.code) == (409, "seat_taken_over")
+    assert snapshot(fake_redis) == before
+    # The bot's own command (its ai- id) is the seat's move.
+    accepted = svc.handle(
+        game_id, seat, game.legal(state, seat)[0], f"{AI_COMMAND_PREFIX}{version}-{seat}"
+    )
+    assert accepted.version > version
