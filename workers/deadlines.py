@@ -94,7 +94,7 @@ def _schedule(job_id: str, at: int, func: str, *args: object) -> bool:
             *args,
             job_id=job_id,
             unique=True,
-            timeout=JOB_TIMEOUT,
+            job_timeout=JOB_TIMEOUT,
             result_ttl=0,
             failure_ttl=FAILURE_TTL,
             description=job_id,

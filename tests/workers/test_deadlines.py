@@ -53,6 +53,12 @@ def test_the_projection_arms_each_deadline_once(workers_redis: redis.Redis) -> N
     job_id = deadlines.deadline_job_id(game_id, summary.version, owing.seat, owing.deadline)
     due = -(-owing.deadline // 1000) * 1000
     assert _deadline_jobs(workers_redis) == {job_id: due}
+    job = Job.fetch(job_id, connection=workers_redis)
+    assert (job.func_name, job.args, job.kwargs) == (
+        "workers.deadlines.deadline",
+        (game_id, summary.version, owing.seat),
+        {},
+    )
     low = [j for j in _scheduled(workers_redis) if j.startswith("low-time-")]
     assert low == [deadlines.low_time_job_id(game_id, summary.version, owing.seat,
                                              owing.deadline - 360_000)]  # fmt: skip
