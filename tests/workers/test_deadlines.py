@@ -4,16 +4,25 @@ deadline job that finds its seat's player on vacation arms itself at the new dea
 
 from __future__ import annotations
 
+import json
+import random
+from collections.abc import Callable
+
 import pytest
 import redis
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
+from api.cli import main as omerta
 from services import commands, vacation
 from services.players import Players
 from services.readmodels import ReadModels
 from services.store import now_ms
+from services.webhooks import Webhooks
+from tests.services.helpers import pick_move
+from tests.workers.receiver import receiver
 from workers import deadlines, runtime
+from workers.rebuild import snapshot
 
 pytestmark = pytest.mark.server
 
@@ -103,3 +112,44 @@ def test_a_deadline_job_of_an_old_version_does_nothing(workers_redis: redis.Redi
     assert deadlines.deadline(game_id, version - 1, 0) == "stale"
     assert deadlines.low_time(game_id, version - 1, 0) == "stale"
     assert commands.load(game_id).version == version
+
+
+def test_time_running_low_is_told_once(
+    workers_redis: redis.Redis, drain: Callable[[], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OMERTA_WEBHOOKS_ALLOW_PRIVATE", "1")
+    game_id, owners = _seated_game(workers_redis, {"type": "per_move", "seconds": 600})
+    summary = ReadModels(workers_redis).summary(game_id)
+    assert summary is not None
+    (owing,) = [c for c in summary.clocks if c.deadline is not None]
+    assert owing.deadline is not None
+    with receiver() as hook:
+        Webhooks(workers_redis).add(owners[owing.seat], hook.url)
+        monkeypatch.setattr(deadlines, "now_ms", lambda: owing.deadline - 60_000)  # 10 % left
+        for _ in range(2):  # the job and a copy of it (a retry, the catch-up)
+            assert deadlines.low_time(game_id, summary.version, owing.seat) == "sent"
+            drain()
+        (call,) = hook.calls
+        sent = json.loads(call.body)
+        assert (sent["event"], sent["game_id"], sent["seat"]) == ("time_low", game_id, owing.seat)
+    monkeypatch.setattr(deadlines, "now_ms", lambda: owing.deadline - 61_000)
+    assert deadlines.low_time(game_id, summary.version, owing.seat) == "later"
+
+
+def test_rebuild_gives_the_same_clocks(workers_redis: redis.Redis) -> None:
+    bank = {"type": "bank", "initial": 600, "increment": 60, "cap": 6000}
+    game_id, owners = _seated_game(workers_redis, bank)
+    rng = random.Random(2)
+    for i in range(6):
+        picked = pick_move(commands.service(), game_id, rng)
+        assert picked is not None
+        commands.handle(game_id, *picked, command_id=f"c{i}")
+        runtime.projector().project(game_id)
+    vacation.start(workers_redis, owners[0], now_ms(), 21, days=2)
+    vacation.bump(workers_redis, [game_id])
+    runtime.projector().project(game_id)
+    summary = ReadModels(workers_redis).summary(game_id)
+    assert summary is not None and any(c.bank != 600_000 for c in summary.clocks)
+    before = snapshot(workers_redis)
+    assert omerta(["rebuild", "--quiet"]) == 0
+    assert snapshot(workers_redis) == before
