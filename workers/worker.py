@@ -1,6 +1,8 @@
 """``omerta worker``: an RQ worker on the configured server, with RQ's scheduler (retries with
-an interval are scheduled jobs) and the catch-up pass (``workers.catchup``) as part of its
-maintenance: at start, then every ``interval`` seconds (also while idle).
+an interval are scheduled jobs, and so are the games' deadlines, ``workers.deadlines``: the
+scheduler looks every second, RQ's default interval, so a deadline fires within a second or
+two) and the catch-up passes (``workers.catchup``, ``deadlines.catch_up``, the notifications')
+as part of its maintenance: at start, then every ``interval`` seconds (also while idle).
 
 The worker is RQ's ``SimpleWorker`` (jobs run in the worker process, no fork per job): jobs take
 milliseconds, and running them in-process keeps the projector's and the command service's
