@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from domain.core import Result
+from domain.table import TableView
 from services.commands import MAX_COMMAND_ID
 from services.players import MAX_NAME
 
@@ -178,16 +179,19 @@ class GameOut(msgspec.Struct, frozen=True):
     to_act: list[int]
     your_seat: int | None
     result: Result | None
+    table: TableView  # the table's part (bots, draw offer, undo) for the caller's seat
 
 
 class ViewOut(msgspec.Struct, frozen=True):
-    """What the caller's seat (None: a spectator) may see at ``version``."""
+    """What the caller's seat (None: a spectator) may see at ``version``: the game's own view,
+    and the table's part (``domain.table.table_view``)."""
 
     game_id: str
     game: str
     version: int
     seat: int | None
     view: Any
+    table: TableView
 
 
 class LegalOut(msgspec.Struct, frozen=True):
