@@ -143,6 +143,7 @@ def test_a_person_cannot_move_for_a_seat_a_bot_took_over(api: Api) -> None:
     assert table["table"]["unrated"] == [seat]
     shown = table["seats"][seat]
     assert (shown["kind"], shown["player"], shown["level"]) == ("ai", cy.id, "greedy")
+    assert shown["name"] == "Cy"  # the log's lines of the seat still name its person
     version = table["version"]
     for kind in ("concede", "undo", "pass"):
         refused = send(api, cy, game_id, kind)
