@@ -149,3 +149,6 @@ def test_a_person_cannot_move_for_a_seat_a_bot_took_over(api: Api) -> None:
         refused = send(api, cy, game_id, kind)
         assert (refused.status_code, refused.json["code"]) == (409, "seat_taken_over"), kind
     assert api.ok("GET", f"/games/{game_id}", ann)["version"] == version
+    (listed,) = api.ok("GET", "/me/games", cy)["games"]  # the read models say the same
+    assert listed["seats"][seat]["kind"] == "ai" and listed["seats"][seat]["name"] == "Cy"
+    assert listed["waiting_since"] is None
