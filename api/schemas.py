@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from domain.core import Result
+from domain.table import TableView
 from services.clocks import Bank, OnTimeout, PerMove
 from services.commands import MAX_COMMAND_ID
 from services.players import MAX_NAME
@@ -229,6 +230,7 @@ class GameOut(msgspec.Struct, frozen=True):
     to_act: list[int]
     your_seat: int | None
     result: Result | None
+    table: TableView  # the table's part (bots, draw offer, undo) for the caller's seat
     clock: Bank | PerMove | None = None
     on_timeout: OnTimeout | None = None
     clocks: list[ClockOut] = []
@@ -236,13 +238,15 @@ class GameOut(msgspec.Struct, frozen=True):
 
 
 class ViewOut(msgspec.Struct, frozen=True):
-    """What the caller's seat (None: a spectator) may see at ``version``."""
+    """What the caller's seat (None: a spectator) may see at ``version``: the game's own view,
+    and the table's part (``domain.table.table_view``)."""
 
     game_id: str
     game: str
     version: int
     seat: int | None
     view: Any
+    table: TableView
 
 
 class LegalOut(msgspec.Struct, frozen=True):

@@ -41,17 +41,18 @@ def bot_names(
 
 
 def seat_list(players: Players, game_id: str, loaded: Loaded) -> list[SeatOut]:
-    """A seat a bot took over is an AI seat (``player``: the person it was taken over from)."""
+    """A seat a bot took over is an AI seat with the name and id of the person it was taken over
+    from (the pages show "Ann (AI, greedy)"); only an open seat's takeover gets a bot's name."""
     taken = players.seats(game_id)
     names = players.names(taken.values())
     levels = ai_levels(loaded.meta, loaded.state)
     bots = bot_names(game_id, list(loaded.meta.ai), taken_over(loaded.meta, loaded.state))
     out = []
     for seat in range(loaded.meta.seats):
-        if seat in levels:
-            out.append(
-                SeatOut(seat, "ai", player=taken.get(seat), name=bots[seat], level=levels[seat])
-            )
+        if seat in levels:  # a person's seat a bot took over keeps the person's name
+            owner = taken.get(seat)
+            name = names.get(owner) if owner else bots[seat]
+            out.append(SeatOut(seat, "ai", player=owner, name=name, level=levels[seat]))
         elif seat in taken:
             owner = taken[seat]
             out.append(SeatOut(seat, "player", player=owner, name=names.get(owner)))
@@ -76,7 +77,7 @@ def entries(players: Players, summaries: list[Summary], player_id: str | None) -
                 s.seat,
                 s.kind,
                 s.player,
-                bots.get(s.seat) if s.kind == "ai" else names.get(s.player or ""),
+                names.get(s.player) if s.player else bots.get(s.seat),
                 s.level,
             )
             for s in game.seats
@@ -93,7 +94,8 @@ def entries(players: Players, summaries: list[Summary], player_id: str | None) -
                 your_seat=mine,
                 over=game.status == "finished",
                 result=game.result,
-                waiting_since=game.due.get(mine) if mine is not None and mine not in bots else None,
+                # Not waiting for its person: a bot plays a seat taken over.
+                waiting_since=None if mine is None or mine in bots else game.due.get(mine),
                 clock=game.clock,
                 on_timeout=game.on_timeout,
                 deadlines={c.seat: c.deadline for c in game.clocks if c.deadline is not None},

@@ -35,7 +35,8 @@ def _game_unions() -> dict[str, Any]:
         out[f"{name}.Options"] = game.Options
         out[f"{name}.Command"] = game.Command
         out[f"{name}.Event"] = game.Event
-        out[f"{name}.View"] = typing.get_type_hints(game.view)["return"]
+        # The game's own view: a game at the table (domain.table) shows it unchanged.
+        out[f"{name}.View"] = typing.get_type_hints(getattr(game, "inner", game).view)["return"]
     return out
 
 

@@ -36,6 +36,7 @@ from api.schemas import (
 from api.tables import seat_list
 from domain import GAMES
 from domain.core import Game, RuleViolation, replay
+from domain.table import table_view
 from services import idempotency, vacation
 from services.commands import AI_COMMAND_PREFIX, CommandService
 from services.errors import BadRequest
@@ -182,6 +183,7 @@ def show(game_id: str) -> Response:
         to_act=_to_act(loaded.game, loaded.state),
         your_seat=mine,
         result=result,
+        table=table_view(loaded.state, mine),
         **game_clocks(game_id, loaded),
     )
     return reply(out)
@@ -239,7 +241,8 @@ def view(game_id: str) -> Response:
     loaded = deps().service.load(game_id)
     seat = seat_in(game_id)
     shown = loaded.game.view(loaded.state, seat)
-    return reply(ViewOut(game_id, loaded.meta.game, loaded.version, seat, shown))
+    table = table_view(loaded.state, seat)
+    return reply(ViewOut(game_id, loaded.meta.game, loaded.version, seat, shown, table))
 
 
 def _moves(game: Game, state: Any, seat: int) -> list[Any]:
@@ -342,4 +345,4 @@ def replay_view(game_id: str, version: int) -> Response:
     stored = svc.events(game_id)[:version]  # server side only: the view below is the output
     state = replay(loaded.game, [r.event for r in stored])
     shown = loaded.game.view(state, seat)
-    return reply(ViewOut(game_id, loaded.meta.game, version, seat, shown))
+    return reply(ViewOut(game_id, loaded.meta.game, version, seat, shown, table_view(state, seat)))

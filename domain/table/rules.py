@@ -39,6 +39,17 @@ def can_undo(state: TableState, seat: int) -> bool:
     )
 
 
+def can_offer_draw(state: TableState, seat: int) -> bool:
+    return (
+        state.seats == TWO
+        and state.ended is None
+        and not state.finished
+        and seat not in state.bots
+        and state.draw_offer is None
+        and seat not in state.declined
+    )
+
+
 def _ending_secret(state: TableState, ends: bool) -> Any:
     return state.secret if ends else None
 

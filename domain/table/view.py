@@ -10,8 +10,8 @@ import msgspec
 
 from domain.core import Game, Result
 from domain.table.messages import EVENTS
-from domain.table.rules import can_undo
-from domain.table.state import TableState
+from domain.table.rules import can_offer_draw, can_undo
+from domain.table.state import TWO, TableState
 
 
 class TableView(msgspec.Struct, frozen=True):
@@ -22,6 +22,7 @@ class TableView(msgspec.Struct, frozen=True):
     conceded: list[int]
     timed_out: list[int]
     draws: bool  # draws can be offered at this table (2 players)
+    can_offer_draw: bool  # for the viewing seat: no offer stands, its last one was not declined
 
 
 def table_view(state: TableState, seat: int | None) -> TableView:
@@ -32,7 +33,8 @@ def table_view(state: TableState, seat: int | None) -> TableView:
         can_undo=seat is not None and can_undo(state, seat),
         conceded=sorted(state.conceded),
         timed_out=sorted(state.timed_out),
-        draws=state.seats == 2,
+        draws=state.seats == TWO,
+        can_offer_draw=seat is not None and can_offer_draw(state, seat),
     )
 
 

@@ -59,3 +59,36 @@ def test_every_version_replays_for_every_seat_and_spectators(
             assert body["seat"] == (None if who is None else players.index(who))
     final = api.ok("GET", f"/games/{game_id}/replay/{last}")["view"]
     assert final["result"] is not None
+
+
+def test_every_version_replays_with_the_tables_events(api: Api) -> None:
+    """A draw offered and declined, a chosen heist undone, a concession (docs/table.md)."""
+    players = [api.player("Ann"), api.player("Bob")]
+    created = api.new_game(players[0], game="gangsta", seats=2)
+    game_id = created["game_id"]
+    api.join(players[1], game_id, created["invites"][0]["code"])
+    api.play(players[0], game_id, {"type": "offer_draw"})
+    api.play(players[1], game_id, {"type": "decline_draw"})
+    rng = random.Random(4)
+    undone = False
+    for _ in range(300):
+        mover = players[api.ok("GET", f"/games/{game_id}")["to_act"][0]]
+        legal = api.ok("GET", f"/games/{game_id}/legal", mover)["commands"]
+        heists = [c for c in legal if c["type"] == "choose_heist"]
+        if heists and not undone:
+            api.play(mover, game_id, heists[0])
+            api.play(mover, game_id, {"type": "undo"})
+            undone = True
+        elif undone:
+            break
+        else:
+            api.random_move(mover, game_id, rng)
+    api.play(players[0], game_id, {"type": "concede"})
+    table = api.ok("GET", f"/games/{game_id}")
+    assert table["result"]["reason"] == "conceded"
+    types = {e["type"] for e in api.ok("GET", f"/games/{game_id}/history")["events"]}
+    assert {"draw_offered", "draw_declined", "undone", "conceded"} <= types
+    for version in range(1, table["version"] + 1):
+        for who in [*players, None]:
+            response = api.call("GET", f"/games/{game_id}/replay/{version}", who)
+            assert response.status_code == 200, (version, who, response.json)

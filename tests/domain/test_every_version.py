@@ -10,9 +10,12 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain import bots, famiglia, gangsta
+from domain import GAMES, bots, famiglia, gangsta, table
 from domain.core import Game
 from domain.play import secret_for
+from domain.rng import Rng
+from domain.table import bots as bots_of
+from domain.table import table_view
 
 CASES: list[tuple[Game, int, dict[str, Any]]] = [
     *(
@@ -83,3 +86,54 @@ def test_every_version_of_every_game_has_a_view_for_every_seat_and_spectators(
 ) -> None:
     game, seats, raw = case
     assert play_every_version(game, seats, raw, n, level) > 3  # started, ..., ended
+
+
+# --- at the table (domain.table): the same, with the table's events in the stream -------------
+
+TABLE_CASES = [(2, "famiglia"), (2, "gangsta"), (3, "gangsta"), (4, "gangsta")]
+
+
+def play_at_the_table(name: str, seats: int, n: int) -> list[str]:
+    """Random play that now and then sends the table's commands (a draw offered and declined, an
+    undo where allowed, a concession or a time-out making a bot seat), with every seat's and a
+    spectator's view and table view checked at every version; the table events' types."""
+    game = GAMES[name]
+    rng = Rng(b"%d" % n, b"table-versions")
+    state, version, kinds = None, 0, []
+    pending = game.start(seats, secret_for(n), game.options(None))
+    for _ in range(MAX_COMMANDS):
+        for event in pending:
+            state = game.evolve(state, event)
+            version += 1
+            check_views(game, seats, state, version)
+            for viewer in [*range(seats), None]:
+                msgspec.json.encode(table_view(state, viewer))
+            if isinstance(event, table.EVENTS):
+                kinds.append(event.__struct_config__.tag)
+        if game.result(state) is not None:
+            break
+        seat = min(game.to_act(state))
+        roll = rng.below(40)
+        shown = table_view(state, seat)
+        if shown.can_undo and roll < 10:
+            pending = game.decide(state, seat, table.Undo())
+        elif shown.can_offer_draw and roll == 10:
+            pending = game.decide(state, seat, table.OfferDraw())
+        elif shown.draw_offer not in (None, seat) and roll < 30:
+            pending = game.decide(state, seat, table.DeclineDraw())
+        elif roll == 11 and seats > 2 and len(bots_of(state)) < seats - 1:
+            pending = game.decide(state, seat, table.Concede())
+        elif roll == 12 and seats > 2 and len(bots_of(state)) < seats - 1:
+            pending = table.time_out(state, seat, forfeit=rng.below(2) == 1)
+        else:
+            legal = game.legal(state, seat)
+            pending = game.decide(state, seat, legal[rng.below(len(legal))])
+    return kinds
+
+
+def test_every_version_at_the_table_has_a_view_for_every_seat() -> None:
+    kinds: set[str] = set()
+    for n in range(1, 4):
+        for seats, name in TABLE_CASES:
+            kinds.update(play_at_the_table(name, seats, n))
+    assert kinds >= {"undone", "draw_offered", "draw_declined", "conceded", "timed_out"}

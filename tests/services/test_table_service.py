@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import fakeredis
 import pytest
+import redis
 
 from domain.table import bots, table_view
 from services.audit import verify
@@ -13,6 +14,7 @@ from services.commands import AI_COMMAND_PREFIX, CommandService
 from services.errors import Conflict, SeatTakenOver
 from services.seating import ai_levels
 from services.store import EventStore
+from tests.services.test_real_server import omerta
 
 
 @pytest.fixture
@@ -63,3 +65,20 @@ def test_a_taken_over_seat_is_played_by_bots_and_refuses_its_person(
         game_id, seat, game.legal(state, seat)[0], f"{AI_COMMAND_PREFIX}{version}-{seat}"
     )
     assert accepted.version > version
+
+
+@pytest.mark.server
+def test_omerta_events_and_verify_show_the_tables_events(
+    real_redis: redis.Redis, redis_url: str
+) -> None:
+    svc = CommandService(EventStore(real_redis))
+    drawn, conceded = svc.create_game("famiglia", 2), svc.create_game("gangsta", 3)
+    svc.handle(drawn, 0, {"type": "offer_draw"}, "offer")
+    svc.handle(drawn, 1, {"type": "accept_draw"}, "accept")
+    svc.handle(conceded, 2, {"type": "concede"}, "concede")
+    verified = omerta(redis_url, "verify", "--all")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert sorted(verified.stdout.split()) == sorted(["ok", "ok", drawn, conceded])
+    shown = omerta(redis_url, "events", drawn).stdout.splitlines()
+    assert "draw_offered" in shown[-2] and "draw_agreed" in shown[-1]
+    assert "conceded" in omerta(redis_url, "events", conceded, "--seat", "0").stdout

@@ -7,7 +7,7 @@
   const { api, el, t, showError, seatNames, commandId } = Omerta;
   const gameId = document.body.dataset.gameId;
   const ctx = {
-    game: null, view: null, legal: [], version: 0, seat: null, names: [], events: [],
+    game: null, view: null, table: null, legal: [], version: 0, seat: null, names: [], events: [],
     refusal: null, send, redraw: draw,
   };
   const SEAT_POLL_MS = 3000;
@@ -68,7 +68,7 @@
           const moved = view.version !== ctx.version;
           const names = seatNames(game.seats);
           const renamed = !same(names, ctx.names);
-          Object.assign(ctx, { game, view: view.view, legal, version: view.version,
+          Object.assign(ctx, { game, view: view.view, table: view.table, legal, version: view.version,
                                seat: game.your_seat, names });
           document.dispatchEvent(new CustomEvent("omerta:game", { detail: game })); // clock.js
           if (renamed) redrawLog(); // a seat taken: its lines name the newcomer now
@@ -103,6 +103,7 @@
     }
     board.replaceChildren(...GameUI.board(ctx).filter(Boolean));
     GameHelp.annotate(board, ctx);
+    TableUI.draw(ctx);
     drawOptions();
     document.body.dataset.version = ctx.version; // the version on screen (tests wait on it)
     if (seeing) sendSeen();
@@ -198,7 +199,7 @@
   }
 
   function logLine(record) {
-    const line = GameUI.describe(record.event, ctx.names, record);
+    const line = TableUI.describe(record.event, ctx.names) || GameUI.describe(record.event, ctx.names, record);
     const isNew = since && record.version > since.from && record.version <= since.to;
     return line && el("li", { class: isNew ? "since" : null,
       dataset: { version: record.version, type: record.type } }, line);
@@ -266,7 +267,7 @@
   async function showAt(version, legal, toAct) {
     const at = await api("GET", `/games/${gameId}/replay/${version}`);
     if (version <= ctx.version) return;
-    Object.assign(ctx, { view: at.view, version, legal });
+    Object.assign(ctx, { view: at.view, table: at.table, version, legal });
     if (toAct) ctx.game = Object.assign({}, ctx.game, { to_act: toAct });
     GameUI.reset();
     draw();
@@ -284,7 +285,7 @@
   function follow() {
     const source = new EventSource(`${Omerta.API}/games/${gameId}/events?after=${logVersion}`);
     const onEvent = (message) => steps.push(JSON.parse(message.data));
-    for (const type of GameUI.EVENTS) source.addEventListener(type, onEvent);
+    for (const type of [...GameUI.EVENTS, ...TableUI.EVENTS]) source.addEventListener(type, onEvent);
     source.addEventListener("end", () => {
       source.close();
       ended = true;

@@ -44,7 +44,7 @@
     document.getElementById("step-label").textContent =
       t("replay.step_label", { n: step, total: records.length });
     const record = records[step - 1];
-    const line = GameUI.describe(record.event, names, record);
+    const line = TableUI.describe(record.event, names) || GameUI.describe(record.event, names, record);
     const caption = document.getElementById("step-event");
     caption.replaceChildren();
     Omerta.append(caption, [line || record.type]); // as the live log draws it (nested parts)
@@ -87,7 +87,7 @@
       records = (await api("GET", `/games/${gameId}/history`)).events;
       const events = records.map((r) => r.event);
       lines = records.map((r) => {
-        const line = GameUI.describe(r.event, names, r);
+        const line = TableUI.describe(r.event, names) || GameUI.describe(r.event, names, r);
         return line && el("li", { dataset: { version: r.version, type: r.type } }, line);
       });
       if (game.result) {

@@ -4,12 +4,14 @@
 function resultParts(result, names, viewer) {
   const { el, t } = Omerta;
   const winners = new Set(result.winners);
-  const title = result.winners.length > 1
-    ? t("result.shared", { names: result.winners.map((s) => names[s]).join(", ") })
+  const title = result.reason === "draw_agreed" ? t("result.draw")
+    : result.winners.length > 1 ? t("result.shared", { names: result.winners.map((s) => names[s]).join(", ") })
     : viewer !== null && winners.has(viewer) ? t("result.you_win")
       : t("result.winner", { name: names[result.winners[0]] });
   const details = result.details || {};
-  const extra = Object.keys(details).filter((k) => Array.isArray(details[k]));
+  // Per-seat columns; ``unrated`` (seats whose result does not count for ratings) is a mark.
+  const unrated = new Set(details.unrated || []);
+  const extra = Object.keys(details).filter((k) => Array.isArray(details[k]) && k !== "unrated");
   return [
     el("h2", {}, t("result.over"), " — ", title),
     el("p", { class: "reason" }, t("reason." + result.reason)),
@@ -19,7 +21,8 @@ function resultParts(result, names, viewer) {
         el("th", { scope: "col" }, t("result.score." + document.body.dataset.kind)))),
       el("tbody", {}, result.scores.map((score, seat) => el("tr",
         { class: winners.has(seat) ? "winner" : "" },
-        el("th", { scope: "row" }, names[seat], winners.has(seat) ? " ★" : ""),
+        el("th", { scope: "row" }, names[seat], winners.has(seat) ? " ★" : "",
+          unrated.has(seat) ? el("span", { class: "unrated" }, " (", t("result.unrated"), ")") : ""),
         extra.map((k) => el("td", {}, details[k][seat])),
         el("td", { class: "score" }, score))))),
   ];

@@ -162,3 +162,12 @@ def test_undo_is_refused_right_after_a_reveal_and_allowed_after_a_move() -> None
     undone = send("famiglia", moved, seat, Undo())
     assert [game.view(undone, s) for s in (0, 1, None)] == before
     assert refused("famiglia", undone, seat, Undo()).params["case"] == "nothing"
+
+
+def test_the_table_view_says_who_may_offer_a_draw() -> None:
+    state = started("famiglia", 2)
+    assert table_view(state, 0).can_offer_draw and not table_view(state, None).can_offer_draw
+    offered = send("famiglia", state, 0, OfferDraw())
+    assert not table_view(offered, 0).can_offer_draw and not table_view(offered, 1).can_offer_draw
+    declined = send("famiglia", offered, 1, DeclineDraw())
+    assert not table_view(declined, 0).can_offer_draw and table_view(declined, 1).can_offer_draw

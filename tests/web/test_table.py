@@ -1,0 +1,76 @@
+"""The table's controls on the game page (issue 15; table.js): Undo appears only when the
+API allows it and takes the move back; a draw offer of the other player is answered with the
+keyboard; Concede asks first (Escape says no), then ends a 2-player game as a loss. The other
+seat is played through the command service."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+from domain.gangsta.messages import ChooseHeist
+from services import commands
+from tests.web.conftest import screenshot
+from tests.web.flows import shown_version, sign_up, wait_past, watch_errors
+from tests.web.test_ending_moves import drive, new_game, play
+
+
+def heist_to_choose(game: Any, state: Any) -> bool:
+    return 0 in game.to_act(state) and any(isinstance(c, ChooseHeist) for c in game.legal(state, 0))
+
+
+def test_undo_a_draw_offer_and_concede_on_the_page(page: Page) -> None:
+    errors = watch_errors(page)
+    sign_up(page, "Una")
+    game_id = new_game(page, "gangsta")
+    assert drive(game_id, heist_to_choose)
+    page.set_viewport_size({"width": 360, "height": 740})  # a phone
+    page.goto(f"/play/{game_id}")
+    undo = page.locator("#table-actions button[data-type=undo]")
+    concede = page.locator("#table-actions button[data-type=concede]")
+    expect(concede).to_be_visible()
+    expect(undo).to_have_count(0)  # nothing to take back at the start of a turn
+
+    before = shown_version(page)
+    page.locator("button[data-type=choose_heist]").first.click()
+    wait_past(page, before)
+    expect(undo).to_be_visible()
+    screenshot(page, "table-undo")
+    expect(concede).to_be_visible()
+    box = concede.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 360  # fits the phone's width
+    undo.focus()
+    before = shown_version(page)
+    page.keyboard.press("Enter")
+    wait_past(page, before)
+    expect(undo).to_have_count(0)
+    expect(page.locator("#log li[data-type=undone]")).to_contain_text("Una took back")
+    expect(page.locator("button[data-type=choose_heist]").first).to_be_visible()
+
+    before = shown_version(page)
+    play(game_id, 1, {"type": "offer_draw"})
+    wait_past(page, before)
+    expect(page.locator("#table-actions .draw-offer")).to_contain_text("offers a draw")
+    page.locator("#table-actions button[data-type=decline_draw]").focus()
+    before = shown_version(page)
+    page.keyboard.press("Enter")
+    wait_past(page, before)
+    expect(page.locator("#log li[data-type=draw_declined]")).to_contain_text("declined")
+    expect(page.locator("#table-actions .draw-offer")).to_have_count(0)
+
+    concede.click()
+    dialog = page.locator("dialog.confirm")
+    expect(dialog).to_contain_text("as your loss")
+    page.keyboard.press("Escape")  # the safe answer
+    expect(dialog).to_have_count(0)
+    assert commands.load(game_id).state.ended is None  # the table's ending: none
+    concede.click()
+    page.locator("dialog.confirm [data-answer=yes]").click()
+    expect(page.locator("#result")).to_be_visible()
+    expect(page.locator("#result .reason")).to_have_text("A player conceded.")
+    expect(page.locator("#log li[data-type=conceded]")).to_contain_text("Una conceded")
+    expect(page.locator("#table-actions")).to_be_hidden()
+    result = commands.load(game_id)
+    assert result.game.result(result.state).winners == [1]
+    assert errors == []
