@@ -2,7 +2,7 @@
 // data-deadline (ms since the epoch, from the API) counts down each second on its own, without
 // asking the server: the pages redraw those elements from the live updates they already get.
 // On the game page it draws the seats' clocks (#clocks) from each game answer game.js fetches
-// (the "omerta:game" event).
+// (the "omerta:game" event), and again after a projection the player's stream announces.
 "use strict";
 
 const Clock = (() => {
@@ -78,7 +78,23 @@ const Clock = (() => {
       el("ul", {}, rows));
     box.hidden = false;
   }
-  document.addEventListener("omerta:game", (event) => drawGame(event.detail));
+  let shown = null; // the game answer drawn last
+  document.addEventListener("omerta:game", (event) => { shown = event.detail; drawGame(shown); });
+
+  // The clocks come from the read model: an answer drawn before the projection caught up (its
+  // clocks_version behind) is drawn again when the player's stream (presence.js) says one of
+  // their games was projected anew, as is this game's whenever it is named there.
+  document.addEventListener("omerta:inbox", async (event) => {
+    if (!shown || !shown.clock) return;
+    const named = event.detail.games.some((g) => g.game_id === shown.game_id);
+    if (!named && shown.clocks_version === shown.version) return;
+    try {
+      const game = await Omerta.api("GET", `/games/${shown.game_id}`);
+      if (game.version >= shown.version) { shown = game; drawGame(game); }
+    } catch (err) {
+      Omerta.showError(err);
+    }
+  });
 
   return { countdown, describe, left, length };
 })();
