@@ -73,7 +73,10 @@ class TableState(msgspec.Struct, frozen=True):
     point: UndoPoint | None = None
 
 
-def _next_point(game: Game, hooks: Hooks, point: UndoPoint | None, state: Any, event: Any):
+def _next_point(
+    game: Game, hooks: Hooks, point: UndoPoint | None, state: Any, event: Any
+) -> UndoPoint | None:
+    """The undo point after ``event`` brought the game to ``state``."""
     actors = game.to_act(state)
     if len(actors) != 1:
         return None

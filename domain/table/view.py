@@ -39,10 +39,11 @@ def table_view(state: TableState, seat: int | None) -> TableView:
 
 
 def view(game: Game, state: TableState, seat: int | None, result: Result | None) -> Any:
-    """The game's own view, unchanged in shape; once the table ended the game its ``result``
-    is the table's (so pages show the end as they show any end)."""
+    """The game's own view, unchanged in shape; once the game is over its ``result`` is the
+    table's (``unrated`` in its details; after a concession, a forfeit or a draw the table's
+    ending), so pages show every end alike."""
     own = game.view(state.game, seat)
-    if state.ended is not None and "result" in own.__struct_fields__:
+    if result is not None and "result" in own.__struct_fields__:
         return msgspec.structs.replace(own, result=result)
     return own
 
