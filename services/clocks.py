@@ -33,7 +33,6 @@ DAY = 86_400
 MAX_PER_MOVE = 30 * DAY
 MAX_BANK = 60 * DAY
 MAX_INCREMENT = 7 * DAY
-PER_MOVE_OFFERED = (3600, 24 * 3600, 72 * 3600)  # the new-game page's choices
 
 
 class PerMove(msgspec.Struct, frozen=True, tag="per_move", tag_field="type"):

@@ -40,9 +40,8 @@ from services import readmodels as rm
 from services.clocks import SeatClock
 from services.commands import service
 from services.errors import Conflict
-from services.records import GameMeta
 from services.store import now_ms, unavailable
-from workers import jobs, runtime
+from workers import jobs, notify, runtime
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +58,7 @@ def low_time_job_id(game_id: str, version: int, seat: int, at: int) -> str:
     return f"low-time-{version}-{seat}-{at}-{game_id}"
 
 
-def on_deadlines(game_id: str, version: int, meta: GameMeta, seats: list[SeatClock]) -> None:
+def on_deadlines(game_id: str, version: int, seats: list[SeatClock]) -> None:
     """The projector's hook: arm the jobs of every seat's deadline."""
     for c in seats:
         assert c.deadline is not None
@@ -111,12 +110,12 @@ def _owing(game_id: str, version: int, seat: int) -> tuple[rm.Summary, SeatClock
     summary = runtime.read_models().summary(game_id)
     if summary is None or summary.version != version or summary.status != "running":
         return None
-    found = next((c for c in summary.clocks if c.seat == seat and c.since is not None), None)
+    found = next((c for c in summary.clocks if c.seat == seat), None)
     owner = next((s.player for s in summary.seats if s.seat == seat), None)
-    if found is None or owner is None:
+    if found is None or found.since is None or owner is None:
         return None
     paused = vacation.periods(runtime.projector().redis, owner)
-    return summary, found, clocks.runs_out(found.since, found.bank, paused)  # type: ignore[arg-type]
+    return summary, found, clocks.runs_out(found.since, found.bank, paused)
 
 
 def deadline(game_id: str, version: int, seat: int) -> str:
@@ -154,8 +153,6 @@ def low_time(game_id: str, version: int, seat: int) -> str:
     owner = next(s.player for s in summary.seats if s.seat == seat)
     assert owner is not None
     notice = nt.Notice(owner, nt.Event.TIME_LOW.value, game_id, summary.game, version, seat)
-    from workers import notify  # notify imports the runtime's projector, which imports this
-
     notify.fan_out(msgspec.json.encode([notice]).decode())
     return "sent"
 

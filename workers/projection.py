@@ -107,7 +107,6 @@ class Projected(NamedTuple):
     version: int
     written: bool  # False: the stored read model was already as new (nothing changed)
     ai_due: list[int]  # AI seats owing a decision at ``version``
-    deadlines: list[SeatClock] = []  # people's seats owing a decision under a clock
 
 
 class Seating(NamedTuple):
@@ -133,9 +132,9 @@ class Projector:
         self._cache: StateCache[Folded] = StateCache(cache_size)
         # Told (stored summary, new summary) before each write: the notifications' hook.
         self.on_change: Callable[[rm.Summary | None, rm.Summary], None] | None = None
-        # Told (game, version, meta, seats with a deadline) after each write: the deadlines'
-        # jobs are armed there (workers.deadlines).
-        self.on_deadlines: Callable[[str, int, GameMeta, list[SeatClock]], None] | None = None
+        # Told (game, version, seats with a deadline) after each write: the deadlines' jobs
+        # are armed there (workers.deadlines).
+        self.on_deadlines: Callable[[str, int, list[SeatClock]], None] | None = None
 
     def project(self, game_id: str) -> Projected | None:
         """Bring the game's read models up to its stream's head; None for an unknown game.
@@ -180,11 +179,11 @@ class Projector:
         seating = self.seating(game_id, folded, owners, public == b"1", clock_rev)
         ai_due = sorted(s for s in folded.due if s in ai_levels(folded.meta, folded.state))
         written = self.write(game_id, folded, seating, rm.joined(*before))
-        clocks = game_clocks(folded, seating) if written else []
-        deadlines = [c for c in clocks if c.deadline is not None]
-        if deadlines and self.on_deadlines is not None:
-            self.on_deadlines(game_id, folded.version, folded.meta, deadlines)
-        return Projected(folded.version, written, ai_due, deadlines)
+        if written and self.on_deadlines is not None:
+            deadlines = [c for c in game_clocks(folded, seating) if c.deadline is not None]
+            if deadlines:
+                self.on_deadlines(game_id, folded.version, deadlines)
+        return Projected(folded.version, written, ai_due)
 
     def seating(
         self, game_id: str, folded: Folded, owners: dict[int, str], public: bool, rev: int

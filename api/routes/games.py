@@ -38,7 +38,7 @@ from domain import GAMES
 from domain.core import Game, RuleViolation, replay
 from domain.table import table_view
 from services import idempotency, vacation
-from services.commands import AI_COMMAND_PREFIX, CommandService
+from services.commands import AI_COMMAND_PREFIX, CommandService, Loaded
 from services.errors import BadRequest
 from services.readmodels import ReadModels
 from services.store import now_ms
@@ -192,7 +192,7 @@ def show(game_id: str) -> Response:
 CLOCKS_WAIT = 1.0  # seconds a game's answer waits for its projection, for fresh clocks
 
 
-def game_clocks(game_id: str, loaded: Any) -> dict[str, Any]:
+def game_clocks(game_id: str, loaded: Loaded) -> dict[str, Any]:
     """The time control, the policy and the seats' clocks (from the read model, which the
     projection keeps: ``services.clocks``), as ``GameOut`` fields."""
     meta = loaded.meta
