@@ -61,7 +61,7 @@ def test_at_most_five_webhooks(api: Api) -> None:
 
 def test_preferences_are_read_and_changed_pair_by_pair(api: Api) -> None:
     ann = api.player("Ann")
-    every = {"your_turn": True, "game_ended": True, "player_joined": True}
+    every = {"your_turn": True, "game_ended": True, "player_joined": True, "time_low": True}
     assert api.ok("GET", "/me/notifications", ann) == {
         "webhook": every,
         "email": every,

@@ -132,7 +132,9 @@ def test_preferences_default_on_and_keep_what_is_not_sent(fake_redis: redis.Redi
     prefs.put("ann", {"webhook": {"your_turn": False}})
     prefs.put("ann", {"email": {"game_ended": False}})
     got = prefs.get("ann")
-    assert got["webhook"] == {"your_turn": False, "game_ended": True, "player_joined": True}
+    assert got["webhook"] == {
+        "your_turn": False, "game_ended": True, "player_joined": True, "time_low": True
+    }  # fmt: skip
     assert got["email"]["game_ended"] is False and got["push"]["game_ended"] is True
     assert not prefs.wants("ann", "webhook", "your_turn")
     assert prefs.wants("bob", "webhook", "your_turn")

@@ -57,7 +57,7 @@ def test_preferences_are_saved_and_read_back_with_the_keyboard_on_a_phone(
     sign_up(page, "Nora")
     page.get_by_role("link", name="Notifications").click()
     page.wait_for_url("**/notifications")
-    expect(page.locator("#prefs-body input[type=checkbox]")).to_have_count(9)
+    expect(page.locator("#prefs-body input[type=checkbox]")).to_have_count(12)
     email_turn = page.get_by_label("Your turn by Email")
     expect(email_turn).to_be_checked()
     email_turn.focus()
@@ -66,8 +66,9 @@ def test_preferences_are_saved_and_read_back_with_the_keyboard_on_a_phone(
     page.get_by_label("Game over by Browser").click()
     expect(page.locator("#prefs-state")).to_have_text("Saved.")
     stored = _prefs(page)
-    assert stored["email"] == {"your_turn": False, "game_ended": True, "player_joined": True}
-    assert stored["push"] == {"your_turn": True, "game_ended": False, "player_joined": True}
+    unchanged = {"player_joined": True, "time_low": True}
+    assert stored["email"] == {"your_turn": False, "game_ended": True, **unchanged}
+    assert stored["push"] == {"your_turn": True, "game_ended": False, **unchanged}
     page.reload()
     expect(page.get_by_label("Your turn by Email")).not_to_be_checked()
     expect(page.get_by_label("Game over by Browser")).not_to_be_checked()
