@@ -119,6 +119,9 @@ class Projector:
         self._cache: StateCache[Folded] = StateCache(cache_size)
         # Told (stored summary, new summary) before each write: the notifications' hook.
         self.on_change: Callable[[rm.Summary | None, rm.Summary], None] | None = None
+        # Told the game id after a write of a finished game's read model: the ratings' hook
+        # (after it, so the rating job finds the result it rates).
+        self.on_finished: Callable[[str], None] | None = None
 
     def project(self, game_id: str) -> Projected | None:
         """Bring the game's read models up to its stream's head; None for an unknown game.
@@ -159,6 +162,9 @@ class Projector:
             return Projected(checkpoint[0], False, [])
         ai_due = sorted(s for s in folded.due if s in folded.meta.ai)
         written = self.write(game_id, folded, seating, rm.joined(*before))
+        finished = self.games[folded.meta.game].result(folded.state) is not None
+        if written and finished and self.on_finished is not None:
+            self.on_finished(game_id)
         return Projected(folded.version, written, ai_due)
 
     def write(

@@ -33,9 +33,10 @@ def projector() -> Projector:
     with _lock:
         if _projector is None:
             _projector = Projector(service().store)
-            from workers import notify  # it enqueues through this module
+            from workers import notify, ratings  # they enqueue through this module
 
             _projector.on_change = notify.on_change
+            _projector.on_finished = ratings.on_finished
         return _projector
 
 
