@@ -41,11 +41,12 @@ bp = Blueprint(
 
 
 def register(app: Flask) -> None:
-    from api.web import mailpages, pushpages  # they render with _page
+    from api.web import mailpages, pushpages, ratingpages  # they render with _page
 
     app.register_blueprint(bp)
     mailpages.register(app)
     pushpages.register(app)
+    ratingpages.register(app)
 
 
 @cache
