@@ -18,17 +18,16 @@ def day(ms: int) -> str:
 
 
 def nice_ticks(low: float, high: float, most: int = 5) -> list[int]:
-    """Round tick values covering [low, high], at most ``most`` of them."""
+    """Round tick values covering [low, high], about ``most`` of them."""
     span = max(high - low, 1.0)
     raw = span / (most - 1)
     power = 10 ** math.floor(math.log10(raw))
-    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
-    first = math.floor(low / step) * step
-    ticks = []
-    value = first
-    while value <= high + step / 2 and len(ticks) <= most:
-        ticks.append(round(value))
+    step = max(next(m * power for m in (1, 2, 5, 10) if m * power >= raw), 1)  # whole ratings
+    value = math.floor(low / step) * step
+    ticks = [round(value)]
+    while value < high:
         value += step
+        ticks.append(round(value))
     return ticks
 
 
@@ -36,7 +35,8 @@ def rating_plot(points: list[tuple[int, int]], title: str, x_label: str, y_label
     """``points``: (time in ms, rating), oldest first; one SVG element, labelled by ``title``."""
     times = [t for t, _ in points]
     ratings = [r for _, r in points]
-    ticks = nice_ticks(min(ratings), max(ratings))
+    low, high = min(ratings), max(ratings)
+    ticks = nice_ticks(low - 10, high + 10) if low == high else nice_ticks(low, high)
     y_low, y_high = ticks[0], max(ticks[-1], ticks[0] + 1)
     t_low, t_high = min(times), max(times)
     inner_w, inner_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
@@ -63,11 +63,13 @@ def rating_plot(points: list[tuple[int, int]], title: str, x_label: str, y_label
             f'y2="{y(tick):.1f}"/><text class="tick" x="{LEFT - 6}" y="{y(tick) + 4:.1f}" '
             f'text-anchor="end">{tick}</text>'
         )
-    days = sorted({t_low, t_high}) if t_low != t_high else [t_low]
-    for ms in days:
+    # The first and last days, under the axis's two ends (one label when they are one day).
+    ends = [(t_low, "start"), (t_high, "end")] if day(t_low) != day(t_high) else [(t_low, "")]
+    for ms, anchor in ends:
+        at = {"start": LEFT, "end": LEFT + inner_w}.get(anchor, LEFT + inner_w / 2)
         parts.append(
-            f'<text class="tick" x="{x(ms):.1f}" y="{TOP + inner_h + 18}" '
-            f'text-anchor="middle">{day(ms)}</text>'
+            f'<text class="tick" x="{at}" y="{TOP + inner_h + 18}" '
+            f'text-anchor="{anchor or "middle"}">{day(ms)}</text>'
         )
     parts.append(
         f'<text class="axis-label" x="{LEFT + inner_w / 2}" y="{HEIGHT - 8}" '
