@@ -5,6 +5,7 @@ the same games in their order, and so does ``omerta rebuild``; folding is once p
 from __future__ import annotations
 
 import random
+import threading
 from typing import Any
 
 import msgspec
@@ -169,6 +170,33 @@ def test_rating_a_game_twice_or_late_changes_nothing_more(
     assert [p.time for p in history] == sorted(p.time for p in history)
     assert len(history) == expected["famiglia"][ann].games == 3
     assert history[-1].rating.mu == expected["famiglia"][ann].mu
+
+
+def test_rating_jobs_racing_each_other_agree(workers_redis: redis.Redis, judged: None) -> None:
+    """Four workers' rating jobs at once, each in its own order: one fold wins each round, the
+    others fold again on what it wrote; the end equals the fresh fold."""
+    game_ids = play_games(workers_redis, random.Random(9))
+    projector = runtime.projector()
+    projector.on_finished = None
+    for game_id in game_ids:
+        projector.project(game_id)
+    errors: list[BaseException] = []
+
+    def race(seed: int) -> None:
+        try:
+            ratings = rt.Ratings(commands.service().store.redis)
+            for game_id in random.Random(seed).sample(game_ids, len(game_ids)):
+                ratings.rate(game_id)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=race, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert errors == []
+    assert stored(workers_redis) == fresh_fold(game_ids)
 
 
 def test_a_seat_taken_after_the_end_is_rated_too(workers_redis: redis.Redis) -> None:
