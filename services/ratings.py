@@ -19,7 +19,9 @@ the final event's envelope time (``Summary.updated``). ``Ratings.rate`` folds on
 end of the order incrementally; a game that finishes "in the past" of what was folded (a late
 projection), or whose input changed (a seat taken after the end), makes it fold every game
 again from the stored inputs (microseconds a game). ``Ratings.rebuild`` folds every finished
-game from the read models, for ``omerta rebuild``: the same numbers.
+game from the read models, for ``omerta rebuild``: the same numbers. A fold of every game costs
+about 80 microseconds a game plus its writes (``README.md``); a service with millions of games
+would keep snapshots of the ratings along the order and fold from the one before a late game.
 
 Keys (all read models, ``rm:``, so ``omerta rebuild`` drops and recreates them)::
 

@@ -93,6 +93,9 @@ class PlayerGame(msgspec.Struct, frozen=True):
 
 
 class ProfileOut(msgspec.Struct, frozen=True):
+    """A player's (or an AI level's) ratings and games. A person's games are every game they
+    sit in; an AI level's are its latest rated games (those its ``history`` plots)."""
+
     player: str
     kind: Literal["player", "ai"]
     name: str | None
@@ -201,9 +204,11 @@ def profile(identity: str, offset: int, limit: int) -> ProfileOut:
 
 
 def _is_level(seat: SeatOut, level: str | None) -> bool:
-    return level is not None and seat.kind == "ai" and seat.level is not None and (
-        rt.ai_identity(seat.level) == rt.AI_PREFIX + level
-    )
+    """Whether the seat is one of the level's: an AI seat of the game's creation (a seat a bot
+    took over from a person names the person, and counts for them)."""
+    if level is None or seat.kind != "ai" or seat.player is not None or seat.level is None:
+        return False
+    return rt.ai_identity(seat.level) == rt.AI_PREFIX + level
 
 
 @bp.get("/leaderboard/<game>")

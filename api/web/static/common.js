@@ -198,9 +198,10 @@ const Omerta = (() => {
     return typeof level === "number" ? AI_LEVELS[Math.min(level, AI_LEVELS.length - 1)] : level;
   }
 
-  // The player page of a seat's player, or of its AI level (null: an open seat).
+  // The player page of a seat's person (also when a bot took the seat over), or of its AI
+  // level (null: an open seat).
   function profileUrl(seat) {
-    if (seat.kind === "player" && seat.player) return "/profile/" + encodeURIComponent(seat.player);
+    if (seat.player) return "/profile/" + encodeURIComponent(seat.player);
     if (seat.kind === "ai") return "/profile/" + encodeURIComponent("ai:" + levelName(seat.level));
     return null;
   }
