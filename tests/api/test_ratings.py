@@ -17,7 +17,7 @@ from services.players import Players
 from services.ratings import Ratings
 from services.store import EventStore
 from tests.api.helpers import Api, Who
-from tests.services.helpers import play_out
+from tests.workers.test_ratings import play_to_the_end
 from workers.projection import Projector
 
 pytestmark = pytest.mark.server
@@ -51,7 +51,7 @@ def finished_game(api: Api, service: CommandService, people: list[Who], ai: dict
     made = api.new_game(people[0], game=game, seats=seats, ai=ai, seat=humans[0])
     for who, invite in zip(people[1:], made["invites"], strict=True):
         api.join(who, made["game_id"], invite["code"])
-    play_out(service, made["game_id"], random.Random(seed))  # AI seats too: no worker here
+    play_to_the_end(made["game_id"], random.Random(seed), svc=service)  # no worker here
     return made["game_id"]
 
 

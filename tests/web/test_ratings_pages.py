@@ -13,10 +13,10 @@ from playwright.sync_api import BrowserContext, expect
 from services import commands
 from services.players import Players
 from services.ratings import Ratings
-from tests.services.helpers import play_out
 from tests.web.conftest import PHONE, screenshot
 from tests.web.flows import watch_errors
 from tests.workers.helpers import wait
+from tests.workers.test_ratings import play_to_the_end
 
 TEXTS = {
     "en": {"title": "Leaderboard: Famiglia", "ai": "AI (greedy)", "plot": "Rating over time"},
@@ -38,7 +38,7 @@ def rated() -> tuple[str, str, str]:
         invites = players.open_table(game_id, 0, humans, rita, 0, public=False)
         if not ai:
             players.join(game_id, other, invites[1])
-        play_out(commands.service(), game_id, random.Random(n), prefix=f"r{n}-")
+        play_to_the_end(game_id, random.Random(n), prefix=f"r{n}-")
         commands.service().notify(game_id, commands.load(game_id).version)
         games.append(game_id)
     ratings = Ratings(commands.service().store.redis)

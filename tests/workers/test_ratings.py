@@ -18,8 +18,9 @@ from domain import GAMES
 from domain.core import Game, Result
 from services import commands
 from services import ratings as rt
+from services.commands import CommandService, ai_command_id
 from services.players import Players
-from tests.services.helpers import play_out
+from tests.services.helpers import pick_move
 from workers import jobs, runtime
 from workers import ratings as rating_jobs
 from workers.rebuild import snapshot
@@ -61,6 +62,22 @@ def seat_people(client: redis.Redis, game_id: str, people: list[str], ai: set[in
         players.join(game_id, person, invites[seat])
 
 
+def play_to_the_end(
+    game_id: str, rng: random.Random, prefix: str = "c", svc: CommandService | None = None
+) -> None:
+    """Random legal moves for every seat until the game is over; the AI seats' with the AI's
+    command ids (the service lets only those move for a bot's seat), as a worker's job sends."""
+    svc = svc or commands.service()
+    ai = svc.load(game_id).meta.ai
+    sent = 0
+    while (move := pick_move(svc, game_id, rng)) is not None:
+        seat, command = move
+        version = svc.load(game_id).version
+        command_id = ai_command_id(version, seat) if seat in ai else f"{prefix}{sent}"
+        svc.handle(game_id, seat, msgspec.to_builtins(command), command_id)
+        sent += 1
+
+
 def play_games(client: redis.Redis, rng: random.Random) -> list[str]:
     """A mix of finished games: Famiglia and Gangsta! with 2 to 4 seats, people and AI levels
     (two seats of one level in a game too), one seat left open."""
@@ -82,7 +99,7 @@ def play_games(client: redis.Redis, rng: random.Random) -> list[str]:
     for n, (kind, seats, ai, seated) in enumerate(tables):
         game_id = commands.create_game(kind, seats, ai=ai)
         seat_people(client, game_id, seated, set(ai))
-        play_out(commands.service(), game_id, rng, prefix=f"g{n}-")
+        play_to_the_end(game_id, rng, prefix=f"g{n}-")
         game_ids.append(game_id)
     return game_ids
 
@@ -206,7 +223,7 @@ def test_a_seat_taken_after_the_end_is_rated_too(workers_redis: redis.Redis) -> 
     ann, bo = players.create("Ann")[0].id, players.create("Bo")[0].id
     game_id = commands.create_game("famiglia", 2)
     invites = players.open_table(game_id, 0, [0, 1], ann, 0, public=False)
-    play_out(commands.service(), game_id, random.Random(2))
+    play_to_the_end(game_id, random.Random(2))
     runtime.projector().project(game_id)  # on_finished: the rating job (not run here)
     ratings = rt.Ratings(workers_redis)
     assert ratings.rate(game_id) == "rated"
