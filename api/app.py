@@ -17,7 +17,18 @@ from flask import Flask
 from api import limits, problems, security
 from api.context import Deps
 from api.presence import bp as presence
-from api.routes import clocks, devices, games, mail, meta, passkeys, players, push, webhooks
+from api.routes import (
+    clocks,
+    devices,
+    games,
+    mail,
+    meta,
+    passkeys,
+    players,
+    push,
+    ratings,
+    webhooks,
+)
 from api.sse import bp as events
 from services import config
 from services.commands import CommandService, service
@@ -50,7 +61,7 @@ def create_app(
     problems.install(app)
     security.install(app)
     blueprints = (games.bp, players.bp, devices.bp, passkeys.bp, mail.bp, events, presence)
-    for blueprint in (*blueprints, meta.bp, webhooks.bp, push.bp, clocks.bp):
+    for blueprint in (*blueprints, meta.bp, webhooks.bp, push.bp, clocks.bp, ratings.bp):
         app.register_blueprint(blueprint)
     limits.install(app, commands.store.redis, rate_limits or limits.from_env(dict(os.environ)))
     app.wsgi_app = _BodyLimit(app.wsgi_app)

@@ -97,6 +97,8 @@ API_CODES: dict[str, tuple[int, str]] = {
     "unknown_version": (404, "the game has no such version"),
     "unknown_device": (404, "the caller has no device with this id"),
     "unknown_passkey": (404, "the caller has no passkey with this id"),
+    "unknown_leaderboard": (404, "no game of that name, so no leaderboard"),
+    "unknown_player": (404, "no player (nor AI level ai:<level>) has this id"),
     "method_not_allowed": (405, "the resource does not support this method"),
     "conflict": (409, "the game is not at the expected version"),
     "command_id_reused": (409, "the Idempotency-Key was used for another command"),

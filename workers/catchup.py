@@ -24,6 +24,7 @@ then periodically (``workers.worker``):
    was refused) before it started, so "queued" counts only while the job id is in its queue's
    list, and "scheduled" (a retry's wait) only while it is in the scheduled registry. A job
    "started" that long ago died with its worker.
+4. Ratings: finished games that no rating job folded (``workers.ratings.catch_up``).
 
 ``oldest_ai_due_ms`` tells operators how long the longest-waiting AI move has been owed
 (``omerta status``).
@@ -44,7 +45,7 @@ from services import keys
 from services import readmodels as rm
 from services.players import seats_key
 from services.store import now_ms, unavailable
-from workers import jobs, runtime
+from workers import jobs, ratings, runtime
 from workers.projection import Projector, trim_feed
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,7 @@ class CaughtUp(NamedTuple):
     feed_entries: int
     projected: int
     ai_jobs: int
+    rated: int = 0
 
 
 def catch_up(
@@ -67,7 +69,7 @@ def catch_up(
     entries, projected = _follow_feed(projector, now_ms() - settle_ms)
     projected += _check_seats(projector)
     ai_jobs = _revive_ai(projector.redis, now_ms() - ai_grace_ms, revive_failed)
-    return CaughtUp(entries, projected, ai_jobs)
+    return CaughtUp(entries, projected, ai_jobs, ratings.catch_up(projector.redis))
 
 
 def _follow_feed(projector: Projector, until_ms: int) -> tuple[int, int]:

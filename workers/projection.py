@@ -135,6 +135,9 @@ class Projector:
         # Told (game, version, seats with a deadline) after each write: the deadlines' jobs
         # are armed there (workers.deadlines).
         self.on_deadlines: Callable[[str, int, list[SeatClock]], None] | None = None
+        # Told the game id after a write of a finished game's read model: the ratings' hook
+        # (after it, so the rating job finds the result it rates).
+        self.on_finished: Callable[[str], None] | None = None
 
     def project(self, game_id: str) -> Projected | None:
         """Bring the game's read models up to its stream's head; None for an unknown game.
@@ -183,6 +186,9 @@ class Projector:
             deadlines = [c for c in game_clocks(folded, seating) if c.deadline is not None]
             if deadlines:
                 self.on_deadlines(game_id, folded.version, deadlines)
+        finished = self.games[folded.meta.game].result(folded.state) is not None
+        if written and finished and self.on_finished is not None:
+            self.on_finished(game_id)
         return Projected(folded.version, written, ai_due)
 
     def seating(

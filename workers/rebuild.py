@@ -1,9 +1,10 @@
 """Rebuilding every read model from the event log, and checking it against what was there.
 
 ``rebuild`` snapshots every read-model key (``rm:*``), drops them all, projects every game in
-the store from its first event (a fresh projector, no cached state), snapshots again and
-compares: the incremental projections are right exactly when the two are byte-identical. Stop
-the workers first, or games that move meanwhile show up as differences.
+the store from its first event (a fresh projector, no cached state), folds every finished game
+into the ratings again (``services.ratings``: the same order, so the same numbers), snapshots
+again and compares: the incremental projections are right exactly when the two are
+byte-identical. Stop the workers first, or games that move meanwhile show up as differences.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any, NamedTuple
 import redis
 
 from services import readmodels as rm
+from services.ratings import Ratings
 from services.store import EventStore
 from workers.projection import Projector
 
@@ -63,6 +65,7 @@ def rebuild(store: EventStore, progress: Progress | None = None) -> Rebuilt:
         projector.project(game_id)
         if progress is not None:
             progress(i, len(game_ids))
+    Ratings(client).rebuild()
     after = snapshot(client)
     differences = sorted(
         k.decode() for k in before.keys() | after.keys() if before.get(k) != after.get(k)

@@ -35,10 +35,11 @@ def projector() -> Projector:
     with _lock:
         if _projector is None:
             _projector = Projector(service().store)
-            from workers import deadlines, notify  # they enqueue through this module
+            from workers import deadlines, notify, ratings  # they enqueue through this module
 
             _projector.on_change = notify.on_change
             _projector.on_deadlines = deadlines.on_deadlines
+            _projector.on_finished = ratings.on_finished
         return _projector
 
 

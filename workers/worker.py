@@ -115,9 +115,10 @@ class OmertaWorker(SimpleWorker):
         else:
             if revived:
                 log.warning("catch-up: %d notifications re-enqueued", revived)
-        if done.projected or done.ai_jobs:  # jobs were lost (or late): worth an operator's look
+        if done.projected or done.ai_jobs or done.rated:  # jobs were lost (or late)
             log.warning(
-                "catch-up: %d feed entries, %d games projected, %d AI moves re-enqueued",
+                "catch-up: %d feed entries, %d games projected, %d AI moves re-enqueued, "
+                "%d games rated",
                 *done,
             )
 

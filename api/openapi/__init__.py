@@ -1,7 +1,8 @@
 """The OpenAPI 3.1 document, generated from the msgspec types that validate the requests and
 shape the responses (``api.schemas``, the games' Options, Command, Event and View types).
 
-``ROUTES`` describes each operation once (the modules ``games``, ``identity``, ``notifications``):
+``ROUTES`` describes each operation once (the modules ``games``, ``identity``, ``notifications``,
+``ratings``):
 the API page (``api.docs``) is rendered from the same document. ``tests/api`` checks that every
 Flask route is in it and runs schemathesis against it.
 """
@@ -17,6 +18,7 @@ from api.openapi.clocks import CLOCK_ROUTES
 from api.openapi.games import GAME_ROUTES
 from api.openapi.identity import IDENTITY_ROUTES
 from api.openapi.notifications import NOTIFICATION_ROUTES
+from api.openapi.ratings import RATING_ROUTES
 from api.openapi.route import JSON, Route
 from api.problems import API_CODES, Problem
 from api.schemas import InboxEvent
@@ -24,8 +26,12 @@ from domain import GAMES
 
 REF = "#/components/schemas/{name}"
 ROUTES: tuple[Route, ...] = (
-    *GAME_ROUTES, *IDENTITY_ROUTES, *NOTIFICATION_ROUTES, *CLOCK_ROUTES
-)  # fmt: skip
+    *GAME_ROUTES,
+    *IDENTITY_ROUTES,
+    *NOTIFICATION_ROUTES,
+    *CLOCK_ROUTES,
+    *RATING_ROUTES,
+)
 
 
 def _game_unions() -> dict[str, Any]:

@@ -41,12 +41,13 @@ bp = Blueprint(
 
 
 def register(app: Flask) -> None:
-    from api.web import clockpages, mailpages, pushpages  # they render with _page
+    from api.web import clockpages, mailpages, pushpages, ratingpages  # they render with _page
 
     app.register_blueprint(bp)
     mailpages.register(app)
     pushpages.register(app)
     clockpages.register(app)
+    ratingpages.register(app)
 
 
 @cache

@@ -198,6 +198,14 @@ const Omerta = (() => {
     return typeof level === "number" ? AI_LEVELS[Math.min(level, AI_LEVELS.length - 1)] : level;
   }
 
+  // The player page of a seat's person (also when a bot took the seat over), or of its AI
+  // level (null: an open seat).
+  function profileUrl(seat) {
+    if (seat.player) return "/profile/" + encodeURIComponent(seat.player);
+    if (seat.kind === "ai") return "/profile/" + encodeURIComponent("ai:" + levelName(seat.level));
+    return null;
+  }
+
   function commandId() {
     const bytes = new Uint8Array(12);
     crypto.getRandomValues(bytes);
@@ -231,6 +239,6 @@ const Omerta = (() => {
   }
 
   return { API, LANG, MESSAGES, t, tn, api, ApiError, refusal, me, createPlayer, el, append, toast,
-           showError, seatName, seatNames, commandId, pageUrl, tip, optionTip, confirmMove,
-           setTitle };
+           showError, seatName, seatNames, commandId, pageUrl, profileUrl, tip, optionTip,
+           confirmMove, setTitle };
 })();

@@ -4,7 +4,7 @@
 "use strict";
 
 (() => {
-  const { api, el, t, showError, seatNames, commandId } = Omerta;
+  const { api, el, t, showError, seatNames, commandId, profileUrl } = Omerta;
   const gameId = document.body.dataset.gameId;
   const ctx = {
     game: null, view: null, table: null, legal: [], version: 0, seat: null, names: [], events: [],
@@ -123,7 +123,8 @@
     box.replaceChildren(...ctx.game.seats.map((s) => el("span", {
       class: "seat" + (toAct.has(s.seat) ? " to-act" : "") + (s.seat === ctx.seat ? " you" : ""),
       dataset: { seat: s.seat },
-    }, GameUI.seatMark(s.seat), " ", ctx.names[s.seat],
+    }, GameUI.seatMark(s.seat), " ",
+      profileUrl(s) ? el("a", { href: profileUrl(s) }, ctx.names[s.seat]) : ctx.names[s.seat],
       s.seat === ctx.seat ? el("span", { class: "you-tag" }, t("seat.you")) : null,
       toAct.has(s.seat) ? el("span", { class: "turn-tag" }, t("seat.to_act")) : null)));
   }

@@ -1,0 +1,241 @@
+"""Ratings from the projection: a set of finished games (2-4 seats, people and AI, draws, an
+unrated seat) rated by the workers in whatever order they project them equals a fresh fold of
+the same games in their order, and so does ``omerta rebuild``; folding is once per game."""
+
+from __future__ import annotations
+
+import random
+import threading
+from typing import Any
+
+import msgspec
+import pytest
+import redis
+from rq import SimpleWorker
+
+from api.cli import main as omerta
+from domain import GAMES
+from domain.core import Game, Result
+from services import commands
+from services import ratings as rt
+from services.commands import CommandService, ai_command_id
+from services.players import Players
+from tests.services.helpers import pick_move
+from workers import jobs, runtime
+from workers import ratings as rating_jobs
+from workers.rebuild import snapshot
+
+pytestmark = pytest.mark.server
+
+
+class Judged:
+    """Gangsta! with the results the table layer gives: a draw agreed (every seat wins) in
+    2-seat games, a forfeiting seat (1) left unrated in 3-seat games (the same ``Result``
+    shapes); 4-seat games as the rules end them."""
+
+    def __init__(self, game: Game) -> None:
+        self._game = game
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._game, name)
+
+    def result(self, state: Any) -> Result | None:
+        result = self._game.result(state)
+        if result is None or len(result.scores) == 4:
+            return result
+        if len(result.scores) == 2:
+            return Result(result.scores, [0, 1], "draw_agreed", {"unrated": []})
+        return Result(result.scores, result.winners, result.reason, {"unrated": [1]})
+
+
+@pytest.fixture
+def judged(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(GAMES, "gangsta", Judged(GAMES["gangsta"]))
+
+
+def seat_people(client: redis.Redis, game_id: str, people: list[str], ai: set[int]) -> None:
+    """Seat these players (ids) in the game's seats that are not AI, in order."""
+    players = Players(client)
+    humans = [s for s in range(commands.load(game_id).meta.seats) if s not in ai]
+    invites = players.open_table(game_id, 0, humans, people[0], humans[0], public=False)
+    for seat, person in zip(humans[1:], people[1:], strict=False):
+        players.join(game_id, person, invites[seat])
+
+
+def play_to_the_end(
+    game_id: str, rng: random.Random, prefix: str = "c", svc: CommandService | None = None
+) -> None:
+    """Random legal moves for every seat until the game is over; the AI seats' with the AI's
+    command ids (the service lets only those move for a bot's seat), as a worker's job sends."""
+    svc = svc or commands.service()
+    ai = svc.load(game_id).meta.ai
+    sent = 0
+    while (move := pick_move(svc, game_id, rng)) is not None:
+        seat, command = move
+        version = svc.load(game_id).version
+        command_id = ai_command_id(version, seat) if seat in ai else f"{prefix}{sent}"
+        svc.handle(game_id, seat, msgspec.to_builtins(command), command_id)
+        sent += 1
+
+
+def play_games(client: redis.Redis, rng: random.Random) -> list[str]:
+    """A mix of finished games: Famiglia and Gangsta! with 2 to 4 seats, people and AI levels
+    (two seats of one level in a game too), one seat left open."""
+    players = Players(client)
+    people = [players.create(name)[0].id for name in ("Ann", "Bo", "Cy", "Di")]
+    tables: list[tuple[str, int, dict[int, str], list[str]]] = [
+        ("famiglia", 2, {}, people[:2]),
+        ("famiglia", 2, {1: "greedy"}, people[:1]),
+        ("famiglia", 2, {0: "random"}, people[2:3]),
+        ("famiglia", 2, {}, people[1:3]),
+        ("gangsta", 2, {1: "random"}, people[3:]),
+        ("gangsta", 3, {2: "greedy"}, people[:2]),
+        ("gangsta", 3, {}, people[1:4]),
+        ("gangsta", 4, {1: "greedy", 3: "greedy"}, people[2:4]),
+        ("gangsta", 4, {0: "random"}, people[:2]),  # seat 3 stays open: nobody rated there
+        ("famiglia", 2, {}, [people[3], people[0]]),
+    ]
+    game_ids = []
+    for n, (kind, seats, ai, seated) in enumerate(tables):
+        game_id = commands.create_game(kind, seats, ai=ai)
+        seat_people(client, game_id, seated, set(ai))
+        play_to_the_end(game_id, rng, prefix=f"g{n}-")
+        game_ids.append(game_id)
+    return game_ids
+
+
+def fresh_fold(game_ids: list[str]) -> dict[str, dict[str, rt.Rating]]:
+    """The ratings of these games computed from scratch: each game's result from the rules, its
+    seats, its finish time from its final event, folded in (finish time, game id) order."""
+    svc = commands.service()
+    client = svc.store.redis
+    inputs = {}
+    for game_id in game_ids:
+        game, state, _, meta = svc.load(game_id)
+        owners = Players(client).seats(game_id)
+        finished = svc.store.read(game_id)[-1].envelope.time
+        inputs[game_id] = rt.rated_game(meta, owners, game.result(state), finished)
+    out: dict[str, dict[str, rt.Rating]] = {}
+    for game_id in rt.order(inputs):
+        kind = out.setdefault(inputs[game_id].game, {})
+        kind.update(rt.fold(kind, inputs[game_id]))
+    return out
+
+
+def stored(client: redis.Redis) -> dict[str, dict[str, rt.Rating]]:
+    ratings = rt.Ratings(client)
+    out = {}
+    for kind in GAMES:
+        total, rows = ratings.leaderboard(kind, 0, 1000)
+        assert total == len(rows)
+        out[kind] = dict(rows)
+    return out
+
+
+def test_ratings_after_a_set_of_games_equal_a_fresh_fold_and_the_rebuild(
+    workers_redis: redis.Redis, judged: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game_ids = play_games(workers_redis, random.Random(15))
+    jobs.project_changed()  # the projection job: every game, each enqueueing its rating job
+    assert rt.Ratings(workers_redis).unfolded()
+    # Rating jobs in the order the changed set gave the games: some come late and fold again.
+    SimpleWorker([runtime.queue(runtime.PROJECTIONS)], connection=workers_redis).work(
+        burst=True, logging_level="WARNING"
+    )
+    assert not rt.Ratings(workers_redis).unfolded()
+    expected = fresh_fold(game_ids)
+    assert stored(workers_redis) == expected
+    results = [commands.load(g).game.result(commands.load(g).state) for g in game_ids]
+    assert any(r.reason == "draw_agreed" for r in results)  # the mix has its draws ...
+    assert any(r.details.get("unrated") for r in results)  # ... and its unrated seats
+    assert {"ai:greedy", "ai:random"} <= expected["famiglia"].keys()
+    assert {"ai:greedy", "ai:random"} <= expected["gangsta"].keys()
+    # Two games of greedy (one with two seats of it, counted once); the open seat rates nobody.
+    assert expected["gangsta"]["ai:greedy"].games == 2
+    assert len(expected["gangsta"]) == 6
+
+    before = snapshot(workers_redis)
+    assert omerta(["rebuild", "--quiet"]) == 0
+    assert "identical" in capsys.readouterr().out
+    assert snapshot(workers_redis) == before
+    assert stored(workers_redis) == expected
+
+
+def test_rating_a_game_twice_or_late_changes_nothing_more(
+    workers_redis: redis.Redis, judged: None
+) -> None:
+    game_ids = play_games(workers_redis, random.Random(4))
+    projector = runtime.projector()
+    projector.on_finished = None  # this test rates by hand, in its own order
+    for game_id in game_ids:
+        projector.project(game_id)
+    ratings = rt.Ratings(workers_redis)
+    store = commands.service().store
+    by_finish = sorted(game_ids, key=lambda g: (store.read(g)[-1].envelope.time, g))
+    assert ratings.rate(by_finish[-1]) == "rated"
+    assert ratings.rate(by_finish[0]) == "refolded"  # it finished before the one folded
+    once = snapshot(workers_redis)
+    assert ratings.rate(by_finish[0]) == "unchanged"
+    assert snapshot(workers_redis) == once
+    assert rating_jobs.catch_up(workers_redis) == len(game_ids) - 2  # the jobs never ran
+    assert rating_jobs.catch_up(workers_redis) == 0
+    expected = fresh_fold(game_ids)
+    assert stored(workers_redis) == expected
+
+    ann = Players(workers_redis).seats(game_ids[0])[0]
+    history = ratings.history(ann, "famiglia", 100)
+    assert [p.time for p in history] == sorted(p.time for p in history)
+    assert len(history) == expected["famiglia"][ann].games == 3
+    assert history[-1].rating.mu == expected["famiglia"][ann].mu
+
+
+def test_rating_jobs_racing_each_other_agree(workers_redis: redis.Redis, judged: None) -> None:
+    """Four workers' rating jobs at once, each in its own order: one fold wins each round, the
+    others fold again on what it wrote; the end equals the fresh fold."""
+    game_ids = play_games(workers_redis, random.Random(9))
+    projector = runtime.projector()
+    projector.on_finished = None
+    for game_id in game_ids:
+        projector.project(game_id)
+    errors: list[BaseException] = []
+
+    def race(seed: int) -> None:
+        try:
+            ratings = rt.Ratings(commands.service().store.redis)
+            for game_id in random.Random(seed).sample(game_ids, len(game_ids)):
+                ratings.rate(game_id)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=race, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert errors == []
+    assert stored(workers_redis) == fresh_fold(game_ids)
+
+
+def test_a_seat_taken_after_the_end_is_rated_too(workers_redis: redis.Redis) -> None:
+    """A seat nobody had joined when the game ended (its clock ran out) is left out; a person
+    joining it later changes the game's input, and the ratings fold again with it."""
+    players = Players(workers_redis)
+    ann, bo = players.create("Ann")[0].id, players.create("Bo")[0].id
+    game_id = commands.create_game("famiglia", 2)
+    invites = players.open_table(game_id, 0, [0, 1], ann, 0, public=False)
+    play_to_the_end(game_id, random.Random(2))
+    runtime.projector().project(game_id)  # on_finished: the rating job (not run here)
+    ratings = rt.Ratings(workers_redis)
+    assert ratings.rate(game_id) == "rated"
+    assert stored(workers_redis)["famiglia"] == {}  # one identity: nobody to rate against
+    players.join(game_id, bo, invites[1])
+    runtime.projector().project(game_id)
+    assert ratings.rate(game_id) == "refolded"
+    assert set(stored(workers_redis)["famiglia"]) == {ann, bo}
+
+
+def test_a_running_game_is_not_rated(workers_redis: redis.Redis) -> None:
+    game_id = commands.create_game("famiglia", 2)
+    runtime.projector().project(game_id)
+    assert rt.Ratings(workers_redis).rate(game_id) == "not_finished"
+    assert msgspec.to_builtins(stored(workers_redis)) == {"famiglia": {}, "gangsta": {}}
