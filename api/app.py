@@ -17,12 +17,14 @@ from flask import Flask
 from api import limits, problems, security
 from api.context import Deps
 from api.presence import bp as presence
-from api.routes import devices, games, mail, meta, passkeys, players, push, webhooks
+from api.routes import chat, devices, games, mail, meta, passkeys, players, push, rematch, webhooks
 from api.sse import bp as events
 from services import config
+from services.chat import Chat
 from services.commands import CommandService, service
 from services.fanout import Fanout
 from services.players import Players
+from services.rematch import Rematches
 from workers import enqueue
 
 MAX_BODY = 64 * 1024  # the largest command is a few hundred bytes
@@ -45,12 +47,15 @@ def create_app(
     people = people or Players(commands.store.redis)
     secure = config.settings().secure_cookies
     fanout = Fanout(commands.store.redis)  # one per app: per process under gunicorn
-    app.extensions["omerta"] = Deps(commands, people, stream_seconds, secure, fanout=fanout)
+    app.extensions["omerta"] = Deps(
+        commands, people, stream_seconds, secure, fanout=fanout,
+        chat=Chat(commands.store.redis), rematches=Rematches(commands, people),
+    )  # fmt: skip
     app.config["OMERTA_PUBLIC_URL"] = config.public_url()
     problems.install(app)
     security.install(app)
     blueprints = (games.bp, players.bp, devices.bp, passkeys.bp, mail.bp, events, presence)
-    for blueprint in (*blueprints, meta.bp, webhooks.bp, push.bp):
+    for blueprint in (*blueprints, meta.bp, webhooks.bp, push.bp, rematch.bp, chat.bp):
         app.register_blueprint(blueprint)
     limits.install(app, commands.store.redis, rate_limits or limits.from_env(dict(os.environ)))
     app.wsgi_app = _BodyLimit(app.wsgi_app)

@@ -36,9 +36,12 @@ def bot_names(game_id: str, ai_seats: list[int]) -> dict[int, str]:
     }
 
 
-def seat_list(players: Players, game_id: str, loaded: Loaded) -> list[SeatOut]:
+def seat_list(
+    players: Players, game_id: str, loaded: Loaded, reserved: dict[int, str]
+) -> list[SeatOut]:
+    """The seats; ``reserved``: a rematch's seats kept for their players (``services.rematch``)."""
     taken = players.seats(game_id)
-    names = players.names(taken.values())
+    names = players.names([*taken.values(), *reserved.values()])
     bots = bot_names(game_id, list(loaded.meta.ai))
     out = []
     for seat in range(loaded.meta.seats):
@@ -47,6 +50,9 @@ def seat_list(players: Players, game_id: str, loaded: Loaded) -> list[SeatOut]:
         elif seat in taken:
             owner = taken[seat]
             out.append(SeatOut(seat, "player", player=owner, name=names.get(owner)))
+        elif seat in reserved:
+            owner = reserved[seat]
+            out.append(SeatOut(seat, "reserved", player=owner, name=names.get(owner)))
         else:
             out.append(SeatOut(seat, "open"))
     return out

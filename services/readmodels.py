@@ -97,7 +97,7 @@ def due_member(game_id: str, seat: int) -> str:
 
 class SeatSummary(msgspec.Struct, frozen=True):
     seat: int
-    kind: str  # "player", "ai" or "open"
+    kind: str  # "player", "ai", "open" or "reserved" (a rematch's seat kept for ``player``)
     player: str | None = None  # player id
     level: int | str | None = None  # AI level
 

@@ -29,6 +29,7 @@ from services import readmodels as rm
 from services.codec import EventCodec
 from services.players import public_key, seats_key
 from services.records import Entry, GameMeta, decode_meta
+from services.rematch import reserved_key
 from services.statecache import StateCache
 from services.store import EventStore, entries_of, unavailable
 
@@ -102,6 +103,7 @@ class Projected(NamedTuple):
 class Seating(NamedTuple):
     owners: dict[int, str]  # seat -> player id, taken seats
     public: bool
+    reserved: dict[int, str] = {}  # seat -> player id: a rematch's seats kept for their players
 
 
 class Projector:
@@ -130,13 +132,14 @@ class Projector:
         pipe.hmget(rm.game_key(game_id), ["version", "seated", "summary", "progress"])
         pipe.hgetall(seats_key(game_id))
         pipe.get(public_key(game_id))
+        pipe.hgetall(reserved_key(game_id))
         # From the cached head itself: a store that came back older no longer has it.
         after = 0 if cached is None else max(cached.version - 1, 0)
         pipe.xrange(keys.events_key(game_id), f"{after + 1}-0", "+")
         if cached is None:
             pipe.get(keys.meta_key(game_id))
         with unavailable():
-            (stored, seated, *before), seats, public, rows, *meta = pipe.execute()
+            (stored, seated, *before), seats, public, reserved, rows, *meta = pipe.execute()
         entries = entries_of(rows)
         if cached is None:
             if meta[0] is None:
@@ -153,7 +156,11 @@ class Projector:
             folded = self._cache.remember(game_id, self._fold(cached, entries))
         elif not folded.version:
             return None  # no events: not a game (creation stores both at once)
-        seating = Seating({int(s): p.decode() for s, p in seats.items()}, public == b"1")
+        seating = Seating(
+            {int(s): p.decode() for s, p in seats.items()},
+            public == b"1",
+            {int(s): p.decode() for s, p in reserved.items()},
+        )
         checkpoint = (-1, -1) if stored is None else (int(stored), int(seated))
         if checkpoint >= (folded.version, len(seating.owners)):
             return Projected(checkpoint[0], False, [])
@@ -289,4 +296,6 @@ def _seat(seat: int, meta: GameMeta, seating: Seating) -> rm.SeatSummary:
     owner = seating.owners.get(seat)
     if owner is not None:
         return rm.SeatSummary(seat, "player", player=owner)
+    if seat in seating.reserved:
+        return rm.SeatSummary(seat, "reserved", player=seating.reserved[seat])
     return rm.SeatSummary(seat, "open")

@@ -17,12 +17,14 @@ from api.openapi.games import GAME_ROUTES
 from api.openapi.identity import IDENTITY_ROUTES
 from api.openapi.notifications import NOTIFICATION_ROUTES
 from api.openapi.route import JSON, Route
+from api.openapi.social import SOCIAL_ROUTES
 from api.problems import API_CODES, Problem
 from api.schemas import InboxEvent
 from domain import GAMES
+from services.rematch import Offer
 
 REF = "#/components/schemas/{name}"
-ROUTES: tuple[Route, ...] = (*GAME_ROUTES, *IDENTITY_ROUTES, *NOTIFICATION_ROUTES)
+ROUTES: tuple[Route, ...] = (*GAME_ROUTES, *IDENTITY_ROUTES, *NOTIFICATION_ROUTES, *SOCIAL_ROUTES)
 
 
 def _game_unions() -> dict[str, Any]:
@@ -53,7 +55,7 @@ GAME_FIELDS = {
 }
 
 # What the data of a stream's messages holds, where no route's JSON body names it.
-STREAM_DATA = (InboxEvent,)
+STREAM_DATA = (InboxEvent, Offer)
 
 
 def _components() -> dict[str, Any]:

@@ -311,7 +311,7 @@
       await startSeeing();
       // Taking a seat is no game event: while a seat is open, look for newcomers now and then.
       setInterval(() => {
-        if (ctx.game && ctx.game.seats.some((s) => s.kind === "open")) reload();
+        if (ctx.game && ctx.game.seats.some((s) => s.kind === "open" || s.kind === "reserved")) reload();
       }, SEAT_POLL_MS);
     } catch (err) {
       showError(err);
