@@ -82,8 +82,6 @@ class RateLimits(msgspec.Struct, frozen=True):
     games: str = "60 per hour"
     joins: str = "120 per hour"
     commands: str = "300 per minute"
-    rematches: str = "60 per hour"  # a rematch makes a game: the creations' rule, counted apart
-    chat: str = "20 per minute"
     streams: str = "120 per minute"
     open_games: int = 10
     proxies: int = 0
@@ -95,6 +93,8 @@ class RateLimits(msgspec.Struct, frozen=True):
     signin_mailbox: str = "5 per hour"  # counted by the address's hash: nobody's inbox flooded
     passkey_options: str = "60 per hour"
     signin_passkey: str = "20 per hour"
+    rematches: str = "60 per hour"  # a rematch makes a game: the creations' rule, counted apart
+    chat: str = "20 per minute"
 
 
 # The limited endpoints: setting -> (endpoint, variable).

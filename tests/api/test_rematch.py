@@ -4,10 +4,16 @@ alone. A rematch played to its end with a real worker is in ``test_ai_game``."""
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import msgspec
 import pytest
+import redis
 
 from services.commands import CommandService
+from services.players import Players
+from services.rematch import Rematches
 from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server
@@ -106,3 +112,26 @@ def test_no_rematch_of_a_running_game(api: Api) -> None:
     assert api.ok("GET", f"/games/{made['game_id']}")["rematch"] is None
     missing = api.call("POST", "/games/nothing-here/rematch", ann)
     assert (missing.status_code, missing.json["code"]) == (404, "unknown_game")
+
+
+def test_two_players_asking_at_once_get_one_rematch(
+    api: Api, service: CommandService, real_redis: redis.Redis
+) -> None:
+    """Each in a process of its own (its own clients and caches), both at the same moment."""
+    ann, bob = api.player("Ann"), api.player("Bob")
+    old = finished_game(api, ann, bob)
+    start = threading.Barrier(2)
+
+    def ask(who: Who) -> tuple[str, int]:
+        rematches = Rematches(CommandService(service.store, hooks=[]), Players(real_redis))
+        start.wait()
+        made, seat = rematches.offer(old, who.id)
+        return made.game, seat
+
+    with ThreadPoolExecutor(2) as pool:
+        (ann_game, ann_seat), (bob_game, bob_seat) = pool.map(ask, (ann, bob))
+    assert ann_game == bob_game and (ann_seat, bob_seat) == (1, 0)
+    seats = api.ok("GET", f"/games/{ann_game}")["seats"]
+    assert [(s["kind"], s["player"]) for s in seats] == [("player", bob.id), ("player", ann.id)]
+    made = [k for k in real_redis.scan_iter("game:{*}:meta")]
+    assert len(made) == 2, "one game and its one rematch"
