@@ -282,6 +282,7 @@
 
   function follow() {
     const source = new EventSource(`${Omerta.API}/games/${gameId}/events?after=${logVersion}`);
+    document.dispatchEvent(new CustomEvent("omerta:events", { detail: source })); // chat.js
     const onEvent = (message) => steps.push(JSON.parse(message.data));
     for (const type of GameUI.EVENTS) source.addEventListener(type, onEvent);
     source.addEventListener("end", () => {
