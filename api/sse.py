@@ -78,9 +78,10 @@ def stream(game_id: str) -> Response:
     side = watch.side
     try:
         with d.fanout.reading():
-            if not follow_side:  # only what is written from now on
-                chat_after = d.chat.last(game_id)
-            rematch = d.rematches.of(game_id)
+            if follow_side:
+                rematch = d.rematches.of(game_id)
+            else:  # only what is written from now on (a running game has no rematch)
+                chat_after, rematch = d.chat.last(game_id), None
     except BaseException:
         watch.close()
         raise

@@ -7,6 +7,9 @@ public/private setting, seats the asker at their old seat at once, and reserves 
 person's old seat for them. Asking again, or another player of the old game asking, answers the
 same new game (and seats that player in their reserved seat): one rematch per game.
 
+A seat nobody took in the old game is open in the new one, with an invite code nobody is told:
+in a public rematch the lobby's join takes it, as in any public game.
+
 A reserved seat is an open seat that only its player may take: it has no invite code (so no
 invite and no lobby join reaches it) and the player takes it with ``Rematches.take`` (``POST
 /games/{id}/join`` without an invite, or the rematch request itself). Taking it is naturally
@@ -30,6 +33,7 @@ nowhere but in the asker's game list at most).
 
 from __future__ import annotations
 
+import secrets
 import time
 
 import msgspec
@@ -37,7 +41,7 @@ import redis
 
 from services.commands import CommandService
 from services.errors import ServiceError
-from services.players import Players, public_key, seats_key
+from services.players import Players, digest, invites_key, public_key, seats_key
 from services.store import unavailable
 
 PENDING = b"pending"
@@ -157,9 +161,13 @@ class Rematches:
                 self.redis.delete(rematch_key(game_id))
             raise
         others = {seat: p for seat, p in taken.items() if seat != mine}
+        free = [s for s in range(loaded.meta.seats) if s not in taken and s not in loaded.meta.ai]
         pipe = self.redis.pipeline(transaction=True)
         if others:
             pipe.hset(reserved_key(new_id), mapping={str(s): p for s, p in others.items()})
+        if free:  # open in the old game too: a public rematch's lobby join takes them
+            codes = {digest(secrets.token_urlsafe(32)): seat for seat in free}
+            pipe.hset(invites_key(new_id), mapping=codes)
         pipe.hset(seats_key(new_id), str(mine), player_id)
         with unavailable():
             if self.redis.get(public_key(game_id)) == b"1":

@@ -97,7 +97,7 @@ def test_a_rematch_against_the_ai_is_played_to_its_end(
     rng = random.Random(3)
     game_id = created["game_id"]
     for _ in range(2):
-        while (table := my_turn_or_over(api, me, game_id))["result"] is None:
+        while my_turn_or_over(api, me, game_id)["result"] is None:
             move(api, me, game_id, rng)
         events = api.ok("GET", f"/games/{game_id}/history", me)["events"]
         assert {e["actor"] for e in events} >= {0, 1}, "both seats moved"

@@ -135,3 +135,21 @@ def test_two_players_asking_at_once_get_one_rematch(
     assert [(s["kind"], s["player"]) for s in seats] == [("player", bob.id), ("player", ann.id)]
     made = [k for k in real_redis.scan_iter("game:{*}:meta")]
     assert len(made) == 2, "one game and its one rematch"
+
+
+def test_a_seat_nobody_took_stays_open_for_the_lobby(api: Api, service: CommandService) -> None:
+    """Seat 1 was never taken (its passes sent to the service directly): in the public
+    rematch it is open, and a stranger takes it from the lobby."""
+    ann, cy = api.player("Ann"), api.player("Cy")
+    old = api.new_game(ann, game="famiglia", seats=2, public=True)["game_id"]
+    for turn in range(2):
+        seat = api.ok("GET", f"/games/{old}")["to_act"][0]
+        if seat == 0:
+            api.play(ann, old, {"type": "pass"})
+        else:
+            service.handle(old, seat, {"type": "pass"}, f"open-seat-{turn}")
+    assert api.ok("GET", f"/games/{old}")["result"] is not None
+    new = api.ok("POST", f"/games/{old}/rematch", ann)["game_id"]
+    assert [s["kind"] for s in api.ok("GET", f"/games/{new}")["seats"]] == ["player", "open"]
+    assert [g["game_id"] for g in api.ok("GET", "/lobby")["games"]] == [new]
+    assert api.ok("POST", f"/games/{new}/join", cy, json={})["seat"] == 1
