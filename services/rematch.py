@@ -146,8 +146,13 @@ class Rematches:
                 seat = self.take(made.game, player_id)
                 if seat is None:  # (the asker's seat is no reservation: taken at once)
                     seat = self.players.seat_of(made.game, player_id)
-                assert seat is not None, "each person of a game has a seat in its rematch"
-                return made, seat
+                if seat is not None:
+                    return made, seat
+                # Every person of the old game sits in or is invited to its rematch, unless the
+                # store came back older than the rematch (a backup): then it is made again.
+                with unavailable():
+                    self.redis.delete(rematch_key(game_id))
+                continue
             with unavailable():
                 if self.redis.set(rematch_key(game_id), PENDING, nx=True, px=PENDING_MS):
                     break

@@ -153,3 +153,17 @@ def test_a_seat_nobody_took_stays_open_for_the_lobby(api: Api, service: CommandS
     assert [s["kind"] for s in api.ok("GET", f"/games/{new}")["seats"]] == ["player", "open"]
     assert [g["game_id"] for g in api.ok("GET", "/lobby")["games"]] == [new]
     assert api.ok("POST", f"/games/{new}/join", cy, json={})["seat"] == 1
+
+
+def test_a_rematch_lost_with_a_restored_store_is_made_again(
+    api: Api, real_redis: redis.Redis
+) -> None:
+    """The old game's pointer outlived its rematch (a store restored from an older backup
+    keeps what was written before it; here the rematch's own keys are gone)."""
+    ann, bob = api.player("Ann"), api.player("Bob")
+    old = finished_game(api, ann, bob)
+    lost = api.ok("POST", f"/games/{old}/rematch", ann)["game_id"]
+    for key in real_redis.scan_iter(f"game:{{{lost}}}:*"):
+        real_redis.delete(key)
+    again = api.ok("POST", f"/games/{old}/rematch", bob)
+    assert again["game_id"] != lost and (again["by"], again["seat"]) == (bob.id, 0)
