@@ -18,6 +18,7 @@ from api import limits, problems, security
 from api.context import Deps
 from api.presence import bp as presence
 from api.routes import (
+    chat,
     clocks,
     devices,
     games,
@@ -27,13 +28,16 @@ from api.routes import (
     players,
     push,
     ratings,
+    rematch,
     webhooks,
 )
 from api.sse import bp as events
 from services import config
+from services.chat import Chat
 from services.commands import CommandService, service
 from services.fanout import Fanout
 from services.players import Players
+from services.rematch import Rematches
 from workers import enqueue
 
 MAX_BODY = 64 * 1024  # the largest command is a few hundred bytes
@@ -56,12 +60,16 @@ def create_app(
     people = people or Players(commands.store.redis)
     secure = config.settings().secure_cookies
     fanout = Fanout(commands.store.redis)  # one per app: per process under gunicorn
-    app.extensions["omerta"] = Deps(commands, people, stream_seconds, secure, fanout=fanout)
+    app.extensions["omerta"] = Deps(
+        commands, people, stream_seconds, secure, fanout=fanout,
+        chat=Chat(commands.store.redis), rematches=Rematches(commands, people),
+    )  # fmt: skip
     app.config["OMERTA_PUBLIC_URL"] = config.public_url()
     problems.install(app)
     security.install(app)
     blueprints = (games.bp, players.bp, devices.bp, passkeys.bp, mail.bp, events, presence)
-    for blueprint in (*blueprints, meta.bp, webhooks.bp, push.bp, clocks.bp, ratings.bp):
+    routes = (meta.bp, webhooks.bp, push.bp, clocks.bp, ratings.bp, rematch.bp, chat.bp)
+    for blueprint in (*blueprints, *routes):
         app.register_blueprint(blueprint)
     limits.install(app, commands.store.redis, rate_limits or limits.from_env(dict(os.environ)))
     app.wsgi_app = _BodyLimit(app.wsgi_app)

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 
 from flask import current_app, request
 
+from services.chat import Chat
 from services.commands import CommandService
 from services.fanout import Fanout
 from services.players import Player, Players
+from services.rematch import Rematches
 
 COOKIE = "omerta_token"
 
@@ -21,6 +23,8 @@ class Deps:
     stream_seconds: float  # how long one server-sent-events response stays open
     secure_cookies: bool  # behind HTTPS: cookies only over HTTPS
     fanout: Fanout  # wakes the live-event streams (api.sse)
+    chat: Chat
+    rematches: Rematches
 
 
 def deps() -> Deps:

@@ -10,6 +10,8 @@ list sets several):
 | ``POST /games`` | player | ``OMERTA_LIMIT_GAMES`` | ``60 per hour`` |
 | ``POST /games/{id}/join`` | player | ``OMERTA_LIMIT_JOINS`` | ``120 per hour`` |
 | ``POST /games/{id}/commands`` | player | ``OMERTA_LIMIT_COMMANDS`` | ``300 per minute`` |
+| ``POST /games/{id}/rematch`` | player | ``OMERTA_LIMIT_GAMES`` (counted apart) | ``60 per hour`` |
+| ``POST /games/{id}/chat`` | player | ``OMERTA_LIMIT_CHAT`` | ``20 per minute`` |
 | ``GET /games/{id}/events`` | player or address | ``OMERTA_LIMIT_STREAMS`` | ``120 per minute`` |
 | ``GET /me/events`` | player | ``OMERTA_LIMIT_STREAMS`` | ``120 per minute`` |
 | ``POST /signin`` | client address | ``OMERTA_LIMIT_SIGNIN`` | ``20 per hour`` |
@@ -94,6 +96,8 @@ class RateLimits(msgspec.Struct, frozen=True):
     signin_passkey: str = "20 per hour"
     vacations: str = "20 per day"  # each start or end rewrites the clocks of the player's games
     vacation_ends: str = "20 per day"
+    rematches: str = "60 per hour"  # a rematch makes a game: the creations' rule, counted apart
+    chat: str = "20 per minute"
 
 
 # The limited endpoints: setting -> (endpoint, variable).
@@ -102,6 +106,8 @@ ENDPOINTS = {
     "games": ("games.create", "OMERTA_LIMIT_GAMES"),
     "joins": ("games.join", "OMERTA_LIMIT_JOINS"),
     "commands": ("games.command", "OMERTA_LIMIT_COMMANDS"),
+    "rematches": ("rematch.rematch", "OMERTA_LIMIT_GAMES"),
+    "chat": ("chat.post", "OMERTA_LIMIT_CHAT"),
     "streams": ("events.stream", "OMERTA_LIMIT_STREAMS"),
     "signin": ("devices.signin", "OMERTA_LIMIT_SIGNIN"),
     "signin_secret": ("devices.signin", "OMERTA_LIMIT_SIGNIN_SECRET"),

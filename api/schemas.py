@@ -13,6 +13,7 @@ import msgspec
 
 from domain.core import Result
 from domain.table import TableView
+from services.chat import ChatMessage
 from services.clocks import Bank, OnTimeout, PerMove
 from services.commands import MAX_COMMAND_ID
 from services.players import MAX_NAME
@@ -84,6 +85,13 @@ class JoinGame(_In):
     """Take a seat: the invite's, or (no invite) the lowest open seat of a public game."""
 
     invite: Annotated[str, msgspec.Meta(min_length=1, max_length=200)] | None = None
+
+
+class ChatIn(_In):
+    """A chat message: 1 to 500 characters once control characters are dropped (see
+    ``services.chat``); a seated player's only."""
+
+    text: Any
 
 
 class CommandIn(_In):
@@ -195,8 +203,8 @@ class Joined(msgspec.Struct, frozen=True):
 
 class SeatOut(msgspec.Struct, frozen=True):
     seat: int
-    kind: Literal["player", "ai", "open"]
-    player: str | None = None  # player id
+    kind: Literal["player", "ai", "open", "reserved"]  # reserved: a rematch's, for ``player``
+    player: str | None = None  # player id (a reserved seat's: the player it waits for)
     name: str | None = None  # a player's name, or an AI seat's (distinct within a game)
     level: int | str | None = None  # AI level
 
@@ -235,6 +243,22 @@ class GameOut(msgspec.Struct, frozen=True):
     on_timeout: OnTimeout | None = None
     clocks: list[ClockOut] = []
     clocks_version: int | None = None
+    rematch: str | None = None  # the id of the game's rematch, once one was asked for
+    rematch_by: str | None = None  # the player who asked for it
+
+
+class RematchOut(msgspec.Struct, frozen=True):
+    """A finished game's rematch (``game_id``), the player who asked for it, and the caller's
+    seat in it (taken now, if it was reserved for them)."""
+
+    game_id: str
+    by: str
+    seat: int
+
+
+class ChatOut(msgspec.Struct, frozen=True):
+    game_id: str
+    messages: list[ChatMessage]
 
 
 class ViewOut(msgspec.Struct, frozen=True):

@@ -17,6 +17,13 @@ events a comment line every ``KEEP_ALIVE`` seconds keeps proxies from closing th
 the store fails mid-stream, the response ends (its status was sent long ago) and the browser
 reconnects.
 
+The game's chat comes along (``services.chat``): a message written while the stream is open is
+an SSE message ``event: chat`` (no ``id``: the last event id stays the version), ``data`` the
+``ChatMessage``; with ``?chat=N`` also the messages after number N, and the stream then stays
+open past the game's end (a finished game's page follows its chat, and the offer of a rematch:
+``event: rematch``, ``data`` the ``Offer``). Both wake the stream through the side feed, which
+the process's one reader follows with the events' feed.
+
 How many streams one client may hold open at once is limited in ``api.limits``.
 """
 
@@ -27,7 +34,7 @@ import random
 import time
 from collections.abc import Iterator
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, request
 
 from api.context import deps, seat_in
 from api.jsonio import encode
@@ -62,18 +69,33 @@ def stream(game_id: str) -> Response:
         svc.load(game_id)  # an unknown game is a 404 before the stream starts
         seat = seat_in(game_id)
     after = _start_after()
+    follow_side = "chat" in request.args  # also past the end: the page follows the chat
+    chat_after = query_number("chat", 0)
     # Pages that connected together (after a restart) reconnect at spread times.
     deadline = time.monotonic() + d.stream_seconds * random.uniform(1 - SPREAD, 1)
     # Before the first read: every append after that read then wakes the watch.
     watch = d.fanout.watch(game_id)
+    side = watch.side
+    try:
+        with d.fanout.reading():
+            if follow_side:
+                rematch = d.rematches.of(game_id)
+            else:  # only what is written from now on (a running game has no rematch)
+                chat_after, rematch = d.chat.last(game_id), None
+    except BaseException:
+        watch.close()
+        raise
 
     def read(seat: int | None, after: int) -> tuple[list[EventOut], Loaded]:
         return records(svc, game_id, seat, after), svc.load(game_id)
 
     def messages() -> Iterator[bytes]:
-        nonlocal after
+        nonlocal after, chat_after, side, rematch
         try:
             yield f"retry: {RETRY_MS}\n\n".encode()
+            if follow_side and rematch is not None:
+                yield b"event: rematch\ndata: %s\n\n" % encode(rematch)
+            read_side = follow_side
             while True:
                 new, loaded = watch.read((seat, after), functools.partial(read, seat, after))
                 for record in new:
@@ -83,16 +105,28 @@ def stream(game_id: str) -> Response:
                         record.type.encode(),
                         encode(record),
                     )
-                if loaded.game.result(loaded.state) is not None and loaded.version <= after:
+                if read_side:
+                    said = functools.partial(d.chat.read, game_id, chat_after)
+                    for message in watch.read(("chat", chat_after), said):
+                        chat_after = message.id
+                        yield b"event: chat\ndata: %s\n\n" % encode(message)
+                    if rematch is None:
+                        rematch = watch.read("rematch", functools.partial(d.rematches.of, game_id))
+                        if rematch is not None:
+                            yield b"event: rematch\ndata: %s\n\n" % encode(rematch)
+                over = loaded.game.result(loaded.state) is not None and loaded.version <= after
+                if over and not follow_side:
                     yield b"event: end\ndata: {}\n\n"
                     return
                 while True:
                     remaining = deadline - time.monotonic()
                     if remaining <= 0:
                         return
-                    if watch.wait(after, min(remaining, KEEP_ALIVE)):
+                    if watch.wait(after, min(remaining, KEEP_ALIVE), side):
                         break
                     yield b": keep-alive\n\n"
+                now = watch.side
+                read_side, side = now != side, now
         except Unavailable:
             return  # the store failed: end the stream, the browser reconnects
         finally:

@@ -40,11 +40,14 @@ def bot_names(
     return {seat: BOT_NAMES[(start + i) % len(BOT_NAMES)] for i, seat in enumerate(ordered)}
 
 
-def seat_list(players: Players, game_id: str, loaded: Loaded) -> list[SeatOut]:
-    """A seat a bot took over is an AI seat with the name and id of the person it was taken over
-    from (the pages show "Ann (AI, greedy)"); only an open seat's takeover gets a bot's name."""
+def seat_list(
+    players: Players, game_id: str, loaded: Loaded, reserved: dict[int, str]
+) -> list[SeatOut]:
+    """The seats. A seat a bot took over is an AI seat with the name and id of the person it was
+    taken over from (the pages show "Ann (AI, greedy)"); only an open seat's takeover gets a
+    bot's name. ``reserved``: a rematch's seats kept for their players (``services.rematch``)."""
     taken = players.seats(game_id)
-    names = players.names(taken.values())
+    names = players.names([*taken.values(), *reserved.values()])
     levels = ai_levels(loaded.meta, loaded.state)
     bots = bot_names(game_id, list(loaded.meta.ai), taken_over(loaded.meta, loaded.state))
     out = []
@@ -56,6 +59,9 @@ def seat_list(players: Players, game_id: str, loaded: Loaded) -> list[SeatOut]:
         elif seat in taken:
             owner = taken[seat]
             out.append(SeatOut(seat, "player", player=owner, name=names.get(owner)))
+        elif seat in reserved:
+            owner = reserved[seat]
+            out.append(SeatOut(seat, "reserved", player=owner, name=names.get(owner)))
         else:
             out.append(SeatOut(seat, "open"))
     return out

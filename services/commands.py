@@ -171,8 +171,6 @@ class CommandService:
         ai_seats = _ai_seats(ai, seats)
         time_control = clocks.parse_clock(clock)
         policy = clocks.parse_on_timeout(on_timeout, bots.LEVELS)
-        secret = Secret(seed=secrets.token_bytes(32), salt=secrets.token_bytes(16))
-        events = rules.start(seats, secret, validated)
         meta = GameMeta(
             game=game,
             seats=seats,
@@ -183,6 +181,20 @@ class CommandService:
             on_timeout=policy,
             takeover=policy.level,
         )
+        return self._start(meta, validated)
+
+    def create_like(self, earlier: GameMeta) -> str:
+        """A new game with every creation setting of ``earlier`` (a rematch): everything a
+        creation takes is kept in its metadata, so the copy is of the whole record but the
+        creation time, and a setting added to ``GameMeta`` later comes along by itself."""
+        validated = self.games[earlier.game].options(earlier.options)
+        return self._start(msgspec.structs.replace(earlier, created=self.store.clock()), validated)
+
+    def _start(self, meta: GameMeta, validated: Any) -> str:
+        """Store a new game's creation events (from a fresh secret) and its metadata."""
+        game, rules = meta.game, self.games[meta.game]
+        secret = Secret(seed=secrets.token_bytes(32), salt=secrets.token_bytes(16))
+        events = rules.start(meta.seats, secret, validated)
         game_id = secrets.token_urlsafe(16)
         appended = self.store.append(
             game_id, 0, b"", CREATION_COMMAND_ID, None, self._encode(game, events), meta=meta

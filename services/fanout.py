@@ -30,6 +30,10 @@ entries that named them since this process first watched them; the games of the 
 kept (``Watch.changes``). Their streams then re-read the inbox count, once per player and
 change (``Watch.read``).
 
+The side feed (``keys.SIDE_FEED``: a chat message, a rematch offered, ``services.chat``) is
+followed in the same ``XREAD`` too: each entry names a game, whose ``side`` count then grows and
+whose streams wake (``Watch.wait`` with ``side``), to read what changed beside the events.
+
 The reader is a daemon thread (a greenlet under gunicorn's gevent worker, which patches
 ``threading``) started by the first ``watch()``; it stops within one ``BLOCK_MS`` once no game
 and no player is watched. Under Redis Cluster the feed is one stream per slot
@@ -69,11 +73,12 @@ class _Game:
     (``Watch.read``); a player's latest changes: (version, inbox-feed entry id, game id, game
     version)."""
 
-    __slots__ = ("changed", "reads", "recent", "version", "watchers")
+    __slots__ = ("changed", "reads", "recent", "side", "version", "watchers")
 
     def __init__(self, lock: threading.Lock) -> None:
         self.watchers = 0
         self.version = 0
+        self.side = 0  # side-feed entries of the game seen since it was first watched
         self.changed = threading.Condition(lock)
         self.reads: dict[Hashable, Any] = {}
         self.recent: deque[tuple[int, bytes, str, int]] = deque(maxlen=RECENT)
@@ -90,6 +95,7 @@ class Fanout:
         self._running = False
         self._position = b"0-0"  # the id of the last feed entry read
         self._inbox_position = b"0-0"  # the id of the last inbox-feed entry read
+        self._side_position = b"0-0"  # the id of the last side-feed entry read
         self._failures = 0  # how often the reader lost the store
         self._down = False  # the reader's last attempt failed
 
@@ -145,11 +151,13 @@ class Fanout:
             pipe = self._redis.pipeline(transaction=False)
             pipe.xrevrange(keys.FEED, count=1)
             pipe.xrevrange(keys.INBOX_FEED, count=1)
+            pipe.xrevrange(keys.SIDE_FEED, count=1)
             with unavailable():
-                last, last_inbox = pipe.execute()
+                last, last_inbox, last_side = pipe.execute()
             with self._lock:
                 self._position = last[0][0] if last else b"0-0"
                 self._inbox_position = last_inbox[0][0] if last_inbox else b"0-0"
+                self._side_position = last_side[0][0] if last_side else b"0-0"
                 self._running, self._down = True, False
             threading.Thread(target=self._read, name="omerta-fanout", daemon=True).start()
 
@@ -160,7 +168,11 @@ class Fanout:
                 if not self._games and not self._players:
                     self._running = False
                     return
-                positions = {keys.FEED: self._position, keys.INBOX_FEED: self._inbox_position}
+                positions = {
+                    keys.FEED: self._position,
+                    keys.INBOX_FEED: self._inbox_position,
+                    keys.SIDE_FEED: self._side_position,
+                }
             try:
                 found = self._redis.xread(positions, count=BATCH, block=BLOCK_MS)
             except Exception:  # the store (or a bug): end the waits, try again later
@@ -179,6 +191,9 @@ class Fanout:
                 for key, entries in found or ():
                     if key.decode() == keys.INBOX_FEED:
                         self._inboxes_changed(entries)
+                        continue
+                    if key.decode() == keys.SIDE_FEED:
+                        self._sides_changed(entries)
                         continue
                     for entry_id, fields in entries:
                         self._position = entry_id
@@ -202,14 +217,24 @@ class Fanout:
                     player.reads.clear()
                     player.changed.notify_all()
 
-    def _wait(self, game: _Game, after: int, timeout: float) -> bool:
+    def _sides_changed(self, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
+        """Wake the streams of the games the side-feed entries name (the lock is held)."""
+        for entry_id, fields in entries:
+            self._side_position = entry_id
+            game = self._games.get(fields[b"game"].decode())
+            if game is not None:
+                game.side += 1
+                game.reads.clear()
+                game.changed.notify_all()
+
+    def _wait(self, game: _Game, after: int, timeout: float, side: int | None) -> bool:
         deadline = time.monotonic() + timeout
         with self._lock:
             failures = self._failures
             while True:
                 if self._down or self._failures != failures:
                     raise Unavailable("the live-event reader lost the event store")
-                if game.version > after:
+                if game.version > after or (side is not None and game.side > side):
                     return True
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
@@ -237,11 +262,18 @@ class Watch:
         # wake the watch.
         self.position = b"0-0"
 
-    def wait(self, after: int, timeout: float) -> bool:
+    def wait(self, after: int, timeout: float, side: int | None = None) -> bool:
         """True as soon as the game has a version after ``after`` (at once if it already has
-        one since the watch began), False after ``timeout`` seconds without. Raises
-        ``Unavailable`` if the reader cannot read the store, or could not meanwhile."""
-        return self._fanout._wait(self._game, after, timeout)
+        one since the watch began), or with ``side`` a side count past it; False after
+        ``timeout`` seconds without. Raises ``Unavailable`` if the reader cannot read the store,
+        or could not meanwhile."""
+        return self._fanout._wait(self._game, after, timeout, side)
+
+    @property
+    def side(self) -> int:
+        """The watched game's side-feed entries seen so far (``wait``'s ``side``)."""
+        with self._fanout._lock:
+            return self._game.side
 
     def read(self, key: Hashable, read: Callable[[], T]) -> T:
         """``read()`` in one of the reading places, or what it gave another stream of this game

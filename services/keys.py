@@ -14,6 +14,9 @@ script may touch them together.
 ``inbox-feed``            stream, one entry ``{game, version, players}`` per read-model write of a
                           game with seated players (``workers.projection``, trimmed to about
                           its ``INBOX_FEED_KEEP`` entries): whose inboxes may have changed
+``side-feed``             stream, one entry ``{game}`` per change kept beside a game's events
+                          (a chat message, a rematch offered: ``services.chat``), trimmed to
+                          about ``SIDE_FEED_KEEP`` entries: the live streams' wake-up for them
 ``changed``               set, games appended to since the read side last took them
 ``changed:wake``          string, set (with a short expiry) by the first append after the read
                           side last took the changed games: the appender wakes the read side
@@ -31,6 +34,8 @@ from __future__ import annotations
 
 FEED = "feed"
 INBOX_FEED = "inbox-feed"
+SIDE_FEED = "side-feed"
+SIDE_FEED_KEEP = 10_000
 CHANGED = "changed"
 CHANGED_WAKE = "changed:wake"
 

@@ -81,7 +81,7 @@ def derive(before: Summary | None, after: Summary) -> list[Notice]:
     if before.status != "finished" and after.status == "finished":
         for seat, owner in sorted(owners.items()):
             notice(owner, Event.GAME_ENDED, seat)
-    was_open = {s.seat for s in before.seats if s.kind == "open"}
+    was_open = {s.seat for s in before.seats if s.kind in ("open", "reserved")}
     for joiner in sorted(seat for seat in owners if seat in was_open):
         for owner in sorted(set(owners.values()) - {owners[joiner]}):
             notice(owner, Event.PLAYER_JOINED, joiner)

@@ -318,14 +318,14 @@ class Players:
             pipe.set(record, idempotency.encode(made), px=idempotency.TTL_MS)
         with unavailable():
             pipe.execute()
-        self._seated(game_id, creator, created)
+        self.seated(game_id, creator, created)
         return invites
 
     def reopened_table(self, creator: str, key: str, made: Record) -> dict[int, str]:
         """The invite codes of a keyed creation's first answer (the creator's game list
         repaired, should the first request have stopped before it)."""
         assert made.game is not None
-        self._seated(made.game, creator, self.clock())
+        self.seated(made.game, creator, self.clock())
         return self._invite_codes(creator, key, made.game, made.invited)
 
     def _invite_codes(
@@ -358,7 +358,7 @@ class Players:
         if status == "earlier":
             seat = idempotency.replayed(value[0], fingerprint).seat
             assert seat is not None
-            self._seated(game_id, player_id, self.clock())
+            self.seated(game_id, player_id, self.clock())
             return seat
         if status == "bad_invite":
             raise BadInvite(
@@ -375,10 +375,11 @@ class Players:
                 f"you already sit in this game, at seat {seat}",
                 params={"case": "seated", "seat": seat},
             )
-        self._seated(game_id, player_id, self.clock())
+        self.seated(game_id, player_id, self.clock())
         return seat
 
-    def _seated(self, game_id: str, player_id: str, when: int) -> None:
+    def seated(self, game_id: str, player_id: str, when: int) -> None:
+        """List the game in the player's games (again: nothing), as taking a seat does."""
         with unavailable():
             self.redis.zadd(player_games_key(player_id), {game_id: when}, nx=True)
 

@@ -112,7 +112,7 @@ def parse_deadline_member(member: str) -> tuple[str, int, int, int]:
 
 class SeatSummary(msgspec.Struct, frozen=True):
     seat: int
-    kind: str  # "player", "ai" or "open"
+    kind: str  # "player", "ai", "open" or "reserved" (a rematch's seat kept for ``player``)
     player: str | None = None  # player id
     level: int | str | None = None  # AI level
 

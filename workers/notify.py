@@ -51,7 +51,7 @@ def on_change(before: Summary | None, after: Summary) -> None:
     notices = nt.derive(before, after)
     if not notices:
         return
-    seated = sum(1 for s in after.seats if s.kind != "open")
+    seated = sum(1 for s in after.seats if s.kind in ("player", "ai"))
     runtime.enqueue(
         runtime.NOTIFY,
         "workers.notify.fan_out",

@@ -41,7 +41,7 @@ def compose(
     others = mailtexts.text(lang, "notice.and").join(
         person(s.player) if s.kind == "player" else mailtexts.text(lang, "notice.ai")
         for s in summary.seats
-        if s.kind != "open" and s.player != player
+        if s.kind in ("player", "ai") and s.player != player
     )
     me = people.get(player)
     settings = config.settings()

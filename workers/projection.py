@@ -30,6 +30,7 @@ from services.clocks import Interval, SeatClock
 from services.codec import EventCodec
 from services.players import player_games_key, public_key, seats_key
 from services.records import Entry, GameMeta, decode_meta
+from services.rematch import reserved_key
 from services.seating import ai_levels
 from services.statecache import StateCache
 from services.store import EventStore, entries_of, unavailable
@@ -115,6 +116,7 @@ class Seating(NamedTuple):
     clock_rev: int = 0  # services.vacation.clock_rev_key
     started: int | None = None  # when every seat was taken (None: not yet; no clock runs)
     paused: dict[int, list[Interval]] = {}  # seat -> its player's vacations
+    reserved: dict[int, str] = {}  # seat -> player id: a rematch's seats kept for their players
 
 
 class Projector:
@@ -150,13 +152,16 @@ class Projector:
         pipe.hgetall(seats_key(game_id))
         pipe.get(public_key(game_id))
         pipe.get(vacation.clock_rev_key(game_id))
+        pipe.hgetall(reserved_key(game_id))
         # From the cached head itself: a store that came back older no longer has it.
         after = 0 if cached is None else max(cached.version - 1, 0)
         pipe.xrange(keys.events_key(game_id), f"{after + 1}-0", "+")
         if cached is None:
             pipe.get(keys.meta_key(game_id))
         with unavailable():
-            (stored, seated, stored_rev, *before), seats, public, rev, rows, *meta = pipe.execute()
+            (stored, seated, stored_rev, *before), seats, public, rev, reserved, rows, *meta = (
+                pipe.execute()
+            )
         entries = entries_of(rows)
         if cached is None:
             if meta[0] is None:
@@ -179,7 +184,8 @@ class Projector:
             folded.version, len(owners), clock_rev
         ):  # fmt: skip
             return Projected(int(stored), False, [])
-        seating = self.seating(game_id, folded, owners, public == b"1", clock_rev)
+        held = {int(s): p.decode() for s, p in reserved.items()}
+        seating = self.seating(game_id, folded, owners, public == b"1", clock_rev, held)
         ai_due = sorted(s for s in folded.due if s in ai_levels(folded.meta, folded.state))
         written = self.write(game_id, folded, seating, rm.joined(*before))
         if written and self.on_deadlines is not None:
@@ -192,7 +198,13 @@ class Projector:
         return Projected(folded.version, written, ai_due)
 
     def seating(
-        self, game_id: str, folded: Folded, owners: dict[int, str], public: bool, rev: int
+        self,
+        game_id: str,
+        folded: Folded,
+        owners: dict[int, str],
+        public: bool,
+        rev: int,
+        reserved: dict[int, str],
     ) -> Seating:
         """The seat records, with the clocks' inputs outside the stream (for a game with a
         clock): when the last seat was taken (each player's seat time, ``players``) and each
@@ -200,7 +212,7 @@ class Projector:
         meta = folded.meta
         people = [s for s in range(meta.seats) if s not in meta.ai]
         if meta.clock is None or any(s not in owners for s in people):
-            return Seating(owners, public, rev)
+            return Seating(owners, public, rev, reserved=reserved)
         pipe = self.redis.pipeline(transaction=False)
         for seat in people:
             pipe.zscore(player_games_key(owners[seat]), game_id)
@@ -210,7 +222,7 @@ class Projector:
         joined_at = [int(t) for t in found[0::2] if t is not None]
         started = max([meta.created, *joined_at])
         paused = {s: vacation.decode(raw) for s, raw in zip(people, found[1::2], strict=True)}
-        return Seating(owners, public, rev, started, paused)
+        return Seating(owners, public, rev, started, paused, reserved)
 
     def write(
         self, game_id: str, folded: Folded, seating: Seating, before: rm.Summary | None = None
@@ -376,4 +388,6 @@ def _seat(seat: int, levels: dict[int, int | str], seating: Seating) -> rm.SeatS
         return rm.SeatSummary(seat, "ai", player=owner, level=levels[seat])
     if owner is not None:
         return rm.SeatSummary(seat, "player", player=owner)
+    if seat in seating.reserved:
+        return rm.SeatSummary(seat, "reserved", player=seating.reserved[seat])
     return rm.SeatSummary(seat, "open")

@@ -20,9 +20,11 @@ from api.openapi.identity import IDENTITY_ROUTES
 from api.openapi.notifications import NOTIFICATION_ROUTES
 from api.openapi.ratings import RATING_ROUTES
 from api.openapi.route import JSON, Route
+from api.openapi.social import SOCIAL_ROUTES
 from api.problems import API_CODES, Problem
 from api.schemas import InboxEvent
 from domain import GAMES
+from services.rematch import Offer
 
 REF = "#/components/schemas/{name}"
 ROUTES: tuple[Route, ...] = (
@@ -31,6 +33,7 @@ ROUTES: tuple[Route, ...] = (
     *NOTIFICATION_ROUTES,
     *CLOCK_ROUTES,
     *RATING_ROUTES,
+    *SOCIAL_ROUTES,
 )
 
 
@@ -63,7 +66,7 @@ GAME_FIELDS = {
 }
 
 # What the data of a stream's messages holds, where no route's JSON body names it.
-STREAM_DATA = (InboxEvent,)
+STREAM_DATA = (InboxEvent, Offer)
 
 
 def _components() -> dict[str, Any]:

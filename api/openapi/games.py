@@ -11,6 +11,7 @@ from services.idempotency import MIN_PLAYER_KEY
 
 GAME_ID = path_param("game_id", about="the game's id (from POST /games)")
 AFTER = query("after", "only events after this version")
+CHAT = query("chat", "also the chat messages after this number, and past the game's end")
 IDEMPOTENCY = {
     "name": COMMAND_ID_HEADER,
     "in": "header",
@@ -149,10 +150,13 @@ GAME_ROUTES: tuple[Route, ...] = (
         "Live events (server-sent events), redacted",
         (200, None),
         auth="optional",
-        params=(GAME_ID, AFTER, LAST_EVENT_ID),
+        params=(GAME_ID, AFTER, LAST_EVENT_ID, CHAT),
         errors=(400, 401, 404, 429),
         media="text/event-stream",
         description="Each message: `id` the version, `event` the type, `data` an EventOut. "
+        "Chat messages written meanwhile come as `event: chat` (no `id`), `data` a "
+        "ChatMessage; with `chat` also those after that number, and a finished game's stream "
+        "then stays open, with `event: rematch` (`data` an Offer) when one is asked for. "
         "The response ends after a bounded time or when the game is over; reconnect with "
         "Last-Event-ID. A client (player, or address without a token) holds a limited number "
         "of streams open at once: one more is 429 `too_many_streams` with Retry-After.",

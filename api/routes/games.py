@@ -160,7 +160,9 @@ def join(game_id: str) -> Response:
     key = idempotency.check_key(request.headers.get(COMMAND_ID_HEADER))
     d = deps()
     loaded = d.service.load(game_id)  # 404 for an unknown game
-    seat = d.players.join(game_id, player.id, sent.invite, key, idempotency.fingerprint(sent))
+    seat = None if sent.invite else d.rematches.take(game_id, player.id)  # a rematch's seat
+    if seat is None:
+        seat = d.players.join(game_id, player.id, sent.invite, key, idempotency.fingerprint(sent))
     d.service.notify(game_id, loaded.version)  # read models show the seats
     return reply(Joined(game_id, seat))
 
@@ -170,9 +172,10 @@ def show(game_id: str) -> Response:
     d = deps()
     player = caller_or_none()
     loaded = d.service.load(game_id)
-    seats = seat_list(d.players, game_id, loaded)
+    seats = seat_list(d.players, game_id, loaded, d.rematches.reserved(game_id))
     mine = next((s.seat for s in seats if player and s.player == player.id), None)
     result = loaded.game.result(loaded.state)
+    rematch = d.rematches.of(game_id) if result is not None else None
     out = GameOut(
         game_id=game_id,
         game=loaded.meta.game,
@@ -185,6 +188,8 @@ def show(game_id: str) -> Response:
         result=result,
         table=table_view(loaded.state, mine),
         **game_clocks(game_id, loaded),
+        rematch=rematch.game if rematch else None,
+        rematch_by=rematch.by if rematch else None,
     )
     return reply(out)
 

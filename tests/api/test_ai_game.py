@@ -83,3 +83,33 @@ def test_the_ai_plays_the_resources_module_to_the_end(
     kept = [e for e in events if e["type"] == "resource_kept"]
     assert sorted(e["event"]["seat"] for e in kept) == [0, 1]
     assert "resource_influence" in table["result"]["details"]
+
+
+def test_a_rematch_against_the_ai_is_played_to_its_end(
+    live_api: Api, worker_process: subprocess.Popen
+) -> None:
+    """The rematch keeps the AI seat at its level and the options; its AI seat plays through
+    the worker's jobs as the first game's did, to the end."""
+    api = live_api
+    me = api.player("Rae")
+    options = {"mercenary_for_green": True}
+    created = api.new_game(me, game="famiglia", seats=2, ai={"1": "greedy"}, options=options)
+    rng = random.Random(3)
+    game_id = created["game_id"]
+    for _ in range(2):
+        while my_turn_or_over(api, me, game_id)["result"] is None:
+            move(api, me, game_id, rng)
+        events = api.ok("GET", f"/games/{game_id}/history", me)["events"]
+        assert {e["actor"] for e in events} >= {0, 1}, "both seats moved"
+        asked = api.ok("POST", f"/games/{game_id}/rematch", me)
+        assert (
+            asked["seat"] == 0 and api.ok("GET", f"/games/{game_id}")["rematch"] == asked["game_id"]
+        )
+        game_id = asked["game_id"]
+        rematch = api.ok("GET", f"/games/{game_id}", me)
+        assert [(s["kind"], s["level"]) for s in rematch["seats"]] == [
+            ("player", None),
+            ("ai", "greedy"),
+        ]
+        assert rematch["options"]["mercenary_for_green"] is True
+    assert worker_process.poll() is None

@@ -129,6 +129,20 @@ def test_event_streams_are_limited_per_client(limited: Make) -> None:
     refused(api.call("GET", f"/games/{game_id}/events"), 60)
 
 
+def test_chat_is_limited_per_player(limited: Make) -> None:
+    api = limited(chat="2 per minute")
+    ann, bob = api.player("Ann"), api.player("Bob")
+    created = api.new_game(ann, game="famiglia", seats=2)
+    game_id = created["game_id"]
+    api.join(bob, game_id, created["invites"][0]["code"])
+    for text in ("one", "two"):
+        api.ok("POST", f"/games/{game_id}/chat", ann, json={"text": text})
+    refused(api.call("POST", f"/games/{game_id}/chat", ann, json={"text": "three"}), 60)
+    api.ok("POST", f"/games/{game_id}/chat", bob, json={"text": "bob's own count"})
+    texts = [m["text"] for m in api.ok("GET", f"/games/{game_id}/chat")["messages"]]
+    assert texts == ["one", "two", "bob's own count"]
+
+
 def test_refusals_in_japanese(limited: Make) -> None:
     api = limited(players="1 per hour")
     api.player("Ann")
@@ -175,8 +189,9 @@ def test_settings_from_the_environment() -> None:
         "OMERTA_LIMIT_PROXIES": "2",
     }
     assert from_env(env) == RateLimits(
-        False, "5 per hour", "6 per hour", "7 per hour", "8 per minute", "9 per minute", 3, 2
-    )
+        False, "5 per hour", "6 per hour", "7 per hour", "8 per minute", "9 per minute", 3, 2,
+        rematches="6 per hour",  # a rematch makes a game: the creations' variable
+    )  # fmt: skip
     with pytest.raises(ValueError, match="OMERTA_RATE_LIMITS"):
         from_env({"OMERTA_RATE_LIMITS": "maybe"})
 

@@ -381,6 +381,7 @@ def test_each_hostile_value_in_each_field_of_each_game(quick_app: Flask) -> None
             "/games/{game_id}/join": {},
             "/games/{game_id}/commands": {"command": move},
             "/games/{game_id}/seen": {"version": 1},
+            "/games/{game_id}/chat": {"text": "good luck"},
             "/signin": {},
             "/me/devices/signout": {"devices": "others"},
             "/me/notifications": {"webhook": {"your_turn": True}},

@@ -97,6 +97,8 @@ def test_the_page_in_japanese_on_a_phone(new_context: Any) -> None:
     page.goto("/")
     page.get_by_label("あなたの名前").fill("Rin")
     page.get_by_role("button", name="はじめる").click()
+    # The player exists once the page greets them: leaving earlier may cancel its creation.
+    expect(page.locator("#hello-title")).to_have_text("ようこそ、Rin さん")
     page.goto("/new")
     page.get_by_label("ギャングスタ!").check()
     expect(page.get_by_label("出版版どおり")).to_have_count(1)

@@ -181,6 +181,7 @@ const Omerta = (() => {
       return t("seat.ai_named", { name: seat.name, level: t("ai." + levelName(seat.level)) });
     }
     if (seat.kind === "open") return t("seat.open");
+    if (seat.kind === "reserved") return t("seat.reserved", { name: seat.name || t("seat.player") });
     return seat.name || t("seat.player");
   }
 

@@ -285,6 +285,7 @@
 
   function follow() {
     const source = new EventSource(`${Omerta.API}/games/${gameId}/events?after=${logVersion}`);
+    document.dispatchEvent(new CustomEvent("omerta:events", { detail: source })); // chat.js
     const onEvent = (message) => steps.push(JSON.parse(message.data));
     for (const type of [...GameUI.EVENTS, ...TableUI.EVENTS]) source.addEventListener(type, onEvent);
     source.addEventListener("end", () => {
@@ -314,7 +315,7 @@
       await startSeeing();
       // Taking a seat is no game event: while a seat is open, look for newcomers now and then.
       setInterval(() => {
-        if (ctx.game && ctx.game.seats.some((s) => s.kind === "open")) reload();
+        if (ctx.game && ctx.game.seats.some((s) => s.kind === "open" || s.kind === "reserved")) reload();
       }, SEAT_POLL_MS);
     } catch (err) {
       showError(err);

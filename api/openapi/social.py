@@ -1,0 +1,51 @@
+"""The operations of rematches and a game's chat (issue 15)."""
+
+from __future__ import annotations
+
+from api import schemas
+from api.openapi.games import GAME_ID
+from api.openapi.route import Route, query
+
+SOCIAL_ROUTES: tuple[Route, ...] = (
+    Route(
+        "post",
+        "/games/{game_id}/rematch",
+        "Ask for (or take a seat in) the rematch of a finished game",
+        (200, schemas.RematchOut),
+        auth="required",
+        params=(GAME_ID,),
+        errors=(401, 403, 404, 409, 415, 429),
+        description="For a seated player of a finished game (403 `not_seated` otherwise; 409 "
+        "`game_not_over` while it runs). The first request makes a new game with the same "
+        "seats and creation settings (options, AI seats and their levels, time control, public "
+        "or not), seats the caller at their old seat and reserves each other person's old seat "
+        "for that person: nobody else can take it, and they take it with this same request or "
+        "`POST /games/{id}/join` without an invite. Every later request, by anyone of the old "
+        "game, answers the same new game (409 `rematch_pending` only if one that is being made "
+        "takes too long: retry). `GET /games/{id}` names it (`rematch`, `rematch_by`).",
+    ),
+    Route(
+        "post",
+        "/games/{game_id}/chat",
+        "Write in the game's chat (a seated player)",
+        (201, schemas.ChatMessage),
+        body=schemas.ChatIn,
+        auth="required",
+        params=(GAME_ID,),
+        errors=(400, 401, 403, 404, 415, 429),
+        description="`text`: 1 to 500 characters once line breaks are made spaces and other "
+        "control characters dropped (400 `bad_chat`). Spectators read but may not write (403 "
+        "`not_seated`). A message is kept with the game, outside its events (the last 200). "
+        "The game's live stream (`GET /games/{id}/events`) brings new messages as "
+        "`event: chat`.",
+    ),
+    Route(
+        "get",
+        "/games/{game_id}/chat",
+        "The game's chat, oldest first (everyone who can see the game)",
+        (200, schemas.ChatOut),
+        auth="optional",
+        params=(GAME_ID, query("after", "only messages with a number after this one")),
+        errors=(400, 401, 404),
+    ),
+)

@@ -1,0 +1,34 @@
+"""A game's chat (issue 15, ``services.chat``): seated players write, everyone who can see the
+game reads; live, the messages come with the game's events (``api.sse``)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from api.context import caller, deps
+from api.jsonio import body, reply
+from api.params import query_number
+from api.problems import ApiError
+from api.schemas import ChatIn, ChatOut
+
+bp = Blueprint("chat", __name__)
+
+
+@bp.post("/games/<game_id>/chat")
+def post(game_id: str) -> Response:
+    player = caller()
+    d = deps()
+    d.service.load(game_id)  # an unknown game is a 404
+    seat = d.players.seat_of(game_id, player.id)
+    if seat is None:
+        raise ApiError(403, "not_seated", "only the game's players write in its chat", case="chat")
+    sent = body(ChatIn)
+    return reply(d.chat.post(game_id, seat, sent.text), 201)
+
+
+@bp.get("/games/<game_id>/chat")
+def read(game_id: str) -> Response:
+    d = deps()
+    d.service.load(game_id)
+    messages = d.chat.read(game_id, query_number("after", 0))
+    return reply(ChatOut(game_id, messages))
