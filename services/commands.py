@@ -64,7 +64,7 @@ from services.errors import (
     WrongSeat,
 )
 from services.records import CommandRecord, Entry, EventRecord, GameMeta, to_record
-from services.seating import ai_levels
+from services.seating import taken_over
 from services.statecache import StateCache
 from services.store import EventStore, NewEvent
 from services.upcasting import UPCASTERS, Upcasters
@@ -542,8 +542,10 @@ def _others_ids_hidden(records: list[EventRecord], seat: int | None) -> list[Eve
 
 
 def _bot_plays(snap: _Snapshot, seat: int, command_id: str) -> bool:
-    """A person's command (any id but the AI seats') for a seat a bot plays."""
-    return seat in ai_levels(snap.meta, snap.state) and not command_id.startswith(AI_COMMAND_PREFIX)
+    """A person's command (any id but the AI seats') for a person's seat a bot took over (the
+    API seats nobody at the AI seats chosen at creation)."""
+    bot = seat in taken_over(snap.meta, snap.state)
+    return bot and not command_id.startswith(AI_COMMAND_PREFIX)
 
 
 def _is_int(value: object) -> bool:

@@ -1,6 +1,7 @@
-"""The log says what happened: every event type of both games, rendered by the page's own
-``GameUI.describe`` in both languages, reads as words (no raw key, no unfilled placeholder) and
-names every movement of money, from events of seeded random games."""
+"""The log says what happened: every event type of both games (the table's too), rendered by
+the page's own ``TableUI.describe`` or ``GameUI.describe`` in both languages, reads as words (no
+raw key, no unfilled placeholder) and names every movement of money, from events of seeded
+random games."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from api.web import i18n
-from domain import GAMES
+from domain import GAMES, table
 from domain.core import Game, RuleViolation
 from domain.play import play, random_policy, secret_for
 from tests.web.flows import sign_up
@@ -37,6 +38,18 @@ VARIANTS: dict[str, Callable[[Any], bool]] = {
     "discard_for": lambda e: tag(e) == "gangster_discarded" and e.chosen_by != e.seat,
     "forced": lambda e: tag(e) == "reward_skipped" and e.forced,
     "fast": lambda e: tag(e) == "gangster_hired" and e.fast,
+}
+
+
+# The table's events (domain.table), rendered by the page's TableUI.describe.
+TABLE_SAMPLES: dict[str, Any] = {
+    "conceded": table.Conceded(seat=1),
+    "timed_out": table.TimedOut(seat=1, forfeit=True),
+    "timed_out_takeover": table.TimedOut(seat=2, forfeit=False),
+    "draw_offered": table.DrawOffered(seat=0),
+    "draw_declined": table.DrawDeclined(seat=1),
+    "draw_agreed": table.DrawAgreed(),
+    "undone": table.Undone(seat=3),
 }
 
 
@@ -76,6 +89,7 @@ def samples(game: Game) -> dict[str, Any]:
         for step in play(game, seats, secret, options, policies):
             for event in step.events:
                 look(event)
+    found.update(TABLE_SAMPLES)  # nobody concedes, offers a draw or undoes in random play
     assert set(found) >= wanted, f"no sample of {sorted(wanted - set(found))}"
     return found
 
@@ -127,6 +141,8 @@ def expected(lang: str, event: Any) -> list[str]:
         case "game_ended":
             scores = [t("fam.ev.score", name=NAMES[s], n=n) for s, n in enumerate(event.scores)]
             return [t(f"reason.{event.reason}"), *scores]
+        case "conceded" | "timed_out" | "draw_offered" | "draw_declined" | "undone":
+            return [NAMES[event.seat]]
     return []
 
 
@@ -172,7 +188,8 @@ def test_every_event_reads_as_words(
     sent = {k: msgspec.to_builtins(e) for k, e in events[game].items()}
     lines: dict[str, str] = page.evaluate(
         """([events, names]) => Object.fromEntries(Object.entries(events).map(([k, e]) =>
-             [k, Omerta.el("li", {}, GameUI.describe(e, names) || "").textContent]))""",
+             [k, Omerta.el("li", {}, TableUI.describe(e, names) || GameUI.describe(e, names)
+               || "").textContent]))""",
         [sent, NAMES],
     )
     problems = []
