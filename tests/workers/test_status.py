@@ -24,8 +24,8 @@ def test_status_shows_the_queues_and_the_oldest_owed_ai_move(
 ) -> None:
     idle = status(capsys)
     assert idle == {
-        "queues": {runtime.PROJECTIONS: 0, runtime.AI: 0, runtime.NOTIFY: 0, runtime.MAIL: 0},
-        "failed": {runtime.PROJECTIONS: 0, runtime.AI: 0, runtime.NOTIFY: 0, runtime.MAIL: 0},
+        "queues": dict.fromkeys(runtime.QUEUES, 0),
+        "failed": dict.fromkeys(runtime.QUEUES, 0),
         "workers": 0,
         "oldest_ai_due_ms": None,
     }
@@ -33,11 +33,6 @@ def test_status_shows_the_queues_and_the_oldest_owed_ai_move(
     runtime.projector().project(game_id)
     busy = status(capsys)
     # the create's projection
-    assert busy["queues"] == {
-        runtime.PROJECTIONS: 1,
-        runtime.AI: 0,
-        runtime.NOTIFY: 0,
-        runtime.MAIL: 0,
-    }
+    assert busy["queues"] == {**dict.fromkeys(runtime.QUEUES, 0), runtime.PROJECTIONS: 1}
     age = busy["oldest_ai_due_ms"]
     assert isinstance(age, int) and age >= 0

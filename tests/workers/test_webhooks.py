@@ -247,6 +247,7 @@ def test_a_preference_turned_off_sends_nothing(
                 "your_turn": False,
                 "game_ended": True,
                 "player_joined": True,
+                "time_low": True,
             }
             assert prefs["email"]["your_turn"] is True
         _move(api, read_models, table)
