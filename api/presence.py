@@ -29,7 +29,7 @@ from api.context import caller, deps
 from api.jsonio import body, reply
 from api.problems import ApiError
 from api.schemas import GameChange, InboxEvent, Seen, SeenOut
-from api.sse import KEEP_ALIVE, RETRY_MS, SPREAD
+from api.sse import KEEP_ALIVE, RETRY_MS, SPREAD, stream_response
 from services import seen
 from services.errors import Unavailable
 from services.readmodels import ReadModels
@@ -98,10 +98,7 @@ def player_stream() -> Response:
         finally:
             watch.close()
 
-    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    response = Response(messages(), mimetype="text/event-stream", headers=headers)
-    response.call_on_close(watch.close)  # also when the body is never read
-    return response
+    return stream_response(messages(), watch.close)
 
 
 @bp.put("/games/<game_id>/seen")

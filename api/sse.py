@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from flask import Blueprint, Response, request
 
@@ -132,7 +132,13 @@ def stream(game_id: str) -> Response:
         finally:
             watch.close()
 
+    return stream_response(messages(), watch.close)
+
+
+def stream_response(body: Iterator[bytes], close: Callable[[], None]) -> Response:
+    """A server-sent event stream, unbuffered by proxies; ``close`` runs when the client goes,
+    also when the body is never read."""
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    response = Response(messages(), mimetype="text/event-stream", headers=headers)
-    response.call_on_close(watch.close)  # also when the body is never read
+    response = Response(body, mimetype="text/event-stream", headers=headers)
+    response.call_on_close(close)
     return response
