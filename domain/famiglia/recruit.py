@@ -80,22 +80,29 @@ def stands_in(opts: Options, other: str, real: str) -> bool:
     )
 
 
+# The card a pair must include to recruit (card, at rank k >= 1): its family's at rank k-1.
+_NEEDED = {(c, k): cards.name(FAMILY[c], k - 1) for c in cards.KINDS for k in range(1, 5)}
+# Street entries (card, rank this turn) in canonical order, then by rank.
+_STREET_ORDER = {(c, k): cards.ORDER[c] * 5 + k for c in cards.KINDS for k in range(5)}
+
+
 def recruits(street: list[tuple[str, int]], hand: Sequence[str], opts: Options) -> list[Recruit]:
     """The recruits ``hand`` can make on a Street of (card, rank this turn): action 4. Also
     the bot's, for the Street and hand a Brute or an exchange would leave."""
     out = []
-    distinct_hand = sorted(set(hand), key=cards.ORDER.__getitem__)
-    for card, rank in sorted(set(street), key=lambda cr: (cards.ORDER[cr[0]], cr[1])):
+    # Only a Mercenary stands in (stands_in): the other cards of the hand need not be tried.
+    mercenaries = sorted({c for c in hand if FAMILY[c] == GREEN}, key=cards.ORDER.__getitem__)
+    for card, rank in sorted(set(street), key=_STREET_ORDER.__getitem__):
         if rank == 0:
             out.append(Recruit(card=card))
             continue
-        real = cards.name(FAMILY[card], rank - 1)
+        real = _NEEDED[card, rank]
         count = hand.count(real)
         if count == 0:
             continue
         if count >= 2:
             out.append(Recruit(card=card, to_area=real, back_to_hand=real))
-        for other in distinct_hand:
+        for other in mercenaries:
             if other != real and stands_in(opts, other, real):
                 out.append(Recruit(card=card, to_area=real, back_to_hand=other))
                 out.append(Recruit(card=card, to_area=other, back_to_hand=real))

@@ -251,11 +251,14 @@ def _require_on_street(state: State, card: str) -> None:
         raise RuleViolation("not_on_street", f"There is no {card} on the Street", card=card)
 
 
+_RANK_ZERO = frozenset(cards.STARTING_HAND)  # one rank-0 card of each family
+
+
 def refresh_block(state: State) -> RuleViolation | None:
     """Why action 1 is not possible now (None if it is), apart from the stage."""
     if not state.deck:
         return RuleViolation("deck_empty", "The deck has run out: the Street cannot be refreshed")
-    if any(RANK[c] == 0 for c in state.street):
+    if not _RANK_ZERO.isdisjoint(state.street):
         return RuleViolation(
             "street_has_rank_zero", "The Street holds a rank-0 card: it cannot be refreshed"
         )
@@ -408,8 +411,8 @@ _DECIDERS: dict[type, Any] = {
 
 
 def legal(state: State, seat: int) -> list[Any]:
-    if seat not in to_act(state):
-        return []
+    if state.ended is not None or state.stage == TURN_OVER or seat != state.current:
+        return []  # the seat is not in to_act(state)
     hand = state.hands[seat]
     if swapping(state):
         out: list[Any] = [EndSwaps()]
@@ -418,17 +421,17 @@ def legal(state: State, seat: int) -> list[Any]:
             out.extend(Swap(hand_card=h, area_card=a) for a in area if a != h)
         return out
     out = []
-    distinct_hand = sorted(set(hand), key=cards.ORDER.__getitem__)
-    if state.stage <= REFRESH and refresh_block(state) is None:
-        out.extend(Refresh(card=c) for c in _distinct(state.street))
-    if state.stage <= ACCOUNTANT:
-        out.extend(
-            PlayAccountant(card=c) for c in distinct_hand if FAMILY[c] == BLUE and RANK[c] > 0
-        )
-    if state.stage <= BRUTE:
-        targets = [t for t in _distinct(state.street) if RANK[t] > 0]
-        for c in distinct_hand:
-            if FAMILY[c] == YELLOW and RANK[c] > 0:
+    stage = state.stage
+    if stage <= BRUTE:  # also ACCOUNTANT and REFRESH, which come before it
+        street = _distinct(state.street)
+        if stage <= REFRESH and refresh_block(state) is None:
+            out.extend(Refresh(card=c) for c in street)
+        powers = [c for c in _distinct(hand) if c in _POWERS]
+        if stage <= ACCOUNTANT:
+            out.extend(PlayAccountant(card=c) for c in powers if FAMILY[c] == BLUE)
+        targets = [t for t in street if RANK[t] > 0]
+        for c in powers:
+            if FAMILY[c] == YELLOW:
                 out.extend(
                     PlayBrute(card=c, target=t, amount=n)
                     for t in targets
@@ -441,3 +444,7 @@ def legal(state: State, seat: int) -> list[Any]:
 
 def _distinct(pile: tuple[str, ...]) -> list[str]:
     return sorted(set(pile), key=cards.ORDER.__getitem__)
+
+
+# Cards with a power to play (actions 2 and 3): Accountants and Brutes above rank 0.
+_POWERS = frozenset(c for c in cards.KINDS if FAMILY[c] in (BLUE, YELLOW) and RANK[c] > 0)

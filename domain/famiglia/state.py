@@ -70,8 +70,10 @@ def swapping(state: State) -> bool:
 
 def street_ranks(state: State) -> list[tuple[str, int]]:
     """Street cards with their rank this turn (one copy may be lowered by a Brute)."""
-    out = []
     lowered = state.lowered
+    if lowered is None:
+        return [(card, cards.RANK[card]) for card in state.street]
+    out = []
     for card in state.street:
         if lowered is not None and card == lowered[0]:
             out.append((card, lowered[1]))
@@ -93,7 +95,7 @@ def with_card(pile: tuple[str, ...], card: str) -> tuple[str, ...]:
 def _replace_seat(
     piles: tuple[tuple[str, ...], ...], seat: int, pile: tuple[str, ...]
 ) -> tuple[tuple[str, ...], ...]:
-    return tuple(pile if s == seat else p for s, p in enumerate(piles))
+    return (*piles[:seat], pile, *piles[seat + 1 :])
 
 
 def initial_deck(secret: Secret) -> tuple[str, ...]:
