@@ -3,6 +3,7 @@ commands (rules.py, resource_commands.py), the automatic steps (flow.py) and the
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from domain.core import RuleViolation
@@ -79,14 +80,23 @@ def coverable(
     """Whether the Available gangsters not yet committed (``taken``) can cover ``need``. If they
     can, any order of commits each covering a still-needed skill completes it, so commits never
     run into a dead end. The first gangster of a cooperative heist must be the player's own."""
-    own = [m for m in state.players[seat].gang if not m.engaged and m.card not in taken]
-    pool = own
+    own = _free_skills(state.players[seat].gang, taken)
+    totals = own
     if heist.cooperative:
-        if not taken and not any(supplies(m, need) for m in own):
+        # Some own gangster supplies a needed skill: the own totals hold one.
+        if not taken and not any(t and n for t, n in zip(own, need, strict=True)):
             return False
-        pool = [m for p in state.players for m in p.gang if not m.engaged and m.card not in taken]
-    totals = gang_skills(tuple(pool))
+        totals = tuple(
+            map(sum, zip(*(_free_skills(p.gang, taken) for p in state.players), strict=True))
+        )
     return all(t >= n for t, n in zip(totals, need, strict=True))
+
+
+# Cached (gangs and ``taken`` are immutable): legal() asks it for every heist in the row.
+@functools.lru_cache(maxsize=1 << 14)
+def _free_skills(gang: tuple[Member, ...], taken: tuple[int, ...]) -> tuple[int, ...]:
+    """The skill totals of the gang's Available gangsters not in ``taken``."""
+    return gang_skills(tuple(m for m in gang if not m.engaged and m.card not in taken))
 
 
 def heist_possible(state: State, seat: int, heist: cards.Heist) -> bool:

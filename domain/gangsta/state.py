@@ -14,6 +14,7 @@ decisions (``jets``) interrupt any stage.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import msgspec
@@ -130,12 +131,15 @@ def skills_of(member: Member) -> tuple[int, ...]:
     return found
 
 
-def gang_skills(gang: tuple[Member, ...]) -> list[int]:
-    totals = [0] * len(cards.SKILLS)
-    for m in gang:
-        for i, n in enumerate(skills_of(m)):
-            totals[i] += n
-    return totals
+_NO_SKILLS = (0,) * len(cards.SKILLS)
+
+
+# Cached: legal() asks it for every heist in the row, and search asks legal() very often.
+@functools.lru_cache(maxsize=1 << 14)
+def gang_skills(gang: tuple[Member, ...]) -> tuple[int, ...]:
+    if not gang:
+        return _NO_SKILLS
+    return tuple(map(sum, zip(*map(skills_of, gang), strict=True)))
 
 
 def skill_count(gang: tuple[Member, ...], skill: int) -> int:
