@@ -7,8 +7,9 @@ game's ``sample`` function and walks the one tree of the search with it:
 * **Select**: at a node, the commands available in this determinization are its compatible
   children; each of them has its availability count raised, and among them UCB1 picks, with the
   availability count in place of the parent's visits (the paper's ISMCTS-UCB).
-* **Expand**: the first untried compatible command gets a node, and the walk stops there.
-* **Roll out**: uniform random legal commands to the end of the game.
+* **Expand**: an untried compatible command, chosen at random, gets a node; the walk stops there.
+* **Roll out**: to the end of the game, by the rollout policy (default: uniform random legal
+  commands).
 * **Back up**: every node on the path adds the reward of the seat that chose its command (see
   ``rewards``): with 3 or 4 players each seat maximises its own result.
 
@@ -32,6 +33,8 @@ from domain.rng import Rng
 
 # (seat, view, history, rng) -> a full state consistent with what that seat knows.
 Sampler = Callable[[int, Any, list[Any], Rng], Any]
+# (game, state, seat, legal, rng) -> the command ``seat`` plays in a rollout.
+Rollout = Callable[[Game, Any, int, list[Any], Rng], Any]
 
 # UCB1's exploration constant for rewards in [0, 1] (the paper's 0.7).
 EXPLORATION = 0.7
@@ -89,8 +92,19 @@ def _ucb(child: Node) -> float:
     )
 
 
+def uniform(game: Game, state: Any, seat: int, legal: list[Any], rng: Rng) -> Any:
+    """The default rollout policy: uniform over the legal commands."""
+    return legal[rng.below(len(legal))]
+
+
 def _iterate(
-    game: Game, root: Node, seat: int, root_legal: list[Any], state: Any, rng: Rng
+    game: Game,
+    root: Node,
+    seat: int,
+    root_legal: list[Any],
+    state: Any,
+    rng: Rng,
+    rollout: Rollout,
 ) -> None:
     node = root
     path = [root]
@@ -98,7 +112,7 @@ def _iterate(
     steps = 0
     # Select and expand.
     while True:
-        untried = None
+        untried: list[tuple[int, Any]] = []
         best: Node | None = None
         best_key: tuple[int, Any] | None = None
         best_value = -math.inf
@@ -106,20 +120,20 @@ def _iterate(
             key = (mover, command)
             child = node.children.get(key)
             if child is None:
-                if untried is None:
-                    untried = key
+                untried.append(key)
                 continue
             child.available += 1
-            if untried is None:
+            if not untried:
                 value = _ucb(child)
                 if value > best_value:
                     best, best_key, best_value = child, key, value
-        if untried is not None:
+        if untried:
+            key = untried[rng.below(len(untried))]
             child = Node(mover)
             child.available = 1
-            node.children[untried] = child
+            node.children[key] = child
             path.append(child)
-            state = _apply(game, state, mover, untried[1])
+            state = _apply(game, state, mover, key[1])
             break
         assert best is not None and best_key is not None
         node = best
@@ -137,7 +151,7 @@ def _iterate(
             raise RuntimeError(f"rollout did not end within {MAX_COMMANDS} commands")
         mover = _mover(game, state)
         legal = game.legal(state, mover)
-        state = _apply(game, state, mover, legal[rng.below(len(legal))])
+        state = _apply(game, state, mover, rollout(game, state, mover, legal, rng))
         result = game.result(state)
     # Back up.
     reward = rewards(result, len(result.scores))
@@ -158,6 +172,7 @@ def search(
     iterations: int | None = None,
     clock: Callable[[], float] | None = None,
     budget: float | None = None,
+    rollout: Rollout | None = None,
 ) -> Any:
     """The command of ``legal`` that SO-ISMCTS visits most, for ``seat`` of the inner game
     ``game``. It stops after ``iterations``, or once ``clock()`` has advanced ``budget``
@@ -175,7 +190,7 @@ def search(
     done = 0
     while True:
         state = sample(seat, view, history, rng)
-        _iterate(game, root, seat, legal, state, rng)
+        _iterate(game, root, seat, legal, state, rng, rollout or uniform)
         done += 1
         if iterations is not None and done >= iterations:
             break
@@ -185,11 +200,12 @@ def search(
 
 
 def best_command(root: Node, seat: int, legal: list[Any]) -> Any:
-    """The most visited of the root's commands; ties go to the earlier in ``legal``."""
-    best, most = legal[0], -1
+    """The most visited of the root's commands; among as many visits, the best mean reward
+    (a short search visits many commands once), then the earlier in ``legal``."""
+    best, most = legal[0], (-1, 0.0)
     for command in legal:
         child = root.children.get((seat, command))
-        visits = child.visits if child is not None else 0
-        if visits > most:
-            best, most = command, visits
+        score = (child.visits, child.total / child.visits) if child else (0, 0.0)
+        if score > most:
+            best, most = command, score
     return best

@@ -213,3 +213,17 @@ def test_search_needs_a_cap_or_a_budget() -> None:
     seat = min(famiglia.to_act(state))
     with pytest.raises(ValueError):
         run(famiglia, state, seat, reshuffled_deck(state))
+
+
+def test_a_rollout_policy_plays_the_rollouts() -> None:
+    """Three iterations expand each first move once and roll it out by "take one": only taking
+    2 of 6 leaves an even pile, whose last one seat 0 then takes; with as many visits each, the
+    best mean reward decides."""
+    played = []
+
+    def take_one(game: Any, state: Pile, seat: int, legal: list[Any], rng: Rng) -> Any:
+        played.append(seat)
+        return Take(count=1)
+
+    assert run(Nim(), Pile(left=6), 0, iterations=3, rollout=take_one) == Take(count=2)
+    assert played
