@@ -13,11 +13,12 @@ from typing import Any
 import msgspec
 import pytest
 
+from domain import GAMES
 from domain.core import Result, Secret, commitment
 from domain.famiglia import game as famiglia
 from domain.famiglia.messages import Options, Pass, Recruit
 from domain.famiglia.state import State
-from domain.play import play, secret_for
+from domain.play import play, random_policy, secret_for
 from domain.rng import Rng
 from domain.search import rewards, search
 from tests.domain.famiglia.helpers import eager_policy, make_state
@@ -227,3 +228,15 @@ def test_a_rollout_policy_plays_the_rollouts() -> None:
 
     assert run(Nim(), Pile(left=6), 0, iterations=3, rollout=take_one) == Take(count=2)
     assert played
+
+
+@pytest.mark.parametrize(("name", "seats"), [("famiglia", 2), ("gangsta", 2), ("gangsta", 4)])
+def test_every_legal_command_can_key_a_node(name: str, seats: int) -> None:
+    """Nodes are keyed by commands: every command ``legal`` lists in a random game hashes, and
+    no two of them are equal (each is one child)."""
+    game = GAMES[name].inner
+    policies = [random_policy(b"%d" % s) for s in range(seats)]
+    for step in play(game, seats, secret_for(1), game.options(None), policies):
+        for seat in game.to_act(step.state):
+            legal = game.legal(step.state, seat)
+            assert len({(seat, command) for command in legal}) == len(legal)
