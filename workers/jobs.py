@@ -42,16 +42,17 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
 
 import msgspec
 import redis
 from rq import Retry
 
 from domain import bots
+from domain.core import Game
+from domain.table import Table
 from services import keys, serversecret
 from services import readmodels as rm
-from services.commands import ai_command_id, service
+from services.commands import CommandService, ai_command_id, service
 from services.errors import Conflict, Unavailable
 from services.seating import ai_levels
 from services.store import now_ms, unavailable
@@ -195,11 +196,14 @@ def _move(game_id: str, version: int) -> str:
     return "duplicate" if accepted.duplicate else "moved"
 
 
-def _seen(svc: Any, game: Any, game_id: str, seat: int, level: int | str) -> bots.Seen | None:
+def _seen(
+    svc: CommandService, game: Game, game_id: str, seat: int, level: int | str
+) -> bots.Seen | None:
     """What a search level gets beyond the view: the seat's own history of the game (the
     stored events, redacted for it by ``bots.seen_history``) and the worker's clock."""
     if bots.level_name(level) not in bots.SEARCH_LEVELS:
         return None
+    assert isinstance(game, Table)  # every game is played at the table (domain.GAMES)
     events = [record.event for record in svc.events(game_id)]
     return bots.Seen(seat, bots.seen_history(game, events, seat), time.monotonic)
 
