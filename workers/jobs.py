@@ -11,8 +11,9 @@ projected by the catch-up (``workers.catchup``).
 (job id ``ai-<version>-<game id>``: one per version).
 
 ``ai_move`` computes a move for the lowest AI seat owing a decision at ``version``, from that
-seat's view and legal commands only (``domain.bots.choose`` never sees the state), and submits
-it through the command service with ``expected_version=version``:
+seat's view and legal commands only, and for a search level its own redacted history
+(``domain.bots.choose`` never sees the state), and submits it through the command service with
+``expected_version=version``:
 
 * a game that has moved on makes the move stale: it is dropped quietly;
 * the command id is ``ai-<version>-<seat>`` (``services.commands.ai_command_id``), so copies of
@@ -40,15 +41,18 @@ it through the command service with ``expected_version=version``:
 from __future__ import annotations
 
 import logging
+import time
 
 import msgspec
 import redis
 from rq import Retry
 
 from domain import bots
+from domain.core import Game
+from domain.table import Table
 from services import keys, serversecret
 from services import readmodels as rm
-from services.commands import ai_command_id, service
+from services.commands import CommandService, ai_command_id, service
 from services.errors import Conflict, Unavailable
 from services.seating import ai_levels
 from services.store import now_ms, unavailable
@@ -57,7 +61,9 @@ from workers.projection import Projector
 
 log = logging.getLogger(__name__)
 
-AI_TIMEOUT = 30  # seconds: a bot move takes milliseconds; anything near this is a bug
+# seconds: a greedy move takes milliseconds, a search move its level's budget (at most 1 s, so
+# AI_CHAIN of them fit); anything near this is a bug
+AI_TIMEOUT = 30
 AI_RETRY = Retry(max=2, interval=[1, 5])
 CATCH_UP = "-catch-up"  # suffix of the job ids the catch-up enqueues
 AI_CHAIN = 4  # AI moves one job may make in a row in its game
@@ -162,6 +168,7 @@ def _move(game_id: str, version: int) -> str:
         return "not_due"
     seat = seats[0]
     try:
+        seen = _seen(svc, game, game_id, seat, levels[seat])
         command = bots.choose(
             meta.game,
             levels[seat],
@@ -169,6 +176,7 @@ def _move(game_id: str, version: int) -> str:
             game.legal(state, seat),
             # Secret, and the same for every try of the move (services.serversecret).
             seed=serversecret.bot_seed(serversecret.load(svc.store.redis), game_id, version, seat),
+            **({"seen": seen} if seen is not None else {}),  # only a search level takes it
         )
         accepted = svc.handle(
             game_id,
@@ -186,6 +194,18 @@ def _move(game_id: str, version: int) -> str:
         raise
     svc.store.redis.delete(rm.ai_error_key(game_id))
     return "duplicate" if accepted.duplicate else "moved"
+
+
+def _seen(
+    svc: CommandService, game: Game, game_id: str, seat: int, level: int | str
+) -> bots.Seen | None:
+    """What a search level gets beyond the view: the seat's own history of the game (the
+    stored events, redacted for it by ``bots.seen_history``) and the worker's clock."""
+    if bots.level_name(level) not in bots.SEARCH_LEVELS:
+        return None
+    assert isinstance(game, Table)  # every game is played at the table (domain.GAMES)
+    events = [record.event for record in svc.events(game_id)]
+    return bots.Seen(seat, bots.seen_history(game, events, seat), time.monotonic)
 
 
 def _record_error(game_id: str, error: rm.AiError) -> None:

@@ -9,16 +9,29 @@ Levels: ``random`` (uniform over the legal commands) and ``greedy`` (one-move lo
 heuristic per game, see ``famiglia.py`` and ``gangsta.py``). A numeric level (the API's
 ``ai: {seat: level}``) means ``random`` for 0 and ``greedy`` for anything higher: the strongest
 bot there is at or below that level.
+
+The search levels ``medium`` (0.1 s a move) and ``expert`` (1 s) run information-set MCTS
+(``domain.search``) and need more of what the seat has seen: its seat number, its history (the
+game's events as ``redact`` gives them to it, see ``seen_history``) and a clock, in ``Seen``.
+They are offered for a game whose package has a ``sample`` module (``domain/<game>/sample.py``),
+and only then.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import importlib
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import msgspec
+
+from domain import search
 from domain.bots import famiglia, gangsta, uniform
-from domain.core import RuleViolation
+from domain.core import Game, RuleViolation
 from domain.rng import Rng
+from domain.table import Table
+from domain.table.messages import EVENTS, Undone
 
 Bot = Callable[[Any, list[Any], Rng], Any]
 
@@ -31,6 +44,57 @@ BOTS: dict[tuple[str, str], Bot] = {
     ("gangsta", "greedy"): gangsta.greedy,
 }
 
+# The search levels and their time budget per move, in seconds.
+SEARCH_LEVELS: dict[str, float] = {"medium": 0.1, "expert": 1.0}
+
+
+class Seen(msgspec.Struct, frozen=True):
+    """What a search level needs beyond the view and legal commands: the seat, the game's
+    events as that seat was shown them (``seen_history``) and a clock (seconds)."""
+
+    seat: int
+    history: list[Any]
+    clock: Callable[[], float]
+
+
+@functools.cache
+def sampler(game: str) -> search.Sampler | None:
+    """The game package's ``sample`` function, or None while it has none (the search levels are
+    then not offered for that game)."""
+    module = f"domain.{game}.sample"
+    try:
+        return importlib.import_module(module).sample  # type: ignore[no-any-return]
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not module.startswith(exc.name):
+            raise  # a module the sampler imports is missing: a defect, not an absent sampler
+        return None
+
+
+def _inner(game: str) -> Game:
+    return importlib.import_module(f"domain.{game}").game  # type: ignore[no-any-return]
+
+
+def levels(game: str) -> tuple[str, ...]:
+    """The levels offered for ``game``."""
+    searched = tuple(SEARCH_LEVELS) if sampler(game) is not None else ()
+    return LEVELS + searched
+
+
+def seen_history(table: Table, events: Sequence[Any], seat: int) -> list[Any]:
+    """The game's own events (not the table's) that stand, as ``seat`` is shown them while the
+    game runs: ``events`` are the stored events, not redacted (server side); the moves an undo
+    took back are left out, as they no longer happened."""
+    kept: list[Any] = []
+    state = None
+    for event in events:
+        if isinstance(event, Undone):
+            point = state.point if state is not None else None
+            del kept[len(kept) - (point.since if point is not None else 0) :]
+        elif not isinstance(event, EVENTS):
+            kept.append(event)
+        state = table.evolve(state, event)
+    return [table.inner.redact(event, seat) for event in kept]
+
 
 def level_name(level: int | str) -> str:
     """The bot level a game's AI seat asks for; RuleViolation("bad_ai_level") if none fits."""
@@ -38,7 +102,7 @@ def level_name(level: int | str) -> str:
         raise RuleViolation("bad_ai_level", f"{level!r} is not an AI level", level=str(level))
     if isinstance(level, int) and level >= 0:
         return LEVELS[min(level, len(LEVELS) - 1)]
-    if level in LEVELS:
+    if level in LEVELS or (level in SEARCH_LEVELS and any(sampler(g) for g, _ in BOTS)):
         return str(level)
     raise RuleViolation(
         "bad_ai_level",
@@ -48,11 +112,30 @@ def level_name(level: int | str) -> str:
     )
 
 
-def choose(game: str, level: int | str, view: Any, legal: list[Any], seed: bytes) -> Any:
-    """One of ``legal``, chosen by the bot of that game and level."""
+def choose(
+    game: str, level: int | str, view: Any, legal: list[Any], seed: bytes, seen: Seen | None = None
+) -> Any:
+    """One of ``legal``, chosen by the bot of that game and level (a search level needs
+    ``seen``)."""
     if not legal:
         raise RuleViolation("nothing_legal", "the bot was asked to move with no legal command")
-    bot = BOTS.get((game, level_name(level)))
+    name = level_name(level)
+    sample = sampler(game) if name in SEARCH_LEVELS else None
+    if sample is not None:
+        if seen is None:
+            raise ValueError(f"the {name} level needs the seat, its history and a clock")
+        return search.search(
+            _inner(game),
+            seen.seat,
+            view,
+            legal,
+            seen.history,
+            sample,
+            Rng(seed, b"bot"),
+            clock=seen.clock,
+            budget=SEARCH_LEVELS[name],
+        )
+    bot = BOTS.get((game, name))
     if bot is None:
         raise RuleViolation(
             "no_bot", f"there is no {level!r} bot for {game!r}", level=str(level), game=game

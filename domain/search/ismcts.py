@@ -1,0 +1,211 @@
+"""Single-observer information-set MCTS (SO-ISMCTS; Cowling, Powley & Whitehouse 2012).
+
+The searching seat knows only its view, its legal commands and its redacted history. Each
+iteration draws one determinization (a full state consistent with that information) from the
+game's ``sample`` function and walks the one tree of the search with it:
+
+* **Select**: at a node, the commands available in this determinization are its compatible
+  children; each of them has its availability count raised, and among them UCB1 picks, with the
+  availability count in place of the parent's visits (the paper's ISMCTS-UCB).
+* **Expand**: an untried compatible command, chosen at random, gets a node; the walk stops there.
+* **Roll out**: to the end of the game, by the rollout policy (default: uniform random legal
+  commands).
+* **Back up**: every node on the path adds the reward of the seat that chose its command (see
+  ``rewards``): with 3 or 4 players each seat maximises its own result.
+
+Nodes are keyed by ``(seat, command)``: commands are frozen msgspec structs, so hashable. When
+several seats owe a decision at once (Gangsta!'s discards and resource choices), their decisions
+are moves taken in a fixed order, lowest seat first, as ``domain.play.play`` does; at the root,
+the searching seat's own decision comes first, since that is the one being chosen.
+
+Pure: the caller passes a clock and a budget (seconds), or an iteration cap (tests), or both;
+for a given generator seed and iteration count the search returns the same command.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from domain.core import Game, Result
+from domain.rng import Rng
+
+# (seat, view, history, rng) -> a full state consistent with what that seat knows.
+Sampler = Callable[[int, Any, list[Any], Rng], Any]
+# (game, state, seat, legal, rng) -> the command ``seat`` plays in a rollout.
+Rollout = Callable[[Game, Any, int, list[Any], Rng], Any]
+
+# UCB1's exploration constant for rewards in [0, 1] (the paper's 0.7).
+EXPLORATION = 0.7
+# A share of the reward for the score margin, so that a lost game is still lost by less.
+MARGIN_WEIGHT = 0.1
+# A guard against a rules defect looping a rollout forever (games end far sooner).
+MAX_COMMANDS = 100_000
+
+
+class Node:
+    """One command in the tree, as chosen by ``seat``, with its statistics."""
+
+    __slots__ = ("available", "children", "seat", "total", "visits")
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.visits = 0
+        self.total = 0.0  # sum of this seat's rewards over the visits
+        self.available = 0  # iterations in which this node's command was legal at its parent
+        self.children: dict[tuple[int, Any], Node] = {}
+
+
+def rewards(result: Result, seats: int) -> list[float]:
+    """Each seat's reward in [0, 1]: mostly its share of the win (1 alone, 1/k shared with k
+    winners, 0 for a loss), plus ``MARGIN_WEIGHT`` for its score margin against the best other
+    seat, scaled by the largest score, so a bot that cannot win still loses by as little as it
+    can and one that wins keeps its lead."""
+    scores = result.scores
+    scale = max(1, max(abs(s) for s in scores))
+    out = []
+    for seat in range(seats):
+        win = 1.0 / len(result.winners) if seat in result.winners else 0.0
+        best_other = max(s for other, s in enumerate(scores) if other != seat)
+        margin = max(-1.0, min(1.0, (scores[seat] - best_other) / scale))
+        out.append((1 - MARGIN_WEIGHT) * win + MARGIN_WEIGHT * (1 + margin) / 2)
+    return out
+
+
+def _apply(game: Game, state: Any, seat: int, command: Any) -> Any:
+    for event in game.decide(state, seat, command):
+        state = game.evolve(state, event)
+    return state
+
+
+def _mover(game: Game, state: Any) -> int:
+    waiting = game.to_act(state)
+    if not waiting:
+        raise RuntimeError("game is not over but nobody is to act")
+    return min(waiting)
+
+
+def _ucb(child: Node) -> float:
+    return child.total / child.visits + EXPLORATION * math.sqrt(
+        math.log(child.available) / child.visits
+    )
+
+
+def uniform(game: Game, state: Any, seat: int, legal: list[Any], rng: Rng) -> Any:
+    """The default rollout policy: uniform over the legal commands."""
+    return legal[rng.below(len(legal))]
+
+
+def _iterate(
+    game: Game,
+    root: Node,
+    seat: int,
+    root_legal: list[Any],
+    state: Any,
+    rng: Rng,
+    rollout: Rollout,
+) -> None:
+    node = root
+    path = [root]
+    mover, legal = seat, root_legal
+    steps = 0
+    # Select and expand.
+    while True:
+        untried: list[tuple[int, Any]] = []
+        best: Node | None = None
+        best_key: tuple[int, Any] | None = None
+        best_value = -math.inf
+        for command in legal:
+            key = (mover, command)
+            child = node.children.get(key)
+            if child is None:
+                untried.append(key)
+                continue
+            child.available += 1
+            if not untried:
+                value = _ucb(child)
+                if value > best_value:
+                    best, best_key, best_value = child, key, value
+        if untried:
+            key = untried[rng.below(len(untried))]
+            child = Node(mover)
+            child.available = 1
+            node.children[key] = child
+            path.append(child)
+            state = _apply(game, state, mover, key[1])
+            break
+        assert best is not None and best_key is not None
+        node = best
+        path.append(node)
+        state = _apply(game, state, mover, best_key[1])
+        if game.result(state) is not None:
+            break
+        mover = _mover(game, state)
+        legal = game.legal(state, mover)
+    # Roll out.
+    result = game.result(state)
+    while result is None:
+        steps += 1
+        if steps > MAX_COMMANDS:
+            raise RuntimeError(f"rollout did not end within {MAX_COMMANDS} commands")
+        mover = _mover(game, state)
+        legal = game.legal(state, mover)
+        state = _apply(game, state, mover, rollout(game, state, mover, legal, rng))
+        result = game.result(state)
+    # Back up.
+    reward = rewards(result, len(result.scores))
+    for visited in path[1:]:
+        visited.visits += 1
+        visited.total += reward[visited.seat]
+
+
+def search(
+    game: Game,
+    seat: int,
+    view: Any,
+    legal: list[Any],
+    history: list[Any],
+    sample: Sampler,
+    rng: Rng,
+    *,
+    iterations: int | None = None,
+    clock: Callable[[], float] | None = None,
+    budget: float | None = None,
+    rollout: Rollout | None = None,
+) -> Any:
+    """The command of ``legal`` that SO-ISMCTS visits most, for ``seat`` of the inner game
+    ``game``. It stops after ``iterations``, or once ``clock()`` has advanced ``budget``
+    seconds, whichever comes first (at least one iteration runs). A single legal command is
+    returned at once."""
+    if not legal:
+        raise ValueError("search needs at least one legal command")
+    if len(legal) == 1:
+        return legal[0]
+    timed = clock is not None and budget is not None
+    if iterations is None and not timed:
+        raise ValueError("search needs an iteration cap, or a clock and a budget")
+    deadline = clock() + budget if timed else 0.0  # type: ignore[misc, operator]
+    root = Node(seat)
+    done = 0
+    while True:
+        state = sample(seat, view, history, rng)
+        _iterate(game, root, seat, legal, state, rng, rollout or uniform)
+        done += 1
+        if iterations is not None and done >= iterations:
+            break
+        if timed and clock() >= deadline:  # type: ignore[misc]
+            break
+    return best_command(root, seat, legal)
+
+
+def best_command(root: Node, seat: int, legal: list[Any]) -> Any:
+    """The most visited of the root's commands; among as many visits, the best mean reward
+    (a short search visits many commands once), then the earlier in ``legal``."""
+    best, most = legal[0], (-1, 0.0)
+    for command in legal:
+        child = root.children.get((seat, command))
+        score = (child.visits, child.total / child.visits) if child else (0, 0.0)
+        if score > most:
+            best, most = command, score
+    return best

@@ -1,0 +1,99 @@
+"""The search levels of ``domain.bots`` (issue 16): what they are given, and when they exist."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from domain import GAMES, bots
+from domain.core import RuleViolation
+from domain.famiglia import game as famiglia
+from domain.famiglia.messages import Pass, Recruit
+from domain.play import secret_for
+from domain.rng import Rng
+from domain.table import Undo, can_undo
+from tests.domain.famiglia.helpers import make_state
+from tests.domain.search.test_ismcts import nothing_hidden
+
+
+def test_a_game_without_a_sample_module_is_offered_no_search_level() -> None:
+    assert bots.sampler("no_such_game") is None
+    assert bots.levels("no_such_game") == bots.LEVELS
+
+
+def test_a_search_level_without_a_sampler_anywhere_is_refused(monkeypatch: Any) -> None:
+    monkeypatch.setattr(bots, "sampler", lambda game: None)
+    with pytest.raises(RuleViolation) as info:
+        bots.level_name("expert")
+    assert info.value.code == "bad_ai_level"
+
+
+def test_expert_searches_with_the_games_sampler_and_stops_on_its_clock(monkeypatch: Any) -> None:
+    """The last turn of a Famiglia game (nothing hidden is left): the free red-0 wins."""
+    state = make_state(
+        areas=("red-1", "red-0 red-0 red-0 red-0"), street="red-0 blue-0", final_turns=0
+    )
+    samples = []
+
+    def sample(*args: Any) -> Any:
+        samples.append(1)
+        return nothing_hidden(state)(*args)
+
+    monkeypatch.setattr(bots, "sampler", lambda game: sample if game == "famiglia" else None)
+    assert "expert" in bots.levels("famiglia")
+    ticks = iter(range(10_000))
+    seen = bots.Seen(seat=0, history=[], clock=lambda: next(ticks) / 100)  # 10 ms a reading
+    view, legal = famiglia.view(state, 0), famiglia.legal(state, 0)
+    assert bots.choose("famiglia", "expert", view, legal, b"seed", seen) == Recruit(card="red-0")
+    assert len(samples) == 100  # 1 s of budget at 10 ms a reading
+    with pytest.raises(ValueError):
+        bots.choose("famiglia", "expert", view, legal, b"seed")
+
+
+def _after(game: Any, state: Any, seat: int, command: Any) -> Any:
+    for event in game.decide(state, seat, command):
+        state = game.evolve(state, event)
+    return state
+
+
+@pytest.mark.parametrize("number", range(3))
+def test_the_seen_history_is_the_games_own_events_that_stand_redacted(number: int) -> None:
+    """Random Famiglia games at the table with undos: the history a search level gets is the
+    game's own events (no table event), without the moves an undo took back, redacted."""
+    game = GAMES["famiglia"]
+    rng = Rng(b"%d" % number, b"seen-history")
+    events: list[Any] = []
+    standing: list[Any] = []  # the game's events that stand, unredacted
+    at: dict[int, int] = {}  # id of a game state -> how many of them stood then
+    kept: list[Any] = []  # keeps those states alive, so their ids stay theirs
+    state = None
+    for event in game.start(2, secret_for(number), game.options(None)):
+        events.append(event)
+        standing.append(event)
+        state = game.evolve(state, event)
+    undos = 0
+    while game.result(state) is None:
+        kept.append(state.game)
+        at[id(state.game)] = len(standing)
+        seat = min(game.to_act(state))
+        if can_undo(state, seat) and rng.below(3) == 0:
+            point = state.point
+            new = game.decide(state, seat, Undo())
+            del standing[at[id(point.state)] :]
+            undos += 1
+        else:
+            legal = [c for c in game.legal(state, seat) if c != Pass()] or [Pass()]
+            if rng.below(2):  # often a move that can be undone: random play seldom makes them
+                legal = [c for c in legal if can_undo(_after(game, state, seat, c), seat)] or legal
+            new = game.decide(state, seat, legal[rng.below(len(legal))])
+            standing.extend(new)
+        for event in new:
+            events.append(event)
+            state = game.evolve(state, event)
+        if len(events) % 25 == 0 or game.result(state) is not None:
+            for viewer in (0, 1):
+                assert bots.seen_history(game, events, viewer) == [
+                    famiglia.redact(e, viewer) for e in standing
+                ]
+    assert undos > 0
