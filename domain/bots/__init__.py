@@ -14,7 +14,8 @@ The search levels ``medium`` (0.1 s a move) and ``expert`` (1 s) run information
 (``domain.search``) and need more of what the seat has seen: its seat number, its history (the
 game's events as ``redact`` gives them to it, see ``seen_history``) and a clock, in ``Seen``.
 They are offered for a game whose package has a ``sample`` module (``domain/<game>/sample.py``),
-and only then.
+and only then; the search walks the package's ``playout`` module (its fast path through the
+rules and its rollout policy, ``domain.search.playout``) if it has one, else the plain rules.
 """
 
 from __future__ import annotations
@@ -57,17 +58,31 @@ class Seen(msgspec.Struct, frozen=True):
     clock: Callable[[], float]
 
 
+def _module(game: str, name: str) -> Any:
+    """``domain.<game>.<name>``, or None if the game package has no such module."""
+    module = f"domain.{game}.{name}"
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not module.startswith(exc.name):
+            raise  # a module it imports is missing: a defect, not an absent module
+        return None
+
+
 @functools.cache
 def sampler(game: str) -> search.Sampler | None:
     """The game package's ``sample`` function, or None while it has none (the search levels are
     then not offered for that game)."""
-    module = f"domain.{game}.sample"
-    try:
-        return importlib.import_module(module).sample  # type: ignore[no-any-return]
-    except ModuleNotFoundError as exc:
-        if exc.name is None or not module.startswith(exc.name):
-            raise  # a module the sampler imports is missing: a defect, not an absent sampler
-        return None
+    module = _module(game, "sample")
+    return module.sample if module is not None else None  # type: ignore[no-any-return]
+
+
+@functools.cache
+def playout(game: str) -> search.Playout:
+    """The game package's ``playout`` module (its fast path for search), or while it has none
+    ``search.generic`` over its rules (uniform rollouts)."""
+    module = _module(game, "playout")
+    return module if module is not None else search.generic(_inner(game))
 
 
 def _inner(game: str) -> Game:
@@ -125,7 +140,7 @@ def choose(
         if seen is None:
             raise ValueError(f"the {name} level needs the seat, its history and a clock")
         return search.search(
-            _inner(game),
+            playout(game),
             seen.seat,
             view,
             legal,

@@ -20,7 +20,7 @@ from domain.famiglia.messages import Options, Pass, Recruit
 from domain.famiglia.state import State
 from domain.play import play, random_policy, secret_for
 from domain.rng import Rng
-from domain.search import rewards, search
+from domain.search import generic, rewards, search
 from tests.domain.famiglia.helpers import eager_policy, make_state
 
 # --- toy games ----------------------------------------------------------------------------
@@ -107,11 +107,13 @@ def nothing_hidden(state: Any) -> Any:
     return sample
 
 
-def run(game: Any, state: Any, seat: int, sample: Any = None, **how: Any) -> Any:
+def run(
+    game: Any, state: Any, seat: int, sample: Any = None, playout: Any = None, **how: Any
+) -> Any:
     legal = game.legal(state, seat)
-    command = search(
-        game, seat, None, legal, [], sample or nothing_hidden(state), Rng(b"seed", b"t"), **how
-    )
+    walked = playout or generic(game)
+    sample = sample or nothing_hidden(state)
+    command = search(walked, seat, None, legal, [], sample, Rng(b"seed", b"t"), **how)
     assert command in legal
     return command
 
@@ -178,7 +180,7 @@ def test_a_single_legal_command_is_returned_without_searching() -> None:
         raise AssertionError("a single legal command needs no sample")
 
     only = Pass()
-    got = search(famiglia, 0, None, [only], [], refuse, Rng(b"s", b"t"), iterations=1000)
+    got = search(generic(famiglia), 0, None, [only], [], refuse, Rng(b"s", b"t"), iterations=1000)
     assert got is only
 
 
@@ -226,7 +228,8 @@ def test_a_rollout_policy_plays_the_rollouts() -> None:
         played.append(seat)
         return Take(count=1)
 
-    assert run(Nim(), Pile(left=6), 0, iterations=3, rollout=take_one) == Take(count=2)
+    playout = generic(Nim(), take_one)
+    assert run(Nim(), Pile(left=6), 0, playout=playout, iterations=3) == Take(count=2)
     assert played
 
 
