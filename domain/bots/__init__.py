@@ -51,11 +51,16 @@ SEARCH_LEVELS: dict[str, float] = {"medium": 0.1, "expert": 1.0}
 
 class Seen(msgspec.Struct, frozen=True):
     """What a search level needs beyond the view and legal commands: the seat, the game's
-    events as that seat was shown them (``seen_history``) and a clock (seconds)."""
+    events as that seat was shown them (``seen_history``) and a clock (seconds). The rest is
+    for measuring and tuning (the tournament): a budget in place of the level's, an iteration
+    cap (a reproducible search), and ``report``, told how many iterations the move took."""
 
     seat: int
     history: list[Any]
     clock: Callable[[], float]
+    budget: float | None = None
+    iterations: int | None = None
+    report: Callable[[int], None] | None = None
 
 
 def _module(game: str, name: str) -> Any:
@@ -148,7 +153,9 @@ def choose(
             sample,
             Rng(seed, b"bot"),
             clock=seen.clock,
-            budget=SEARCH_LEVELS[name],
+            budget=SEARCH_LEVELS[name] if seen.budget is None else seen.budget,
+            iterations=seen.iterations,
+            report=seen.report,
         )
     bot = BOTS.get((game, name))
     if bot is None:

@@ -123,15 +123,18 @@ def search(
     iterations: int | None = None,
     clock: Callable[[], float] | None = None,
     budget: float | None = None,
+    report: Callable[[int], None] | None = None,
 ) -> Any:
     """The command of ``legal`` that SO-ISMCTS visits most, for ``seat`` of the game whose
     playout (``domain.search.playout``: a game's ``playout`` module, or ``generic(game)``) is
     ``game``. It stops after ``iterations``, or once ``clock()`` has advanced ``budget``
     seconds, whichever comes first (at least one iteration runs). A single legal command is
-    returned at once."""
+    returned at once. ``report`` (measurements) is told how many iterations ran."""
     if not legal:
         raise ValueError("search needs at least one legal command")
     if len(legal) == 1:
+        if report is not None:
+            report(0)
         return legal[0]
     timed = clock is not None and budget is not None
     if iterations is None and not timed:
@@ -146,6 +149,8 @@ def search(
             break
         if timed and clock() >= deadline:  # type: ignore[misc]
             break
+    if report is not None:
+        report(done)
     return best_command(root, seat, legal)
 
 
