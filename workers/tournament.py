@@ -119,8 +119,7 @@ def play_game(spec: Spec, number: int, history: History | None = None) -> Record
                 seat,
                 history.seen(seat),
                 time.monotonic,
-                # An iteration cap alone makes the search reproducible: no clock stops it.
-                budget=math.inf if spec.iterations and spec.budget is None else spec.budget,
+                budget=spec.budget,
                 iterations=spec.iterations,
                 report=iterations.append,
             )

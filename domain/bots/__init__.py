@@ -53,7 +53,8 @@ class Seen(msgspec.Struct, frozen=True):
     """What a search level needs beyond the view and legal commands: the seat, the game's
     events as that seat was shown them (``seen_history``) and a clock (seconds). The rest is
     for measuring and tuning (the tournament): a budget in place of the level's, an iteration
-    cap (a reproducible search), and ``report``, told how many iterations the move took."""
+    cap (alone, without a budget: a reproducible search, the clock unread), and ``report``,
+    told how many iterations the move took."""
 
     seat: int
     history: list[Any]
@@ -152,7 +153,8 @@ def choose(
             seen.history,
             sample,
             Rng(seed, b"bot"),
-            clock=seen.clock,
+            # An iteration cap alone makes a reproducible search: no clock stops it.
+            clock=None if seen.iterations is not None and seen.budget is None else seen.clock,
             budget=SEARCH_LEVELS[name] if seen.budget is None else seen.budget,
             iterations=seen.iterations,
             report=seen.report,

@@ -2,6 +2,6 @@
 walking the game's ``playout`` (its fast path through the rules, or ``generic(game)``)."""
 
 from domain.search.ismcts import Sampler, search
-from domain.search.playout import Playout, Rollout, generic, rewards
+from domain.search.playout import MARGIN_WEIGHT, Playout, Rollout, generic, rewards
 
-__all__ = ["Playout", "Rollout", "Sampler", "generic", "rewards", "search"]
+__all__ = ["MARGIN_WEIGHT", "Playout", "Rollout", "Sampler", "generic", "rewards", "search"]

@@ -20,7 +20,9 @@ are moves taken in a fixed order, lowest seat first, as ``domain.play.play`` doe
 the searching seat's own decision comes first, since that is the one being chosen.
 
 Pure: the caller passes a clock and a budget (seconds), or an iteration cap (tests), or both;
-for a given generator seed and iteration count the search returns the same command.
+for a given generator seed and iteration count the search returns the same command. Without a
+clock every iteration draws its own determinization; with one, a determinization serves several
+iterations when drawing them would take more than ``SAMPLE_SHARE`` of the time.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from domain.rng import Rng
+from domain.search.playout import MARGIN_WEIGHT as MARGIN_WEIGHT  # its home before playout.py
 from domain.search.playout import Playout, rewards
 
 # (seat, view, history, rng) -> a full state consistent with what that seat knows.
@@ -37,6 +40,8 @@ Sampler = Callable[[int, Any, list[Any], Rng], Any]
 
 # UCB1's exploration constant for rewards in [0, 1] (the paper's 0.7).
 EXPLORATION = 0.7
+# At most this share of a timed search's time goes to drawing determinizations.
+SAMPLE_SHARE = 0.3
 
 
 class Node:
@@ -139,16 +144,28 @@ def search(
     timed = clock is not None and budget is not None
     if iterations is None and not timed:
         raise ValueError("search needs an iteration cap, or a clock and a budget")
-    deadline = clock() + budget if timed else 0.0  # type: ignore[misc, operator]
     root = Node(seat)
     done = 0
+    now = clock() if timed else 0.0  # type: ignore[misc]
+    deadline, start = now + (budget or 0.0), now
+    sampling = 0.0  # of the clock's time, spent drawing determinizations
+    state = None
     while True:
-        _iterate(game, root, seat, legal, game.enter(sample(seat, view, history, rng)), rng)
+        # A determinization serves further iterations once drawing them took more than its
+        # share of the time (a sampler replays the history: it can cost more than a rollout).
+        if state is None or not timed or sampling <= SAMPLE_SHARE * (now - start):
+            state = sample(seat, view, history, rng)
+            if timed:
+                drawn = clock()  # type: ignore[misc]
+                sampling += drawn - now
+        _iterate(game, root, seat, legal, game.enter(state), rng)
         done += 1
         if iterations is not None and done >= iterations:
             break
-        if timed and clock() >= deadline:  # type: ignore[misc]
-            break
+        if timed:
+            now = clock()  # type: ignore[misc]
+            if now >= deadline:
+                break
     if report is not None:
         report(done)
     return best_command(root, seat, legal)
