@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import msgspec
+
 from domain.core import HistoryMismatch, Secret, commitment
 from domain.famiglia import cards
 from domain.famiglia.messages import (
@@ -101,6 +103,31 @@ class _Public:
 def sample(seat: int, view: View, history: list[Any], rng: Rng) -> State:
     """A state whose ``view`` for ``seat`` is ``view``, drawn uniformly from those the seat
     cannot tell apart, built from the view and the seat's redacted events only."""
+    base, hidden, bottom = _known(seat, view, history)
+    deck = (*rng.shuffle(hidden), *bottom)
+    secret = base.ended.secret if base.ended else _fresh_secret(rng)
+    return msgspec.structs.replace(base, secret=secret, commitment=commitment(secret), deck=deck)
+
+
+# The last position sample() was asked about: a search asks about the same one every iteration
+# (the same history list, not grown since, and an equal view).
+_last: list[Any] = []
+
+
+def _known(seat: int, view: View, history: list[Any]) -> tuple[State, tuple[str, ...], list[str]]:
+    """What ``seat`` knows at ``view``: the state but for its deck and secret, the cards
+    shuffled into the deck (in canonical order), and the known cards under them."""
+    same = bool(_last) and _last[0] is history and _last[1] == len(history)
+    if same and _last[2] == view and _last[3] == seat:
+        return _last[4]
+    known = _fold_known(seat, view, history)
+    _last[:] = [history, len(history), view, seat, known]
+    return known
+
+
+def _fold_known(
+    seat: int, view: View, history: list[Any]
+) -> tuple[State, tuple[str, ...], list[str]]:
     if not history or not isinstance(history[0], GameStarted):
         raise HistoryMismatch("the history must begin with game_started")
     public = _Public(history[0])
@@ -118,14 +145,12 @@ def sample(seat: int, view: View, history: list[Any], rng: Rng) -> State:
     hidden = Counter(cards.FULL_DECK) - placed
     if sum(hidden.values()) + len(public.bottom) != view.deck_size:
         raise HistoryMismatch("the cards in view and history do not add up to sixty")
-    deck = rng.shuffle(cards.sort(list(hidden.elements()))) + public.bottom
-    secret = public.ended.secret if public.ended else _fresh_secret(rng)
-    return State(
+    base = State(
         options=view.options,
-        secret=secret,
-        commitment=commitment(secret),
+        secret=_NO_SECRET,
+        commitment="",
         start_player=view.start_player,
-        deck=tuple(deck),
+        deck=(),
         street=street,
         discard=tuple(view.discard),
         hands=hands,
@@ -142,6 +167,10 @@ def sample(seat: int, view: View, history: list[Any], rng: Rng) -> State:
         passes_in_row=view.passes_in_row,
         ended=public.ended,
     )
+    return base, cards.sort(list(hidden.elements())), list(public.bottom)
+
+
+_NO_SECRET = Secret(seed=b"", salt=b"")  # replaced in every sample
 
 
 def _fresh_secret(rng: Rng) -> Secret:

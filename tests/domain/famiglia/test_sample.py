@@ -7,6 +7,7 @@ sampling, so no reference to the real state can reach sample().
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 import msgspec
@@ -140,3 +141,19 @@ def _known_bottom(known: Known) -> int:
             size -= len(e.cards)
             bottom = max(0, min(bottom, size))
     return bottom
+
+
+def test_a_history_list_that_grows_is_sampled_anew() -> None:
+    """sample() remembers the last position it folded (a search asks about it every
+    iteration): the same history list grown since is folded again."""
+    policies = [random_policy(f"grow-{seat}".encode()) for seat in range(2)]
+    secret, opts = secret_for(3), game.options(None)
+    started = list(game.start(2, secret, opts))
+    for seat in range(2):
+        history = [redact(e, seat) for e in started]
+        for step in islice(play(game, 2, secret, opts, policies), 60):
+            history += [redact(e, seat) for e in step.events]  # the same list, grown
+            seen = view(step.state, seat)
+            grown = [sample(seat, seen, history, Rng(b"a", b"b")) for _ in range(2)]
+            assert grown == [sample(seat, seen, list(history), Rng(b"a", b"b"))] * 2
+            sample(seat, seen, history, Rng(b"a", b"b"))  # remembered, as it grows next
