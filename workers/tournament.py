@@ -19,6 +19,7 @@ import argparse
 import json
 import math
 import multiprocessing
+import os
 import statistics
 import sys
 import time
@@ -51,6 +52,7 @@ class Spec(msgspec.Struct, frozen=True):
 class Move(msgspec.Struct, frozen=True, array_like=True):
     first: bool  # played by the first level
     seconds: float  # wall time of bots.choose
+    cpu: float  # its processor time (the wall time less the machine's other work)
     choices: int  # legal commands
     iterations: int | None  # a search level's iterations
 
@@ -124,10 +126,11 @@ def play_game(spec: Spec, number: int, history: History | None = None) -> Record
                 report=iterations.append,
             )
         seed = f"{spec.seed}:{number}:{len(moves)}:{seat}".encode()
-        start = time.monotonic()
+        start, cpu = time.monotonic(), time.thread_time()
         command = bots.choose(spec.game, level, view, legal, seed, seen)
-        seconds = time.monotonic() - start
-        moves.append(Move(first, seconds, len(legal), iterations[0] if iterations else None))
+        seconds, cpu = time.monotonic() - start, time.thread_time() - cpu
+        count = iterations[0] if iterations else None
+        moves.append(Move(first, seconds, cpu, len(legal), count))
         for event in table.decide(state, seat, command):
             state = table.evolve(state, event)
             history.add(event)
@@ -172,6 +175,7 @@ def figures(spec: Spec, records: list[Record], seconds: float) -> dict[str, Any]
         moves = [m for r in records for m in r.moves if m.first == (index == 0)]
         chosen = [m for m in moves if m.choices > 1]  # a single legal command takes no time
         times = [m.seconds for m in chosen]
+        cpu = [m.cpu for m in chosen]
         counts = [m.iterations for m in chosen if m.iterations is not None]
         per_level[name] = {
             "moves": len(moves),
@@ -179,6 +183,8 @@ def figures(spec: Spec, records: list[Record], seconds: float) -> dict[str, Any]
             "seconds_p50": percentile(times, 50),
             "seconds_p99": percentile(times, 99),
             "seconds_max": max(times, default=0.0),
+            "cpu_p50": percentile(cpu, 50),
+            "cpu_p99": percentile(cpu, 99),
             "iterations_p10": percentile(counts, 10) if counts else None,
             "iterations_p50": percentile(counts, 50) if counts else None,
             "iterations_p90": percentile(counts, 90) if counts else None,
@@ -201,6 +207,7 @@ def figures(spec: Spec, records: list[Record], seconds: float) -> dict[str, Any]
         "margins": margins,
         "per_level": per_level,
         "seconds": seconds,
+        "load": os.getloadavg()[0],  # the machine's: wall times are only as good as their core
     }
 
 
@@ -227,7 +234,7 @@ def report(result: dict[str, Any]) -> str:
         line = (
             f"  {level}: {f['moves_with_a_choice']} moves with a choice (of {f['moves']}), "
             f"s/move p50 {f['seconds_p50']:.3f} p99 {f['seconds_p99']:.3f} "
-            f"max {f['seconds_max']:.3f}"
+            f"max {f['seconds_max']:.3f} (cpu p50 {f['cpu_p50']:.3f} p99 {f['cpu_p99']:.3f})"
         )
         if f["iterations_p50"] is not None:
             line += (
@@ -235,7 +242,7 @@ def report(result: dict[str, Any]) -> str:
                 f"p90 {f['iterations_p90']}"
             )
         lines.append(line)
-    lines.append(f"  {result['seconds']:.0f} s")
+    lines.append(f"  {result['seconds']:.0f} s, load average {result['load']:.1f}")
     return "\n".join(lines)
 
 
