@@ -47,6 +47,9 @@ class Spec(msgspec.Struct, frozen=True):
     seed: str = "tournament"
     budget: float | None = None  # seconds per move of the search levels, else the level's
     iterations: int | None = None  # a search level's cap per move (reproducible runs)
+    # The search levels' clock: "wall" as the jobs, or "cpu", the processor time of the game's
+    # process: a core of its own for each game on a machine shared with other work.
+    clock: str = "wall"
 
 
 class Move(msgspec.Struct, frozen=True, array_like=True):
@@ -120,7 +123,7 @@ def play_game(spec: Spec, number: int, history: History | None = None) -> Record
             seen = bots.Seen(
                 seat,
                 history.seen(seat),
-                time.monotonic,
+                time.thread_time if spec.clock == "cpu" else time.monotonic,
                 budget=spec.budget,
                 iterations=spec.iterations,
                 report=iterations.append,
@@ -195,6 +198,7 @@ def figures(spec: Spec, records: list[Record], seconds: float) -> dict[str, Any]
         "levels": list(spec.levels),
         "budget": spec.budget,
         "iterations": spec.iterations,
+        "clock": spec.clock,
         "seed": spec.seed,
         "games": len(records),
         "wins": wins,
@@ -215,9 +219,10 @@ def title(result: dict[str, Any]) -> str:
     first, other = result["levels"]
     budget = f", budget {result['budget']} s" if result["budget"] is not None else ""
     cap = f", {result['iterations']} iterations" if result["iterations"] is not None else ""
+    clock = ", cpu clock" if result["clock"] == "cpu" else ""
     return (
         f"{result['game']} {result['seats']}p: 1 {first} vs {result['seats'] - 1} {other}, "
-        f"{result['games']} games{budget}{cap}"
+        f"{result['games']} games{budget}{cap}{clock}"
     )
 
 
@@ -335,6 +340,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, help="seconds per move of the search levels")
     parser.add_argument("--iterations", type=int, help="a search level's iterations per move")
     parser.add_argument("--seed", default="tournament", help="the bots' seeds (deals: 0 up)")
+    parser.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="the search levels' clock: wall (as the jobs) or the process's processor time "
+        "(a core of its own per game on a shared machine)",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="games at once, one process each")
     parser.add_argument("--out", type=Path, default=Path("bench-results"))
     args = parser.parse_args(argv)
@@ -343,7 +355,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--levels takes two levels, FIRST,OTHERS")
     if args.games < 1:
         parser.error("--games must be at least 1")
-    spec = Spec(args.game, args.seats, levels, args.games, args.seed, args.budget, args.iterations)
+    spec = Spec(
+        args.game,
+        args.seats,
+        levels,
+        args.games,
+        args.seed,
+        args.budget,
+        args.iterations,
+        args.clock,
+    )
     run(spec, args.jobs, args.out)
     return 0
 

@@ -145,23 +145,38 @@ def choose(
     if sample is not None:
         if seen is None:
             raise ValueError(f"the {name} level needs the seat, its history and a clock")
-        return search.search(
-            playout(game),
-            seen.seat,
-            view,
-            legal,
-            seen.history,
-            sample,
-            Rng(seed, b"bot"),
-            # An iteration cap alone makes a reproducible search: no clock stops it.
-            clock=None if seen.iterations is not None and seen.budget is None else seen.clock,
-            budget=SEARCH_LEVELS[name] if seen.budget is None else seen.budget,
-            iterations=seen.iterations,
-            report=seen.report,
-        )
+        return _search(game, name, view, legal, seed, seen, sample)
     bot = BOTS.get((game, name))
     if bot is None:
         raise RuleViolation(
             "no_bot", f"there is no {level!r} bot for {game!r}", level=str(level), game=game
         )
     return bot(view, legal, Rng(seed, b"bot"))
+
+
+def _search(
+    game: str, name: str, view: Any, legal: list[Any], seed: bytes, seen: Seen, sample: Any
+) -> Any:
+    # An iteration cap alone makes a reproducible search: no clock stops it.
+    clock = None if seen.iterations is not None and seen.budget is None else seen.clock
+    budget = SEARCH_LEVELS[name] if seen.budget is None else seen.budget
+    start = clock() if clock is not None else 0.0
+    # The greedy bot's choice is the search's prior; its time comes out of the budget.
+    greedy = BOTS.get((game, "greedy"))
+    prior = greedy(view, legal, Rng(seed, b"prior")) if greedy and len(legal) > 1 else None
+    if clock is not None:
+        budget -= clock() - start
+    return search.search(
+        playout(game),
+        seen.seat,
+        view,
+        legal,
+        seen.history,
+        sample,
+        Rng(seed, b"bot"),
+        clock=clock,
+        budget=budget,
+        iterations=seen.iterations,
+        report=seen.report,
+        prior=prior,
+    )

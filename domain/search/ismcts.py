@@ -42,6 +42,8 @@ Sampler = Callable[[int, Any, list[Any], Rng], Any]
 EXPLORATION = 0.7
 # At most this share of a timed search's time goes to drawing determinizations.
 SAMPLE_SHARE = 0.3
+# The prior command's bias at the root, PRIOR_BIAS / (visits + 1) on its UCB value.
+PRIOR_BIAS = 0.5
 
 
 class Node:
@@ -70,7 +72,15 @@ def _ucb(child: Node) -> float:
     )
 
 
-def _iterate(game: Playout, root: Node, seat: int, root_legal: list[Any], s: Any, rng: Rng) -> None:
+def _iterate(
+    game: Playout,
+    root: Node,
+    seat: int,
+    root_legal: list[Any],
+    s: Any,
+    rng: Rng,
+    prior: tuple[int, Any] | None,
+) -> None:
     node = root
     path = [root]
     mover, legal = seat, root_legal
@@ -89,10 +99,15 @@ def _iterate(game: Playout, root: Node, seat: int, root_legal: list[Any], s: Any
             child.available += 1
             if not untried:
                 value = _ucb(child)
+                if key == prior and node is root:
+                    value += PRIOR_BIAS / (child.visits + 1)
                 if value > best_value:
                     best, best_key, best_value = child, key, value
         if untried:
-            key = untried[rng.below(len(untried))]
+            if node is root and prior is not None and prior not in root.children:
+                key = prior
+            else:
+                key = untried[rng.below(len(untried))]
             child = Node(mover)
             child.available = 1
             node.children[key] = child
@@ -129,14 +144,19 @@ def search(
     clock: Callable[[], float] | None = None,
     budget: float | None = None,
     report: Callable[[int], None] | None = None,
+    prior: Any = None,
 ) -> Any:
     """The command of ``legal`` that SO-ISMCTS visits most, for ``seat`` of the game whose
     playout (``domain.search.playout``: a game's ``playout`` module, or ``generic(game)``) is
     ``game``. It stops after ``iterations``, or once ``clock()`` has advanced ``budget``
     seconds, whichever comes first (at least one iteration runs). A single legal command is
-    returned at once. ``report`` (measurements) is told how many iterations ran."""
+    returned at once. ``report`` (measurements) is told how many iterations ran. ``prior``, one
+    of ``legal`` thought good (the greedy bot's choice), is tried first and gets a bias that
+    fades with its visits (progressive bias): a short search leaves it only on evidence."""
     if not legal:
         raise ValueError("search needs at least one legal command")
+    if prior is not None and prior not in legal:
+        raise ValueError("the prior must be one of the legal commands")
     if len(legal) == 1:
         if report is not None:
             report(0)
@@ -158,7 +178,8 @@ def search(
             if timed:
                 drawn = clock()  # type: ignore[misc]
                 sampling += drawn - now
-        _iterate(game, root, seat, legal, game.enter(state), rng)
+        key = (seat, prior) if prior is not None else None
+        _iterate(game, root, seat, legal, game.enter(state), rng, key)
         done += 1
         if iterations is not None and done >= iterations:
             break

@@ -66,3 +66,13 @@ def test_a_search_level_is_reproducible_and_sees_what_the_jobs_give_it(tmp_path:
     play_game(spec, 1, history)
     for seat in (0, 1):
         assert history.seen(seat) == bots.seen_history(table, history.events, seat)
+
+
+def test_a_search_level_on_its_budget_by_the_processor_clock(tmp_path: Path) -> None:
+    spec = Spec("famiglia", 2, ("greedy", "medium"), games=1, budget=0.002, clock="cpu")
+    result = run(spec, jobs=1, out=tmp_path, progress=False)
+    assert result["clock"] == "cpu" and result["budget"] == 0.002
+    medium = result["per_level"]["medium"]
+    assert medium["moves_with_a_choice"] > 0
+    assert 1 <= medium["iterations_p10"] <= medium["iterations_p50"] <= medium["iterations_p90"]
+    assert result["per_level"]["greedy"]["iterations_p50"] is None

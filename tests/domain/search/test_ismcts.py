@@ -295,3 +295,12 @@ def test_every_legal_command_can_key_a_node(name: str, seats: int) -> None:
         for seat in game.to_act(step.state):
             legal = game.legal(step.state, seat)
             assert len({(seat, command) for command in legal}) == len(legal)
+
+
+def test_the_prior_is_tried_first_and_must_be_legal() -> None:
+    """One iteration expands only the prior (losing: taking 1 of 6 leaves 5); many iterations
+    leave it for the winning take of 2, as the bias fades."""
+    assert run(Nim(), Pile(left=6), 0, iterations=1, prior=Take(count=1)) == Take(count=1)
+    assert run(Nim(), Pile(left=6), 0, iterations=2000, prior=Take(count=1)) == Take(count=2)
+    with pytest.raises(ValueError):
+        run(Nim(), Pile(left=2), 0, iterations=1, prior=Take(count=3))

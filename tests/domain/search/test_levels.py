@@ -57,8 +57,9 @@ def test_expert_searches_with_the_games_sampler_and_stops_on_its_clock(monkeypat
     seen = bots.Seen(seat=0, history=[], clock=clock, report=iterations.append)
     view, legal = famiglia.view(state, 0), famiglia.legal(state, 0)
     assert bots.choose("famiglia", "expert", view, legal, b"seed", seen) == Recruit(card="red-0")
-    # It stopped at the first reading 1 s (its budget) after the first.
-    assert readings[-2] - readings[0] < 1.0 <= readings[-1] - readings[0]
+    # It stopped once 1 s (its budget) had passed since the first reading, give or take the
+    # readings between the greedy prior and the search's start.
+    assert readings[-2] - readings[0] < 1.02 and 1.0 <= readings[-1] - readings[0] <= 1.02
     assert 1 <= len(samples) <= iterations[0] < 100
     with pytest.raises(ValueError):
         bots.choose("famiglia", "expert", view, legal, b"seed")
