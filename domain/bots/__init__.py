@@ -14,7 +14,8 @@ The search levels ``medium`` (0.1 s a move) and ``expert`` (1 s) run information
 (``domain.search``) and need more of what the seat has seen: its seat number, its history (the
 game's events as ``redact`` gives them to it, see ``seen_history``) and a clock, in ``Seen``.
 They are offered for a game whose package has a ``sample`` module (``domain/<game>/sample.py``),
-and only then.
+and only then; the search walks the package's ``playout`` module (its fast path through the
+rules and its rollout policy, ``domain.search.playout``) if it has one, else the plain rules.
 """
 
 from __future__ import annotations
@@ -50,24 +51,44 @@ SEARCH_LEVELS: dict[str, float] = {"medium": 0.1, "expert": 1.0}
 
 class Seen(msgspec.Struct, frozen=True):
     """What a search level needs beyond the view and legal commands: the seat, the game's
-    events as that seat was shown them (``seen_history``) and a clock (seconds)."""
+    events as that seat was shown them (``seen_history``) and a clock (seconds). The rest is
+    for measuring and tuning (the tournament): a budget in place of the level's, an iteration
+    cap (alone, without a budget: a reproducible search, the clock unread), and ``report``,
+    told how many iterations the move took."""
 
     seat: int
     history: list[Any]
     clock: Callable[[], float]
+    budget: float | None = None
+    iterations: int | None = None
+    report: Callable[[int], None] | None = None
+
+
+def _module(game: str, name: str) -> Any:
+    """``domain.<game>.<name>``, or None if the game package has no such module."""
+    module = f"domain.{game}.{name}"
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not module.startswith(exc.name):
+            raise  # a module it imports is missing: a defect, not an absent module
+        return None
 
 
 @functools.cache
 def sampler(game: str) -> search.Sampler | None:
     """The game package's ``sample`` function, or None while it has none (the search levels are
     then not offered for that game)."""
-    module = f"domain.{game}.sample"
-    try:
-        return importlib.import_module(module).sample  # type: ignore[no-any-return]
-    except ModuleNotFoundError as exc:
-        if exc.name is None or not module.startswith(exc.name):
-            raise  # a module the sampler imports is missing: a defect, not an absent sampler
-        return None
+    module = _module(game, "sample")
+    return module.sample if module is not None else None  # type: ignore[no-any-return]
+
+
+@functools.cache
+def playout(game: str) -> search.Playout:
+    """The game package's ``playout`` module (its fast path for search), or while it has none
+    ``search.generic`` over its rules (uniform rollouts)."""
+    module = _module(game, "playout")
+    return module if module is not None else search.generic(_inner(game))
 
 
 def _inner(game: str) -> Game:
@@ -125,15 +146,18 @@ def choose(
         if seen is None:
             raise ValueError(f"the {name} level needs the seat, its history and a clock")
         return search.search(
-            _inner(game),
+            playout(game),
             seen.seat,
             view,
             legal,
             seen.history,
             sample,
             Rng(seed, b"bot"),
-            clock=seen.clock,
-            budget=SEARCH_LEVELS[name],
+            # An iteration cap alone makes a reproducible search: no clock stops it.
+            clock=None if seen.iterations is not None and seen.budget is None else seen.clock,
+            budget=SEARCH_LEVELS[name] if seen.budget is None else seen.budget,
+            iterations=seen.iterations,
+            report=seen.report,
         )
     bot = BOTS.get((game, name))
     if bot is None:

@@ -197,7 +197,7 @@ def heist_value(heist: cards.Heist, available: list[Member], ignore: bool = Fals
         needed = cover(heist.requires, available)
     if needed is None:
         return NOTHING
-    special = sum(v for k, v in REWARDS.items() if _has(heist, k))
+    special = sum(v for k, v in REWARDS.items() if has_reward(heist, k))
     special += MONEY * heist.theft + 0.5 * heist.diversion
     # Engaging every gangster still Available means the whole gang is Available again at the
     # start of the next turn (synchronisation), for free.
@@ -255,7 +255,7 @@ def commit_value(view: View, gangster: int) -> float:
     return 10.0 * covered - sum(skills) - (0.0 if owner == view.seat else 0.5)
 
 
-def _has(heist: cards.Heist, reward: str) -> bool:
+def has_reward(heist: cards.Heist, reward: str) -> bool:
     if reward == "learn_skill":
         return heist.learn_skill is not None
     return bool(getattr(heist, reward))

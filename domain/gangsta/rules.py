@@ -86,6 +86,7 @@ __all__ = [
     "final_scores",
     "legal",
     "options",
+    "play",
     "result",
     "start",
     "to_act",
@@ -342,10 +343,22 @@ def decide(state: State, seat: int, command: Any) -> list[Any]:
             raise RuleViolation(
                 "wrong_phase", "A private jet decision is owed first.", case="private_jet_owed"
             )
+    return _run(state, seat, command).events
+
+
+def _run(state: State, seat: int, command: Any) -> Out:
     out = Out(state)
-    handler(state, seat, command, out)
+    _HANDLERS[type(command)](state, seat, command, out)
     advance(out)
-    return out.events
+    return out
+
+
+def play(state: State, seat: int, command: Any) -> State:
+    """The state after ``seat`` plays ``command``, one of ``legal(state, seat)``: what folding
+    ``decide``'s events through ``evolve`` gives, without folding them twice (decide folds
+    them into a scratch state as it goes) and without decide's checks of who may act now.
+    For search, which asks this of every command of a rollout."""
+    return _run(state, seat, command).state
 
 
 # --- legal -----------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ SECRET_BYTES = 32
 
 def _fresh_secret(rng: Rng) -> Secret:
     def random_bytes() -> bytes:
-        return bytes(rng.below(256) for _ in range(SECRET_BYTES))
+        return b"".join(rng.below(1 << 64).to_bytes(8, "big") for _ in range(SECRET_BYTES // 8))
 
     return Secret(seed=random_bytes(), salt=random_bytes())
 
@@ -132,9 +132,43 @@ def _prepared(s: State, e: Any, revealed: tuple[int, ...] | None, rng: Rng) -> t
     return s, e
 
 
+class _Replayed(msgspec.Struct, frozen=True):
+    """The last replay: for which seat, view and history (kept, so their ids stay theirs)."""
+
+    seat: int
+    view: View
+    history: list[Any]
+    length: int
+    state: State
+
+
+_last: list[_Replayed] = []  # at most one
+
+
 def sample(seat: int, view: View, history: list[Any], rng: Rng) -> State:
     """A state of the game drawn at random among those consistent with ``seat``'s ``view`` and
-    ``history`` (the game's events as ``redact(event, seat)`` gives them, creation first)."""
+    ``history`` (the game's events as ``redact(event, seat)`` gives them, creation first).
+
+    Search asks again and again with the same view and history: then the last replay's state
+    only gets its decks reshuffled (``_reshuffled``), since what varies between samples is the
+    order of the decks (their cards are fixed by the history) and the secret; while another
+    seat's resource card is still face down, every sample replays."""
+    last = _last[0] if _last else None
+    if (
+        last is not None
+        and last.seat == seat
+        and last.view is view
+        and last.history is history
+        and last.length == len(history)
+        and (last.state.revealed or not last.state.options.resources)
+    ):
+        return _reshuffled(last.state, seat, rng)
+    state = _replay(seat, view, history, rng)
+    _last[:] = [_Replayed(seat, view, history, len(history), state)]
+    return state
+
+
+def _replay(seat: int, view: View, history: list[Any], rng: Rng) -> State:
     first = history[0]
     if not isinstance(first, GameStarted):
         raise HistoryMismatch("the history starts with game_started")
@@ -144,3 +178,44 @@ def sample(seat: int, view: View, history: list[Any], rng: Rng) -> State:
         state, e = _prepared(state, e, revealed, rng)
         state = evolve(state, e)
     return state
+
+
+def _shuffled(deck: tuple[int, ...], keep_top: bool, rng: Rng) -> tuple[int, ...]:
+    if keep_top:
+        return (deck[0], *rng.shuffle(deck[1:]))
+    return tuple(rng.shuffle(deck))
+
+
+def _reshuffled(s: State, seat: int, rng: Rng) -> State:
+    """``s`` with every deck in a new random order (the seat's own valid look at a top keeps
+    that card on top; another seat's valid look follows the new top, as in ``_to_top``) and a
+    fresh secret."""
+    current = s.chapter - 1
+    heist_decks = tuple(
+        _shuffled(deck, i == current and resources.peeked_heist(s, seat) is not None, rng)
+        for i, deck in enumerate(s.heist_decks)
+    )
+    gangsters = _shuffled(s.gangster_deck, resources.peeked_gangster(s, seat) is not None, rng)
+    new = replace(s, heist_decks=heist_decks, gangster_deck=gangsters, secret=_fresh_secret(rng))
+    players = tuple(
+        p if other == seat else _looks_follow(p, s, new) for other, p in enumerate(s.players)
+    )
+    return replace(new, players=players)
+
+
+def _looks_follow(p: Player, old: State, new: State) -> Player:
+    """Another seat's looks at deck tops after a reshuffle: a valid one saw the new top (which
+    card it saw is hidden); one no longer valid must not become valid by chance."""
+    heist = _look(p.peek_heist, old.heist_deck, new.heist_deck)
+    gangster = _look(p.peek_gangster, old.gangster_deck, new.gangster_deck)
+    if (heist, gangster) == (p.peek_heist, p.peek_gangster):
+        return p
+    return msgspec.structs.replace(p, peek_heist=heist, peek_gangster=gangster)
+
+
+def _look(card: int | None, old: tuple[int, ...], new: tuple[int, ...]) -> int | None:
+    if card is None:
+        return None
+    if old[:1] == (card,):
+        return new[0]
+    return None if new[:1] == (card,) else card

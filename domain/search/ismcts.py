@@ -8,8 +8,9 @@ game's ``sample`` function and walks the one tree of the search with it:
   children; each of them has its availability count raised, and among them UCB1 picks, with the
   availability count in place of the parent's visits (the paper's ISMCTS-UCB).
 * **Expand**: an untried compatible command, chosen at random, gets a node; the walk stops there.
-* **Roll out**: to the end of the game, by the rollout policy (default: uniform random legal
-  commands).
+* **Roll out**: the playout's own rollout policy gives each seat's reward from there (a game's
+  ``playout`` module, see ``domain.search.playout``; ``generic(game)``: uniform random legal
+  commands to the end).
 * **Back up**: every node on the path adds the reward of the seat that chose its command (see
   ``rewards``): with 3 or 4 players each seat maximises its own result.
 
@@ -19,7 +20,9 @@ are moves taken in a fixed order, lowest seat first, as ``domain.play.play`` doe
 the searching seat's own decision comes first, since that is the one being chosen.
 
 Pure: the caller passes a clock and a budget (seconds), or an iteration cap (tests), or both;
-for a given generator seed and iteration count the search returns the same command.
+for a given generator seed and iteration count the search returns the same command. Without a
+clock every iteration draws its own determinization; with one, a determinization serves several
+iterations when drawing them would take more than ``SAMPLE_SHARE`` of the time.
 """
 
 from __future__ import annotations
@@ -28,20 +31,17 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from domain.core import Game, Result
 from domain.rng import Rng
+from domain.search.playout import MARGIN_WEIGHT as MARGIN_WEIGHT  # its home before playout.py
+from domain.search.playout import Playout, rewards
 
 # (seat, view, history, rng) -> a full state consistent with what that seat knows.
 Sampler = Callable[[int, Any, list[Any], Rng], Any]
-# (game, state, seat, legal, rng) -> the command ``seat`` plays in a rollout.
-Rollout = Callable[[Game, Any, int, list[Any], Rng], Any]
 
 # UCB1's exploration constant for rewards in [0, 1] (the paper's 0.7).
 EXPLORATION = 0.7
-# A share of the reward for the score margin, so that a lost game is still lost by less.
-MARGIN_WEIGHT = 0.1
-# A guard against a rules defect looping a rollout forever (games end far sooner).
-MAX_COMMANDS = 100_000
+# At most this share of a timed search's time goes to drawing determinizations.
+SAMPLE_SHARE = 0.3
 
 
 class Node:
@@ -57,30 +57,8 @@ class Node:
         self.children: dict[tuple[int, Any], Node] = {}
 
 
-def rewards(result: Result, seats: int) -> list[float]:
-    """Each seat's reward in [0, 1]: mostly its share of the win (1 alone, 1/k shared with k
-    winners, 0 for a loss), plus ``MARGIN_WEIGHT`` for its score margin against the best other
-    seat, scaled by the largest score, so a bot that cannot win still loses by as little as it
-    can and one that wins keeps its lead."""
-    scores = result.scores
-    scale = max(1, max(abs(s) for s in scores))
-    out = []
-    for seat in range(seats):
-        win = 1.0 / len(result.winners) if seat in result.winners else 0.0
-        best_other = max(s for other, s in enumerate(scores) if other != seat)
-        margin = max(-1.0, min(1.0, (scores[seat] - best_other) / scale))
-        out.append((1 - MARGIN_WEIGHT) * win + MARGIN_WEIGHT * (1 + margin) / 2)
-    return out
-
-
-def _apply(game: Game, state: Any, seat: int, command: Any) -> Any:
-    for event in game.decide(state, seat, command):
-        state = game.evolve(state, event)
-    return state
-
-
-def _mover(game: Game, state: Any) -> int:
-    waiting = game.to_act(state)
+def _mover(game: Playout, s: Any) -> int:
+    waiting = game.to_act(s)
     if not waiting:
         raise RuntimeError("game is not over but nobody is to act")
     return min(waiting)
@@ -92,24 +70,10 @@ def _ucb(child: Node) -> float:
     )
 
 
-def uniform(game: Game, state: Any, seat: int, legal: list[Any], rng: Rng) -> Any:
-    """The default rollout policy: uniform over the legal commands."""
-    return legal[rng.below(len(legal))]
-
-
-def _iterate(
-    game: Game,
-    root: Node,
-    seat: int,
-    root_legal: list[Any],
-    state: Any,
-    rng: Rng,
-    rollout: Rollout,
-) -> None:
+def _iterate(game: Playout, root: Node, seat: int, root_legal: list[Any], s: Any, rng: Rng) -> None:
     node = root
     path = [root]
     mover, legal = seat, root_legal
-    steps = 0
     # Select and expand.
     while True:
         untried: list[tuple[int, Any]] = []
@@ -133,35 +97,27 @@ def _iterate(
             child.available = 1
             node.children[key] = child
             path.append(child)
-            state = _apply(game, state, mover, key[1])
+            s = game.step(s, mover, key[1])
             break
         assert best is not None and best_key is not None
         node = best
         path.append(node)
-        state = _apply(game, state, mover, best_key[1])
-        if game.result(state) is not None:
+        s = game.step(s, mover, best_key[1])
+        if game.done(s) is not None:
             break
-        mover = _mover(game, state)
-        legal = game.legal(state, mover)
+        mover = _mover(game, s)
+        legal = game.legal(s, mover)
     # Roll out.
-    result = game.result(state)
-    while result is None:
-        steps += 1
-        if steps > MAX_COMMANDS:
-            raise RuntimeError(f"rollout did not end within {MAX_COMMANDS} commands")
-        mover = _mover(game, state)
-        legal = game.legal(state, mover)
-        state = _apply(game, state, mover, rollout(game, state, mover, legal, rng))
-        result = game.result(state)
+    result = game.done(s)
+    reward = rewards(result, len(result.scores)) if result is not None else game.playout(s, rng)
     # Back up.
-    reward = rewards(result, len(result.scores))
     for visited in path[1:]:
         visited.visits += 1
         visited.total += reward[visited.seat]
 
 
 def search(
-    game: Game,
+    game: Playout,
     seat: int,
     view: Any,
     legal: list[Any],
@@ -172,30 +128,46 @@ def search(
     iterations: int | None = None,
     clock: Callable[[], float] | None = None,
     budget: float | None = None,
-    rollout: Rollout | None = None,
+    report: Callable[[int], None] | None = None,
 ) -> Any:
-    """The command of ``legal`` that SO-ISMCTS visits most, for ``seat`` of the inner game
+    """The command of ``legal`` that SO-ISMCTS visits most, for ``seat`` of the game whose
+    playout (``domain.search.playout``: a game's ``playout`` module, or ``generic(game)``) is
     ``game``. It stops after ``iterations``, or once ``clock()`` has advanced ``budget``
     seconds, whichever comes first (at least one iteration runs). A single legal command is
-    returned at once."""
+    returned at once. ``report`` (measurements) is told how many iterations ran."""
     if not legal:
         raise ValueError("search needs at least one legal command")
     if len(legal) == 1:
+        if report is not None:
+            report(0)
         return legal[0]
     timed = clock is not None and budget is not None
     if iterations is None and not timed:
         raise ValueError("search needs an iteration cap, or a clock and a budget")
-    deadline = clock() + budget if timed else 0.0  # type: ignore[misc, operator]
     root = Node(seat)
     done = 0
+    now = clock() if timed else 0.0  # type: ignore[misc]
+    deadline, start = now + (budget or 0.0), now
+    sampling = 0.0  # of the clock's time, spent drawing determinizations
+    state = None
     while True:
-        state = sample(seat, view, history, rng)
-        _iterate(game, root, seat, legal, state, rng, rollout or uniform)
+        # A determinization serves further iterations once drawing them took more than its
+        # share of the time (a sampler replays the history: it can cost more than a rollout).
+        if state is None or not timed or sampling <= SAMPLE_SHARE * (now - start):
+            state = sample(seat, view, history, rng)
+            if timed:
+                drawn = clock()  # type: ignore[misc]
+                sampling += drawn - now
+        _iterate(game, root, seat, legal, game.enter(state), rng)
         done += 1
         if iterations is not None and done >= iterations:
             break
-        if timed and clock() >= deadline:  # type: ignore[misc]
-            break
+        if timed:
+            now = clock()  # type: ignore[misc]
+            if now >= deadline:
+                break
+    if report is not None:
+        report(done)
     return best_command(root, seat, legal)
 
 

@@ -1,10 +1,14 @@
-"""The bots' tournament: its interval and its plot."""
+"""The bots' tournament (``python -m workers.tournament``): its games, figures and files."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from workers.tournament import Matchup, Outcome, plot, wilson
+import pytest
+
+from domain import GAMES, bots
+from workers.tournament import History, Spec, play_game, run, wilson
 
 
 def test_the_interval_holds_the_rate_also_at_a_clean_sweep() -> None:
@@ -16,8 +20,49 @@ def test_the_interval_holds_the_rate_also_at_a_clean_sweep() -> None:
             assert low <= wins / n <= high
 
 
-def test_a_clean_sweep_is_plotted(tmp_path: Path) -> None:
-    path = tmp_path / "bots.png"
-    low, high = wilson(100, 100)
-    plot([Outcome(Matchup("gangsta", 2), 100, 100.0, low, high, 1.0)], path)
-    assert path.stat().st_size > 0
+def test_greedy_against_random_gives_the_figures_and_files(tmp_path: Path) -> None:
+    spec = Spec("gangsta", 3, ("greedy", "random"), games=6)
+    result = run(spec, jobs=1, out=tmp_path, progress=False)
+    name = "tournament-gangsta-3p-greedy-vs-random"
+    assert json.loads((tmp_path / f"{name}.json").read_text()) == result
+    assert (tmp_path / f"{name}.png").stat().st_size > 0
+    assert result["games"] == 6 and len(result["margins"]) == 6
+    assert 0 <= result["wins"] <= 6 and result["rate"] == result["wins"] / 6
+    assert result["low"] <= result["rate"] <= result["high"]
+    assert result["chance"] == pytest.approx(1 / 3)
+    assert set(result["per_level"]) == {"greedy", "random"}
+    greedy = result["per_level"]["greedy"]
+    assert 0 < greedy["moves_with_a_choice"] <= greedy["moves"]
+    assert greedy["seconds_p50"] <= greedy["seconds_p99"] <= greedy["seconds_max"]
+    assert greedy["iterations_p50"] is None  # not a search level
+
+
+def test_the_first_level_takes_every_seat_in_turn_on_each_deal() -> None:
+    spec = Spec("gangsta", 3, ("greedy", "random"), games=6)
+    records = [play_game(spec, n) for n in range(6)]
+    assert [r.first_seat for r in records] == [0, 1, 2, 0, 1, 2]
+    for record in records:
+        assert record.margin == record.scores[record.first_seat] - max(
+            s for seat, s in enumerate(record.scores) if seat != record.first_seat
+        )
+
+
+def test_a_search_level_is_reproducible_and_sees_what_the_jobs_give_it(tmp_path: Path) -> None:
+    """At an iteration cap the search is reproducible, in one process or several; its history
+    is the one ``bots.seen_history`` gives the jobs."""
+    spec = Spec("famiglia", 2, ("medium", "greedy"), games=2, iterations=3)
+    one = run(spec, jobs=1, out=tmp_path / "one", progress=False)
+    two = run(spec, jobs=2, out=tmp_path / "two", progress=False)
+    for result in (one, two):
+        del result["seconds"], result["load"]
+        for level in result["per_level"].values():
+            for figure in ("seconds_p50", "seconds_p99", "seconds_max", "cpu_p50", "cpu_p99"):
+                del level[figure]
+    assert one == two
+    medium = one["per_level"]["medium"]
+    assert medium["iterations_p10"] == medium["iterations_p90"] == 3
+    table = GAMES["famiglia"]
+    history = History(table, 2)
+    play_game(spec, 1, history)
+    for seat in (0, 1):
+        assert history.seen(seat) == bots.seen_history(table, history.events, seat)

@@ -70,23 +70,29 @@ def play_out(state: State, rng: Rng) -> None:
     raise AssertionError("the sampled game did not end")
 
 
+def check_sample(sampled: State, state: State, seat: int, view: View) -> None:
+    assert game.view(sampled, seat) == view
+    assert game.legal(sampled, seat) == game.legal(state, seat)
+    assert game.to_act(sampled) == game.to_act(state)
+    for other in range(state.seats):  # whether a look at a deck top still holds is public
+        for peeked in (resources.peeked_heist, resources.peeked_gangster):
+            assert (peeked(sampled, other) is None) == (peeked(state, other) is None)
+
+
 def check_position(state: State, events: list[Any], n: int, play: bool) -> None:
     for seat in range(state.seats):
         view, history = what_seat_gets(state, events, seat)
         first = sample(seat, view, history, Rng(n.to_bytes(8, "big"), b"sample-a"))
-        assert game.view(first, seat) == view
-        assert game.legal(first, seat) == game.legal(state, seat)
-        assert game.to_act(first) == game.to_act(state)
-        for other in range(state.seats):  # whether a look at a deck top still holds is public
-            for peeked in (resources.peeked_heist, resources.peeked_gangster):
-                assert (peeked(first, other) is None) == (peeked(state, other) is None)
+        check_sample(first, state, seat, view)
+        # The same view and history again (as search asks): the decks are reshuffled.
         second = sample(seat, view, history, Rng(n.to_bytes(8, "big"), b"sample-b"))
-        assert game.view(second, seat) == view
+        check_sample(second, state, seat, view)
         assert hidden_parts(first, seat) != hidden_parts(second, seat)  # the secret at least
         if len(first.gangster_deck) > 8:
             assert first.gangster_deck != second.gangster_deck
         if play:
             play_out(first, Rng(n.to_bytes(8, "big"), b"sample-play"))
+            play_out(second, Rng(n.to_bytes(8, "big"), b"sample-play-b"))
 
 
 def play_checked(seats: int, n: int, raw: dict[str, Any], counts: dict[str, int]) -> None:

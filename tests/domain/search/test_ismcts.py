@@ -8,6 +8,7 @@ hand is known from the public moves, FAMIGLIA.md).
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import msgspec
@@ -20,7 +21,8 @@ from domain.famiglia.messages import Options, Pass, Recruit
 from domain.famiglia.state import State
 from domain.play import play, random_policy, secret_for
 from domain.rng import Rng
-from domain.search import rewards, search
+from domain.search import generic, rewards, search
+from domain.search.ismcts import SAMPLE_SHARE
 from tests.domain.famiglia.helpers import eager_policy, make_state
 
 # --- toy games ----------------------------------------------------------------------------
@@ -107,11 +109,13 @@ def nothing_hidden(state: Any) -> Any:
     return sample
 
 
-def run(game: Any, state: Any, seat: int, sample: Any = None, **how: Any) -> Any:
+def run(
+    game: Any, state: Any, seat: int, sample: Any = None, playout: Any = None, **how: Any
+) -> Any:
     legal = game.legal(state, seat)
-    command = search(
-        game, seat, None, legal, [], sample or nothing_hidden(state), Rng(b"seed", b"t"), **how
-    )
+    walked = playout or generic(game)
+    sample = sample or nothing_hidden(state)
+    command = search(walked, seat, None, legal, [], sample, Rng(b"seed", b"t"), **how)
     assert command in legal
     return command
 
@@ -178,11 +182,11 @@ def test_a_single_legal_command_is_returned_without_searching() -> None:
         raise AssertionError("a single legal command needs no sample")
 
     only = Pass()
-    got = search(famiglia, 0, None, [only], [], refuse, Rng(b"s", b"t"), iterations=1000)
+    got = search(generic(famiglia), 0, None, [only], [], refuse, Rng(b"s", b"t"), iterations=1000)
     assert got is only
 
 
-def test_the_iteration_cap_is_respected_and_the_clock_stops_the_search() -> None:
+def test_the_iteration_cap_is_respected() -> None:
     state = mid_game()
     seat = min(famiglia.to_act(state))
     honest = reshuffled_deck(state)
@@ -193,12 +197,62 @@ def test_the_iteration_cap_is_respected_and_the_clock_stops_the_search() -> None
         return honest(*args)
 
     run(famiglia, state, seat, counting, iterations=37)
-    assert len(calls) == 37
-    # A clock that advances one second per reading: a 3-second budget allows three iterations.
-    ticks = iter(range(1000))
-    calls.clear()
-    run(famiglia, state, seat, counting, clock=lambda: float(next(ticks)), budget=3.0)
-    assert len(calls) == 3
+    assert len(calls) == 37  # without a clock, a determinization per iteration
+
+
+class Timed:
+    """A clock that only the search's work advances: ``walk`` seconds an iteration (at its
+    ``enter``), ``draw`` seconds a determinization."""
+
+    def __init__(self, state: State, walk: float, draw: float) -> None:
+        self.now, self.walk, self.draw = 0.0, walk, draw
+        self.rules = generic(famiglia)
+        self.honest = reshuffled_deck(state)
+        self.samples = 0
+        self.iterations: list[int] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    def sample(self, *args: Any) -> State:
+        self.now += self.draw
+        self.samples += 1
+        return self.honest(*args)
+
+    def enter(self, state: State) -> State:
+        self.now += self.walk
+        return state
+
+    def search(self, state: State, budget: float) -> Any:
+        seat = min(famiglia.to_act(state))
+        playout = types.SimpleNamespace(
+            **{n: getattr(self.rules, n) for n in ("to_act", "legal", "step", "done", "playout")},
+            enter=self.enter,
+        )
+        legal = famiglia.legal(state, seat)
+        return search(
+            playout, seat, None, legal, [], self.sample, Rng(b"s", b"t"),
+            clock=self.clock, budget=budget, report=self.iterations.append,
+        )  # fmt: skip
+
+
+def test_the_clock_stops_the_search_and_a_cheap_sampler_draws_every_iteration() -> None:
+    state = mid_game()
+    timed = Timed(state, walk=1.0, draw=0.0)
+    timed.search(state, budget=10.0)
+    assert timed.iterations == [10] and timed.samples == 10
+
+
+def test_an_expensive_sampler_takes_at_most_its_share_of_the_time() -> None:
+    """Drawing a determinization costs ten iterations' walks: a determinization then serves
+    several iterations, so that drawing them takes about ``SAMPLE_SHARE`` of the budget."""
+    state = mid_game()
+    timed = Timed(state, walk=1.0, draw=10.0)
+    timed.search(state, budget=1000.0)
+    share = timed.samples * timed.draw / timed.now
+    assert SAMPLE_SHARE - 0.05 <= share <= SAMPLE_SHARE + 0.02
+    assert timed.iterations[0] == round(timed.now - timed.samples * timed.draw)
+    assert timed.samples > 10
 
 
 def test_the_search_is_deterministic_for_a_seed_and_iteration_count() -> None:
@@ -226,7 +280,8 @@ def test_a_rollout_policy_plays_the_rollouts() -> None:
         played.append(seat)
         return Take(count=1)
 
-    assert run(Nim(), Pile(left=6), 0, iterations=3, rollout=take_one) == Take(count=2)
+    playout = generic(Nim(), take_one)
+    assert run(Nim(), Pile(left=6), 0, playout=playout, iterations=3) == Take(count=2)
     assert played
 
 

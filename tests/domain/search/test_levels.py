@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import Any
 
+import msgspec
 import pytest
 
 from domain import GAMES, bots
@@ -12,9 +15,11 @@ from domain.famiglia import game as famiglia
 from domain.famiglia.messages import Pass, Recruit
 from domain.play import secret_for
 from domain.rng import Rng
+from domain.search import generic
+from domain.search.playout import Generic
 from domain.table import Undo, can_undo
 from tests.domain.famiglia.helpers import make_state
-from tests.domain.search.test_ismcts import nothing_hidden
+from tests.domain.search.test_ismcts import mid_game, nothing_hidden, reshuffled_deck
 
 
 def test_a_game_without_a_sample_module_is_offered_no_search_level() -> None:
@@ -42,11 +47,19 @@ def test_expert_searches_with_the_games_sampler_and_stops_on_its_clock(monkeypat
 
     monkeypatch.setattr(bots, "sampler", lambda game: sample if game == "famiglia" else None)
     assert "expert" in bots.levels("famiglia")
-    ticks = iter(range(10_000))
-    seen = bots.Seen(seat=0, history=[], clock=lambda: next(ticks) / 100)  # 10 ms a reading
+    readings: list[float] = []
+
+    def clock() -> float:  # 10 ms a reading
+        readings.append(len(readings) / 100)
+        return readings[-1]
+
+    iterations: list[int] = []
+    seen = bots.Seen(seat=0, history=[], clock=clock, report=iterations.append)
     view, legal = famiglia.view(state, 0), famiglia.legal(state, 0)
     assert bots.choose("famiglia", "expert", view, legal, b"seed", seen) == Recruit(card="red-0")
-    assert len(samples) == 100  # 1 s of budget at 10 ms a reading
+    # It stopped at the first reading 1 s (its budget) after the first.
+    assert readings[-2] - readings[0] < 1.0 <= readings[-1] - readings[0]
+    assert 1 <= len(samples) <= iterations[0] < 100
     with pytest.raises(ValueError):
         bots.choose("famiglia", "expert", view, legal, b"seed")
 
@@ -97,3 +110,63 @@ def test_the_seen_history_is_the_games_own_events_that_stand_redacted(number: in
                     famiglia.redact(e, viewer) for e in standing
                 ]
     assert undos > 0
+
+
+@pytest.fixture
+def fresh_playouts() -> Any:
+    bots.playout.cache_clear()
+    yield
+    bots.playout.cache_clear()
+
+
+def test_a_game_without_a_playout_module_is_walked_by_its_plain_rules(
+    monkeypatch: Any, fresh_playouts: Any
+) -> None:
+    monkeypatch.setitem(sys.modules, "domain.famiglia.playout", None)  # as if absent
+    walked = bots.playout("famiglia")
+    assert isinstance(walked, Generic) and walked.game is famiglia
+
+
+def test_the_games_playout_module_is_the_one_the_search_walks(
+    monkeypatch: Any, fresh_playouts: Any
+) -> None:
+    """A game package's ``playout`` module is found lazily and plays the rollouts: here one
+    that counts its calls and enters its own state type (steps are the plain rules)."""
+    state = mid_game()
+    seat = min(famiglia.to_act(state))
+    rules = generic(famiglia)
+    calls: list[str] = []
+
+    class Wrapped(msgspec.Struct, frozen=True):
+        state: Any
+
+    def enter(s: Any) -> Wrapped:
+        calls.append("enter")
+        return Wrapped(s)
+
+    def playout(s: Wrapped, rng: Rng) -> list[float]:
+        calls.append("playout")
+        return rules.playout(s.state, rng)
+
+    module = types.ModuleType("domain.famiglia.playout")
+    module.__dict__.update(
+        enter=enter,
+        to_act=lambda s: rules.to_act(s.state),
+        legal=lambda s, seat: rules.legal(s.state, seat),
+        step=lambda s, seat, command: Wrapped(rules.step(s.state, seat, command)),
+        done=lambda s: rules.done(s.state),
+        playout=playout,
+    )
+    monkeypatch.setitem(sys.modules, "domain.famiglia.playout", module)
+    monkeypatch.setattr(bots, "sampler", lambda game: reshuffled_deck(state))
+    assert bots.playout("famiglia") is module
+    ticks = iter(range(10_000))
+    iterations: list[int] = []
+    clock = lambda: next(ticks) / 100  # noqa: E731
+    seen = bots.Seen(seat=seat, history=[], clock=clock, report=iterations.append)
+    view, legal = famiglia.view(state, seat), famiglia.legal(state, seat)
+    assert len(legal) > 1
+    assert bots.choose("famiglia", "expert", view, legal, b"seed", seen) in legal
+    assert calls.count("enter") == iterations[0] > 50
+    # Each iteration rolls out by the module, unless its walk in the tree ended the game.
+    assert iterations[0] / 2 <= calls.count("playout") <= iterations[0]

@@ -1,0 +1,116 @@
+"""The playout contract: the fast path through a game's rules that the search walks.
+
+A game package may have a ``playout`` module (``domain/<game>/playout.py``) with six
+module-level functions, the ``Playout`` protocol below: a compact search state entered from a
+full game state, the rules on it (``to_act``, ``legal``, ``step``, ``done``, equal to the game's
+own, kept so by the game's property tests) and the game's own rollout policy (``playout``: each
+seat's reward from here on). ``generic(game)`` builds one from any ``Game`` package, for games
+without a ``playout`` module and for tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from typing import Any, Protocol
+
+from domain.core import Game, Result
+from domain.rng import Rng
+
+# A share of the reward for the score margin, so that a lost game is still lost by less.
+MARGIN_WEIGHT = 0.1
+# A guard against a rules defect looping a rollout forever (games end far sooner).
+MAX_COMMANDS = 100_000
+
+# (game, state, seat, legal, rng) -> the command ``seat`` plays in a rollout.
+Rollout = Callable[[Game, Any, int, list[Any], Rng], Any]
+
+
+class Playout(Protocol):
+    """What search needs of a game (a module with these functions fits)."""
+
+    def enter(self, state: Any) -> Any:
+        """A search state from a full game state (called once per iteration on the sample)."""
+
+    def to_act(self, s: Any) -> Collection[int]:
+        """The seats that owe a decision (``game.to_act``)."""
+
+    def legal(self, s: Any, seat: int) -> list[Any]:
+        """``game.legal``: the same commands in the same order."""
+
+    def step(self, s: Any, seat: int, command: Any) -> Any:
+        """The state after ``seat`` plays ``command`` (one of ``legal``; no checks needed)."""
+
+    def done(self, s: Any) -> Result | None:
+        """``game.result``."""
+
+    def playout(self, s: Any, rng: Rng) -> list[float]:
+        """Each seat's reward in [0, 1] from here on, by the game's rollout policy."""
+
+
+def rewards(result: Result, seats: int) -> list[float]:
+    """Each seat's reward in [0, 1]: mostly its share of the win (1 alone, 1/k shared with k
+    winners, 0 for a loss), plus ``MARGIN_WEIGHT`` for its score margin against the best other
+    seat, scaled by the largest score, so a bot that cannot win still loses by as little as it
+    can and one that wins keeps its lead."""
+    scores = result.scores
+    scale = max(1, max(abs(s) for s in scores))
+    out = []
+    for seat in range(seats):
+        win = 1.0 / len(result.winners) if seat in result.winners else 0.0
+        best_other = max(s for other, s in enumerate(scores) if other != seat)
+        margin = max(-1.0, min(1.0, (scores[seat] - best_other) / scale))
+        out.append((1 - MARGIN_WEIGHT) * win + MARGIN_WEIGHT * (1 + margin) / 2)
+    return out
+
+
+def uniform(game: Game, state: Any, seat: int, legal: list[Any], rng: Rng) -> Any:
+    """The default rollout policy: uniform over the legal commands."""
+    return legal[rng.below(len(legal))]
+
+
+class Generic:
+    """``Playout`` for any ``Game`` package: its full state is the search state, a step folds
+    ``decide`` through ``evolve``, and a rollout plays ``policy`` (lowest waiting seat first,
+    as ``domain.play.play``) to the end of the game."""
+
+    def __init__(self, game: Game, policy: Rollout = uniform) -> None:
+        self.game = game
+        self.policy = policy
+
+    def enter(self, state: Any) -> Any:
+        return state
+
+    def to_act(self, s: Any) -> Collection[int]:
+        return self.game.to_act(s)  # type: ignore[no-any-return]
+
+    def legal(self, s: Any, seat: int) -> list[Any]:
+        return self.game.legal(s, seat)  # type: ignore[no-any-return]
+
+    def step(self, s: Any, seat: int, command: Any) -> Any:
+        for event in self.game.decide(s, seat, command):
+            s = self.game.evolve(s, event)
+        return s
+
+    def done(self, s: Any) -> Result | None:
+        return self.game.result(s)  # type: ignore[no-any-return]
+
+    def playout(self, s: Any, rng: Rng) -> list[float]:
+        result = self.game.result(s)
+        steps = 0
+        while result is None:
+            steps += 1
+            if steps > MAX_COMMANDS:
+                raise RuntimeError(f"rollout did not end within {MAX_COMMANDS} commands")
+            waiting = self.game.to_act(s)
+            if not waiting:
+                raise RuntimeError("game is not over but nobody is to act")
+            seat = min(waiting)
+            legal = self.game.legal(s, seat)
+            s = self.step(s, seat, self.policy(self.game, s, seat, legal, rng))
+            result = self.game.result(s)
+        return rewards(result, len(result.scores))
+
+
+def generic(game: Game, policy: Rollout = uniform) -> Playout:
+    """A ``Playout`` for the inner game package ``game`` (rollouts by ``policy``)."""
+    return Generic(game, policy)
