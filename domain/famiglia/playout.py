@@ -88,11 +88,9 @@ def _end_turn(s: State, changes: dict[str, Any]) -> State:
     """rules._end_turn: the refill of an empty Street, then the next turn or the end."""
     if not changes["street"]:
         _reveal(s, changes, rules.STREET_SIZE)
-    final = changes.get("final_turns", s.final_turns)
+    final = changes.pop("final_turns", s.final_turns)
     if final == 0 or (s.options.double_pass_ends and changes["passes_in_row"] >= 2):
-        changes["stage"] = TURN_OVER
-        changes["lowered"] = None
-        ended = _replace(s, **changes)
+        ended = _replace(s, **changes, stage=TURN_OVER, lowered=None, final_turns=final)
         scores = tuple(rules.score(ended, k) for k in range(rules.SEATS))
         return _replace(
             ended,

@@ -8,14 +8,16 @@ second end. At each position every legal command is stepped and compared with de
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from domain import bots
 from domain.famiglia import game, playout
-from domain.famiglia.messages import DeckRanOut, DeckReshuffled, StreetRefreshed
+from domain.famiglia.messages import DeckRanOut, DeckReshuffled, Recruit, Refresh
 from domain.famiglia.state import State
-from domain.play import random_policy, secret_for
+from domain.play import Policy, random_policy, secret_for
 from domain.rng import Rng
 
 from .helpers import eager_policy
@@ -43,14 +45,28 @@ def _check_position(state: State) -> None:
         assert playout.legal(s, seat) == game.legal(state, seat)
 
 
-def _game(n: int, eager: bool, options: dict[str, Any]) -> list[type]:
-    """Play one game checking every position and every legal command; the event types seen."""
-    make = eager_policy if eager else random_policy
-    policies = [make(f"playout-{n}-{seat}".encode()) for seat in range(2)]
+def _greedy(seed: bytes) -> Policy:
+    def choose(seat: int, view: Any, legal: list[Any]) -> Any:
+        return bots.choose("famiglia", "greedy", view, legal, seed + bytes(len(view.street)))
+
+    return choose
+
+
+PLAYERS: dict[str, Callable[[bytes], Policy]] = {
+    "uniform": random_policy,
+    "eager": eager_policy,
+    "greedy": _greedy,
+}
+
+
+def _game(n: int, player: str, options: dict[str, Any]) -> list[tuple[type, type]]:
+    """Play one game checking every position and every legal command; the (command type,
+    event type) pairs seen."""
+    policies = [PLAYERS[player](f"playout-{n}-{seat}".encode()) for seat in range(2)]
     state = None
     for event in game.start(2, secret_for(n), game.options(options)):
         state = game.evolve(state, event)
-    seen: list[type] = []
+    seen: list[tuple[type, type]] = []
     while True:
         _check_position(state)
         if game.result(state) is not None:
@@ -63,18 +79,24 @@ def _game(n: int, eager: bool, options: dict[str, Any]) -> list[type]:
             )
         command = policies[seat](seat, game.view(state, seat), legal)
         events, state = _fold(state, seat, command)
-        seen += [type(e) for e in events]
+        seen += [(type(command), type(e)) for e in events]
 
 
 @pytest.mark.parametrize("options", OPTIONS)
-@pytest.mark.parametrize("eager", [False, True])
-def test_fast_path_equals_the_rules(options: dict[str, Any], eager: bool) -> None:
-    seen: set[type] = set()
+@pytest.mark.parametrize("player", PLAYERS)
+def test_fast_path_equals_the_rules(options: dict[str, Any], player: str) -> None:
+    seen: set[tuple[type, type]] = set()
     for n in range(GAMES):
-        seen.update(_game(n, eager, options))
-    if eager and not options["double_pass_ends"]:
-        # The positions reach what the fast path does differently from a plain reveal.
-        assert {DeckReshuffled, DeckRanOut, StreetRefreshed} <= seen
+        seen.update(_game(n, player, options))
+    # The positions reach the reshuffle and the deck's second end in a refresh's reveal, and
+    # (in the greedy bots' longer games) in the refill of an empty Street after a recruit.
+    reached = {
+        (command, event) for command in (Refresh, Recruit) for event in (DeckReshuffled, DeckRanOut)
+    }
+    if player == "greedy" and options["mercenary_for_green"]:
+        assert reached <= seen
+    elif player != "uniform":
+        assert {(Refresh, DeckReshuffled), (Refresh, DeckRanOut)} <= seen
 
 
 def _positions(count: int) -> list[State]:
