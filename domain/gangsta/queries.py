@@ -44,6 +44,8 @@ def owner_member(state: State, gangster: int) -> tuple[int, Member] | None:
 
 def committed(state: State) -> list[tuple[int, Member]]:
     """(owner, member) of each gangster committed to the current heist."""
+    if not state.committed:
+        return []
     found = {m.card: (seat, m) for seat, p in enumerate(state.players) for m in p.gang}
     return [found[card] for card in state.committed if card in found]
 
@@ -116,6 +118,7 @@ def possible_heists(state: State, seat: int, heists: tuple[int, ...]) -> list[in
     summed once for all of them (legal() asks this for the whole row on every turn)."""
     own = _free_skills(state.players[seat].gang, ())
     everyone: tuple[int, ...] | None = None
+    equipped = resources.has(state, seat, "high_tech_eq")
     out = []
     for h in heists:
         heist = cards.HEISTS[h]
@@ -128,7 +131,8 @@ def possible_heists(state: State, seat: int, heists: tuple[int, ...]) -> list[in
         else:
             ok = _fits(own, req)
         if ok or (
-            resources.high_tech(state, seat, heist)
+            equipped
+            and resources.high_tech(state, seat, heist)
             and sum(req) >= 2
             and any(
                 coverable(state, seat, heist, minus_one(list(req), k), ())
