@@ -17,6 +17,7 @@ into a win share (softmax, ``TEMPERATURE`` points) and a margin, the shape of
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Collection
 from typing import Any
@@ -30,6 +31,7 @@ from domain.gangsta.messages import (
     ChooseHeist,
     Commit,
     Discard,
+    DiscardRowCard,
     Discharge,
     Diversion,
     FastRecruit,
@@ -45,7 +47,7 @@ from domain.gangsta.messages import (
 )
 from domain.gangsta.queries import needed
 from domain.gangsta.queries import to_act as _to_act
-from domain.gangsta.state import State, gang_skills, skills_of
+from domain.gangsta.state import Member, State, gang_skills, skills_of
 from domain.rng import Rng
 from domain.search import rewards
 
@@ -94,19 +96,66 @@ def done(s: State) -> Result | None:
     return s.result
 
 
+@functools.lru_cache(maxsize=1 << 15)
+def _heist_for(heist: int, available: tuple[Member, ...]) -> float:
+    """The greedy bot's value of a heist for these Available gangsters (NOTHING if they
+    cannot do it alone)."""
+    return bot.heist_value(cards.HEISTS[heist], list(available))
+
+
+def _available(gang: tuple[Member, ...]) -> tuple[Member, ...]:
+    return tuple(m for m in gang if not m.engaged)
+
+
+def _best_heist(s: State, available: tuple[Member, ...]) -> float:
+    return max((_heist_for(h, available) for h in s.heist_row), default=bot.NOTHING)
+
+
+def _heist_score(s: State, heist: int, available: tuple[Member, ...]) -> float:
+    value = _heist_for(heist, available)
+    if value == bot.NOTHING:  # with others' gangsters (cooperative) or 907's ignore
+        value = _HEIST[heist]
+    return value - (0.0 if heist in s.heist_row else bot.MONEY)
+
+
+def _ready_score(s: State, seat: int, gangster: int) -> float:
+    """As the greedy bot: a paid mobilisation only when it opens a better heist."""
+    if s.free_readies > 0:
+        return bot.FREE_READY
+    p = s.players[seat]
+    available = _available(p.gang)
+    readied = tuple(m for m in p.gang if not m.engaged or m.card == gangster)
+    gain = _best_heist(s, readied)
+    money = bot.MONEY if p.money < bot.RICH else bot.SPARE_MONEY
+    return gain - money if gain > _best_heist(s, available) else bot.NOTHING
+
+
+def _denial(s: State, seat: int, card: int) -> float:
+    """A row card discarded after a pass: what it is worth to the next player (greedy's)."""
+    after = s.players[(seat + 1) % s.seats]
+    if card in cards.HEISTS:
+        return bot.DENIAL * max(0.0, _heist_for(card, _available(after.gang)))
+    gangster = cards.GANGSTERS[card]
+    if gangster.cost > after.money:
+        return 0.0
+    return bot.DENIAL * max(0.0, _GANGSTER[card] - bot.MONEY * gangster.cost)
+
+
 def _score(s: State, seat: int, command: Any, need: list[int] | None) -> float:
     """The policy's value of one legal command (higher is better)."""
     p = s.players[seat]
     kind = type(command)
     money = bot.MONEY if p.money < bot.RICH else bot.SPARE_MONEY
     if kind is ChooseHeist:
-        return _HEIST[command.heist] - (0.0 if command.heist in s.heist_row else bot.MONEY)
+        return _heist_score(s, command.heist, _available(p.gang))
     if kind is Hire or kind is FastRecruit:
         return _GANGSTER[command.gangster] - money * cards.GANGSTERS[command.gangster].cost
     if kind is Pass:
         return money * gang_skills(p.gang)[cards.LEADER] - bot.GANGSTER
     if kind is Ready:
-        return bot.FREE_READY if s.free_readies > 0 else -2.0
+        return _ready_score(s, seat, command.gangster)
+    if kind is DiscardRowCard:
+        return _denial(s, seat, command.card)
     if kind is Commit:
         assert need is not None
         own = any(m.card == command.gangster for m in p.gang)
@@ -130,7 +179,7 @@ def _score(s: State, seat: int, command: Any, need: list[int] | None) -> float:
         return _RESOURCE[command.card]
     if kind is CancelHeist:
         return bot.NOTHING
-    return 0.0  # Skip, DiscardRowCard, Headquarters
+    return 0.0  # Skip, Headquarters
 
 
 def choose(s: State, seat: int, options: list[Any], rng: Rng) -> Any:

@@ -44,6 +44,8 @@ def owner_member(state: State, gangster: int) -> tuple[int, Member] | None:
 
 def committed(state: State) -> list[tuple[int, Member]]:
     """(owner, member) of each gangster committed to the current heist."""
+    if not state.committed:
+        return []
     found = {m.card: (seat, m) for seat, p in enumerate(state.players) for m in p.gang}
     return [found[card] for card in state.committed if card in found]
 
@@ -70,8 +72,14 @@ def needed(state: State) -> list[int]:
     return need
 
 
-def supplies(member: Member, need: list[int]) -> bool:
-    return any(n and need[i] for i, n in enumerate(skills_of(member)))
+def supplies(member: Member, need: list[int] | tuple[int, ...]) -> bool:
+    return _supplies(skills_of(member), tuple(need))
+
+
+# Cached: legal() asks it for every Available gangster at every commit.
+@functools.lru_cache(maxsize=1 << 14)
+def _supplies(skills: tuple[int, ...], need: tuple[int, ...]) -> bool:
+    return any(n and k for n, k in zip(skills, need, strict=True))
 
 
 def coverable(
@@ -102,23 +110,60 @@ def _free_skills(gang: tuple[Member, ...], taken: tuple[int, ...]) -> tuple[int,
 def heist_possible(state: State, seat: int, heist: cards.Heist) -> bool:
     """Coverable as printed, or with 907 ignoring one required skill (never down to a heist
     that nobody performs: it needs 2 skills or more)."""
-    req = list(heist.requires)
-    if coverable(state, seat, heist, req, ()):
-        return True
-    if not resources.high_tech(state, seat, heist) or sum(req) < 2:
-        return False
-    return any(coverable(state, seat, heist, minus_one(req, k), ()) for k, n in enumerate(req) if n)
+    return bool(possible_heists(state, seat, (heist.id,)))
+
+
+def possible_heists(state: State, seat: int, heists: tuple[int, ...]) -> list[int]:
+    """The heists of ``heists`` that ``heist_possible`` allows, in order: the gang totals are
+    summed once for all of them (legal() asks this for the whole row on every turn)."""
+    own = _free_skills(state.players[seat].gang, ())
+    everyone: tuple[int, ...] | None = None
+    equipped = resources.has(state, seat, "high_tech_eq")
+    out = []
+    for h in heists:
+        heist = cards.HEISTS[h]
+        req = heist.requires
+        if heist.cooperative:
+            # As coverable: some own gangster supplies a needed skill, all together cover it.
+            if everyone is None:
+                everyone = _all_free(tuple(p.gang for p in state.players))
+            ok = any(t and n for t, n in zip(own, req, strict=True)) and _fits(everyone, req)
+        else:
+            ok = _fits(own, req)
+        if ok or (
+            equipped
+            and resources.high_tech(state, seat, heist)
+            and sum(req) >= 2
+            and any(
+                coverable(state, seat, heist, minus_one(list(req), k), ())
+                for k, n in enumerate(req)
+                if n
+            )
+        ):
+            out.append(h)
+    return out
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _fits(totals: tuple[int, ...], need: tuple[int, ...]) -> bool:
+    return all(t >= n for t, n in zip(totals, need, strict=True))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _all_free(gangs: tuple[tuple[Member, ...], ...]) -> tuple[int, ...]:
+    """The skill totals of every gang's Available gangsters together."""
+    return tuple(map(sum, zip(*(_free_skills(g, ()) for g in gangs), strict=True)))
 
 
 def commit_candidates(state: State, seat: int) -> list[int]:
     heist = current_heist(state)
-    need = needed(state)
+    need = tuple(needed(state))
     players = state.players if heist.cooperative and state.committed else (state.players[seat],)
     return [
         m.card
         for p in players
         for m in p.gang
-        if not m.engaged and m.card not in state.committed and supplies(m, need)
+        if not m.engaged and m.card not in state.committed and _supplies(skills_of(m), need)
     ]
 
 

@@ -63,6 +63,7 @@ from domain.gangsta.queries import (
     own_member,
     owner_member,
     pay,
+    possible_heists,
     reward_choices,
     supplies,
     to_act,
@@ -375,7 +376,7 @@ def _turn_choices(state: State, seat: int) -> list[Any]:
     top = hirable_top(state, seat)
     if top is not None and resources.peek_cost(state, seat, top) <= p.money:
         out.append(Hire(top))
-    out += [ChooseHeist(h) for h in state.heist_row if heist_possible(state, seat, cards.HEISTS[h])]
+    out += [ChooseHeist(h) for h in possible_heists(state, seat, state.heist_row)]
     heist = doable_top(state, seat)
     if (
         heist is not None

@@ -1,11 +1,13 @@
 """Gangsta! rollout speed for search (issue 16): random play to the end from positions of
 random games, as an ISMCTS iteration does after sampling a state from the seat's information.
 
-Each rollout command counts legal() for the seat to act, decide() and evolve() of its events
-(no view: a rollout needs none), timed in CPU time of this process (the machines are shared).
-Also timed: sample(), one determinization per iteration.
-Issue 16's goal: at least 3x the rollout commands per second measured before the speed-ups
-(recorded in /work/notes/s16-gsample.md and the README).
+Two paths over the same positions with the same generator (so the same commands), side by
+side: the rules ("today's": ``legal`` for the seat to act, ``decide``, ``evolve`` of its events)
+and search's fast path (domain/gangsta/playout.py: ``legal``, ``step``). Timed in CPU time of
+this process (the machines are shared), interleaved, median of REPEATS runs each; the ratio is
+printed against issue 16's goal of 3x. Also timed: sample() (the first call replays the
+history, a second one with the same view and history only reshuffles the decks), and the
+rollout policy's playouts (what one search iteration costs after the sample).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import time
 from typing import Any
 
 from domain.core import replay
-from domain.gangsta import game
+from domain.gangsta import game, playout
 from domain.gangsta.sample import sample
 from domain.gangsta.state import State
 from domain.play import secret_for
@@ -23,6 +25,8 @@ from tests.benchmarks.common import median
 
 GAMES = 12  # source games per setting
 EVERY = 25  # a position every 25 commands of a source game
+REPEATS = 3
+GOAL = 3.0
 CASES: list[tuple[int, dict[str, Any]]] = [(2, {}), (4, {}), (2, {"resources": True})]
 
 
@@ -47,7 +51,7 @@ def _positions(seats: int, raw: dict[str, Any]) -> list[tuple[State, list[Any]]]
     return out
 
 
-def _rollout(state: State, rng: Rng) -> int:
+def _rules_rollout(state: State, rng: Rng) -> int:
     commands = 0
     while game.result(state) is None:
         seat = min(game.to_act(state))
@@ -58,27 +62,71 @@ def _rollout(state: State, rng: Rng) -> int:
     return commands
 
 
+def _fast_rollout(state: State, rng: Rng) -> int:
+    s = playout.enter(state)
+    commands = 0
+    while playout.done(s) is None:
+        seat = min(playout.to_act(s))
+        legal = playout.legal(s, seat)
+        s = playout.step(s, seat, legal[rng.below(len(legal))])
+        commands += 1
+    return commands
+
+
+def _rate(rollout: Any, positions: list[tuple[State, list[Any]]]) -> tuple[float, int]:
+    rng = Rng(b"bench", b"rollouts")
+    commands = 0
+    start = time.process_time()
+    for state, _ in positions:
+        commands += rollout(state, rng)
+    return commands / (time.process_time() - start), commands
+
+
+def _sample_times(positions: list[tuple[State, list[Any]]]) -> tuple[float, float]:
+    rng = Rng(b"bench", b"sample")
+    first, again = [], []
+    for state, events in positions:
+        seat = min(game.to_act(state))
+        history = [game.redact(e, seat) for e in events]
+        seen = game.view(state, seat)
+        t0 = time.process_time()
+        sample(seat, seen, history, rng)
+        t1 = time.process_time()
+        sample(seat, seen, history, rng)
+        first.append(t1 - t0)
+        again.append(time.process_time() - t1)
+    return median(first), median(again)
+
+
+def _playout_time(positions: list[tuple[State, list[Any]]]) -> float:
+    rng = Rng(b"bench", b"playouts")
+    start = time.process_time()
+    for state, _ in positions:
+        playout.playout(playout.enter(state), rng)
+    return (time.process_time() - start) / len(positions)
+
+
 def run() -> None:
-    print("gangsta rollouts: random play to the end from positions of random games, one core")
+    print(
+        "gangsta rollouts: random play to the end from positions of random games, one core "
+        f"(CPU time, median of {REPEATS} interleaved runs)"
+    )
     for seats, raw in CASES:
         positions = _positions(seats, raw)
-        rng = Rng(b"bench", b"rollouts")
-        commands = 0
-        start = time.process_time()
-        for state, _ in positions:
-            commands += _rollout(state, rng)
-        elapsed = time.process_time() - start
-        sample_times = []
-        for state, events in positions:
-            seat = min(game.to_act(state))
-            history = [game.redact(e, seat) for e in events]
-            seen = game.view(state, seat)
-            t0 = time.process_time()
-            sample(seat, seen, history, rng)
-            sample_times.append(time.process_time() - t0)
+        rules, fast = [], []
+        for _ in range(REPEATS):
+            rate, rules_commands = _rate(_rules_rollout, positions)
+            rules.append(rate)
+            rate, fast_commands = _rate(_fast_rollout, positions)
+            fast.append(rate)
+            assert fast_commands == rules_commands, "the fast path played other games"
+        ratio = median(fast) / median(rules)
+        first, again = _sample_times(positions)
         label = f"{seats} players{' + resources' if raw else ''}"
         print(
-            f"  {label}: {commands / elapsed:,.0f} rollout commands/s, "
-            f"{len(positions) / elapsed:,.1f} rollouts/s ({len(positions)} positions), "
-            f"sample() median {median(sample_times) * 1000:.2f} ms"
+            f"  {label} ({len(positions)} positions): rules {median(rules):,.0f} commands/s, "
+            f"fast path {median(fast):,.0f} commands/s = {ratio:.2f}x "
+            f"(goal {GOAL:.0f}x: {'met' if ratio >= GOAL else 'not met'}); "
+            f"sample() {first * 1000:.2f} ms, again {again * 1000:.2f} ms; "
+            f"policy playout {_playout_time(positions) * 1000:.2f} ms"
         )
