@@ -15,7 +15,8 @@ The search levels ``medium`` (0.1 s a move) and ``expert`` (1 s) run information
 game's events as ``redact`` gives them to it, see ``seen_history``) and a clock, in ``Seen``.
 They are offered for a game whose package has a ``sample`` module (``domain/<game>/sample.py``),
 and only then; the search walks the package's ``playout`` module (its fast path through the
-rules and its rollout policy, ``domain.search.playout``) if it has one, else the plain rules.
+rules and its rollout policy, ``domain.search.playout``) if it has one, else the plain rules,
+and starts from the greedy bot's choice (its prior: the search leaves it on evidence only).
 """
 
 from __future__ import annotations
