@@ -270,14 +270,14 @@ def plot(result: dict[str, Any], path: Path) -> None:
             [
                 f"{level} x{seats}",
                 rate,
-                f"{f['seconds_p50']:.3f} / {f['seconds_p99']:.3f}",
+                f"{f['seconds_p50']:.3f} / {f['seconds_p99']:.3f} / {f['cpu_p99']:.3f}",
                 iterations,
             ]
         )
     table = left.table(
         cellText=rows,
-        colLabels=["level", "win rate (95% interval)", "s/move p50 / p99", "iter/move p50"],
-        colWidths=[0.22, 0.36, 0.24, 0.18],
+        colLabels=["level", "win rate (95% interval)", "s/move p50/p99/cpu p99", "iter/move p50"],
+        colWidths=[0.2, 0.34, 0.3, 0.16],
         loc="center",
     )
     table.auto_set_font_size(False)
