@@ -99,7 +99,7 @@ def _iterate(
             child.available += 1
             if not untried:
                 value = _ucb(child)
-                if key == prior and node is root:
+                if node is root and key == prior:
                     value += PRIOR_BIAS / (child.visits + 1)
                 if value > best_value:
                     best, best_key, best_value = child, key, value
