@@ -19,7 +19,18 @@ from typing import Any
 import msgspec
 
 from domain.famiglia import rules
-from domain.famiglia.cards import FAMILY, GREEN, KINDS, POINTS, RANK, RED, YELLOW, name
+from domain.famiglia.cards import (
+    FAMILY,
+    FULL_DECK,
+    GREEN,
+    KINDS,
+    POINTS,
+    RANK,
+    RED,
+    STARTING_HAND,
+    YELLOW,
+    name,
+)
 from domain.famiglia.messages import (
     EndSwaps,
     GameEnded,
@@ -196,9 +207,13 @@ _POTENTIAL = {
 EXPLORE = 8
 # Turns a playout plays before it estimates the standing (0: to the end of the game).
 HORIZON = 12
-# The estimate: win chance 1 / (1 + exp(-lead / LEAD_SCALE)), the lead counting each hand's
-# potential as points.
-LEAD_SCALE = 4.0
+# The estimate: win chance 1 / (1 + exp(-lead / scale)), the lead being the score difference
+# plus POTENTIAL_WEIGHT times the difference of the hands' potentials, the scale LEAD_SCALE plus
+# EARLY_SCALE times the share of the first deck pass still to come. Fitted (log-likelihood) on
+# 15 000 positions of the rollout policy's own games.
+POTENTIAL_WEIGHT = 4.0
+LEAD_SCALE = 7.0
+EARLY_SCALE = 5.0
 
 
 def _gain(r: Recruit) -> float:
@@ -263,15 +278,22 @@ def _turn(s: State, rng: Rng) -> State:
 def _estimate(s: State) -> list[float]:
     """Each seat's reward as ``domain.search.rewards`` shapes it, from the standing."""
     scores = [rules.score(s, k) for k in range(rules.SEATS)]
-    worth = [scores[k] + sum(_POTENTIAL[c] for c in s.hands[k]) for k in range(rules.SEATS)]
-    scale = max(1, *scores)
+    worth = [
+        scores[k] + POTENTIAL_WEIGHT * sum(_POTENTIAL[c] for c in s.hands[k])
+        for k in range(rules.SEATS)
+    ]
+    scale = LEAD_SCALE + (EARLY_SCALE * len(s.deck) / _FIRST_DECK if s.deck_pass == 1 else 0.0)
+    most = max(1, *scores)
     out = []
     for k in range(rules.SEATS):
-        lead = worth[k] - worth[1 - k]
-        win = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, lead / LEAD_SCALE))))
-        margin = max(-1.0, min(1.0, (scores[k] - scores[1 - k]) / scale))
+        lead = (worth[k] - worth[1 - k]) / scale
+        win = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, lead))))
+        margin = max(-1.0, min(1.0, (scores[k] - scores[1 - k]) / most))
         out.append((1 - MARGIN_WEIGHT) * win + MARGIN_WEIGHT * (1 + margin) / 2)
     return out
+
+
+_FIRST_DECK = len(FULL_DECK) - rules.SEATS * len(STARTING_HAND)
 
 
 def playout(s: State, rng: Rng) -> list[float]:
