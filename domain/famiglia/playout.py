@@ -203,8 +203,6 @@ _POTENTIAL = {
     )
     for c in KINDS
 }
-# One turn in EXPLORE picks a random recruit instead of the best, so playouts vary.
-EXPLORE = 8
 # Turns a playout plays before it estimates the standing (0: to the end of the game).
 HORIZON = 12
 # The estimate: win chance 1 / (1 + exp(-lead / scale)), the lead being the score difference
@@ -242,10 +240,12 @@ def _brute_recruit(s: State, seat: int, hand: tuple[str, ...]) -> tuple[float, P
     return best, choice
 
 
-def _turn(s: State, rng: Rng) -> State:
-    """One turn of the rollout policy for the seat to move: recruit the best card it can (a
-    random one now and then), with a Brute if that reaches a better one; refresh while nothing
-    can be recruited; pass if still nothing, or if a pass ends a game the seat leads."""
+def _turn(s: State) -> State:
+    """One turn of the rollout policy for the seat to move: recruit the best card it can, with
+    a Brute if that reaches a better one; refresh while nothing can be recruited; pass if still
+    nothing, or if a pass ends a game the seat leads. No randomness: the determinizations vary
+    the playouts, and a policy as steady as the greedy bot measured stronger (search wins at
+    0.1 s against greedy, 60 games: 56.5 without, 49 with one turn in 8 a random recruit)."""
     seat = s.current
     if s.accountant is not None:  # a search may hand over a position amid exchanges
         s = step(s, seat, EndSwaps())
@@ -265,8 +265,6 @@ def _turn(s: State, rng: Rng) -> State:
                 s = step(s, seat, brute)
                 found = recruits(street_ranks(s), s.hands[seat], s.options)
         if found:
-            if rng.below(EXPLORE) == 0:
-                return step(s, seat, found[rng.below(len(found))])
             return step(s, seat, max(found, key=_gain))
         if s.stage == REFRESH and rules.refresh_block(s) is None:
             # As the greedy bot: the highest rank reveals the most cards.
@@ -298,11 +296,11 @@ _FIRST_DECK = len(FULL_DECK) - rules.SEATS * len(STARTING_HAND)
 
 def playout(s: State, rng: Rng) -> list[float]:
     """Each seat's reward from here on: the rollout policy plays ``HORIZON`` turns (or to the
-    end), then the standing is estimated."""
+    end), then the standing is estimated. ``rng`` is the contract's: this policy needs none."""
     turns = 0
     while s.ended is None:
         if HORIZON and turns >= HORIZON:
             return _estimate(s)
-        s = _turn(s, rng)
+        s = _turn(s)
         turns += 1
     return rewards(rules.result(s), rules.SEATS)
