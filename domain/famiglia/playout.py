@@ -192,11 +192,14 @@ def step(s: State, seat: int, command: Any) -> State:
 
 # --- the rollout policy ----------------------------------------------------------------------
 
-# What a hand card is worth beyond its points: part of the card it helps recruit next (as the
-# greedy bot's ``potential``, domain/bots/famiglia.py), so a recruit prefers to send to the area
-# the shown card less useful in hand.
-_POTENTIAL = {
-    c: 0.3
+# What a hand card may recruit later, beyond its points (also the greedy bot's "potential",
+# domain/bots/famiglia.py): part of the next card of its family it helps take; a Mercenary
+# (green) of rank r also stands in for a partner of rank below r in another family, as much as
+# for a red card of its rank. So a recruit prefers to send to the area the shown card less
+# useful in hand.
+OUTLOOK = 0.3  # how much of a hand card's recruiting potential counts now
+POTENTIAL = {
+    c: OUTLOOK
     * (
         (0.5 * POINTS[name(FAMILY[c], RANK[c] + 1)] if RANK[c] < 4 else 0.0)
         + (0.6 * POINTS[name(RED, RANK[c])] if FAMILY[c] == GREEN else 0.0)
@@ -217,8 +220,8 @@ EARLY_SCALE = 5.0
 def _gain(r: Recruit) -> float:
     """A recruit's worth: the card's points and potential, less the potential of the shown
     card that leaves the hand for the area."""
-    value = POINTS[r.card] + _POTENTIAL[r.card]
-    return value if r.to_area is None else value - _POTENTIAL[r.to_area]
+    value = POINTS[r.card] + POTENTIAL[r.card]
+    return value if r.to_area is None else value - POTENTIAL[r.to_area]
 
 
 def _brute_recruit(s: State, seat: int, hand: tuple[str, ...]) -> tuple[float, PlayBrute | None]:
@@ -234,7 +237,7 @@ def _brute_recruit(s: State, seat: int, hand: tuple[str, ...]) -> tuple[float, P
             for amount in range(1, min(RANK[c], RANK[t]) + 1):
                 found = recruits([(t, RANK[t] - amount)], rest, opts)
                 if found:
-                    value = max(_gain(r) for r in found) - _POTENTIAL[c]
+                    value = max(_gain(r) for r in found) - POTENTIAL[c]
                     if value > best:
                         best, choice = value, PlayBrute(card=c, target=t, amount=amount)
     return best, choice
@@ -277,7 +280,7 @@ def _estimate(s: State) -> list[float]:
     """Each seat's reward as ``domain.search.rewards`` shapes it, from the standing."""
     scores = [rules.score(s, k) for k in range(rules.SEATS)]
     worth = [
-        scores[k] + POTENTIAL_WEIGHT * sum(_POTENTIAL[c] for c in s.hands[k])
+        scores[k] + POTENTIAL_WEIGHT * sum(POTENTIAL[c] for c in s.hands[k])
         for k in range(rules.SEATS)
     ]
     scale = LEAD_SCALE + (EARLY_SCALE * len(s.deck) / _FIRST_DECK if s.deck_pass == 1 else 0.0)
