@@ -229,7 +229,7 @@ def _brute_recruit(s: State, seat: int, hand: tuple[str, ...]) -> tuple[float, P
     recruit's worth less the Brute's potential."""
     best, choice = -1.0, None
     opts = s.options
-    for c in dict.fromkeys(hand):  # in order, so a playout depends on its generator only
+    for c in dict.fromkeys(hand):  # in order (not a set): reproducible playouts
         if FAMILY[c] != YELLOW or RANK[c] == 0:
             continue
         rest = without(hand, c)
