@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.bots.scoring import best
-from domain.famiglia.cards import FAMILY, GREEN, POINTS, RANK, RED, name
+from domain.famiglia.cards import POINTS, RANK
 from domain.famiglia.messages import (
     EndSwaps,
     Options,
@@ -28,11 +28,11 @@ from domain.famiglia.messages import (
     Refresh,
     Swap,
 )
+from domain.famiglia.playout import POTENTIAL
 from domain.famiglia.recruit import recruits
 from domain.famiglia.view import View
 from domain.rng import Rng
 
-OUTLOOK = 0.3  # how much of a hand card's recruiting potential counts now
 COST_OF_POWER = 0.01  # a Brute or Accountant that gains nothing is not played
 NOTHING = -1e9
 
@@ -83,17 +83,9 @@ def greedy(view: View, legal: list[Any], rng: Rng) -> Any:
 
 
 def potential(hand: list[str]) -> float:
-    """What the hand may recruit later: each card is worth part of the next card of its family
-    it helps take; a Mercenary (green) of rank r also stands in for a partner of rank below r
-    in another family, as much as for a red card of its rank."""
-    total = 0.0
-    for card in hand:
-        family, rank = FAMILY[card], RANK[card]
-        if rank < 4:
-            total += 0.5 * POINTS[name(family, rank + 1)]
-        if family == GREEN:
-            total += 0.6 * POINTS[name(RED, rank)]
-    return OUTLOOK * total
+    """What the hand may recruit later (``POTENTIAL`` of each card, shared with the search's
+    rollout policy)."""
+    return sum(POTENTIAL[card] for card in hand)
 
 
 def recruit_value(command: Recruit, hand: list[str]) -> float:

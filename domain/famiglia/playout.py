@@ -19,7 +19,18 @@ from typing import Any
 import msgspec
 
 from domain.famiglia import rules
-from domain.famiglia.cards import FAMILY, GREEN, KINDS, POINTS, RANK, RED, YELLOW, name
+from domain.famiglia.cards import (
+    FAMILY,
+    FULL_DECK,
+    GREEN,
+    KINDS,
+    POINTS,
+    RANK,
+    RED,
+    STARTING_HAND,
+    YELLOW,
+    name,
+)
 from domain.famiglia.messages import (
     EndSwaps,
     GameEnded,
@@ -181,31 +192,36 @@ def step(s: State, seat: int, command: Any) -> State:
 
 # --- the rollout policy ----------------------------------------------------------------------
 
-# What a hand card is worth beyond its points: part of the card it helps recruit next (as the
-# greedy bot's ``potential``, domain/bots/famiglia.py), so a recruit prefers to send to the area
-# the shown card less useful in hand.
-_POTENTIAL = {
-    c: 0.3
+# What a hand card may recruit later, beyond its points (also the greedy bot's "potential",
+# domain/bots/famiglia.py): part of the next card of its family it helps take; a Mercenary
+# (green) of rank r also stands in for a partner of rank below r in another family, as much as
+# for a red card of its rank. So a recruit prefers to send to the area the shown card less
+# useful in hand.
+OUTLOOK = 0.3  # how much of a hand card's recruiting potential counts now
+POTENTIAL = {
+    c: OUTLOOK
     * (
         (0.5 * POINTS[name(FAMILY[c], RANK[c] + 1)] if RANK[c] < 4 else 0.0)
         + (0.6 * POINTS[name(RED, RANK[c])] if FAMILY[c] == GREEN else 0.0)
     )
     for c in KINDS
 }
-# One turn in EXPLORE picks a random recruit instead of the best, so playouts vary.
-EXPLORE = 8
 # Turns a playout plays before it estimates the standing (0: to the end of the game).
 HORIZON = 12
-# The estimate: win chance 1 / (1 + exp(-lead / LEAD_SCALE)), the lead counting each hand's
-# potential as points.
-LEAD_SCALE = 4.0
+# The estimate: win chance 1 / (1 + exp(-lead / scale)), the lead being the score difference
+# plus POTENTIAL_WEIGHT times the difference of the hands' potentials, the scale LEAD_SCALE plus
+# EARLY_SCALE times the share of the first deck pass still to come. Fitted (log-likelihood) on
+# 15 000 positions of the rollout policy's own games.
+POTENTIAL_WEIGHT = 4.0
+LEAD_SCALE = 7.0
+EARLY_SCALE = 5.0
 
 
 def _gain(r: Recruit) -> float:
     """A recruit's worth: the card's points and potential, less the potential of the shown
     card that leaves the hand for the area."""
-    value = POINTS[r.card] + _POTENTIAL[r.card]
-    return value if r.to_area is None else value - _POTENTIAL[r.to_area]
+    value = POINTS[r.card] + POTENTIAL[r.card]
+    return value if r.to_area is None else value - POTENTIAL[r.to_area]
 
 
 def _brute_recruit(s: State, seat: int, hand: tuple[str, ...]) -> tuple[float, PlayBrute | None]:
@@ -213,7 +229,7 @@ def _brute_recruit(s: State, seat: int, hand: tuple[str, ...]) -> tuple[float, P
     recruit's worth less the Brute's potential."""
     best, choice = -1.0, None
     opts = s.options
-    for c in dict.fromkeys(hand):  # in order, so a playout depends on its generator only
+    for c in dict.fromkeys(hand):  # in order (not a set): reproducible playouts
         if FAMILY[c] != YELLOW or RANK[c] == 0:
             continue
         rest = without(hand, c)
@@ -221,16 +237,18 @@ def _brute_recruit(s: State, seat: int, hand: tuple[str, ...]) -> tuple[float, P
             for amount in range(1, min(RANK[c], RANK[t]) + 1):
                 found = recruits([(t, RANK[t] - amount)], rest, opts)
                 if found:
-                    value = max(_gain(r) for r in found) - _POTENTIAL[c]
+                    value = max(_gain(r) for r in found) - POTENTIAL[c]
                     if value > best:
                         best, choice = value, PlayBrute(card=c, target=t, amount=amount)
     return best, choice
 
 
-def _turn(s: State, rng: Rng) -> State:
-    """One turn of the rollout policy for the seat to move: recruit the best card it can (a
-    random one now and then), with a Brute if that reaches a better one; refresh while nothing
-    can be recruited; pass if still nothing, or if a pass ends a game the seat leads."""
+def _turn(s: State) -> State:
+    """One turn of the rollout policy for the seat to move: recruit the best card it can, with
+    a Brute if that reaches a better one; refresh while nothing can be recruited; pass if still
+    nothing, or if a pass ends a game the seat leads. No randomness: the determinizations vary
+    the playouts, and a policy as steady as the greedy bot measured stronger (search wins at
+    0.1 s against greedy, 60 games: 56.5 without, 49 with one turn in 8 a random recruit)."""
     seat = s.current
     if s.accountant is not None:  # a search may hand over a position amid exchanges
         s = step(s, seat, EndSwaps())
@@ -250,8 +268,6 @@ def _turn(s: State, rng: Rng) -> State:
                 s = step(s, seat, brute)
                 found = recruits(street_ranks(s), s.hands[seat], s.options)
         if found:
-            if rng.below(EXPLORE) == 0:
-                return step(s, seat, found[rng.below(len(found))])
             return step(s, seat, max(found, key=_gain))
         if s.stage == REFRESH and rules.refresh_block(s) is None:
             # As the greedy bot: the highest rank reveals the most cards.
@@ -263,24 +279,31 @@ def _turn(s: State, rng: Rng) -> State:
 def _estimate(s: State) -> list[float]:
     """Each seat's reward as ``domain.search.rewards`` shapes it, from the standing."""
     scores = [rules.score(s, k) for k in range(rules.SEATS)]
-    worth = [scores[k] + sum(_POTENTIAL[c] for c in s.hands[k]) for k in range(rules.SEATS)]
-    scale = max(1, *scores)
+    worth = [
+        scores[k] + POTENTIAL_WEIGHT * sum(POTENTIAL[c] for c in s.hands[k])
+        for k in range(rules.SEATS)
+    ]
+    scale = LEAD_SCALE + (EARLY_SCALE * len(s.deck) / _FIRST_DECK if s.deck_pass == 1 else 0.0)
+    most = max(1, *scores)
     out = []
     for k in range(rules.SEATS):
-        lead = worth[k] - worth[1 - k]
-        win = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, lead / LEAD_SCALE))))
-        margin = max(-1.0, min(1.0, (scores[k] - scores[1 - k]) / scale))
+        lead = (worth[k] - worth[1 - k]) / scale
+        win = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, lead))))
+        margin = max(-1.0, min(1.0, (scores[k] - scores[1 - k]) / most))
         out.append((1 - MARGIN_WEIGHT) * win + MARGIN_WEIGHT * (1 + margin) / 2)
     return out
 
 
+_FIRST_DECK = len(FULL_DECK) - rules.SEATS * len(STARTING_HAND)
+
+
 def playout(s: State, rng: Rng) -> list[float]:
     """Each seat's reward from here on: the rollout policy plays ``HORIZON`` turns (or to the
-    end), then the standing is estimated."""
+    end), then the standing is estimated. ``rng`` is the contract's: this policy needs none."""
     turns = 0
     while s.ended is None:
         if HORIZON and turns >= HORIZON:
             return _estimate(s)
-        s = _turn(s, rng)
+        s = _turn(s)
         turns += 1
     return rewards(rules.result(s), rules.SEATS)

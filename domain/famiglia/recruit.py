@@ -84,6 +84,25 @@ def stands_in(opts: Options, other: str, real: str) -> bool:
 _NEEDED = {(c, k): cards.name(FAMILY[c], k - 1) for c in cards.KINDS for k in range(1, 5)}
 # Street entries (card, rank this turn) in canonical order, then by rank.
 _STREET_ORDER = {(c, k): cards.ORDER[c] * 5 + k for c in cards.KINDS for k in range(5)}
+_GREENS = tuple(c for c in cards.KINDS if FAMILY[c] == GREEN)  # in canonical order
+# stands_in(opts, other, real) for every Mercenary and card, by mercenary_for_green.
+_STANDS_IN = {
+    mfg: frozenset(
+        (other, real)
+        for other in _GREENS
+        for real in cards.KINDS
+        if stands_in(Options(mercenary_for_green=mfg), other, real)
+    )
+    for mfg in (False, True)
+}
+# Every recruit command, built once: commands are frozen, so legal lists can share them.
+_RECRUITS: dict[tuple[str, str | None, str | None], Recruit] = {
+    (c, a, b): Recruit(card=c, to_area=a, back_to_hand=b)
+    for c in cards.KINDS
+    for a in (None, *cards.KINDS)
+    for b in (None, *cards.KINDS)
+    if (a is None) == (b is None)
+}
 
 
 def recruits(street: list[tuple[str, int]], hand: Sequence[str], opts: Options) -> list[Recruit]:
@@ -91,19 +110,21 @@ def recruits(street: list[tuple[str, int]], hand: Sequence[str], opts: Options) 
     the bot's, for the Street and hand a Brute or an exchange would leave."""
     out = []
     # Only a Mercenary stands in (stands_in): the other cards of the hand need not be tried.
-    mercenaries = sorted({c for c in hand if FAMILY[c] == GREEN}, key=cards.ORDER.__getitem__)
-    for card, rank in sorted(set(street), key=_STREET_ORDER.__getitem__):
+    mercenaries = [c for c in _GREENS if c in hand]
+    allowed = _STANDS_IN[opts.mercenary_for_green]
+    for entry in sorted(set(street), key=_STREET_ORDER.__getitem__):
+        card, rank = entry
         if rank == 0:
-            out.append(Recruit(card=card))
+            out.append(_RECRUITS[card, None, None])
             continue
-        real = _NEEDED[card, rank]
+        real = _NEEDED[entry]
         count = hand.count(real)
         if count == 0:
             continue
         if count >= 2:
-            out.append(Recruit(card=card, to_area=real, back_to_hand=real))
+            out.append(_RECRUITS[card, real, real])
         for other in mercenaries:
-            if other != real and stands_in(opts, other, real):
-                out.append(Recruit(card=card, to_area=real, back_to_hand=other))
-                out.append(Recruit(card=card, to_area=other, back_to_hand=real))
+            if (other, real) in allowed:
+                out.append(_RECRUITS[card, real, other])
+                out.append(_RECRUITS[card, other, real])
     return out

@@ -415,30 +415,28 @@ def legal(state: State, seat: int) -> list[Any]:
         return []  # the seat is not in to_act(state)
     hand = state.hands[seat]
     if swapping(state):
-        out: list[Any] = [EndSwaps()]
-        area = sorted(set(swappable_area(state, seat)), key=cards.ORDER.__getitem__)
-        for h in sorted(set(hand), key=cards.ORDER.__getitem__):
-            out.extend(Swap(hand_card=h, area_card=a) for a in area if a != h)
+        out: list[Any] = [_END_SWAPS]
+        area = _distinct(swappable_area(state, seat))
+        for h in _distinct(hand):
+            out.extend(_SWAPS[h, a] for a in area if a != h)
         return out
     out = []
     stage = state.stage
     if stage <= BRUTE:  # also ACCOUNTANT and REFRESH, which come before it
         street = _distinct(state.street)
         if stage <= REFRESH and refresh_block(state) is None:
-            out.extend(Refresh(card=c) for c in street)
+            out.extend(_REFRESHES[c] for c in street)
         powers = [c for c in _distinct(hand) if c in _POWERS]
         if stage <= ACCOUNTANT:
-            out.extend(PlayAccountant(card=c) for c in powers if FAMILY[c] == BLUE)
+            out.extend(_ACCOUNTANTS[c] for c in powers if FAMILY[c] == BLUE)
         targets = [t for t in street if RANK[t] > 0]
         for c in powers:
             if FAMILY[c] == YELLOW:
                 out.extend(
-                    PlayBrute(card=c, target=t, amount=n)
-                    for t in targets
-                    for n in range(1, min(RANK[c], RANK[t]) + 1)
+                    _BRUTES[c, t, n] for t in targets for n in range(1, min(RANK[c], RANK[t]) + 1)
                 )
     out.extend(recruits(street_ranks(state), hand, state.options))
-    out.append(Pass())
+    out.append(_PASS)
     return out
 
 
@@ -448,3 +446,15 @@ def _distinct(pile: tuple[str, ...]) -> list[str]:
 
 # Cards with a power to play (actions 2 and 3): Accountants and Brutes above rank 0.
 _POWERS = frozenset(c for c in cards.KINDS if FAMILY[c] in (BLUE, YELLOW) and RANK[c] > 0)
+# The commands legal() lists, built once: they are frozen, so the lists can share them.
+_END_SWAPS, _PASS = EndSwaps(), Pass()
+_SWAPS = {(h, a): Swap(hand_card=h, area_card=a) for h in cards.KINDS for a in cards.KINDS}
+_REFRESHES = {c: Refresh(card=c) for c in cards.KINDS}
+_ACCOUNTANTS = {c: PlayAccountant(card=c) for c in _POWERS if FAMILY[c] == BLUE}
+_BRUTES = {
+    (c, t, n): PlayBrute(card=c, target=t, amount=n)
+    for c in _POWERS
+    if FAMILY[c] == YELLOW
+    for t in cards.KINDS
+    for n in range(1, min(RANK[c], RANK[t]) + 1)
+}
