@@ -49,14 +49,13 @@ from domain.gangsta.queries import needed
 from domain.gangsta.queries import to_act as _to_act
 from domain.gangsta.state import Member, State, gang_skills, skills_of
 from domain.rng import Rng
-from domain.search import rewards
+from domain.search import MARGIN_WEIGHT, rewards
 
 # Commands played by the policy before the standing is estimated (a game lasts ~100-250).
 DEPTH = 30
 EPSILON = 10  # percent of the policy's choices made uniformly at random
 # Points of estimated standing that make one seat's win e (2.7) times as likely as another's.
 TEMPERATURE = 3.0
-MARGIN_WEIGHT = 0.1  # as domain.search.rewards
 
 _SKILL_SUM = {g.id: sum(g.skills) for g in cards.GANGSTERS.values()}
 _GANGSTER = {g.id: bot.gangster_value(g) for g in cards.GANGSTERS.values()}
