@@ -389,6 +389,10 @@ class CommandService:
         """The rules the game is played by (no read when this process knows the game)."""
         return self.games[self._meta(game_id).game]
 
+    def meta(self, game_id: str) -> GameMeta:
+        """The game's metadata record (no read when this process knows the game)."""
+        return self._meta(game_id)
+
     def load(self, game_id: str) -> Loaded:
         """The game's rules, its current state and version, and its metadata."""
         snap, _ = self._refresh(game_id)
