@@ -187,6 +187,8 @@ def ai_move(game_id: str, version: int) -> str:
     with enqueue.wake_deferred(project_changed) if here else nullcontext():
         for _ in range(AI_CHAIN):
             outcome = _move(game_id, version)
+            if outcome not in ("moved", "duplicate"):  # those said which seat moved, and how
+                log.debug("AI move of %s at %d: %s", game_id, version, outcome)
             first = first or outcome
             projected = runtime.projector().project(game_id)
             if projected is None or not (projected.written and projected.ai_due):
@@ -210,7 +212,6 @@ def _move(game_id: str, version: int) -> str:
     seat = seats[0]
     lease = _take_lease(svc.store.redis, game_id, version, levels[seat])
     if lease is None:
-        log.debug("AI move of %s at %d: another job's search runs", game_id, version)
         return "searching"
     try:
         seen = _seen(svc, game, game_id, seat, levels[seat])
