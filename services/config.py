@@ -92,7 +92,7 @@ class Settings(msgspec.Struct, frozen=True):
     mail_digest_seconds: int = 3600
     vacation_days: int = 21
     # The CPU priority (niceness) of a worker of the AI queue alone (workers.worker)
-    ai_nice: int = 10
+    ai_nice: int = 15
 
 
 def settings(env: dict[str, str] | None = None) -> Settings:
@@ -120,7 +120,7 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         smtp_timeout=float(env.get("OMERTA_SMTP_TIMEOUT") or 30.0),
         mail_digest_seconds=_at_least_one(env, "OMERTA_MAIL_DIGEST_SECONDS", 3600),
         vacation_days=_days(env, "OMERTA_VACATION_DAYS", 21),
-        ai_nice=_niceness(env, "OMERTA_AI_NICE", 10),
+        ai_nice=_niceness(env, "OMERTA_AI_NICE", 15),
     )
 
 

@@ -58,6 +58,7 @@ second one start; the command id still keeps the move to one.)
 from __future__ import annotations
 
 import logging
+import math
 import secrets
 import time
 from contextlib import nullcontext
@@ -155,7 +156,7 @@ def ai_timeout(meta: GameMeta) -> int:
     """The AI job's timeout in seconds for this game: ``AI_CHAIN`` moves of its slowest level
     (its AI seats' and the takeover level of seats bots took over), and the margin."""
     slowest = max(budget(level) for level in [*meta.ai.values(), meta.takeover])
-    return int(slowest * AI_CHAIN) + AI_TIMEOUT_MARGIN
+    return math.ceil(slowest * AI_CHAIN) + AI_TIMEOUT_MARGIN
 
 
 def lease_key(game_id: str, version: int) -> str:

@@ -17,7 +17,7 @@ within ``interval`` seconds of the last AI worker's heartbeat going stale, and l
 when one is back: no projection waits behind a search while an AI worker runs, and AI games
 never hang for want of one. Given ``queues``, a worker serves exactly those. A worker without
 the projections queue runs none of the catch-up passes (the projection workers do), and one of
-the AI queue alone lowers its CPU priority to ``OMERTA_AI_NICE`` (default 10): its searches are
+the AI queue alone lowers its CPU priority to ``OMERTA_AI_NICE`` (default 15): its searches are
 bounded by wall time, so on a busy machine they search less instead of holding up requests and
 projections.
 

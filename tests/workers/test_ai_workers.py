@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import redis
 from rq import Worker
+from rq.job import Job
 
 from services import commands
 from services.readmodels import ReadModels
@@ -97,7 +98,7 @@ def test_an_ai_game_at_medium_is_played_by_the_ai_worker(
     assert {v for v, s, how in made if s == 0 and how == "searched"} == by_seat[0]
     assert {v for v, s, how in made if s == 1 and how == "chose"} == by_seat[1]
     niceness = re.search(r"started \(pid \d+, nice (\d+)\): omerta-ai$", ai_log.read_text(), re.M)
-    assert niceness is not None and int(niceness.group(1)) >= 10  # OMERTA_AI_NICE's default
+    assert niceness is not None and int(niceness.group(1)) >= 15  # OMERTA_AI_NICE's default
 
 
 def test_a_search_killed_with_its_worker_is_made_by_the_next_ai_worker(
@@ -145,3 +146,14 @@ def test_two_jobs_for_one_version_search_it_once(
         wait(lambda: sum(log.read_text().count(done) for log in logs) >= 2, 30, "both jobs")
     searched = [m for log in logs for m in moves(log, game_id) if m[0] == version]
     assert len(searched) == 1, searched
+
+
+def test_the_ai_jobs_timeout_fits_the_games_levels(workers_redis: redis.Redis) -> None:
+    for ai, expected in (
+        ({0: "greedy", 1: 0}, jobs.AI_TIMEOUT_MARGIN),
+        ({0: "medium", 1: "greedy"}, 1 + jobs.AI_TIMEOUT_MARGIN),  # 4 x 0.1 s, rounded up
+        ({0: "expert", 1: "medium"}, 4 + jobs.AI_TIMEOUT_MARGIN),
+    ):
+        game_id = commands.create_game("famiglia", 2, ai=ai)
+        jobs.enqueue_ai_move(game_id, 1)
+        assert Job.fetch(jobs.ai_job_id(game_id, 1), connection=workers_redis).timeout == expected
