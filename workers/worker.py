@@ -11,11 +11,12 @@ per-process caches of game states, so a job reads only the new events. Job timeo
 
 Queues (``queues``, ``omerta worker --queues``): by default a worker serves every queue, but AI
 moves only while no AI worker is alive: a worker that serves the AI queue and not the
-projections (``omerta worker --queues ai``, which ``omerta run`` starts beside the default one).
-Each maintenance pass looks (``ai_worker_alive``), so a default worker takes the AI moves over
-within ``interval`` seconds of the last AI worker's heartbeat going stale, and leaves them again
-when one is back: no projection waits behind a search while an AI worker runs, and AI games
-never hang for want of one. Given ``queues``, a worker serves exactly those. A worker without
+projections (``omerta worker --queues ai``; ``omerta run`` starts one, beside a worker of the
+other queues). Each maintenance pass looks (``ai_worker_alive``): a default worker leaves the AI
+moves within ``interval`` seconds of an AI worker's start, and takes them over once no AI worker
+has been seen for ``AI_WORKER_STALE`` seconds (one restarting is back before that): no
+projection waits behind a search while an AI worker runs, and AI games never hang for want of
+one. Given ``queues``, a worker serves exactly those. A worker without
 the projections queue runs none of the catch-up passes (the projection workers do), and one of
 the AI queue alone lowers its CPU priority to ``OMERTA_AI_NICE`` (default 15): its searches are
 bounded by wall time, so on a busy machine they search less instead of holding up requests and
@@ -50,7 +51,7 @@ from workers import catchup, deadlines, enqueue, notify, runtime
 
 log = logging.getLogger(__name__)
 
-AI_WORKER_STALE = 30.0  # seconds since its heartbeat after which an AI worker counts as gone
+AI_WORKER_STALE = 30.0  # seconds without an AI worker seen after which it counts as gone
 AI_GRACE_MS = 5_000  # an AI move overdue this long (after the first pass) lost its job
 SETTLE_MS = 2_000  # feed entries younger than this still have their projection job running
 HEARTBEAT_EVERY = 1.0  # seconds between the worker's own heartbeats (its key lives far longer)
@@ -74,6 +75,7 @@ class OmertaWorker(SimpleWorker):
         self._beat_at = float("-inf")
         self.stop_asked = False
         self.ai_fallback = ai_fallback  # serves the AI queue only while no AI worker is alive
+        self._ai_seen_at = float("-inf")  # when an AI worker was last seen alive
         self.serves_projections = runtime.PROJECTIONS in self.queue_names()
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
@@ -109,7 +111,10 @@ class OmertaWorker(SimpleWorker):
     def run_maintenance_tasks(self) -> None:
         super().run_maintenance_tasks()
         if self.ai_fallback:
-            self._serve_ai(not ai_worker_alive(self.connection, self.name))
+            now = time.monotonic()
+            if ai_worker_alive(self.connection, self.name):
+                self._ai_seen_at = now
+            self._serve_ai(now - self._ai_seen_at >= AI_WORKER_STALE)
         if not self.serves_projections:
             return
         first, self._first_pass = self._first_pass, False
