@@ -44,6 +44,7 @@ def test_omerta_run_serves_plays_stops_and_keeps_the_data(tmp_path: Path) -> Non
     proc = start(tmp_path, port, log)
     try:
         assert {"worker", "ai-worker", "web", "store"} <= set(children(tmp_path))
+        ann = http(base, "POST", "/players", {"name": "Ann"})
         game = http(base, "POST", "/games", {"game": "famiglia", "seats": 2, "ai": {"1": 0}},
                     ann["token"])  # fmt: skip
         deadline = time.monotonic() + 30
