@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import signal
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -157,3 +157,42 @@ def test_the_ai_jobs_timeout_fits_the_games_levels(workers_redis: redis.Redis) -
         game_id = commands.create_game("famiglia", 2, ai=ai)
         jobs.enqueue_ai_move(game_id, 1)
         assert Job.fetch(jobs.ai_job_id(game_id, 1), connection=workers_redis).timeout == expected
+
+
+def test_a_job_finding_its_versions_search_under_way_leaves_the_move_to_it(
+    workers_redis: redis.Redis, drain: Callable[[], None]
+) -> None:
+    game_id = commands.create_game("famiglia", 2, ai={0: "medium"})  # seat 0 starts
+    version = commands.load(game_id).version
+    key = jobs.lease_key(game_id, version)
+    workers_redis.set(key, "another job's", px=60_000)  # as a search running elsewhere holds it
+    jobs.project(game_id)
+    drain()  # a real worker runs the job (and its catch-up pass, which leaves a leased move)
+    assert commands.load(game_id).version == version
+    workers_redis.delete(key)  # that search died without moving (its lease expired)
+    jobs.enqueue_ai_move(game_id, version, jobs.CATCH_UP)
+    drain()
+    game, state, now, _ = commands.load(game_id)
+    assert now > version and 0 not in game.to_act(state)  # moved; the person's turn now
+    assert not workers_redis.keys(f"ai:{{{game_id}}}:lease:*")  # released once submitted
+
+
+def test_a_default_worker_leaves_ai_moves_to_an_ai_worker_and_takes_them_back(
+    workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alive = [False]
+    monkeypatch.setattr(worker, "ai_worker_alive", lambda *_: alive[0])
+    default = worker.make_worker()
+    served = lambda: [q.name for q in default._ordered_queues]  # noqa: E731
+    default.run_maintenance_tasks()
+    assert runtime.AI in served()  # no AI worker: it plays the AI games
+    alive[0] = True
+    default.run_maintenance_tasks()
+    assert served() == [q for q in runtime.QUEUES if q != runtime.AI]
+    alive[0] = False  # the AI worker restarts: gone for a moment
+    default.run_maintenance_tasks()
+    assert runtime.AI not in served()
+    default._ai_seen_at -= worker.AI_WORKER_STALE  # gone that long: it takes the AI moves over
+    default.run_maintenance_tasks()
+    assert served() == list(runtime.QUEUES)
+    assert worker.make_worker(queues=[runtime.AI]).ai_fallback is False
