@@ -21,7 +21,15 @@ from services.players import MAX_NAME
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME)]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=63)]
 Version = Annotated[int, msgspec.Meta(ge=0)]
-AiLevel = Annotated[str, msgspec.Meta(max_length=20, description="an AI level: random, greedy")]
+AiLevel = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=20,
+        description="an AI level: random, greedy, and where the game offers them (GET /games: "
+        "ai_levels) medium (searches 0.1 s a move) and expert (searches 1 s a move)",
+    ),
+]
+BotLevel = Annotated[str, msgspec.Meta(max_length=20, description="a bot level: random, greedy")]
 
 
 class _In(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -62,12 +70,13 @@ class OnTimeoutIn(_In):
     the seat's result is unrated)."""
 
     policy: Literal["takeover", "forfeit"] = "takeover"
-    level: AiLevel = "greedy"
+    level: BotLevel = "greedy"
 
 
 class NewGame(_In):
     """Create a game. ``ai`` maps AI seats to their level (0 random, 1 and up greedy, or the
-    level's name: ``domain.bots.LEVELS``); the creator takes ``seat`` (default:
+    level's name: one of the game's ``ai_levels`` in ``GET /games``, 400 ``bad_ai_level``
+    otherwise); the creator takes ``seat`` (default:
     the lowest seat not played by AI); every other seat gets an invite. A ``public`` game is
     listed in the lobby and anyone may take its open seats."""
 
@@ -181,6 +190,8 @@ class GameKind(msgspec.Struct, frozen=True):
     commands: dict[str, Any]  # JSON Schema of the commands
     presets: dict[str, dict[str, Any]]  # each preset the rules accept: the options it sets
     unavailable: list[str]  # options the rules name but refuse to switch on (not implemented)
+    # the AI levels a game of this kind may seat (domain.bots.levels), weakest first
+    ai_levels: list[str] = []
 
 
 class Invite(msgspec.Struct, frozen=True):

@@ -3,8 +3,10 @@ and stops it.
 
 1. The store: ``REDIS_URL`` if set, else the embedded server with its data in ``./var/``
    (``services.config``; the data stays there across restarts).
-2. Children, with ``REDIS_URL`` pointing at that store: ``omerta worker`` (RQ: projections
-   and AI moves) and ``omerta serve`` (gunicorn on http://127.0.0.1:8000).
+2. Children, with ``REDIS_URL`` pointing at that store: ``omerta worker --queues
+   projections,clocks,notify,mail`` (RQ: every queue but the AI moves'), ``omerta worker
+   --queues ai`` (the AI moves, at a lower CPU priority; ``--ai-workers`` of them, default one)
+   and ``omerta serve`` (gunicorn on http://127.0.0.1:8000).
 3. A child that dies once the service has started (the web server answered) is started again
    after a pause: ``RESTART_FIRST`` seconds, doubling up to ``RESTART_MAX``, back to the first
    once a child ran ``RESTART_RESET`` seconds. The embedded store is one of them: it comes back
@@ -218,7 +220,7 @@ def _say(message: str) -> None:
     print(f"omerta run: {message}", file=sys.stderr, flush=True)
 
 
-def run(bind: str, web_workers: int | None, verbose: bool = False) -> int:
+def run(bind: str, web_workers: int | None, verbose: bool = False, ai_workers: int = 1) -> int:
     pid_file = leftovers.PidFile(settings().var / "run.pid")
     refusal = pid_file.clear_leftovers(_say)
     if refusal:
@@ -234,6 +236,12 @@ def run(bind: str, web_workers: int | None, verbose: bool = False) -> int:
     if web_workers:
         serve += ["--workers", str(web_workers)]
     _say(f"store {url}, web http://{bind}/ (Ctrl-C stops everything)")
-    status = supervise({"worker": ["worker"], "web": serve}, env, bind, store, pid_file)
+    # The AI workers are supervised: the worker never needs to take their moves over.
+    children = {"worker": ["worker", "--queues", "projections,clocks,notify,mail"]}
+    for n in range(ai_workers):
+        ai_name = f"ai-worker-{n + 1}" if ai_workers > 1 else "ai-worker"
+        children[ai_name] = ["worker", "--queues", "ai"]
+    children["web"] = serve
+    status = supervise(children, env, bind, store, pid_file)
     _say("stopped")
     return status

@@ -168,7 +168,7 @@ class CommandService:
             validated = rules.options(options)
         except RuleViolation as exc:
             raise BadRequest(exc.message, code=exc.code, params=exc.params, game=game) from None
-        ai_seats = _ai_seats(ai, seats)
+        ai_seats = _ai_seats(ai, seats, game)
         time_control = clocks.parse_clock(clock)
         policy = clocks.parse_on_timeout(on_timeout, bots.LEVELS)
         meta = GameMeta(
@@ -389,6 +389,10 @@ class CommandService:
         """The rules the game is played by (no read when this process knows the game)."""
         return self.games[self._meta(game_id).game]
 
+    def meta(self, game_id: str) -> GameMeta:
+        """The game's metadata record (no read when this process knows the game)."""
+        return self._meta(game_id)
+
     def load(self, game_id: str) -> Loaded:
         """The game's rules, its current state and version, and its metadata."""
         snap, _ = self._refresh(game_id)
@@ -572,7 +576,9 @@ def _stale(expected: int, now: int) -> Conflict:
     )
 
 
-def _ai_seats(ai: Mapping[Any, Any] | None, seats: int) -> dict[int, int | str]:
+def _ai_seats(ai: Mapping[Any, Any] | None, seats: int, game: str) -> dict[int, int | str]:
+    """The AI seats and their levels, each a level offered for ``game`` (``bots.levels``: the
+    search levels only for a game that can be searched)."""
     try:
         levels = msgspec.convert(dict(ai or {}), dict[int, int | str], strict=False)
     except (msgspec.ValidationError, TypeError, ValueError) as exc:
@@ -586,11 +592,23 @@ def _ai_seats(ai: Mapping[Any, Any] | None, seats: int) -> dict[int, int | str]:
             code="bad_ai",
             params={"seats": [str(s) for s in bad], "last": seats - 1},
         )
+    offered = bots.levels(game)
     for level in levels.values():
         try:
-            bots.level_name(level)
+            name = bots.level_name(level)
         except RuleViolation as exc:
             raise BadRequest(exc.message, code=exc.code, params=exc.params) from None
+        if name not in offered:
+            raise BadRequest(
+                f"the {name} AI is not offered for {game} (use {', '.join(offered)} or 0 and up)",
+                code="bad_ai_level",
+                params={
+                    "case": "not_offered",
+                    "level": name,
+                    "game": game,
+                    "levels": list(offered),
+                },
+            )
     return levels
 
 

@@ -91,6 +91,8 @@ class Settings(msgspec.Struct, frozen=True):
     # Notification mails (workers.notify_mail)
     mail_digest_seconds: int = 3600
     vacation_days: int = 21
+    # The CPU priority (niceness) of a worker of the AI queue alone (workers.worker)
+    ai_nice: int = 15
 
 
 def settings(env: dict[str, str] | None = None) -> Settings:
@@ -118,6 +120,7 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         smtp_timeout=float(env.get("OMERTA_SMTP_TIMEOUT") or 30.0),
         mail_digest_seconds=_at_least_one(env, "OMERTA_MAIL_DIGEST_SECONDS", 3600),
         vacation_days=_days(env, "OMERTA_VACATION_DAYS", 21),
+        ai_nice=_niceness(env, "OMERTA_AI_NICE", 15),
     )
 
 
@@ -126,6 +129,13 @@ def _at_least_one(env: dict[str, str], name: str, default: int) -> int:
     if value < 1:
         raise ConfigError(f"{name} must be a whole number of seconds, at least 1")
     return value
+
+
+def _niceness(env: dict[str, str], name: str, default: int) -> int:
+    raw = env.get(name) or str(default)
+    if not raw.isdigit() or int(raw) > 19:
+        raise ConfigError(f"{name} must be a niceness from 0 to 19, not {raw!r}")
+    return int(raw)
 
 
 def _days(env: dict[str, str], name: str, default: int) -> int:

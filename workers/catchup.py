@@ -23,7 +23,8 @@ then periodically (``workers.worker``):
    starts it, also when it was popped off its queue by a worker that died (or whose next write
    was refused) before it started, so "queued" counts only while the job id is in its queue's
    list, and "scheduled" (a retry's wait) only while it is in the scheduled registry. A job
-   "started" that long ago died with its worker.
+   "started" that long ago died with its worker, unless it holds its version's search lease
+   (``jobs.lease_key``: a search runs, or ran within its budget and margin).
 4. Ratings: finished games that no rating job folded (``workers.ratings.catch_up``).
 
 ``oldest_ai_due_ms`` tells operators how long the longest-waiting AI move has been owed
@@ -137,7 +138,9 @@ def _revive_ai(client: redis.Redis, due_before_ms: int, revive_failed: bool) -> 
         job_ids = [jobs.ai_job_id(game_id, version, s) for s in ("", jobs.CATCH_UP)]
         with unavailable():
             gave_up = not revive_failed and _move_failed(client, game_id, version)
-            waiting = any(_waiting(client, job_id, gave_up) for job_id in job_ids)
+            waiting = client.exists(jobs.lease_key(game_id, version)) or any(
+                _waiting(client, job_id, gave_up) for job_id in job_ids
+            )
         if not waiting:
             log.warning("AI move of %s at version %d is overdue: enqueued again", game_id, version)
             jobs.enqueue_ai_move(game_id, version, jobs.CATCH_UP)

@@ -36,12 +36,32 @@ seat's view and legal commands only, and for a search level its own redacted his
   trips of its own: a game's AI moves in a row no longer pay them each;
 * its own appends wake no ``project_changed`` job (``enqueue.wake_deferred``): it projects its
   game after each move anyway, and at its end it takes the changed games as that job would.
+
+On a worker of the AI queue alone (``omerta worker --queues ai``, ``runtime.serves_projections``
+off) the job takes no changed games (neither between its moves nor at its end): they are the
+projection workers' work, which a search at a lower CPU priority must not hold up. Its appends
+then wake a ``project_changed`` job as anyone's do; it still projects its own game after each
+move (the next AI move follows from it).
+
+The job's timeout fits its game's levels: the longest budget among them times ``AI_CHAIN`` +
+``AI_TIMEOUT_MARGIN`` (a game of ``random``/``greedy`` seats: the margin alone).
+
+One search per version: before a search level's move the job takes a lease in the store
+(``ai:{<id>}:lease:<version>``, ``SET NX`` with an expiry of the budget + ``LEASE_MARGIN_MS``),
+and lets it go once the move is submitted. A copy of the job meanwhile (a retry, the
+catch-up's copy, the same id enqueued twice) finds it taken and returns ``searching``: the search
+under way makes the move. A job killed in its search leaves the lease to expire, after which the
+catch-up's copy searches. (Only a search held up beyond its lease, a stopped process, lets a
+second one start; the command id still keeps the move to one.)
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import secrets
 import time
+from contextlib import nullcontext
 
 import msgspec
 import redis
@@ -54,6 +74,7 @@ from services import keys, serversecret
 from services import readmodels as rm
 from services.commands import CommandService, ai_command_id, service
 from services.errors import Conflict, Unavailable
+from services.records import GameMeta
 from services.seating import ai_levels
 from services.store import now_ms, unavailable
 from workers import enqueue, runtime
@@ -61,9 +82,10 @@ from workers.projection import Projector
 
 log = logging.getLogger(__name__)
 
-# seconds: a greedy move takes milliseconds, a search move its level's budget (at most 1 s, so
-# AI_CHAIN of them fit); anything near this is a bug
-AI_TIMEOUT = 30
+# seconds beyond AI_CHAIN search budgets (loading and projecting the game, taking the changed
+# games between moves); a greedy move takes milliseconds: anything near this is a bug
+AI_TIMEOUT_MARGIN = 10
+LEASE_MARGIN_MS = 5_000  # a search's lease outlives its budget by this much
 AI_RETRY = Retry(max=2, interval=[1, 5])
 CATCH_UP = "-catch-up"  # suffix of the job ids the catch-up enqueues
 AI_CHAIN = 4  # AI moves one job may make in a row in its game
@@ -125,13 +147,29 @@ def ai_job_id(game_id: str, version: int, suffix: str = "") -> str:
     return f"ai-{version}-{game_id}{suffix}"
 
 
+def budget(level: int | str) -> float:
+    """Seconds a move of ``level`` may search (0: no search level)."""
+    return bots.SEARCH_LEVELS.get(bots.level_name(level), 0.0)
+
+
+def ai_timeout(meta: GameMeta) -> int:
+    """The AI job's timeout in seconds for this game: ``AI_CHAIN`` moves of its slowest level
+    (its AI seats' and the takeover level of seats bots took over), and the margin."""
+    slowest = max(budget(level) for level in [*meta.ai.values(), meta.takeover])
+    return math.ceil(slowest * AI_CHAIN) + AI_TIMEOUT_MARGIN
+
+
+def lease_key(game_id: str, version: int) -> str:
+    return f"ai:{{{game_id}}}:lease:{version}"
+
+
 def enqueue_ai_move(game_id: str, version: int, suffix: str = "") -> None:
     runtime.enqueue(
         runtime.AI,
         "workers.jobs.ai_move",
         args=(game_id, version),
         job_id=ai_job_id(game_id, version, suffix),
-        timeout=AI_TIMEOUT,
+        timeout=ai_timeout(service().meta(game_id)),
         result_ttl=enqueue.RESULT_TTL,  # nothing to keep: the game is the result
         failure_ttl=enqueue.FAILURE_TTL,
         retry=AI_RETRY,
@@ -142,17 +180,23 @@ def enqueue_ai_move(game_id: str, version: int, suffix: str = "") -> None:
 def ai_move(game_id: str, version: int) -> str:
     """Move for the game's first AI seat owing a decision at ``version``, then project the
     game (and go on, see the module docstring). Returns what happened at ``version``:
-    ``moved``, ``duplicate`` (an earlier try moved), ``stale`` or ``not_due``."""
+    ``moved``, ``duplicate`` (an earlier try moved), ``searching`` (another job's search for
+    that version runs), ``stale`` or ``not_due``."""
     first = ""
-    with enqueue.wake_deferred(project_changed):  # this job projects what its moves change
+    here = runtime.serves_projections
+    # this job projects what its moves change (a worker of the AI queue alone: see the docstring)
+    with enqueue.wake_deferred(project_changed) if here else nullcontext():
         for _ in range(AI_CHAIN):
             outcome = _move(game_id, version)
+            if outcome not in ("moved", "duplicate"):  # those said which seat moved, and how
+                log.debug("AI move of %s at %d: %s", game_id, version, outcome)
             first = first or outcome
             projected = runtime.projector().project(game_id)
             if projected is None or not (projected.written and projected.ai_due):
                 return first
             version = projected.version
-            _drain(runtime.projector())  # people's moves (every changed game) go first
+            if here:
+                _drain(runtime.projector())  # people's moves (every changed game) go first
         enqueue_ai_move(game_id, version)
     return first
 
@@ -167,6 +211,9 @@ def _move(game_id: str, version: int) -> str:
     if not seats:
         return "not_due"
     seat = seats[0]
+    lease = _take_lease(svc.store.redis, game_id, version, levels[seat])
+    if lease is None:
+        return "searching"
     try:
         seen = _seen(svc, game, game_id, seat, levels[seat])
         command = bots.choose(
@@ -192,8 +239,37 @@ def _move(game_id: str, version: int) -> str:
     except Exception as exc:
         _record_error(game_id, rm.AiError(seat, version, f"{type(exc).__name__}: {exc}", now_ms()))
         raise
+    finally:
+        if lease:
+            _release(svc.store.redis, lease_key(game_id, version), lease)
     svc.store.redis.delete(rm.ai_error_key(game_id))
+    done = "searched" if lease else "chose"
+    log.debug("AI move of %s at %d: seat %d %s", game_id, version, seat, done)
     return "duplicate" if accepted.duplicate else "moved"
+
+
+def _take_lease(client: redis.Redis, game_id: str, version: int, level: int | str) -> str | None:
+    """The lease of the search for ``version`` (its token), "" for a level that does not
+    search (no lease needed), None when another job holds it."""
+    seconds = budget(level)
+    if not seconds:
+        return ""
+    token = secrets.token_hex(8)
+    ttl = int(seconds * 1000) + LEASE_MARGIN_MS
+    taken = client.set(lease_key(game_id, version), token, nx=True, px=ttl)
+    return token if taken else None
+
+
+# Deletes the lease only if it is still this job's (one that expired may be another's now).
+_RELEASE = """if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+return 0"""
+
+
+def _release(client: redis.Redis, key: str, token: str) -> None:
+    try:
+        client.eval(_RELEASE, 1, key, token)
+    except redis.RedisError:  # it expires on its own
+        log.warning("could not release %s", key)
 
 
 def _seen(

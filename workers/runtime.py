@@ -4,7 +4,11 @@
 Queues: ``omerta-projections`` (projection jobs) is listed before ``omerta-ai`` (AI moves), so a
 busy worker keeps read models fresh first; ``omerta-clocks`` (deadlines, scheduled by RQ's
 scheduler: ``workers.deadlines``) follows; ``omerta-notify`` (notifications, ``workers.notify``)
-and ``omerta-mail`` (mails of links, ``workers.mailer``) come last.
+and ``omerta-mail`` (mails of links, ``workers.mailer``) come last. ``NAMES`` are their short
+names (``omerta worker --queues``).
+
+``serves_projections``: whether this process's worker takes projection jobs (off in a worker of
+the AI queue alone: its AI jobs then leave the changed games to the projection workers).
 """
 
 from __future__ import annotations
@@ -24,6 +28,9 @@ CLOCKS = "omerta-clocks"  # deadlines and "time running low" (workers.deadlines)
 NOTIFY = "omerta-notify"  # notifications (workers.notify): after the games' own work
 MAIL = "omerta-mail"  # mails of links (workers.mailer)
 QUEUES = (PROJECTIONS, AI, CLOCKS, NOTIFY, MAIL)
+NAMES = {"projections": PROJECTIONS, "ai": AI, "clocks": CLOCKS, "notify": NOTIFY, "mail": MAIL}
+
+serves_projections = True
 
 _lock = threading.Lock()
 _projector: Projector | None = None

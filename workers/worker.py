@@ -9,6 +9,19 @@ milliseconds, and running them in-process keeps the projector's and the command 
 per-process caches of game states, so a job reads only the new events. Job timeouts still hold
 (RQ's SIGALRM death penalty). Several workers can run at once, on one machine or many.
 
+Queues (``queues``, ``omerta worker --queues``): by default a worker serves every queue, but AI
+moves only while no AI worker is alive: a worker that serves the AI queue and not the
+projections (``omerta worker --queues ai``; ``omerta run`` starts one, beside a worker of the
+other queues). Each maintenance pass looks (``ai_worker_alive``): a default worker leaves the AI
+moves within ``interval`` seconds of an AI worker's start, and takes them over once no AI worker
+has been seen for ``AI_WORKER_STALE`` seconds (one restarting is back before that): no
+projection waits behind a search while an AI worker runs, and AI games never hang for want of
+one. Given ``queues``, a worker serves exactly those. A worker without
+the projections queue runs none of the catch-up passes (the projection workers do), and one of
+the AI queue alone lowers its CPU priority to ``OMERTA_AI_NICE`` (default 15): its searches are
+bounded by wall time, so on a busy machine they search less instead of holding up requests and
+projections.
+
 Store outages: the client retries for a few seconds (``services.config``), and RQ's wait for a
 job retries on its own. Anything else that ends RQ's work loop (an outage longer than that, a
 write refused in the middle of RQ's bookkeeping) ends it with a log line, not the process:
@@ -28,7 +41,7 @@ from typing import Any
 
 import redis
 from redis.client import Pipeline
-from rq import SimpleWorker
+from rq import SimpleWorker, Worker
 from rq.exceptions import StopRequested
 
 from services import lifeline
@@ -38,6 +51,7 @@ from workers import catchup, deadlines, enqueue, notify, runtime
 
 log = logging.getLogger(__name__)
 
+AI_WORKER_STALE = 30.0  # seconds without an AI worker seen after which it counts as gone
 AI_GRACE_MS = 5_000  # an AI move overdue this long (after the first pass) lost its job
 SETTLE_MS = 2_000  # feed entries younger than this still have their projection job running
 HEARTBEAT_EVERY = 1.0  # seconds between the worker's own heartbeats (its key lives far longer)
@@ -49,7 +63,9 @@ RESTART_RESET = 60.0  # a loop that ran this long starts the pauses over
 class OmertaWorker(SimpleWorker):
     """An RQ worker whose maintenance also runs the catch-up pass."""
 
-    def __init__(self, *args: Any, interval: int = 5, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, interval: int = 5, ai_fallback: bool = False, **kwargs: Any
+    ) -> None:
         # RQ runs maintenance when due, between jobs and between idle waits of
         # worker_ttl - 15 s: a worker_ttl of interval + 15 makes the idle wait the interval.
         kwargs.setdefault("maintenance_interval", interval)
@@ -58,6 +74,9 @@ class OmertaWorker(SimpleWorker):
         self._first_pass = True
         self._beat_at = float("-inf")
         self.stop_asked = False
+        self.ai_fallback = ai_fallback  # serves the AI queue only while no AI worker is alive
+        self._ai_seen_at = float("-inf")  # when an AI worker was last seen alive
+        self.serves_projections = runtime.PROJECTIONS in self.queue_names()
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         """RQ's warm shutdown, remembered: ``run`` must not start the loop again after it."""
@@ -91,6 +110,13 @@ class OmertaWorker(SimpleWorker):
 
     def run_maintenance_tasks(self) -> None:
         super().run_maintenance_tasks()
+        if self.ai_fallback:
+            now = time.monotonic()
+            if ai_worker_alive(self.connection, self.name):
+                self._ai_seen_at = now
+            self._serve_ai(now - self._ai_seen_at >= AI_WORKER_STALE)
+        if not self.serves_projections:
+            return
         first, self._first_pass = self._first_pass, False
         try:
             done = catchup.catch_up(
@@ -122,16 +148,71 @@ class OmertaWorker(SimpleWorker):
                 *done,
             )
 
+    def _serve_ai(self, serve: bool) -> None:
+        """Take AI jobs or leave them (RQ dequeues from ``_ordered_queues``; the worker stays
+        registered on every queue)."""
+        served = [q for q in self.queues if serve or q.name != runtime.AI]
+        if [q.name for q in served] != [q.name for q in self._ordered_queues]:
+            log.info("worker %s %s AI moves", self.name, "takes" if serve else "leaves")
+            self._ordered_queues = served
 
-def make_worker(interval: int = 5, name: str | None = None) -> OmertaWorker:
+
+def ai_worker_alive(connection: redis.Redis, other_than: str | None = None) -> bool:
+    """Whether an AI worker (one serving the AI queue but not the projections) has sent a
+    heartbeat within ``AI_WORKER_STALE`` seconds."""
+    now = time.time()
+    for found in Worker.all(connection=connection, queue=runtime.queue(runtime.AI)):
+        if found.name == other_than or runtime.PROJECTIONS in found.queue_names():
+            continue
+        beat = found.last_heartbeat
+        if beat is not None and now - beat.timestamp() < AI_WORKER_STALE:
+            return True
+    return False
+
+
+def queue_names(spec: str | None) -> list[str] | None:
+    """The queues of ``--queues`` (comma-separated short names, ``runtime.NAMES``); None for
+    none given (the default worker). ValueError for an unknown name."""
+    if spec is None:
+        return None
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    unknown = [n for n in names if n not in runtime.NAMES]
+    if unknown or not names:
+        raise ValueError(
+            f"unknown queue {', '.join(unknown) or '(none)'}: use {', '.join(runtime.NAMES)}"
+        )
+    return [runtime.NAMES[n] for n in runtime.NAMES if n in names]  # in the usual order
+
+
+def make_worker(
+    interval: int = 5, name: str | None = None, queues: list[str] | None = None
+) -> OmertaWorker:
+    """A worker of ``queues`` (full names; None: the default worker, see the module
+    docstring)."""
     enqueue.install()  # AI moves append: their projections are enqueued like anyone's
     connection = service().store.redis
-    queues = [runtime.queue(n) for n in runtime.QUEUES]
-    return OmertaWorker(queues, connection=connection, name=name, interval=interval)
+    served = [runtime.queue(n) for n in (queues or runtime.QUEUES)]
+    worker = OmertaWorker(
+        served, connection=connection, name=name, interval=interval, ai_fallback=queues is None
+    )
+    runtime.serves_projections = worker.serves_projections
+    return worker
+
+
+def lower_priority() -> None:
+    """Run at ``OMERTA_AI_NICE`` at least (an increment only: never raised back)."""
+    wanted = settings().ai_nice
+    current = os.nice(0)
+    if wanted > current:
+        os.nice(wanted - current)
 
 
 def run(
-    burst: bool = False, interval: int = 5, name: str | None = None, log_level: str | None = None
+    burst: bool = False,
+    interval: int = 5,
+    name: str | None = None,
+    log_level: str | None = None,
+    queues: list[str] | None = None,
 ) -> int:
     """Work until stopped (SIGTERM/SIGINT: RQ finishes the current job first), starting RQ's
     work loop again when an error ended it (see the module docstring).
@@ -144,10 +225,19 @@ def run(
     rq_level = "INFO" if logging.getLogger().isEnabledFor(logging.DEBUG) else "WARNING"
     worker_pid = os.getpid()  # RQ's scheduler, a process forked per work loop, dies with it
     os.register_at_fork(after_in_child=lambda: lifeline.die_with_parent(worker_pid))
+    if queues is not None and queues == [runtime.AI]:
+        lower_priority()
     pause = RESTART_FIRST
     while True:
-        worker = make_worker(interval, name)
-        log.info("worker %s started (pid %d)", worker.name, worker_pid)
+        worker = make_worker(interval, name, queues)
+        log.info(
+            "worker %s started (pid %d, nice %d): %s",
+            worker.name,
+            worker_pid,
+            os.nice(0),
+            ", ".join(worker.queue_names())
+            + (" (AI moves while no AI worker runs)" * worker.ai_fallback),
+        )
         began = time.monotonic()
         try:
             worker.work(burst=burst, with_scheduler=True, logging_level=rq_level)

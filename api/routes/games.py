@@ -34,7 +34,7 @@ from api.schemas import (
     ViewOut,
 )
 from api.tables import seat_list
-from domain import GAMES
+from domain import GAMES, bots
 from domain.core import Game, RuleViolation, replay
 from domain.table import table_view
 from services import idempotency, vacation
@@ -85,6 +85,7 @@ def _kinds() -> list[GameKind]:
             commands=msgspec.json.schema(game.Command),
             presets=_presets(game),
             unavailable=_unavailable(game),
+            ai_levels=list(bots.levels(name)),
         )
         for name, game in sorted(GAMES.items())
     ]

@@ -22,7 +22,7 @@ from api.problems import ApiError
 from api.schemas import SeatOut
 from api.tables import entries
 from domain import GAMES
-from domain.bots import LEVELS
+from domain.bots import LEVELS, SEARCH_LEVELS
 from domain.core import Result
 from services import ratings as rt
 from services.readmodels import ReadModels
@@ -129,7 +129,8 @@ def _ratings() -> rt.Ratings:
 
 def _ai_level(identity: str) -> str | None:
     level = identity.removeprefix(rt.AI_PREFIX)
-    return level if identity.startswith(rt.AI_PREFIX) and level in LEVELS else None
+    known = level in LEVELS or level in SEARCH_LEVELS
+    return level if identity.startswith(rt.AI_PREFIX) and known else None
 
 
 def leaderboard(game: str, offset: int, limit: int) -> LeaderboardOut:

@@ -1,4 +1,5 @@
-"""``omerta run``: the store, a worker and the web server on this machine (``api.supervisor``)."""
+"""``omerta run``: the store, a worker, an AI worker and the web server on this machine
+(``api.supervisor``)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,17 @@ from api import server, supervisor
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = subparsers.add_parser(
-        "run", help="start the store (embedded, data in ./var), a worker and the web server"
+        "run",
+        help="start the store (embedded, data in ./var), a worker, an AI worker and the web server",
     )
     run.add_argument("--bind", default=server.DEFAULT_BIND, help="web address:port")
     run.add_argument("--web-workers", type=int, help="gunicorn processes (default: one per core)")
+    run.add_argument(
+        "--ai-workers",
+        type=int,
+        default=1,
+        help="AI workers (omerta worker --queues ai; default 1)",
+    )
     run.add_argument(
         "--verbose", action="store_true", help="log every job and request (OMERTA_LOG_LEVEL=DEBUG)"
     )
@@ -26,4 +34,4 @@ def run_all(args: argparse.Namespace) -> int:
     # configured here, and the children check it anyway.
     if config.settings().redis_url and not storecheck.at_start("run"):
         return 2
-    return supervisor.run(args.bind, args.web_workers, args.verbose)
+    return supervisor.run(args.bind, args.web_workers, args.verbose, args.ai_workers)

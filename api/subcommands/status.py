@@ -1,5 +1,6 @@
 """``omerta status``: what an operator checks first, as one JSON object on stdout: the queues'
-lengths, the failed jobs, the workers alive, and how long the longest-owed AI move has waited
+lengths, the failed jobs, the workers alive (and whether an AI worker is: without one the
+default workers make the AI moves), and how long the longest-owed AI move has waited
 (``oldest_ai_due_ms``: a few seconds at most while workers run, see ``workers.catchup``)."""
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ def run(args: argparse.Namespace) -> int:
     from rq import Worker
 
     from services.store import unavailable
-    from workers import catchup, runtime
+    from workers import catchup, runtime, worker
 
     queues = [runtime.queue(name) for name in runtime.QUEUES]
     client = queues[0].connection
@@ -28,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
             "queues": {q.name: q.count for q in queues},
             "failed": {q.name: q.failed_job_registry.count for q in queues},
             "workers": Worker.count(connection=client),
+            "ai_worker_alive": worker.ai_worker_alive(client),
             "oldest_ai_due_ms": catchup.oldest_ai_due_ms(client),
         }
     print(json.dumps(status, indent=2))

@@ -1,8 +1,10 @@
-"""``omerta worker``: run an RQ worker for projections and AI moves (``workers.worker``)."""
+"""``omerta worker``: run an RQ worker for projections and AI moves (``workers.worker``;
+``--queues ai``: an AI worker)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 from workers import worker
 
@@ -16,6 +18,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--interval", type=int, default=5, help="seconds between catch-up passes (default 5)"
     )
     parser.add_argument("--name", help="worker name (default: RQ's)")
+    parser.add_argument(
+        "--queues",
+        help="comma-separated queues to serve, of projections, ai, clocks, notify, mail "
+        "(default: all, and AI moves only while no AI worker runs; `--queues ai`: an AI worker, "
+        "at niceness OMERTA_AI_NICE)",
+    )
     parser.add_argument("--quiet", action="store_true", help="log warnings and errors only")
     parser.add_argument(
         "--verbose", action="store_true", help="log every job too (OMERTA_LOG_LEVEL=DEBUG)"
@@ -26,7 +34,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from services import storecheck
 
+    try:
+        queues = worker.queue_names(args.queues)
+    except ValueError as exc:
+        print(f"omerta worker: {exc}", file=sys.stderr)
+        return 2
     if not storecheck.at_start("worker"):
         return 2
     level = "WARNING" if args.quiet else "DEBUG" if args.verbose else None
-    return worker.run(burst=args.burst, interval=args.interval, name=args.name, log_level=level)
+    return worker.run(
+        burst=args.burst, interval=args.interval, name=args.name, log_level=level, queues=queues
+    )

@@ -49,8 +49,8 @@ def instrumented_worker() -> None:
     log = open(os.environ[WRITES_LOG], "a", buffering=1)  # noqa: SIM115  (lives with the process)
     write = Projector.write
 
-    def logged(self: Projector, game_id: str, folded: object, seating: object) -> bool:
-        written = write(self, game_id, folded, seating)  # type: ignore[arg-type]
+    def logged(self: Projector, game_id: str, folded: object, *rest: object) -> bool:
+        written = write(self, game_id, folded, *rest)  # type: ignore[arg-type]
         if written:
             log.write(f"{game_id} {folded.version} {now_ms()}\n")  # type: ignore[attr-defined]
         return written

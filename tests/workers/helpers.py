@@ -43,11 +43,12 @@ def assert_read_models_current(read_models: ReadModels, game_id: str) -> Any:
 WORKER = "from api.cli import main; raise SystemExit(main())"
 
 
-def start_worker(redis_url: str, log: Path) -> subprocess.Popen[bytes]:
+def start_worker(redis_url: str, log: Path, *options: str) -> subprocess.Popen[bytes]:
+    """``omerta worker`` (the default one; ``options`` such as ``--queues ai`` added)."""
     env = {**os.environ, "REDIS_URL": redis_url}
     with open(log, "ab") as out:
         return subprocess.Popen(
-            [sys.executable, "-c", WORKER, "worker", "--interval", "1"],
+            [sys.executable, "-c", WORKER, "worker", "--interval", "1", *options],
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,

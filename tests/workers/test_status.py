@@ -27,6 +27,7 @@ def test_status_shows_the_queues_and_the_oldest_owed_ai_move(
         "queues": dict.fromkeys(runtime.QUEUES, 0),
         "failed": dict.fromkeys(runtime.QUEUES, 0),
         "workers": 0,
+        "ai_worker_alive": False,
         "oldest_ai_due_ms": None,
     }
     game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})

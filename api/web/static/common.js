@@ -175,7 +175,8 @@ const Omerta = (() => {
     toast(err instanceof ApiError ? refusal(err, document.body.dataset.kind) : t("error.network"));
   }
 
-  // A name for each seat: the player's name, "Vito (AI, greedy)", or "open seat".
+  // A name for each seat: the player's name, "Vito (AI, greedy)" ("Vito (AI, expert, searches
+  // 1 s a move)": the search levels say what they are), or "open seat".
   function seatName(seat) {
     if (seat.kind === "ai") {
       return t("seat.ai_named", { name: seat.name, level: t("ai." + levelName(seat.level)) });

@@ -32,14 +32,24 @@
     drawSeatRows();
   }
 
+  // The AI levels a seat may get, greedy first (the default), where the game offers them
+  // (GET /games: ai_levels); the value after "ai-" is what the API is sent.
+  function aiChoices(kind) {
+    const labels = [["ai-1", "greedy", t("new.seat_ai_greedy")],
+      ["ai-medium", "medium", t("new.seat_ai_medium")],
+      ["ai-expert", "expert", t("new.seat_ai_expert")],
+      ["ai-0", "random", t("new.seat_ai_random")]];
+    return labels.filter(([, level]) => kind.ai_levels.includes(level))
+      .map(([value, , text]) => [value, text]);
+  }
+
   function drawSeatRows() {
     const n = Number(document.getElementById("seat-count").value);
     const rows = [];
     for (let seat = 0; seat < n; seat++) {
       const id = "seat-" + seat;
-      const choices = seat === 0 ? [["you", t("new.seat_you")]] : [
-        ["ai-1", t("new.seat_ai_greedy")], ["ai-0", t("new.seat_ai_random")],
-        ["friend", t("new.seat_friend")]];
+      const choices = seat === 0 ? [["you", t("new.seat_you")]]
+        : [...aiChoices(current()), ["friend", t("new.seat_friend")]];
       rows.push(el("div", { class: "seat-row" },
         el("label", { for: id }, t("new.seat_n", { n: seat + 1 })),
         el("select", { id, name: id, disabled: seat === 0 },
@@ -195,7 +205,10 @@
     const ai = {};
     for (let seat = 1; seat < n; seat++) {
       const choice = form.elements["seat-" + seat].value;
-      if (choice.startsWith("ai-")) ai[seat] = Number(choice.slice(3));
+      if (choice.startsWith("ai-")) {
+        const level = choice.slice(3);
+        ai[seat] = /^[0-9]+$/.test(level) ? Number(level) : level;
+      }
     }
     try {
       const made = await api("POST", "/games", { game: current().name, seats: n, ai, seat: 0,

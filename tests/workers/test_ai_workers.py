@@ -1,0 +1,198 @@
+"""AI moves on their own worker processes (``omerta worker --queues ai``), beside the default
+worker, as ``omerta run`` starts them: an AI game at a search level played to the end with
+every search in the AI worker and the read models current; the AI worker killed in the
+middle of a search, the game moves on (the catch-up enqueues the move again once the search's
+lease expired, a new AI worker makes it); two AI workers given two jobs for one version search
+it once."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import redis
+from rq import Worker
+from rq.job import Job
+
+from services import commands
+from services.readmodels import ReadModels
+from tests.workers.helpers import assert_read_models_current, start_worker, wait
+from workers import jobs, runtime, worker
+
+pytestmark = pytest.mark.server
+
+AI_WORKER = ("--queues", "ai", "--verbose")
+
+
+@contextmanager
+def running(redis_url: str, log: Path, *options: str) -> Iterator[subprocess.Popen[bytes]]:
+    proc = start_worker(redis_url, log, *options)
+    try:
+        yield proc
+    finally:
+        stop(proc)
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def moves(log: Path, game_id: str) -> list[tuple[int, int, str]]:
+    """(version, seat, how) of the AI moves the worker of ``log`` made in the game."""
+    found = re.findall(
+        rf"AI move of {re.escape(game_id)} at (\d+): seat (\d+) (searched|chose)",
+        log.read_text(errors="replace") if log.exists() else "",
+    )
+    return [(int(v), int(s), how) for v, s, how in found]
+
+
+def ai_workers(client: redis.Redis) -> int:
+    return sum(
+        runtime.PROJECTIONS not in w.queue_names()
+        for w in Worker.all(connection=client, queue=runtime.queue(runtime.AI))
+    )
+
+
+def finished(read_models: ReadModels, game_id: str) -> bool:
+    summary = read_models.summary(game_id)
+    return summary is not None and summary.status == "finished"
+
+
+@pytest.mark.parametrize("game", ["famiglia", "gangsta"])
+def test_an_ai_game_at_medium_is_played_by_the_ai_worker(
+    workers_redis: redis.Redis,
+    redis_url: str,
+    read_models: ReadModels,
+    tmp_path: Path,
+    game: str,
+) -> None:
+    ai_log, main_log = tmp_path / "ai.log", tmp_path / "worker.log"
+    with running(redis_url, ai_log, *AI_WORKER):
+        wait(lambda: worker.ai_worker_alive(workers_redis), 60, "the AI worker")
+        with running(redis_url, main_log, "--verbose"):
+            game_id = commands.create_game(game, 2, ai={0: "medium", 1: "greedy"})
+            wait(lambda: finished(read_models, game_id), 300, "the game to end")
+            # the game's last projection was the AI worker's: the default one's follow-up
+            # (its own feed entry) finds it done
+            assert assert_read_models_current(read_models, game_id) is not None
+    made = moves(ai_log, game_id)
+    assert moves(main_log, game_id) == [], "the default worker made AI moves"
+    ai_commands = {
+        (record.command_id, record.actor)
+        for record in commands.service().events(game_id)
+        if record.command_id.startswith("ai-")
+    }
+    by_seat = {seat: {int(c.split("-")[1]) for c, a in ai_commands if a == seat} for seat in (0, 1)}
+    assert len(by_seat[0]) > 5 and len(by_seat[1]) > 5, "both AI seats moved"
+    assert {v for v, s, how in made if s == 0 and how == "searched"} == by_seat[0]
+    assert {v for v, s, how in made if s == 1 and how == "chose"} == by_seat[1]
+    niceness = re.search(r"started \(pid \d+, nice (\d+)\): omerta-ai$", ai_log.read_text(), re.M)
+    assert niceness is not None and int(niceness.group(1)) >= 15  # OMERTA_AI_NICE's default
+
+
+def test_a_search_killed_with_its_worker_is_made_by_the_next_ai_worker(
+    workers_redis: redis.Redis, redis_url: str, read_models: ReadModels, tmp_path: Path
+) -> None:
+    first_log, second_log = tmp_path / "ai-1.log", tmp_path / "ai-2.log"
+    with running(redis_url, tmp_path / "worker.log"):
+        first = start_worker(redis_url, first_log, *AI_WORKER)
+        try:
+            wait(lambda: ai_workers(workers_redis) == 1, 60, "the AI worker")
+            game_id = commands.create_game("famiglia", 2, ai={0: "expert", 1: "expert"})
+            pattern = f"ai:{{{game_id}}}:lease:*"
+            wait(lambda: bool(workers_redis.keys(pattern)), 60, "a search")
+            (lease,) = workers_redis.keys(pattern)
+            version = int(lease.rsplit(b":", 1)[1])
+            first.send_signal(signal.SIGKILL)
+            first.wait(10)
+        finally:
+            stop(first)
+        assert commands.load(game_id).version == version  # the search died with its worker
+        assert workers_redis.exists(jobs.lease_key(game_id, version))  # held until it expires
+        with running(redis_url, second_log, *AI_WORKER):
+            wait(lambda: any(m[0] == version for m in moves(second_log, game_id)), 60,
+                 "the new AI worker to make the move")  # fmt: skip
+            assert commands.load(game_id).version > version
+            assert [m for m in moves(first_log, game_id) if m[0] == version] == []
+        wait(lambda: read_models.version(game_id) == commands.load(game_id).version, 30,
+             "the projection of the last move")  # fmt: skip
+    assert_read_models_current(read_models, game_id)
+
+
+def test_two_jobs_for_one_version_search_it_once(
+    workers_redis: redis.Redis, redis_url: str, read_models: ReadModels, tmp_path: Path
+) -> None:
+    logs = [tmp_path / "ai-1.log", tmp_path / "ai-2.log"]
+    with running(redis_url, logs[0], *AI_WORKER), running(redis_url, logs[1], *AI_WORKER):
+        wait(lambda: ai_workers(workers_redis) == 2, 60, "both AI workers")
+        game_id = commands.create_game("famiglia", 2, ai={0: "expert", 1: "expert"})
+        version = commands.load(game_id).version
+        jobs.project(game_id)  # its first AI move's job, then the catch-up's copy at once
+        jobs.enqueue_ai_move(game_id, version, jobs.CATCH_UP)
+        wait(lambda: commands.load(game_id).version > version, 60, "the first move")
+        wait(lambda: runtime.queue(runtime.AI).count == 0, 30, "both jobs taken")
+        done = f"AI move of {game_id} at {version}: "
+        wait(lambda: sum(log.read_text().count(done) for log in logs) >= 2, 30, "both jobs")
+    searched = [m for log in logs for m in moves(log, game_id) if m[0] == version]
+    assert len(searched) == 1, searched
+
+
+def test_the_ai_jobs_timeout_fits_the_games_levels(workers_redis: redis.Redis) -> None:
+    for ai, expected in (
+        ({0: "greedy", 1: 0}, jobs.AI_TIMEOUT_MARGIN),
+        ({0: "medium", 1: "greedy"}, 1 + jobs.AI_TIMEOUT_MARGIN),  # 4 x 0.1 s, rounded up
+        ({0: "expert", 1: "medium"}, 4 + jobs.AI_TIMEOUT_MARGIN),
+    ):
+        game_id = commands.create_game("famiglia", 2, ai=ai)
+        jobs.enqueue_ai_move(game_id, 1)
+        assert Job.fetch(jobs.ai_job_id(game_id, 1), connection=workers_redis).timeout == expected
+
+
+def test_a_job_finding_its_versions_search_under_way_leaves_the_move_to_it(
+    workers_redis: redis.Redis, drain: Callable[[], None]
+) -> None:
+    game_id = commands.create_game("famiglia", 2, ai={0: "medium"})  # seat 0 starts
+    version = commands.load(game_id).version
+    key = jobs.lease_key(game_id, version)
+    workers_redis.set(key, "another job's", px=60_000)  # as a search running elsewhere holds it
+    jobs.project(game_id)
+    drain()  # a real worker runs the job (and its catch-up pass, which leaves a leased move)
+    assert commands.load(game_id).version == version
+    workers_redis.delete(key)  # that search died without moving (its lease expired)
+    jobs.enqueue_ai_move(game_id, version, jobs.CATCH_UP)
+    drain()
+    game, state, now, _ = commands.load(game_id)
+    assert now > version and 0 not in game.to_act(state)  # moved; the person's turn now
+    assert not workers_redis.keys(f"ai:{{{game_id}}}:lease:*")  # released once submitted
+
+
+def test_a_default_worker_leaves_ai_moves_to_an_ai_worker_and_takes_them_back(
+    workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alive = [False]
+    monkeypatch.setattr(worker, "ai_worker_alive", lambda *_: alive[0])
+    default = worker.make_worker()
+    served = lambda: [q.name for q in default._ordered_queues]  # noqa: E731
+    default.run_maintenance_tasks()
+    assert runtime.AI in served()  # no AI worker: it plays the AI games
+    alive[0] = True
+    default.run_maintenance_tasks()
+    assert served() == [q for q in runtime.QUEUES if q != runtime.AI]
+    alive[0] = False  # the AI worker restarts: gone for a moment
+    default.run_maintenance_tasks()
+    assert runtime.AI not in served()
+    default._ai_seen_at -= worker.AI_WORKER_STALE  # gone that long: it takes the AI moves over
+    default.run_maintenance_tasks()
+    assert served() == list(runtime.QUEUES)
+    assert worker.make_worker(queues=[runtime.AI]).ai_fallback is False
