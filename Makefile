@@ -17,8 +17,9 @@ install: $(STAMP)
 lint: install
 	$(BIN)/ruff check .
 
+# One test process per core; a file's tests stay in one process (they share its fixtures).
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 # The whole service on http://127.0.0.1:8000 (store data in ./var/); Ctrl-C stops it.
 run: install

@@ -59,8 +59,8 @@ def worker_process(
     )
     yield proc
     proc.terminate()
-    try:
-        proc.wait(20)
+    try:  # a warm shutdown ends the job at hand first: on a loaded machine, that takes a while
+        proc.wait(60)
     except subprocess.TimeoutExpired:  # killed, so that it takes no job of the tests after
         proc.kill()
         proc.wait()
