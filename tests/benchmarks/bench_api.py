@@ -49,7 +49,7 @@ from matplotlib.figure import Figure
 
 from services.config import settings
 from services.embedded import EmbeddedServer, free_port
-from tests.benchmarks.common import median
+from tests.benchmarks.common import median, wait_ready
 
 CLIENTS = 16
 WORKER_NICE = 10
@@ -229,20 +229,6 @@ def latency(label: str, times: list[float]) -> None:
     print(f"  {label:<28} {len(times):>7} requests  "
           f"p50 {cuts[49] * 1000:6.1f} ms  p99 {cuts[98] * 1000:6.1f} ms")  # fmt: skip
 
-
-def wait_ready(port: int, proc: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError("the web server exited")
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/readyz")
-            if conn.getresponse().status == 200:
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError("the web server never got ready")
 
 
 def run() -> None:

@@ -14,6 +14,7 @@ double-pass end, so rollouts run through the reshuffle to the deck's end), and s
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from typing import Any
@@ -24,7 +25,7 @@ from domain.famiglia.state import State
 from domain.famiglia.view import redact
 from domain.play import play, secret_for
 from domain.rng import Rng
-from tests.benchmarks.common import median
+from tests.benchmarks.common import fast_rollout, median, rules_rollout
 from tests.domain.famiglia.helpers import eager_policy
 
 ROLLOUTS = 600
@@ -33,28 +34,8 @@ REPEATS = 3
 GOAL = 3.0  # issue 16: the fast path plays at least 3x today's rollout commands per second
 
 
-def rules_rollout(state: State, rng: Rng) -> int:
-    """Commands played until the game ends, by legal -> decide -> evolve."""
-    commands = 0
-    while state.ended is None:
-        (seat,) = game.to_act(state)
-        options = game.legal(state, seat)
-        for event in game.decide(state, seat, options[rng.below(len(options))]):
-            state = game.evolve(state, event)
-        commands += 1
-    return commands
-
-
-def fast_rollout(state: State, rng: Rng) -> int:
-    """The same by the fast path: legal -> step."""
-    s = playout.enter(state)
-    commands = 0
-    while playout.done(s) is None:
-        (seat,) = playout.to_act(s)
-        options = playout.legal(s, seat)
-        s = playout.step(s, seat, options[rng.below(len(options))])
-        commands += 1
-    return commands
+RULES = functools.partial(rules_rollout, game)
+FAST = functools.partial(fast_rollout, playout)
 
 
 def _starts(options: dict[str, Any] | None = None, count: int = ROLLOUTS) -> list[State]:
@@ -106,7 +87,7 @@ def _bench(label: str, states: list[State]) -> float:
     rates: dict[str, list[float]] = {"rules": [], "fast": []}
     played: dict[str, int] = {}
     for _ in range(REPEATS):
-        for name, rollout in (("rules", rules_rollout), ("fast", fast_rollout)):
+        for name, rollout in (("rules", RULES), ("fast", FAST)):
             rate, played[name] = _rate(rollout, states)
             rates[name].append(rate)
     assert played["rules"] == played["fast"], "the fast path played other commands"

@@ -12,6 +12,7 @@ rollout policy's playouts (what one search iteration costs after the sample).
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any
 
@@ -21,7 +22,7 @@ from domain.gangsta.sample import sample
 from domain.gangsta.state import State
 from domain.play import secret_for
 from domain.rng import Rng
-from tests.benchmarks.common import median
+from tests.benchmarks.common import fast_rollout, median, rules_rollout
 
 GAMES = 12  # source games per setting
 EVERY = 25  # a position every 25 commands of a source game
@@ -49,28 +50,6 @@ def _positions(seats: int, raw: dict[str, Any]) -> list[tuple[State, list[Any]]]
             events += new
             step += 1
     return out
-
-
-def _rules_rollout(state: State, rng: Rng) -> int:
-    commands = 0
-    while game.result(state) is None:
-        seat = min(game.to_act(state))
-        legal = game.legal(state, seat)
-        for event in game.decide(state, seat, legal[rng.below(len(legal))]):
-            state = game.evolve(state, event)
-        commands += 1
-    return commands
-
-
-def _fast_rollout(state: State, rng: Rng) -> int:
-    s = playout.enter(state)
-    commands = 0
-    while playout.done(s) is None:
-        seat = min(playout.to_act(s))
-        legal = playout.legal(s, seat)
-        s = playout.step(s, seat, legal[rng.below(len(legal))])
-        commands += 1
-    return commands
 
 
 def _rate(rollout: Any, positions: list[tuple[State, list[Any]]]) -> tuple[float, int]:
@@ -115,9 +94,9 @@ def run() -> None:
         positions = _positions(seats, raw)
         rules, fast = [], []
         for _ in range(REPEATS):
-            rate, rules_commands = _rate(_rules_rollout, positions)
+            rate, rules_commands = _rate(functools.partial(rules_rollout, game), positions)
             rules.append(rate)
-            rate, fast_commands = _rate(_fast_rollout, positions)
+            rate, fast_commands = _rate(functools.partial(fast_rollout, playout), positions)
             fast.append(rate)
             assert fast_commands == rules_commands, "the fast path played other games"
         ratio = median(fast) / median(rules)

@@ -35,7 +35,6 @@ import itertools
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
 import tempfile
@@ -49,6 +48,7 @@ from matplotlib.figure import Figure
 from services.config import settings
 from services.embedded import EmbeddedServer, free_port
 from tests.benchmarks.bench_workers import percentile
+from tests.benchmarks.common import stop_all, wait_ready
 
 AI_GAMES = 20
 PEOPLE_GAMES = 30
@@ -162,31 +162,6 @@ def start_worker(queues: str, env: dict[str, str], log: Path) -> subprocess.Pope
         return subprocess.Popen([sys.executable, "-c", code], env=env, stdout=err, stderr=err)
 
 
-def stop(procs: list[subprocess.Popen[bytes]]) -> None:
-    for proc in procs:
-        proc.send_signal(signal.SIGTERM)
-    for proc in procs:
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-def wait_ready(port: int, proc: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError("the web server exited")
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/readyz")
-            if conn.getresponse().status == 200:
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError("the web server never got ready")
-
 
 def run(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="bench_load")
@@ -228,14 +203,14 @@ def run(argv: list[str] | None = None) -> None:
                 time.sleep(args.seconds)
                 windows.append((label, begun, int(time.time() * 1000)))
                 print(f"  {label}: done", flush=True)
-                stop(ai)
+                stop_all(ai)
                 ai = []
             stop_people.set()
             for thread in people:
                 thread.join(30)
             time.sleep(1.0)  # the last projections
         finally:
-            stop([*ai, main, web])
+            stop_all([*ai, main, web])
         if not log.exists() or not log.read_text():
             print(out.read_text()[-3000:])
             raise RuntimeError("the workers logged nothing (their output is above)")

@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -31,7 +30,7 @@ from typing import NamedTuple
 
 import redis
 
-from tests.benchmarks.common import progress
+from tests.benchmarks.common import progress, stop_all
 
 GAMES = 50
 WORKERS = 2
@@ -141,14 +140,7 @@ def run() -> None:
                 w.successful_job_count + w.failed_job_count for w in Worker.all(connection=client)
             )
         finally:
-            for proc in procs:
-                proc.send_signal(signal.SIGTERM)
-            for proc in procs:
-                try:
-                    proc.wait(30)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            stop_all(procs)
         report(measure(game_ids, writes), wall, jobs)
 
 
