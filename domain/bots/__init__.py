@@ -162,16 +162,18 @@ def _search(
     clock = None if seen.iterations is not None and seen.budget is None else seen.clock
     budget = SEARCH_LEVELS[name] if seen.budget is None else seen.budget
     start = clock() if clock is not None else 0.0
+    module = playout(game)
+    weighed = module.considered(legal)
     # The greedy bot's choice is the search's prior; its time comes out of the budget.
     greedy = BOTS.get((game, "greedy"))
-    prior = greedy(view, legal, Rng(seed, b"prior")) if greedy and len(legal) > 1 else None
+    prior = greedy(view, weighed, Rng(seed, b"prior")) if greedy and len(weighed) > 1 else None
     if clock is not None:
         budget -= clock() - start
     return search.search(
-        playout(game),
+        module,
         seen.seat,
         view,
-        legal,
+        weighed,
         seen.history,
         sample,
         Rng(seed, b"bot"),

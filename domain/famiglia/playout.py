@@ -74,6 +74,11 @@ legal = rules.legal
 done = rules.result
 
 
+def considered(legal: list[Any]) -> list[Any]:
+    """Every legal command: none of Famiglia's takes a decision back."""
+    return legal
+
+
 def _reveal(s: State, changes: dict[str, Any], count: int) -> None:
     """rules._reveal on the pending ``changes`` to ``s``: deck, street, discard, deck_pass and
     final_turns."""

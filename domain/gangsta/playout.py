@@ -95,6 +95,14 @@ def done(s: State) -> Result | None:
     return s.result
 
 
+def considered(legal: list[Any]) -> list[Any]:
+    """The legal commands but ``cancel_heist`` while there are others: it puts back the heist
+    the seat just chose, a position a search values like the one before, so it could choose and
+    cancel again and again (seen in 4-player searches)."""
+    kept = [command for command in legal if not isinstance(command, CancelHeist)]
+    return kept or legal
+
+
 @functools.lru_cache(maxsize=1 << 15)
 def _heist_for(heist: int, available: tuple[Member, ...]) -> float:
     """The greedy bot's value of a heist for these Available gangsters (NOTHING if they

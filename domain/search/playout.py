@@ -1,6 +1,6 @@
 """The playout contract: the fast path through a game's rules that the search walks.
 
-A game package may have a ``playout`` module (``domain/<game>/playout.py``) with six
+A game package may have a ``playout`` module (``domain/<game>/playout.py``) with seven
 module-level functions, the ``Playout`` protocol below: a compact search state entered from a
 full game state, the rules on it (``to_act``, ``legal``, ``step``, ``done``, equal to the game's
 own, kept so by the game's property tests) and the game's own rollout policy (``playout``: each
@@ -45,6 +45,11 @@ class Playout(Protocol):
 
     def playout(self, s: Any, rng: Rng) -> list[float]:
         """Each seat's reward in [0, 1] from here on, by the game's rollout policy."""
+
+    def considered(self, legal: list[Any]) -> list[Any]:
+        """The legal commands a search weighs for its move: a game may leave out one that only
+        takes back the seat's own last decision, which a search values like the position before
+        and so could play back and forth (never all of them)."""
 
 
 def rewards(result: Result, seats: int) -> list[float]:
@@ -93,6 +98,9 @@ class Generic:
 
     def done(self, s: Any) -> Result | None:
         return self.game.result(s)  # type: ignore[no-any-return]
+
+    def considered(self, legal: list[Any]) -> list[Any]:
+        return legal
 
     def playout(self, s: Any, rng: Rng) -> list[float]:
         result = self.game.result(s)

@@ -11,7 +11,7 @@ import pytest
 from domain import bots
 from domain.core import replay
 from domain.gangsta import game, playout
-from domain.gangsta.messages import Discard, KeepResource
+from domain.gangsta.messages import CancelHeist, ChooseHeist, Discard, KeepResource
 from domain.gangsta.state import State
 from domain.play import secret_for
 from domain.rng import Rng
@@ -69,3 +69,39 @@ def test_discards_owed_by_several_seats_are_searched_for_each_of_them() -> None:
         if found >= 2:
             break
     assert found >= 2
+
+
+def test_a_search_never_weighs_cancelling_the_heist_it_just_chose(monkeypatch: Any) -> None:
+    """Cancelling returns to the position before the choice: a search weighing it could choose
+    and cancel for ever. Play policy games until a seat has chosen a heist, then see what the
+    medium level hands the search."""
+    weighed: list[list[Any]] = []
+    real = bots.search.search
+
+    def spy(
+        game_playout: Any, seat: int, view: Any, legal: list[Any], *args: Any, **kw: Any
+    ) -> Any:
+        weighed.append(legal)
+        return real(game_playout, seat, view, legal, *args, **kw)
+
+    monkeypatch.setattr(bots.search, "search", spy)
+    for n in range(20):
+        events = game.start(2, secret_for(700 + n), game.options({}))
+        state = replay(game, events)
+        rng = Rng(n.to_bytes(8, "big"), b"search-cancel")
+        chose = False
+        while game.result(state) is None:
+            seat = min(game.to_act(state))
+            legal = game.legal(state, seat)
+            if chose and CancelHeist() in legal:
+                assert not isinstance(searched(state, events, seat, n), CancelHeist)
+                assert weighed and CancelHeist() not in weighed[-1]
+                assert set(weighed[-1]) == set(legal) - {CancelHeist()}
+                return
+            command = playout.choose(state, seat, legal, rng)
+            chose = isinstance(command, ChooseHeist)
+            new = game.decide(state, seat, command)
+            for event in new:
+                state = game.evolve(state, event)
+            events += new
+    raise AssertionError("no seat chose a heist it could cancel")

@@ -157,6 +157,7 @@ def test_the_games_playout_module_is_the_one_the_search_walks(
         step=lambda s, seat, command: Wrapped(rules.step(s.state, seat, command)),
         done=lambda s: rules.done(s.state),
         playout=playout,
+        considered=rules.considered,
     )
     monkeypatch.setitem(sys.modules, "domain.famiglia.playout", module)
     monkeypatch.setattr(bots, "sampler", lambda game: reshuffled_deck(state))
