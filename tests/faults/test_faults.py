@@ -1,7 +1,8 @@
 """Fault injection under HTTP load (issue 13): one ``omerta run``; players playing Famiglia
 against the AI and Gangsta! against three AI seats, one game after another (``load``); one
 fault after another: the store stalled (SIGSTOP), its memory full (``maxmemory`` reached, the
-worker behind: a job lost), then the store, the worker and the web server killed (SIGKILL).
+worker behind: a job lost), then the store, the worker, the AI worker and the web server killed
+(SIGKILL).
 After each the service answers again on its own and the games go on; at the end every game is
 over, every acknowledged command is in its stream once at the version it was acknowledged at,
 no request got a 5xx other than the store's 503, ``omerta verify --all`` passes and ``omerta
@@ -150,7 +151,7 @@ def test_the_service_heals_every_fault_under_load(tmp_path: Path, say: Say) -> N
         wait_until(lambda: all(p.moves >= 2 for p in players), 60, "the games to go")
         stall_and_heal(tmp_path, base, players, say)
         fill_and_heal(tmp_path, base, players, say)
-        for name in ("store", "worker", "web"):
+        for name in ("store", "worker", "ai-worker", "web"):
             kill_and_heal(tmp_path, base, name, players, say)
         for player in players:
             player.stop.set()
