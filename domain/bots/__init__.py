@@ -124,13 +124,14 @@ def level_name(level: int | str) -> str:
         raise RuleViolation("bad_ai_level", f"{level!r} is not an AI level", level=str(level))
     if isinstance(level, int) and level >= 0:
         return LEVELS[min(level, len(LEVELS) - 1)]
-    if level in LEVELS or (level in SEARCH_LEVELS and any(sampler(g) for g, _ in BOTS)):
+    searched = tuple(SEARCH_LEVELS) if any(sampler(g) for g, _ in BOTS) else ()
+    if level in LEVELS or level in searched:
         return str(level)
     raise RuleViolation(
         "bad_ai_level",
-        f"{level!r} is not an AI level (use {', '.join(LEVELS)} or 0 and up)",
+        f"{level!r} is not an AI level (use {', '.join(LEVELS + searched)} or 0 and up)",
         level=str(level),
-        levels=list(LEVELS),
+        levels=list(LEVELS + searched),
     )
 
 

@@ -34,6 +34,13 @@ def test_a_search_level_without_a_sampler_anywhere_is_refused(monkeypatch: Any) 
     assert info.value.code == "bad_ai_level"
 
 
+def test_an_unknown_level_is_refused_with_every_level_there_is() -> None:
+    with pytest.raises(RuleViolation) as info:
+        bots.level_name("godlike")
+    assert info.value.params["levels"] == ["random", "greedy", "medium", "expert"]
+    assert "medium" in str(info.value) and "expert" in str(info.value)
+
+
 def test_expert_searches_with_the_games_sampler_and_stops_on_its_clock(monkeypatch: Any) -> None:
     """The last turn of a Famiglia game (nothing hidden is left): the free red-0 wins."""
     state = make_state(
