@@ -58,6 +58,7 @@ class EmbeddedServer:
         port: int = 0,
         fsync: str = "always",
         preexec_fn: Callable[[], None] | None = None,
+        extra_args: tuple[str, ...] = (),
     ):
         if fsync not in FSYNC_POLICIES:
             raise ValueError(f"fsync must be one of {FSYNC_POLICIES}, not {fsync!r}")
@@ -66,6 +67,7 @@ class EmbeddedServer:
         self.port = port
         self.fsync = fsync
         self.preexec_fn = preexec_fn
+        self.extra_args = extra_args  # more server options (a cluster node's: tests/cluster.py)
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -112,6 +114,7 @@ class EmbeddedServer:
             "--save", "",
             "--daemonize", "no",
             "--logfile", "valkey.log",
+            *self.extra_args,
         ]  # fmt: skip
 
     def _wait_ready(self, timeout: float) -> bool:

@@ -7,6 +7,10 @@ on a free port in a temporary directory for the whole session, stopped at the en
 before each test). ``embedded_server_factory`` starts private servers (restarts, kills),
 stopped after the test.
 
+Cluster (marker ``cluster``): ``valkey_cluster`` is a real cluster of 3 masters and 3 replicas
+(``tests.cluster``) for the whole session; ``cluster_redis`` is a cluster client to it with every
+master emptied before the test.
+
 In-memory: ``fake_redis`` is a fakeredis server (with Lua, through ``lupa``) per test.
 """
 
@@ -19,8 +23,10 @@ from pathlib import Path
 import fakeredis
 import pytest
 import redis
+from redis.cluster import RedisCluster
 
 from services.embedded import EmbeddedServer
+from tests.cluster import Cluster
 
 # The suite makes players, games and streams far faster than any person: the rate limits are off
 # for every app it builds and every server it starts (tests/api/test_limits.py sets its own).
@@ -63,5 +69,19 @@ def embedded_server_factory(tmp_path: Path) -> Iterator[Callable[..., EmbeddedSe
 @pytest.fixture
 def fake_redis() -> Iterator[fakeredis.FakeRedis]:
     client = fakeredis.FakeRedis()
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def valkey_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    with Cluster(tmp_path_factory.mktemp("cluster")) as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def cluster_redis(valkey_cluster: Cluster) -> Iterator[RedisCluster]:
+    valkey_cluster.flushall()
+    client = valkey_cluster.client()
     yield client
     client.close()
