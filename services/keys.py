@@ -10,27 +10,29 @@ script may touch them together.
 ``game:{<id>}:commands``  hash, the creation's record (id ``""``); in games stored before ids
                           were scoped by seat also every command's record (still honoured: an
                           id recorded there is used for every seat of that game)
-``feed``                  stream, one entry ``{game, version}`` per append, in commit order
-``inbox-feed``            stream, one entry ``{game, version, players}`` per read-model write of a
+The structures that span games are one per shard (``services.shards``: 64 of them, each key
+``<name>:{<shard tag>}``, in the slot a game of that shard hashes to), so an append writes the
+game's stream, its shard's feed and its shard's changed set in one script, on a cluster too:
+
+``feed:{<tag>}``          stream, one entry ``{game, version}`` per append to a game of the shard,
+                          in commit order (``feed_key``)
+``inbox-feed:{<tag>}``    stream, one entry ``{game, version, players}`` per read-model write of a
                           game with seated players (``workers.projection``, trimmed to about
                           its ``INBOX_FEED_KEEP`` entries): whose inboxes may have changed
-``side-feed``             stream, one entry ``{game}`` per change kept beside a game's events
+``side-feed:{<tag>}``     stream, one entry ``{game}`` per change kept beside a game's events
                           (a chat message, a rematch offered: ``services.chat``), trimmed to
                           about ``SIDE_FEED_KEEP`` entries: the live streams' wake-up for them
-``changed``               set, games appended to since the read side last took them
-``changed:wake``          string, set (with a short expiry) by the first append after the read
-                          side last took the changed games: the appender wakes the read side
+``changed:{<tag>}``       set, the shard's games appended to since the read side last took them
+``changed:wake:{<tag>}``  string, set (with a short expiry) by the first append after the read
+                          side last took the shard's changed games: the appender wakes the read
+                          side (a job for that shard)
 
-The feed under Redis Cluster: a script may only touch keys of one slot, so a single global feed
-cannot be written in the same atomic step as a game's stream (nor can ``changed``: the same
-applies to it). There the feed becomes one stream
-per slot: ``feed_key`` returns ``feed:{<t>}`` with ``<t>`` a fixed string that hashes to the
-game's slot (a 16384-entry table computed once from CRC16), and a projector follows the feeds of
-the slots each node owns (``XREAD`` over them). On a single server (this deployment: embedded or
-``REDIS_URL``) every game shares the one ``feed`` key; ``feed_key`` is the one place to change.
+Readers of every shard (the projectors' catch-up, the live streams) go through ``shards.keys``.
 """
 
 from __future__ import annotations
+
+from services import shards
 
 FEED = "feed"
 INBOX_FEED = "inbox-feed"
@@ -56,7 +58,28 @@ def commands_key(game_id: str, seat: int | None = None) -> str:
 
 
 def feed_key(game_id: str) -> str:
-    return FEED
+    """The feed of the game's shard."""
+    return shards.key(FEED, shards.of(game_id))
+
+
+def shard_feed_key(shard: int) -> str:
+    return shards.key(FEED, shard)
+
+
+def changed_key(shard: int) -> str:
+    return shards.key(CHANGED, shard)
+
+
+def wake_key(shard: int) -> str:
+    return shards.key(CHANGED_WAKE, shard)
+
+
+def inbox_feed_key(shard: int) -> str:
+    return shards.key(INBOX_FEED, shard)
+
+
+def side_feed_key(shard: int) -> str:
+    return shards.key(SIDE_FEED, shard)
 
 
 META_PATTERN = "game:{*}:meta"

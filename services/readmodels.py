@@ -54,6 +54,7 @@ import msgspec
 import redis
 
 from domain.core import Result
+from services import shards
 from services.clocks import Clock, OnTimeout, SeatClock
 from services.keys import INBOX_FEED
 from services.store import unavailable
@@ -66,6 +67,13 @@ DUE = "rm:due"
 AI_DUE = "rm:ai-due"
 DEADLINES = "rm:deadlines"
 STATUSES = {"running": RUNNING, "finished": FINISHED}
+
+
+def index_key(name: str, shard: int) -> str:
+    """The shard's copy of the index ``name`` (``RUNNING``, ``FINISHED``, ``LOBBY``, ``DUE``,
+    ``AI_DUE``, ``DEADLINES``): ``rm:lobby:{s07}``, in the slot of the shard's games
+    (``services.shards``)."""
+    return shards.key(name, shard)
 
 
 def game_key(game_id: str) -> str:
