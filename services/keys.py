@@ -58,8 +58,7 @@ def commands_key(game_id: str, seat: int | None = None) -> str:
 
 
 def feed_key(game_id: str) -> str:
-    """The feed of the game's shard."""
-    return shards.key(FEED, shards.of(game_id))
+    return FEED  # the single feed until the read side follows the shards' (s17-feed)
 
 
 def shard_feed_key(shard: int) -> str:
