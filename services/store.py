@@ -12,7 +12,9 @@
    number alone would let the caller chain its events onto a head that is gone,
 3. on a creation, writes the game's metadata record,
 4. appends the events with entry ids ``<version>-0``, records the command id, adds one entry
-   to the feed and marks the game changed for the read side (``mark_changed``).
+   to the feed of the game's shard and marks the game changed in its shard for the read side
+   (``mark_changed``). Every key is in the game's slot (``services.shards``): on a cluster too
+   the append is one script on one master.
 
 Every check comes before the first write, so a refused or failed append leaves nothing behind
 (Redis also refuses a writing script as a whole when it is out of memory). A game's stream is
@@ -35,7 +37,7 @@ from contextlib import contextmanager
 import msgspec
 import redis
 
-from services import keys
+from services import keys, shards
 from services.errors import Unavailable
 from services.records import (
     GENESIS,
@@ -172,8 +174,8 @@ class EventStore:
                     keys.commands_key(game_id, actor),
                     keys.feed_key(game_id),
                     keys.meta_key(game_id),
-                    keys.CHANGED,
-                    keys.CHANGED_WAKE,
+                    keys.changed_key(shards.of(game_id)),
+                    keys.wake_key(shards.of(game_id)),
                     keys.commands_key(game_id),
                 ],
                 [
@@ -213,13 +215,14 @@ class EventStore:
         return answer, int(replicas)
 
     def mark_changed(self, game_id: str) -> bool:
-        """Add the game to the ``changed`` set the read side takes its work from (every append
-        does it too), for a change that is not an event (a seat taken). True if this set the
+        """Add the game to its shard's ``changed`` set the read side takes its work from (every
+        append does it too), for a change that is not an event (a seat taken). True if this set the
         wake flag: then the caller must wake the read side (the workers' hook enqueues a job),
         which clears the flag when it takes the set; until then later changes need not."""
         with unavailable():
+            shard = shards.of(game_id)
             woke = self._mark_changed(
-                keys=[keys.CHANGED, keys.CHANGED_WAKE], args=[game_id, WAKE_TTL_MS]
+                keys=[keys.changed_key(shard), keys.wake_key(shard)], args=[game_id, WAKE_TTL_MS]
             )
         return woke == 1
 

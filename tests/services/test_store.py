@@ -11,6 +11,7 @@ import pytest
 from services import keys
 from services.records import GENESIS, GameMeta, chain_hash, decode_envelope
 from services.store import EventStore, NewEvent
+from tests.feeds import feed_length
 
 META = GameMeta(game="famiglia", seats=2, options={}, ai={1: 2}, created=1)
 
@@ -50,8 +51,9 @@ def test_creation_writes_events_meta_record_and_feed(store: EventStore, created:
     )
     assert (first.time, first.schema, first.prev) == (1_700_000_000_000, 1, GENESIS)
     assert msgspec.msgpack.decode(first.data) == {"type": "game_started"}
-    feed = store.redis.xrange(keys.FEED)
+    feed = store.redis.xrange(keys.feed_key("g1"))
     assert [fields for _, fields in feed] == [{b"game": b"g1", b"version": b"2"}]
+    assert feed_length(store.redis) == 1
     assert store.command_records(created, 2) == {None: {"": ANY}, 0: {}, 1: {}}
 
 
@@ -79,10 +81,10 @@ def test_each_envelope_chains_to_the_one_before(store: EventStore, created: str)
 def test_append_at_a_stale_version_is_a_conflict_and_writes_nothing(
     store: EventStore, created: str
 ) -> None:
-    before = store.redis.dump(keys.events_key(created)), store.redis.xlen(keys.FEED)
+    before = store.redis.dump(keys.events_key(created)), feed_length(store.redis)
     appended = store.append(created, 1, b"", "c1", 0, events("a"))
     assert (appended.status, appended.version) == ("conflict", 2)
-    assert (store.redis.dump(keys.events_key(created)), store.redis.xlen(keys.FEED)) == before
+    assert (store.redis.dump(keys.events_key(created)), feed_length(store.redis)) == before
     assert all("c1" not in scoped for scoped in store.command_records(created, 2).values())
 
 
@@ -96,7 +98,7 @@ def test_a_retried_command_id_appends_nothing_and_returns_the_first_result(
     assert again.record is not None and (again.record.first, again.record.last) == (3, 4)
     assert again.record.digest == b"d"
     assert store.version(created) == 4
-    assert store.redis.xlen(keys.FEED) == 2
+    assert feed_length(store.redis) == 2
 
 
 def test_appending_to_a_game_that_does_not_exist_is_refused(store: EventStore) -> None:
@@ -149,8 +151,8 @@ def test_append_onto_another_head_at_the_right_version_is_refused_and_writes_not
     """A caller whose head is from a history the store no longer has (restored from a backup)
     must not chain onto the entry that now stands at that version."""
     gone = store.read(created)[-1].raw + b"x"
-    before = store.redis.dump(keys.events_key(created)), store.redis.xlen(keys.FEED)
+    before = store.redis.dump(keys.events_key(created)), feed_length(store.redis)
     appended = store.append(created, 2, gone, "c1", 0, events("a"))
     assert (appended.status, appended.version) == ("forked", 2)
-    assert (store.redis.dump(keys.events_key(created)), store.redis.xlen(keys.FEED)) == before
+    assert (store.redis.dump(keys.events_key(created)), feed_length(store.redis)) == before
     assert all("c1" not in scoped for scoped in store.command_records(created, 2).values())
