@@ -139,6 +139,7 @@ def _lagging(client: redis.Redis, latest: dict[str, int]) -> list[str]:
 
 
 def _revive_ai(client: redis.Redis, due_before_ms: int, revive_failed: bool) -> int:
+    queues = runtime.queues_client()  # the jobs; the leases and the games are in the store
     with unavailable():
         games = [g.decode() for g in client.zrangebyscore(rm.AI_DUE, "-inf", due_before_ms)]
     pipe = client.pipeline(transaction=False)
@@ -152,7 +153,7 @@ def _revive_ai(client: redis.Redis, due_before_ms: int, revive_failed: bool) -> 
         with unavailable():
             gave_up = not revive_failed and _move_failed(client, game_id, version)
             waiting = client.exists(jobs.lease_key(game_id, version)) or any(
-                _waiting(client, job_id, gave_up) for job_id in job_ids
+                _waiting(queues, job_id, gave_up) for job_id in job_ids
             )
         if not waiting:
             log.warning("AI move of %s at version %d is overdue: enqueued again", game_id, version)
@@ -167,7 +168,8 @@ def _move_failed(client: redis.Redis, game_id: str, version: int) -> bool:
 
 
 def _waiting(client: redis.Redis, job_id: str, gave_up: bool) -> bool:
-    """Whether the job will still run (or, failed with ``gave_up``, is to be left alone)."""
+    """Whether the job will still run (or, failed with ``gave_up``, is to be left alone);
+    ``client`` is RQ's server."""
     try:
         job = Job.fetch(job_id, connection=client)
     except NoSuchJobError:
