@@ -6,6 +6,10 @@ are), and a slow or absent SMTP server never slows a page. A retry mails a fresh
 earlier one stays valid until it expires or is used. ``base_url`` is the web server's public
 URL (``services.config.public_url``): the worker may have no ``OMERTA_BIND`` of its own.
 
+The queue is on RQ's server (``client`` of ``enqueue_link``: the queues' connection), which on a
+Redis Cluster is not the store: the job reads and writes the store through the process's
+service (``services.commands.service``), never through its RQ connection.
+
 Logs never name the address (only the player id).
 """
 
@@ -14,9 +18,10 @@ from __future__ import annotations
 import logging
 
 import redis
-from rq import Queue, Retry, get_current_job
+from rq import Queue, Retry
 
 from services import config, mail, mailtexts, serversecret
+from services.commands import service
 from services.emails import SIGNIN, VERIFY, Emails, unsubscribe_signature
 from services.players import Players
 from workers.runtime import MAIL
@@ -30,6 +35,7 @@ PATHS = {VERIFY: "/email/verify/", SIGNIN: "/signin/email/"}
 
 
 def enqueue_link(client: redis.Redis, purpose: str, player_id: str, base_url: str) -> None:
+    """Enqueue the mail on the queues' server ``client``."""
     queue = Queue(MAIL, connection=client)
     queue.enqueue_call(
         "workers.mailer.send_link",
@@ -43,9 +49,7 @@ def enqueue_link(client: redis.Redis, purpose: str, player_id: str, base_url: st
 
 
 def send_link(purpose: str, player_id: str, base_url: str) -> None:
-    job = get_current_job()
-    assert job is not None  # an RQ job: its connection is the store's
-    client = job.connection
+    client = service().store.redis
     emails = Emails(client)
     email = emails.get(player_id)
     player = Players(client).get(player_id)
