@@ -224,7 +224,7 @@ class Ratings:
         if game is None:
             return "not_finished"
         encoded = _encode(game)
-        with unavailable(), self.redis.pipeline() as pipe:
+        with unavailable(), self.redis.pipeline(transaction=True) as pipe:
             while True:
                 try:
                     pipe.watch(FOLDED, INPUTS)
@@ -255,7 +255,7 @@ class Ratings:
             game = self.input_of(game_id)
             if game is not None:
                 inputs[game_id] = game
-        with unavailable(), self.redis.pipeline() as pipe:
+        with unavailable(), self.redis.pipeline(transaction=True) as pipe:
             while True:
                 try:
                     pipe.watch(FOLDED, INPUTS)
