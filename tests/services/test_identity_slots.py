@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import msgspec
 import pytest
 import redis
 from redis.cluster import RedisCluster
@@ -23,6 +24,8 @@ from services.players import Players, Unauthorized, player_key, seats_key
 from services.push import Subscriptions
 from services.rematch import Rematches, reserved_key
 from services.webhooks import Webhooks
+from workers import notify_mail
+from workers.pending import Pending
 
 Client = redis.Redis | RedisCluster
 KEY = "7b0f3c6e-0d7a-4c8e-9a54-3f1e2d5c6b7a"  # an Idempotency-Key: a random UUID
@@ -334,3 +337,33 @@ def test_ratings_fold_in_one_slot_and_a_late_game_folds_every_game_again(
 def test_a_keyed_record_says_whether_the_table_is_public() -> None:
     made = Record("f", game="g", seat=0, version=1, invited=[1], public=True)
     assert idempotency.replayed(idempotency.encode(made), "f").public
+
+
+# -- notifications --------------------------------------------------------------------------
+
+
+def test_mail_routing_and_the_pending_sets_stay_in_the_players_slot(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ann = Players(client).create("Ann")[0]
+    emails = Emails(client)
+    emails.set_address(ann.id, "ann@example.org", "en")
+    assert emails.redeem(VERIFY, emails.new_link(VERIFY, ann.id)) is not None
+    went: list[tuple[str, str]] = []
+    monkeypatch.setattr(notify_mail, "_enqueue_mail", lambda *a: went.append(("mail", a[3])) or 1)
+    monkeypatch.setattr(
+        notify_mail, "_schedule_digest", lambda *a: went.append(("digest", a[3])) or 1
+    )
+    game = shards.new_id(16)
+    turn = notifications.Notice(ann.id, "your_turn", game, "famiglia", 3, 0)
+    ended = notifications.Notice(ann.id, "game_ended", game, "famiglia", 9, 0)
+    assert notify_mail.route(client, [turn]) == 1
+    assert notify_mail.route(client, [turn]) == 1  # routed before: the same mail
+    assert notify_mail.route(client, [ended]) == 1  # the window is open: the digest
+    assert [kind for kind, _ in went] == ["mail", "mail", "digest"]
+    pending = Pending("notify:pending", "webhook", "workers.notify.deliver_webhook", "webhook")
+    entry = msgspec.json.encode((ann.id, "wh_1", turn)).decode()
+    pending.hold(client, entry, 5)
+    assert client.zcard(shards.key("notify:pending", shards.of(ann.id))) == 1
+    pending.done(client, entry)
+    assert not any(client.zcard(key) for key in shards.keys("notify:pending"))
