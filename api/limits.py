@@ -64,6 +64,8 @@ from flask_limiter import Limiter, RequestLimit
 from flask_limiter.errors import RateLimitExceeded
 from flask_limiter.util import get_remote_address
 from limits import parse_many
+from redis.cluster import RedisCluster
+from redis.connection import Connection, SSLConnection
 
 from api.context import caller, deps, token
 from api.jsonio import body
@@ -199,17 +201,36 @@ def _breached(limit: RequestLimit) -> Response:
     return response
 
 
-def install(app: Flask, client: redis.Redis, settings: RateLimits) -> None:
-    """Limit the app's endpoints, counting in the service's store through ``client``'s pool."""
+CLUSTER_OPTIONS = ("username", "password", "socket_timeout", "socket_connect_timeout")
+"""What a cluster client's connections were made with that the limiter's own client takes."""
+
+
+def storage(client: redis.Redis | RedisCluster) -> tuple[str, dict[str, Any]]:
+    """Flask-Limiter's storage (URI, options) in the service's store: on a single server through
+    ``client``'s pool; on a Redis Cluster a cluster client of its own to the same nodes (each
+    counter is one key: its scripts touch one slot)."""
+    if not isinstance(client, RedisCluster):
+        return "redis://", {"connection_pool": client.connection_pool}
+    nodes = ",".join(f"{node.host}:{node.port}" for node in client.get_nodes())
+    made = client.nodes_manager.connection_kwargs
+    options = {name: made[name] for name in CLUSTER_OPTIONS if made.get(name) is not None}
+    if issubclass(made.get("connection_class", Connection), SSLConnection):
+        options["ssl"] = True
+    return f"redis+cluster://{nodes}", options
+
+
+def install(app: Flask, client: redis.Redis | RedisCluster, settings: RateLimits) -> None:
+    """Limit the app's endpoints, counting in the service's store (``storage``)."""
     if not settings.enabled:
         return
     address = _address(settings.proxies)
     client_key = _client(address)
+    uri, options = storage(client)
     limiter = Limiter(
         client_key,
         app=app,
-        storage_uri="redis://",
-        storage_options={"connection_pool": client.connection_pool},
+        storage_uri=uri,
+        storage_options=options,
         key_prefix="omerta",
         on_breach=_breached,
         swallow_errors=True,  # a store that fails is the service's 503, not the limiter's 500

@@ -22,6 +22,23 @@ Keys (``{...}`` keeps a player's keys in one slot):
 ``player:{<player id>}:signin``     hash    ``link``/``code`` -> sha256 hex, ``created`` -> ms
 ``signin:<sha256 hex>``             string  player id of the sign-in link with this secret
 ``recovery:<sha256 hex>``           string  player id of the recovery code (normalised)
+
+The index keys (``session:``, ``signin:``, ``recovery:``, and the player token's ``token:``) hash
+on their whole name, anywhere on a Redis Cluster, so no write spans them and the player's keys
+in one transaction; each is a sequence of single-slot steps ordered so that a process lost
+between them leaves nothing that works and is not listed:
+
+* ``add``: the device's record first, its session key last (a session that works is always a
+  listed device, which can be signed out; a record without a session is a device that never
+  got its token: listed until signed out).
+* ``revoke``: the tokens' keys first (they stop working), the records after (revoking again
+  finds what is left).
+* ``make_signin``: the new secrets' index keys first, then the player's ``signin`` hash names
+  them (one step: from then on only they sign in), then the old ones' index keys go. An index
+  key counts only while the player's hash names its hash (``player_of`` checks), so a new one
+  written by a request that stopped, or an old one not deleted yet, signs nobody in.
+* ``revoke_signin``: the ``signin`` hash first (from then on nothing signs in), then the index
+  keys.
 """
 
 from __future__ import annotations
@@ -133,6 +150,7 @@ class Devices:
 
     def __init__(self, client: redis.Redis) -> None:
         self.redis = client
+        self._swap = client.register_script(SWAP)
 
     def find(self, token_hash: str) -> tuple[str, str] | None:
         """(player id, device id) of a device token's hash, None for no device session."""
@@ -158,13 +176,13 @@ class Devices:
         device_id = secrets.token_urlsafe(9)
         token = secrets.token_urlsafe(32)
         hashed = digest(token)
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.set(session_key(hashed), f"{player_id} {device_id}")
         record = msgspec.json.encode(Device(label, when, hashed))
+        pipe = self.redis.pipeline(transaction=True)
         pipe.hset(devices_key(player_id), device_id, record)
         pipe.hset(used_key(player_id), device_id, when)
         with unavailable():
             pipe.execute()
+            self.redis.set(session_key(hashed), f"{player_id} {device_id}")
         return device_id, token
 
     def listing(self, player_id: str) -> list[DeviceOut]:
@@ -188,13 +206,16 @@ class Devices:
         gone = [(i, _decode(raw)) for i, raw in zip(device_ids, found, strict=True) if raw]
         if not gone:
             return []
+        tokens = [
+            token_key(device.hash) if device_id == FIRST else session_key(device.hash)
+            for device_id, device in gone
+        ]
         pipe = self.redis.pipeline(transaction=True)
-        for device_id, device in gone:
-            key = token_key(device.hash) if device_id == FIRST else session_key(device.hash)
-            pipe.delete(key)
-            pipe.hdel(devices_key(player_id), device_id)
-            pipe.hdel(used_key(player_id), device_id)
+        pipe.hdel(devices_key(player_id), *(device_id for device_id, _ in gone))
+        pipe.hdel(used_key(player_id), *(device_id for device_id, _ in gone))
         with unavailable():
+            for key in tokens:
+                self.redis.delete(key)
             pipe.execute()
         return [device.hash for _, device in gone]
 
@@ -210,17 +231,11 @@ class Devices:
         code = normal_code(made.code)
         assert code is not None
         fields = {"link": digest(made.secret), "code": digest(code), "created": when}
-
-        def replace(pipe: redis.client.Pipeline) -> None:
-            old = pipe.hgetall(signin_key(player_id))
-            pipe.multi()
-            _drop(pipe, old)
-            pipe.hset(signin_key(player_id), mapping=fields)
-            pipe.set(link_key(fields["link"]), player_id)
-            pipe.set(code_key(fields["code"]), player_id)
-
         with unavailable():
-            self.redis.transaction(replace, signin_key(player_id))
+            self.redis.set(link_key(fields["link"]), player_id)
+            self.redis.set(code_key(fields["code"]), player_id)
+            old = self._swap(keys=[signin_key(player_id)], args=_flat(fields))
+            _drop(self.redis, _pairs(old))
         return made
 
     def signin_made(self, player_id: str) -> int | None:
@@ -230,27 +245,26 @@ class Devices:
         return int(created) if created is not None else None
 
     def revoke_signin(self, player_id: str) -> None:
-        def drop(pipe: redis.client.Pipeline) -> None:
-            old = pipe.hgetall(signin_key(player_id))
-            pipe.multi()
-            _drop(pipe, old)
-            pipe.delete(signin_key(player_id))
-
         with unavailable():
-            self.redis.transaction(drop, signin_key(player_id))
+            old = self._swap(keys=[signin_key(player_id)], args=[])
+            _drop(self.redis, _pairs(old))
 
     def player_of(self, link: str | None, code: str | None) -> str:
         """The player whose sign-in link secret or recovery code this is."""
-        key = None
-        if link:
-            key = link_key(digest(link))
-        elif code:
-            normal = normal_code(code)
-            key = code_key(digest(normal)) if normal else None
+        normal = normal_code(code) if code and not link else None
+        sent = ("link", digest(link)) if link else ("code", digest(normal)) if normal else None
         found = None
-        if key is not None:
+        if sent is not None:
+            field, hashed = sent
+            key = link_key(hashed) if field == "link" else code_key(hashed)
             with unavailable():
                 found = self.redis.get(key)
+                # Only while the player's own record names it (see the module docstring).
+                if (
+                    found is not None
+                    and self.redis.hget(signin_key(found.decode()), field) != hashed.encode()
+                ):
+                    found = None
         if found is None:
             raise BadSignIn(
                 "that sign-in link or recovery code signs nobody in (revoked, or mistyped)"
@@ -258,8 +272,27 @@ class Devices:
         return found.decode()
 
 
-def _drop(pipe: redis.client.Pipeline, old: dict[bytes, bytes]) -> None:
+# KEYS: the player's signin hash.  ARGV: its new field, value pairs (none: deleted).  Returns
+# the fields it had.
+SWAP = """
+local old = redis.call('HGETALL', KEYS[1])
+redis.call('DEL', KEYS[1])
+if #ARGV > 0 then redis.call('HSET', KEYS[1], unpack(ARGV)) end
+return old
+"""
+
+
+def _flat(fields: dict[str, object]) -> list[object]:
+    return [item for pair in fields.items() for item in pair]
+
+
+def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
+    return dict(zip(flat[::2], flat[1::2], strict=True))
+
+
+def _drop(client: redis.Redis, old: dict[bytes, bytes]) -> None:
+    """The index keys of sign-in secrets the player's hash no longer names."""
     if b"link" in old:
-        pipe.delete(link_key(old[b"link"].decode()))
+        client.delete(link_key(old[b"link"].decode()))
     if b"code" in old:
-        pipe.delete(code_key(old[b"code"].decode()))
+        client.delete(code_key(old[b"code"].decode()))

@@ -19,11 +19,17 @@ A first answer's secrets (a player's token, invite codes) are not kept either: w
 are derived from the server's secret and the key (``services.serversecret``), so a replay makes
 them again, and a copy of the store without the keys does not give them.
 
-Atomicity (``services.players``): a player's creation and its record are one script, and so are
-a join and its record. A game's creation takes its key first (a pending record, ``PENDING_MS``:
-a twin request meanwhile gets 409 ``idempotency_key_in_use``), appends the game, then seats the
-creator and writes the record in one transaction: a process lost after the append leaves a game
-without seats, and once the pending record expired a retry makes a new game.
+Order of the steps (``services.players``: on a Redis Cluster the record, the player's keys and
+a game's keys are in different slots, so none is written in one script with another): a
+player's creation claims its record first (``SET NX``, naming the new player), then writes the
+player and its token, and a retry finding the record writes them again where missing. A join
+and its record are one script (both in the game's slot). A game's creation takes its key
+first (a pending record, ``PENDING_MS``: a twin request meanwhile gets 409
+``idempotency_key_in_use``), appends the game, writes the final record, then seats the creator
+(the seats, invites and public flag once, in one script on the game's keys): a retry finding the
+final record seats the creator where the first stopped before. A process lost after the append
+and before the final record leaves a game without seats, and once the pending record expired a
+retry makes a new game.
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ class Record(msgspec.Struct, omit_defaults=True):
     seat: int | None = None  # the creator's seat; a join's seat
     version: int | None = None  # a game's creation: the version its answer named
     invited: list[int] = []  # a game's creation: the seats given an invite code
+    public: bool = False  # a game's creation: listed in the lobby
     pending: bool = False  # a game's creation under way
 
 

@@ -22,6 +22,12 @@ Keys (``{...}`` keeps a player's keys in one slot):
 ``player:{<player id>}:passkeys``   hash    credential id (base64url) -> Passkey (JSON)
 ``passkey:<credential id>``         string  the player id of the credential
 ``webauthn:<challenge base64url>``  string  Challenge (JSON), expires after CHALLENGE_SECONDS
+
+``passkey:`` keys hash on their whole name (anywhere on a Redis Cluster), so adding one is two
+steps: the credential's owner first (``SET NX``: one player's), then the player's record of it.
+A process lost between them leaves an owner without a record: it signs nobody in (``find`` reads
+the record), and registering the same credential for that player again completes it. Deleting
+goes the other way: the record first, then the owner.
 """
 
 from __future__ import annotations
@@ -164,7 +170,10 @@ class Passkeys:
                 params={"max": MAX_PASSKEYS},
             )
         with unavailable():
-            if not self.redis.set(owner_key(credential_id), player_id, nx=True):
+            if not self.redis.set(owner_key(credential_id), player_id, nx=True) and (
+                self.redis.get(owner_key(credential_id)) != player_id.encode()
+                or self.redis.hexists(passkeys_key(player_id), credential_id)
+            ):
                 raise PasskeyExists("that passkey is registered already")
             passkey = Passkey(bytes_to_base64url(public_key), sign_count, label, when, 0)
             self.redis.hset(passkeys_key(player_id), credential_id, msgspec.json.encode(passkey))

@@ -22,14 +22,27 @@ game's keys share its slot with its event stream, and a player's keys share one 
 ``game:{<game id>}:public``     string  ``1`` for a public game (listed in the lobby while a
                                         seat is open: ``services.readmodels``, by the workers)
 
-With an ``Idempotency-Key`` (``services.idempotency``), creating a player, opening a table and
-joining also write the request's record, in the same script or transaction, and a retry gets
-the first answer again.
+Player ids are drawn by ``shards.new_id`` (``services.shards``): a player's keys share one slot
+with their shard's keys. The index keys (``token:``, ``idem:players:``) hash on their whole name,
+anywhere; a game's keys on the game's id. On a Redis Cluster no script or transaction may span
+two of them, so each write below is a sequence of single-slot steps, ordered so that losing the
+process between two of them loses nothing acknowledged and the retry completes it:
 
-Taking a seat is one Lua script on the game's keys (check the invite, refuse a second seat,
-record the seat, drop the invite); the player's game list is updated after it, idempotently
-(it lives in another slot). Losing the process between the two leaves a seat that
-``games_of`` does not list yet; the next ``join`` by that player for that game repairs it.
+* Creating a player: its hash (only if absent), then its token. A token is written last, so no
+  token ever names a player that is not there. With an ``Idempotency-Key``
+  (``services.idempotency``) the key's record is claimed first (``SET NX`` naming the new
+  player id): a retry that finds it writes the same player (only if absent) and the same token
+  (derived from the key and the player id) again and answers them, so a creation lost midway is
+  completed by its retry, and a twin request racing the first answers the same player.
+* Opening a table: with a key, the request's final record first (on the creator's slot), then
+  the seats, invites and public flag in one script on the game's keys (written only while the
+  creator's seat is not: written once), then the creator's game list. A retry finds the record
+  and runs the same two last steps again (``reopened_table``): a table lost midway is completed.
+* Taking a seat is one Lua script on the game's keys (check the invite, refuse a second seat,
+  record the seat, drop the invite, write the join's record); the player's game list is updated
+  after it, idempotently (it lives in the player's slot). Losing the process between the two
+  leaves a seat that ``games_of`` does not list yet; the retry, or the next ``join`` by that
+  player for that game, repairs it.
 """
 
 from __future__ import annotations
@@ -44,7 +57,7 @@ from dataclasses import dataclass
 import msgspec
 import redis
 
-from services import idempotency, serversecret
+from services import idempotency, serversecret, shards
 from services.devices import FIRST, TOUCH_MS, Devices, digest, token_key
 from services.errors import ServiceError
 from services.idempotency import Record
@@ -114,15 +127,23 @@ class SeatTaken(ServiceError):
     code = "no_open_seat"
 
 
-# KEYS: the request's record, player, token.  ARGV: name, created, player id, record, TTL (ms).
-# Returns the earlier record of the key, or nothing when the player was made now.
+# KEYS: the player.  ARGV: name, created.  Writes the player unless it is there (a retry
+# completing a creation never changes a player made before).
 CREATE = """
-local earlier = redis.call('GET', KEYS[1])
-if earlier then return earlier end
-redis.call('HSET', KEYS[2], 'name', ARGV[1], 'created', ARGV[2])
-redis.call('SET', KEYS[3], ARGV[3])
-redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5])
-return false
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'name', ARGV[1], 'created', ARGV[2])
+return 1
+"""
+
+# KEYS: seats, invites, public.  ARGV: the creator's seat, the creator, public ('1' or ''),
+# then invite hash, seat pairs.  Seats the creator and offers the invites once: a retry after
+# the creator's seat was written (and maybe invites taken since) changes nothing.
+OPEN = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if #ARGV > 3 then redis.call('HSET', KEYS[2], unpack(ARGV, 4)) end
+if ARGV[3] == '1' then redis.call('SET', KEYS[3], '1') end
+return 1
 """
 
 # KEYS: seats, invites, public[, the request's record].  ARGV: player id, invite hash ('' = any
@@ -173,6 +194,7 @@ class Players:
         self.cache_size = cache_size
         self._join = client.register_script(JOIN)
         self._create = client.register_script(CREATE)
+        self._open = client.register_script(OPEN)
         self.devices = Devices(client)
         # A taken seat never changes once true; a token's session is checked again now and then.
         self._tokens: OrderedDict[str, _Session] = OrderedDict()
@@ -186,28 +208,31 @@ class Players:
     ) -> tuple[Player, str]:
         """A new player and their secret token (shown once: only its hash is kept); with an
         idempotency key, the key's first player and token again if there was one."""
-        player = Player(id=secrets.token_urlsafe(12), name=_clean_name(name), created=self.clock())
+        player = Player(id=shards.new_id(12), name=_clean_name(name), created=self.clock())
         if key is None:
             token = secrets.token_urlsafe(32)
-            fields = {"name": player.name, "created": player.created}
-            pipe = self.redis.pipeline(transaction=True)
-            pipe.hset(player_key(player.id), mapping=fields)
-            pipe.set(token_key(digest(token)), player.id)
-            with unavailable():
-                pipe.execute()
+            self._write(player, token)
             return player, token
-        token = self._keyed_token(key, player.id)
         record = idempotency.encode(Record(fingerprint, player=player.id))
-        names = [idempotency.players_key(key), player_key(player.id), token_key(digest(token))]
-        args = [player.name, player.created, player.id, record, idempotency.TTL_MS]
         with unavailable():
-            earlier = self._create(keys=names, args=args)
-        if earlier is None:
-            return player, token
-        first = self.get(idempotency.replayed(earlier, fingerprint).player or "")
-        if first is None:  # the record outlived its player: nothing to answer with
-            raise idempotency.KeyReused("this Idempotency-Key's player no longer exists")
-        return first, self._keyed_token(key, first.id)
+            earlier = self.redis.set(
+                idempotency.players_key(key), record, nx=True, px=idempotency.TTL_MS, get=True
+            )
+        if earlier is not None:  # a retry (or its twin): the key's player, completed if need be
+            first = idempotency.replayed(earlier, fingerprint).player
+            assert first is not None
+            player = msgspec.structs.replace(player, id=first)
+        token = self._keyed_token(key, player.id)
+        self._write(player, token)
+        made = self.get(player.id)
+        assert made is not None
+        return made, token
+
+    def _write(self, player: Player, token: str) -> None:
+        """The player (unless there) and then its token (see the module docstring)."""
+        with unavailable():
+            self._create(keys=[player_key(player.id)], args=[player.name, player.created])
+            self.redis.set(token_key(digest(token)), player.id)
 
     def _keyed_token(self, key: str, player_id: str) -> str:
         """A keyed creation's token: made again by its retry, known to nobody without the key;
@@ -305,28 +330,34 @@ class Players:
             if key
             else {seat: secrets.token_urlsafe(32) for seat in others}
         )
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.hset(seats_key(game_id), str(creator_seat), creator)
-        if invites:
-            pipe.hset(invites_key(game_id), mapping={digest(c): s for s, c in invites.items()})
-        if public:
-            pipe.set(public_key(game_id), "1")
         if key:
             made = Record(fingerprint, game=game_id, seat=creator_seat, version=version,
-                          invited=sorted(invites))  # fmt: skip
+                          invited=sorted(invites), public=public)  # fmt: skip
             record = idempotency.games_key(creator, key)
-            pipe.set(record, idempotency.encode(made), px=idempotency.TTL_MS)
-        with unavailable():
-            pipe.execute()
+            with unavailable():
+                self.redis.set(record, idempotency.encode(made), px=idempotency.TTL_MS)
+        self._seat_creator(game_id, creator, creator_seat, invites, public)
         self.seated(game_id, creator, created)
         return invites
 
     def reopened_table(self, creator: str, key: str, made: Record) -> dict[int, str]:
-        """The invite codes of a keyed creation's first answer (the creator's game list
-        repaired, should the first request have stopped before it)."""
-        assert made.game is not None
+        """The invite codes of a keyed creation's first answer; its seats, invites and the
+        creator's game list written now should the first request have stopped before them."""
+        assert made.game is not None and made.seat is not None
+        invites = self._invite_codes(creator, key, made.game, made.invited)
+        self._seat_creator(made.game, creator, made.seat, invites, made.public)
         self.seated(made.game, creator, self.clock())
-        return self._invite_codes(creator, key, made.game, made.invited)
+        return invites
+
+    def _seat_creator(
+        self, game_id: str, creator: str, seat: int, invites: dict[int, str], public: bool
+    ) -> None:
+        names = [seats_key(game_id), invites_key(game_id), public_key(game_id)]
+        args: list[object] = [seat, creator, "1" if public else ""]
+        for invited, code in sorted(invites.items()):
+            args += [digest(code), invited]
+        with unavailable():
+            self._open(keys=names, args=args)
 
     def _invite_codes(
         self, creator: str, key: str, game_id: str, seats: Iterable[int]

@@ -23,17 +23,19 @@ game from the read models, for ``omerta rebuild``: the same numbers. A fold of e
 about 80 microseconds a game plus its writes (``README.md``); a service with millions of games
 would keep snapshots of the ratings along the order and fold from the one before a late game.
 
-Keys (all read models, ``rm:``, so ``omerta rebuild`` drops and recreates them)::
+Keys (all read models, ``rm:``, so ``omerta rebuild`` drops and recreates them), all under the
+one hash tag ``{ratings}``, so the fold's transaction is in one slot on a Redis Cluster too (one
+master holds the ratings: some bytes per finished game and per identity, written once a game)::
 
-    rm:ratings:folded                    zset  game id -> finish time, every folded game
-    rm:ratings:inputs                    hash  game id -> msgpack ``RatedGame`` (what it rated)
-    rm:ratings:of:<game>                 hash  identity -> msgpack ``Rating``
-    rm:leaderboard:<game>                zset  identity -> mu - 3 sigma (``Rating.ordinal``)
-    rm:rating-history:{<identity>}:<game> zset  msgpack [game id, mu, sigma] -> finish time
+    rm:{ratings}:folded                    zset  game id -> finish time, every folded game
+    rm:{ratings}:inputs                    hash  game id -> msgpack ``RatedGame`` (what it rated)
+    rm:{ratings}:of:<game>                 hash  identity -> msgpack ``Rating``
+    rm:{ratings}:leaderboard:<game>        zset  identity -> mu - 3 sigma (``Rating.ordinal``)
+    rm:{ratings}:history:<identity>:<game> zset  msgpack [game id, mu, sigma] -> finish time
 
 One writer at a time: a fold reads and writes in a transaction watching the folded set and the
-inputs (two jobs racing: the loser folds again). Like the projection's script, this spans keys
-of several Cluster slots: fine on one server.
+inputs (two jobs racing: the loser folds again). The finished games it starts from are the read
+models' status lists (every shard's), read apart from it.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from openskill.models import PlackettLuce
 
 from domain.bots import level_name
 from domain.core import Result
-from services import keys
+from services import keys, shards
 from services import readmodels as rm
 from services.players import seats_key
 from services.records import GameMeta, decode_meta
@@ -61,20 +63,27 @@ DISPLAY_BASE = 1000
 """The shown rating: ``DISPLAY_BASE + DISPLAY_SCALE * (mu - 3 sigma)``; a newcomer shows 1000,
 and the number grows as the rating's lower bound does (conservative: few games, low number)."""
 
-FOLDED = "rm:ratings:folded"
-INPUTS = "rm:ratings:inputs"
+TAG = "rm:{ratings}"
+FOLDED = f"{TAG}:folded"
+INPUTS = f"{TAG}:inputs"
+CHUNK = 1000  # game ids asked about at once
 
 
 def ratings_key(game: str) -> str:
-    return f"rm:ratings:of:{game}"
+    return f"{TAG}:of:{game}"
 
 
 def leaderboard_key(game: str) -> str:
-    return f"rm:leaderboard:{game}"
+    return f"{TAG}:leaderboard:{game}"
 
 
 def history_key(identity: str, game: str) -> str:
-    return f"rm:rating-history:{{{identity}}}:{game}"
+    return f"{TAG}:history:{identity}:{game}"
+
+
+FINISHED_LISTS = [rm.FINISHED, *(rm.index_key(rm.FINISHED, s) for s in range(shards.SHARDS))]
+"""Where the finished games are listed: the single list, and every shard's copy (the read
+side moves to the shards' lists: ``services.readmodels.index_key``)."""
 
 
 def ai_identity(level: int | str) -> str:
@@ -122,8 +131,10 @@ def ranks(result: Result) -> list[int]:
     others = [s for s in range(len(result.scores)) if s not in winners]
     out = []
     for seat, score in enumerate(result.scores):
-        ahead = 0 if seat in winners else len(winners) + sum(
-            1 for o in others if result.scores[o] > score
+        ahead = (
+            0
+            if seat in winners
+            else len(winners) + sum(1 for o in others if result.scores[o] > score)
         )
         out.append(1 + ahead)
     return out
@@ -213,7 +224,7 @@ class Ratings:
         if game is None:
             return "not_finished"
         encoded = _encode(game)
-        with unavailable(), self.redis.pipeline() as pipe:
+        with unavailable(), self.redis.pipeline(transaction=True) as pipe:
             while True:
                 try:
                     pipe.watch(FOLDED, INPUTS)
@@ -238,14 +249,13 @@ class Ratings:
     def rebuild(self) -> int:
         """Fold every finished game again from the read models (``omerta rebuild``, after the
         games were projected again); how many games."""
-        with unavailable():
-            ids = [g.decode() for g in self.redis.zrange(rm.FINISHED, 0, -1)]
+        ids = self._finished()
         inputs = {}
         for game_id in ids:
             game = self.input_of(game_id)
             if game is not None:
                 inputs[game_id] = game
-        with unavailable(), self.redis.pipeline() as pipe:
+        with unavailable(), self.redis.pipeline(transaction=True) as pipe:
             while True:
                 try:
                     pipe.watch(FOLDED, INPUTS)
@@ -258,13 +268,30 @@ class Ratings:
     def unfolded(self) -> list[str]:
         """Finished games not folded yet (a rating job lost with its worker): the catch-up's."""
         pipe = self.redis.pipeline(transaction=False)
-        pipe.zcard(rm.FINISHED)
+        for name in FINISHED_LISTS:
+            pipe.zcard(name)
         pipe.zcard(FOLDED)
         with unavailable():
-            finished, folded = pipe.execute()
-            if finished == folded:  # folded games are finished games: the same set
-                return []
-            return [g.decode() for g in self.redis.zdiff([rm.FINISHED, FOLDED])]
+            *finished, folded = pipe.execute()
+        if sum(finished) == folded:  # folded games are finished games: the same set
+            return []
+        ids = self._finished()
+        missing = []
+        for start in range(0, len(ids), CHUNK):
+            chunk = ids[start : start + CHUNK]
+            with unavailable():
+                scores = self.redis.zmscore(FOLDED, chunk)
+            missing += [g for g, score in zip(chunk, scores, strict=True) if score is None]
+        return missing
+
+    def _finished(self) -> list[str]:
+        """Every finished game, in no particular order."""
+        pipe = self.redis.pipeline(transaction=False)
+        for name in FINISHED_LISTS:
+            pipe.zrange(name, 0, -1)
+        with unavailable():
+            found = pipe.execute()
+        return sorted({g.decode() for listed in found for g in listed})
 
     def _fold_one(self, pipe: Any, game_id: str, game: RatedGame) -> None:
         names = sorted({identity for identity, _ in game.seats})

@@ -6,6 +6,10 @@ are), and a slow or absent SMTP server never slows a page. A retry mails a fresh
 earlier one stays valid until it expires or is used. ``base_url`` is the web server's public
 URL (``services.config.public_url``): the worker may have no ``OMERTA_BIND`` of its own.
 
+The queue is on RQ's server (``workers.runtime.queues_client``), which on a Redis Cluster is
+not the store: the job reads and writes the store through the process's
+service (``services.commands.service``), never through its RQ connection.
+
 Logs never name the address (only the player id).
 """
 

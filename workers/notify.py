@@ -3,8 +3,9 @@
 ``on_change`` (the projector's hook, installed by ``runtime.projector``) derives the notices of a
 read-model change (``services.notifications.derive``) and enqueues one ``fan_out`` job for
 them. ``fan_out`` enqueues a ``deliver_webhook`` job per (notice, hook) the player wants, and
-records each in the pending set ``notify:pending`` (member: the job's arguments, score: when it
-is due to be looked at again, ms).
+records each in the pending set of its player's shard, ``notify:pending:{<shard tag>}``
+(``workers.pending``; member: the job's arguments, score: when it is due to be looked at again,
+ms).
 
 ``deliver_webhook`` claims the sending (``notifications.claim``, a lease longer than RQ's limit
 for the try), POSTs it, and marks it sent (or releases the claim on a failure, and RQ retries

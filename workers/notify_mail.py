@@ -41,8 +41,9 @@ Keys (one player's share the Redis Cluster hash tag; ``<id>`` a mail's id)::
     notify:mail:{<player>}:digest:<game>    zset    the collected notices (JSON), by arrival
     notify:mail:{<player>}:batch:<id>       string  a mail's notices (JSON) until it is sent
     notify:mail:{<player>}:route:<delivery> string  where the notice went: mail:<id>, digest:<end>
-    notify:mail:pending                     zset    [kind, player, game, id or end] -> when
-                                                    the catch-up looks again (ms)
+    notify:mail:pending:{<shard>}           zset    [kind, player, game, id or end] -> when
+                                                    the catch-up looks again (ms); one per
+                                                    shard (``services.shards``), the player's
 
 Logs never name an address.
 """
@@ -60,7 +61,7 @@ import redis
 from rq import Retry, get_current_job
 from rq.exceptions import DuplicateJobError
 
-from services import config, mail
+from services import config, mail, shards
 from services import notifications as nt
 from services.commands import service
 from services.emails import Emails
@@ -140,6 +141,11 @@ batch = '[' .. table.concat(live, ',') .. ']'
 redis.call('SET', KEYS[3], batch, 'PX', ARGV[4])
 return batch
 """
+
+
+def pending_key(player: str) -> str:
+    """The pending set of the player's shard."""
+    return shards.key(PENDING, shards.of(player))
 
 
 def _key(player: str, part: str) -> str:
@@ -223,7 +229,8 @@ def _enqueue_mail(
     if nt.was_sent(client, batch):  # a projection run again
         return 0
     with unavailable():
-        client.zadd(PENDING, {_member(MAIL, player, game_id, batch): now_ms() + 1000 * _lease()})
+        member = _member(MAIL, player, game_id, batch)
+        client.zadd(pending_key(player), {member: now_ms() + 1000 * _lease()})
     runtime.enqueue(
         runtime.NOTIFY,
         "workers.notify_mail.deliver_mail",
@@ -243,7 +250,7 @@ def _schedule_digest(client: redis.Redis, player: str, game_id: str, ends: str) 
         return 0
     member = _member(DIGEST, player, game_id, ends)
     with unavailable():
-        client.zadd(PENDING, {member: int(ends) + 1000 * (_lease() + SCHEDULER_SLACK)})
+        client.zadd(pending_key(player), {member: int(ends) + 1000 * (_lease() + SCHEDULER_SLACK)})
     # Scheduled by an earlier notice of this window: it is the same digest.
     with contextlib.suppress(DuplicateJobError):
         runtime.queue(runtime.NOTIFY).enqueue_at(
@@ -339,7 +346,7 @@ def _send(client: redis.Redis, member: bytes, player: str, game_id: str, mail_id
     if token is None:
         return "duplicate"
     with unavailable():  # the catch-up leaves it alone while this try may still be sending
-        client.zadd(PENDING, {member: now_ms() + 1000 * _lease()})
+        client.zadd(pending_key(player), {member: now_ms() + 1000 * _lease()})
     try:
         mail.deliver(message)
     except Exception:
@@ -369,19 +376,30 @@ def _after_failure(client: redis.Redis, member: bytes) -> None:
     intervals = MAIL_RETRY.intervals
     wait = intervals[min(len(intervals) - left, len(intervals) - 1)]
     with unavailable():
-        client.zadd(PENDING, {member: now_ms() + 1000 * (wait + _lease())})
+        client.zadd(_pending_of(member), {member: now_ms() + 1000 * (wait + _lease())})
 
 
 def _done(client: redis.Redis, member: bytes) -> None:
     with unavailable():
-        client.zrem(PENDING, member)
+        client.zrem(_pending_of(member), member)
+
+
+def _pending_of(member: bytes) -> str:
+    return pending_key(_pending.decode(member)[1])
 
 
 def catch_up(client: redis.Redis) -> int:
     """Re-enqueue the pending mails and digests past their due time that nobody holds (a
-    worker died with them, or a job was lost); how many."""
+    worker died with them, or a job was lost); how many (at most ``CATCH_UP_BATCH`` a shard)."""
+    pipe = client.pipeline(transaction=False)
+    for key in shards.keys(PENDING):
+        pipe.zrangebyscore(key, 0, now_ms(), start=0, num=CATCH_UP_BATCH)
     with unavailable():
-        due = client.zrangebyscore(PENDING, 0, now_ms(), start=0, num=CATCH_UP_BATCH)
+        found = pipe.execute()
+    return _revive(client, [raw for due in found for raw in due])
+
+
+def _revive(client: redis.Redis, due: list[bytes]) -> int:
     revived = 0
     for raw in due:
         kind, player, game_id, ref = _pending.decode(raw)
@@ -398,7 +416,7 @@ def catch_up(client: redis.Redis) -> int:
             _enqueue_mail(client, player, game_id, ref, suffix)
         else:
             with unavailable():
-                client.zadd(PENDING, {raw: now_ms() + 1000 * _lease()})
+                client.zadd(pending_key(player), {raw: now_ms() + 1000 * _lease()})
             runtime.enqueue(
                 runtime.NOTIFY,
                 "workers.notify_mail.send_digest",

@@ -2,8 +2,9 @@
 webhooks and driven by its ``fan_out`` and ``catch_up``.
 
 ``fan_out`` enqueues a ``deliver_push`` job per (notice, subscription) the player wants, each
-recorded in the pending set ``notify:pending:push`` (member: the job's arguments, score: when it
-is due to be looked at again, ms). ``deliver_push`` claims the sending
+recorded in the pending set of its player's shard, ``notify:pending:push:{<shard tag>}``
+(``workers.pending``; member: the job's arguments, score: when it is due to be looked at again,
+ms). ``deliver_push`` claims the sending
 (``services.notifications``' delivery record, channel ``push``, target the subscription id),
 pushes it (``services.push.send``), and marks it sent; a failed push releases the claim and RQ
 retries it with ``OMERTA_WEBHOOK_BACKOFF``. A 404 or 410 from the push service deletes the

@@ -3,6 +3,10 @@
 again. A try holds it for its lease; a failure holds it until RQ's next try is due (the last
 one forgets it); a success forgets it. What is past its time and nobody holds (no delivery
 record: a worker died with it) is enqueued again by ``revive``.
+
+The set is one per shard (``services.shards``): a sending is kept in its player's shard's copy
+(``<name>:{<tag>}``), so no single key takes every sending's writes, and ``revive`` reads every
+shard's.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import msgspec
 import redis
 from rq import Retry, get_current_job
 
-from services import config
+from services import config, shards
 from services import notifications as nt
 from services.store import now_ms, unavailable
 from workers import runtime
@@ -34,11 +38,15 @@ def lease() -> int:
 
 
 class Pending:
-    """``key``: the set; ``channel``: the delivery records'; ``job``: the try's function
-    (called with player, target, entry); ``prefix``: its job ids'."""
+    """``name``: the sets' (one per shard); ``channel``: the delivery records'; ``job``: the
+    try's function (called with player, target, entry); ``prefix``: its job ids'."""
 
-    def __init__(self, key: str, channel: str, job: str, prefix: str) -> None:
-        self.key, self.channel, self.job, self.prefix = key, channel, job, prefix
+    def __init__(self, name: str, channel: str, job: str, prefix: str) -> None:
+        self.name, self.channel, self.job, self.prefix = name, channel, job, prefix
+
+    def key(self, player: str) -> str:
+        """The set of the player's shard."""
+        return shards.key(self.name, shards.of(player))
 
     def enqueue(
         self, client: redis.Redis, player: str, target: str, notice: nt.Notice, suffix: str = ""
@@ -65,11 +73,11 @@ class Pending:
 
     def hold(self, client: redis.Redis, entry: str, seconds: int) -> None:
         with unavailable():
-            client.zadd(self.key, {entry: now_ms() + 1000 * seconds})
+            client.zadd(self.key(self.decode(entry)[0]), {entry: now_ms() + 1000 * seconds})
 
     def done(self, client: redis.Redis, entry: str) -> None:
         with unavailable():
-            client.zrem(self.key, entry)
+            client.zrem(self.key(self.decode(entry)[0]), entry)
 
     def after_failure(self, client: redis.Redis, entry: str) -> None:
         """Keep the catch-up off this sending until RQ's next try is due (or forget it: the
@@ -84,9 +92,15 @@ class Pending:
 
     def revive(self, client: redis.Redis) -> int:
         """Enqueue again the sendings past their time that nobody holds (a worker died with
-        them); how many."""
+        them); how many (at most ``CATCH_UP_BATCH`` a shard)."""
+        pipe = client.pipeline(transaction=False)
+        for key in shards.keys(self.name):
+            pipe.zrangebyscore(key, 0, now_ms(), start=0, num=CATCH_UP_BATCH)
         with unavailable():
-            due = client.zrangebyscore(self.key, 0, now_ms(), start=0, num=CATCH_UP_BATCH)
+            found = pipe.execute()
+        return self._revive(client, [raw for due in found for raw in due])
+
+    def _revive(self, client: redis.Redis, due: list[bytes]) -> int:
         revived = 0
         for raw in due:
             player, target, notice = self.decode(raw)

@@ -73,3 +73,16 @@ def live_api(request: pytest.FixtureRequest) -> Iterator[Api]:
     request.getfixturevalue("workers_redis")
     with create_app().test_client(use_cookies=False) as client:
         yield Api(client)
+
+
+@pytest.fixture(params=["server", pytest.param("cluster", marks=pytest.mark.cluster)])
+def store_api(request: pytest.FixtureRequest) -> Iterator[tuple[Api, redis.Redis]]:
+    """The API and its store: the session's server (``api``), or the real cluster, where every
+    script and transaction of a request must touch one slot."""
+    if request.param == "server":
+        yield request.getfixturevalue("api"), request.getfixturevalue("real_redis")
+        return
+    cluster = request.getfixturevalue("cluster_redis")
+    app = create_app(CommandService(EventStore(cluster)), Players(cluster), stream_seconds=0.5)
+    with app.test_client(use_cookies=False) as client:
+        yield Api(client), cluster

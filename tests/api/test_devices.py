@@ -67,7 +67,8 @@ def test_the_recovery_code_signs_in_too_as_typed(api: Api) -> None:
     assert answer.json["id"] == ann.id
 
 
-def test_a_revoked_or_replaced_link_signs_nobody_in(api: Api) -> None:
+def test_a_revoked_or_replaced_link_signs_nobody_in(store_api: tuple[Api, redis.Redis]) -> None:
+    api = store_api[0]
     ann = api.player("Ann")
     first = api.ok("POST", "/me/signin", ann)
     second = api.ok("POST", "/me/signin", ann)  # a new one revokes the old
@@ -111,7 +112,8 @@ def test_signing_out_one_device_ends_that_device_only(api: Api) -> None:
     assert len(api.ok("GET", "/me/devices", ann)["devices"]) == 2
 
 
-def test_signing_out_the_others_or_all(api: Api) -> None:
+def test_signing_out_the_others_or_all(store_api: tuple[Api, redis.Redis]) -> None:
+    api = store_api[0]
     ann = api.player("Ann")
     secret = secret_of(api.ok("POST", "/me/signin", ann)["link"])
     phone = as_device(sign_in(api, link=secret).json)

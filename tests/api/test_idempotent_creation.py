@@ -62,8 +62,9 @@ def refused(response: Any, status: int, code: str) -> None:
 
 
 def test_a_player_retried_after_a_lost_answer_is_the_same_player(
-    api: Api, real_redis: redis.Redis, fail_once: Callable[[Any, str], None]
+    store_api: tuple[Api, redis.Redis], fail_once: Callable[[Any, str], None]
 ) -> None:
+    api, real_redis = store_api
     fail_once(Players, "create")
     lost = api.call("POST", "/players", json={"name": "Ann"}, headers=keyed())
     refused(lost, 503, "store_unavailable")
@@ -79,7 +80,8 @@ def test_a_player_retried_after_a_lost_answer_is_the_same_player(
     assert me["id"] == first.json["id"]
 
 
-def test_a_player_key_with_another_body_is_refused(api: Api, real_redis: redis.Redis) -> None:
+def test_a_player_key_with_another_body_is_refused(store_api: tuple[Api, redis.Redis]) -> None:
+    api, real_redis = store_api
     api.ok("POST", "/players", json={"name": "Ann"}, headers=keyed())
     reused = api.call("POST", "/players", json={"name": "Bob"}, headers=keyed())
     refused(reused, 409, "idempotency_key_reused")

@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 import redis
 from redis.backoff import NoBackoff
+from redis.cluster import RedisCluster
 from redis.retry import Retry
 
 from api.app import create_app
-from api.limits import RateLimits, from_env
+from api.limits import RateLimits, from_env, storage
 from services.commands import CommandService
 from services.embedded import free_port
 from services.players import Players
@@ -46,6 +47,24 @@ def refused(response: Any, window: int) -> None:
     assert 1 <= retry <= window + 1  # the window, rounded up to a whole second
     assert response.json["params"] == {"retry_after": retry}
     assert str(retry) in response.json["detail"]
+
+
+@pytest.mark.cluster
+def test_the_limits_count_on_a_cluster_too(cluster_redis: RedisCluster) -> None:
+    uri, options = storage(cluster_redis)
+    assert uri.startswith("redis+cluster://") and "connection_pool" not in options
+    app = create_app(
+        CommandService(EventStore(cluster_redis)),
+        Players(cluster_redis),
+        stream_seconds=0,
+        rate_limits=RateLimits(players="2 per hour"),
+    )
+    api = Api(app.test_client(use_cookies=False))
+    api.player("Ann")
+    api.player("Bob")
+    refused(api.call("POST", "/players", json={"name": "Cy"}), 3600)
+    assert len(list(cluster_redis.scan_iter("token:*"))) == 2
+    assert list(cluster_redis.scan_iter("LIMITS*")), "the counters live in the cluster"
 
 
 def test_player_creation_is_limited_per_address(limited: Make, real_redis: redis.Redis) -> None:

@@ -20,6 +20,7 @@ from rq import Queue, SimpleWorker
 from api import limits
 from api.app import create_app
 from api.web import register as register_pages
+from services import commands
 from services.commands import CommandService
 from services.emails import email_key, link_key
 from services.embedded import HOST
@@ -40,6 +41,13 @@ def smtp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Inbox]:
         monkeypatch.setenv("OMERTA_SMTP_URL", inbox.url)
         monkeypatch.setenv("OMERTA_MAIL_FROM", "omerta@example.net")
         yield inbox
+
+
+@pytest.fixture(autouse=True)
+def jobs_store(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The mail jobs read the store through the process's service: this test's server."""
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setattr(commands, "_default", None)
 
 
 @pytest.fixture

@@ -197,7 +197,7 @@ def test_the_catch_up_sends_a_push_whose_worker_died_once_its_claim_is_gone(
         delivery = nt.delivery_id(notice, "push", sub_id)
         token = nt.claim(workers_redis, delivery, 60)
         assert token is not None
-        workers_redis.zadd(notify_push.PENDING, {member: 0})
+        workers_redis.zadd(notify_push._pushes.key(bob.id), {member: 0})
         assert notify_push.catch_up(workers_redis) == 0  # held: the claim decides
         nt.release(workers_redis, delivery, token)  # its lease is over
         assert notify_push.catch_up(workers_redis) == 1
@@ -205,5 +205,5 @@ def test_the_catch_up_sends_a_push_whose_worker_died_once_its_claim_is_gone(
         (sent,) = service.pushes
         assert browser.decrypt(sent.body)["game_id"] == "g-lost"
         assert nt.was_sent(workers_redis, delivery)
-        assert workers_redis.zcard(notify_push.PENDING) == 0
+        assert workers_redis.zcard(notify_push._pushes.key(bob.id)) == 0
         assert notify_push.catch_up(workers_redis) == 0

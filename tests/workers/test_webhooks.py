@@ -24,6 +24,7 @@ from rq.registry import StartedJobRegistry
 from api.app import create_app
 from services import notifications as nt
 from services import readmodels as rm
+from services import shards
 from services.commands import service
 from services.readmodels import ReadModels
 from tests.api.helpers import Api, Who
@@ -33,7 +34,10 @@ from workers import notify, notify_mail, notify_push, runtime
 
 pytestmark = pytest.mark.server
 
-PENDING = (notify.PENDING, notify_push.PENDING, notify_mail.PENDING)
+PENDING = [  # every channel's, every shard's
+    key for name in (notify.PENDING, notify_push.PENDING, notify_mail.PENDING)
+    for key in shards.keys(name)
+]  # fmt: skip
 JOBS = ("notify-*", "webhook-*", "push-*", "mail-*", "maildigest-*")  # every channel's
 
 
