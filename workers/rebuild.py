@@ -5,6 +5,12 @@ the store from its first event (a fresh projector, no cached state), folds every
 into the ratings again (``services.ratings``: the same order, so the same numbers), snapshots
 again and compares: the incremental projections are right exactly when the two are
 byte-identical. Stop the workers first, or games that move meanwhile show up as differences.
+
+On a Redis Cluster every step is a command of one key (scanned on every master, read and
+dropped in pipelines) and the projections are the workers' own single-slot steps. A store whose
+read models were written before the shards (the single lists ``rm:lobby``...) is brought to the
+shards' lists by one rebuild: the single lists are dropped with the rest and not written again
+(they show up as differences, that once).
 """
 
 from __future__ import annotations

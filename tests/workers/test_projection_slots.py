@@ -42,9 +42,13 @@ class Side(NamedTuple):
                         pytest.param("cluster", marks=pytest.mark.cluster)])  # fmt: skip
 def side(request: pytest.FixtureRequest) -> Iterator[Side]:
     client = request.getfixturevalue("real_redis" if request.param == "server" else "cluster_redis")
+    yield on(client)
+
+
+def on(client: redis.Redis | RedisCluster) -> Side:
     store = EventStore(client)
-    yield Side(client, CommandService(store, hooks=[]), Projector(store), ReadModels(client),
-               Players(client))  # fmt: skip
+    return Side(client, CommandService(store, hooks=[]), Projector(store), ReadModels(client),
+                Players(client))  # fmt: skip
 
 
 def play(side: Side, game_id: str, count: int, seed: int = 1) -> int:
@@ -265,3 +269,27 @@ def test_rebuild_gives_back_the_very_bytes(side: Side) -> None:
     lobby = rm.index_key(rm.LOBBY, shards.of(finished))
     assert rebuild(side.service.store).differences == sorted([rm.game_key(running), lobby])
     assert snapshot(side.client) == before
+
+
+@pytest.mark.server
+def test_a_read_model_written_before_the_shards_is_projected_anew(real_redis: redis.Redis) -> None:
+    """Its stored index entries name the single lists and the inboxes: the game's script leaves
+    those keys alone (the inbox steps keep the inboxes; ``omerta rebuild`` drops the lists)."""
+    side = on(real_redis)
+    game_id = side.service.create_game("famiglia", 2)
+    players = seated(side, game_id, others(shards.of(game_id), 2))
+    side.projector.project(game_id)
+    summary = side.models.summary(game_id)
+    assert summary is not None
+    owing = players[summary.to_act[0]]
+    key = rm.game_key(game_id)
+    before_shards = [[rm.RUNNING, game_id], [rm.DUE, rm.due_member(game_id, summary.to_act[0])],
+                     [rm.inbox_key(owing), game_id]]  # fmt: skip
+    real_redis.hset(key, mapping={"indexes": msgspec.json.encode(before_shards), "version": 1})
+    real_redis.delete(rm.inbox_checkpoints_key(owing))
+    real_redis.zadd(rm.RUNNING, {game_id: summary.created})
+
+    assert Projector(side.service.store).project(game_id).written  # type: ignore[union-attr]
+    assert [s.game_id for s in side.models.inbox(owing)] == [game_id]
+    assert [s.game_id for s in side.models.games("running")] == [game_id]
+    assert real_redis.zscore(rm.RUNNING, game_id) == summary.created  # left to the rebuild
