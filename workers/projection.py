@@ -123,10 +123,11 @@ redis.call('XADD', KEYS[3], 'MAXLEN', '~', INBOX_FEED_KEEP, '*',
 return 1
 """
 
-INBOX_FEED_KEEP = 10_000
-"""Entries each shard's inbox feed keeps (``MAXLEN ~``): its readers (the web processes' player
-streams, ``services.fanout``) follow it live, within seconds; a reconnecting page reads its
-count anew."""
+INBOX_FEED_KEEP = 1_000
+"""Entries each shard's inbox feed keeps (``MAXLEN ~``; 64,000 in all, where the single feed
+kept 10,000: each shard's feed carries a 64th of the entries, so it keeps a longer stretch of
+time). Its readers (the web processes' player streams, ``services.fanout``) follow it live,
+within seconds; a reconnecting page reads its count anew."""
 INBOX = INBOX.replace("INBOX_FEED_KEEP", str(INBOX_FEED_KEEP))
 
 _json = msgspec.json.Encoder()
