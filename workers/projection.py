@@ -247,8 +247,9 @@ class Projector:
     def write(
         self, game_id: str, folded: Folded, seating: Seating, before: rm.Summary | None = None
     ) -> bool:
-        """Write the read models at ``folded`` unless the stored ones are as new (the script
-        decides, atomically); whether anything was written.
+        """Write the read models at ``folded`` unless the stored ones are as new (each step
+        decides, atomically: the seated players' inboxes first, then the game's read model with
+        its shard's indexes); whether the game's was written.
 
         First, ``on_change`` (the notifications, ``workers.notify``) is told the change from
         ``before`` (the stored summary): before the write, so a projection that dies between
