@@ -83,7 +83,7 @@ def catch_up(
     Feed entries newer than ``settle_ms`` are left to their jobs (still running, most likely)
     for the next pass."""
     held = list(which)
-    entries = projected = ai_jobs = 0
+    entries = projected = 0
     for shard in held:
         seen, lagging = _follow_shard(projector, shard, now_ms() - settle_ms)
         entries, projected = entries + seen, projected + lagging
@@ -154,6 +154,7 @@ def _lagging(client: redis.Redis, latest: dict[str, int]) -> list[str]:
 def _revive_ai(
     client: redis.Redis, held: list[int], due_before_ms: int, revive_failed: bool
 ) -> int:
+    queues = runtime.queues_client()  # the jobs; the leases and the games are in the store
     pipe = client.pipeline(transaction=False)
     for shard in held:
         pipe.zrangebyscore(rm.index_key(rm.AI_DUE, shard), "-inf", due_before_ms)
@@ -164,7 +165,6 @@ def _revive_ai(
         pipe.hget(rm.game_key(game_id), "version")
     with unavailable():
         found = [(g, int(v)) for g, v in zip(games, pipe.execute(), strict=True) if v is not None]
-    queues = runtime.queue(runtime.AI).connection  # RQ's server (not the store's, on a cluster)
     revived = 0
     for game_id, version in found:
         job_ids = [jobs.ai_job_id(game_id, version, s) for s in ("", jobs.CATCH_UP)]
@@ -187,7 +187,7 @@ def _move_failed(client: redis.Redis, game_id: str, version: int) -> bool:
 
 def _waiting(client: redis.Redis, job_id: str, gave_up: bool) -> bool:
     """Whether the job will still run (or, failed with ``gave_up``, is to be left alone);
-    ``client``: RQ's server."""
+    ``client`` is RQ's server."""
     try:
         job = Job.fetch(job_id, connection=client)
     except NoSuchJobError:
