@@ -16,10 +16,9 @@ spaces, other control and format characters (bidirectional overrides included) a
 except the joiners that compose emoji; spaces at either end go. Pages show it as text, never
 as HTML.
 
-Every message also adds ``{game}`` to the side feed (``keys.SIDE_FEED``) in the same script,
-which wakes the game's live streams (``services.fanout``); a rematch offered adds one too
-(``signal``). Under Redis Cluster the side feed is one more global key, as the feed is
-(``services.keys``).
+Every message also adds ``{game}`` to the side feed of the game's shard
+(``keys.side_feed_key``, in the game's slot) in the same script, which wakes the game's live
+streams (``services.fanout``); a rematch offered adds one too (``signal``).
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ import unicodedata
 import msgspec
 import redis
 
-from services import keys
+from services import keys, shards
 from services.errors import BadRequest
 from services.store import now_ms, unavailable
 
@@ -97,7 +96,8 @@ class Chat:
         when = now_ms()
         args = [seat, kept, when, KEEP, keys.SIDE_FEED_KEEP, game_id]
         with unavailable():
-            number = self._post(keys=[chat_key(game_id), keys.SIDE_FEED], args=args)
+            side_feed = keys.side_feed_key(shards.of(game_id))
+            number = self._post(keys=[chat_key(game_id), side_feed], args=args)
         return ChatMessage(int(number), seat, kept, when)
 
     def read(self, game_id: str, after: int = 0) -> list[ChatMessage]:
@@ -124,5 +124,8 @@ class Chat:
         """Wake the game's live streams for a change beside its events (a rematch offered)."""
         with unavailable():
             self.redis.xadd(
-                keys.SIDE_FEED, {"game": game_id}, maxlen=keys.SIDE_FEED_KEEP, approximate=True
+                keys.side_feed_key(shards.of(game_id)),
+                {"game": game_id},
+                maxlen=keys.SIDE_FEED_KEEP,
+                approximate=True,
             )
