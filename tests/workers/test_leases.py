@@ -7,8 +7,10 @@ projects a game of one of them whose job was lost; ``omerta status`` shows who h
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -19,9 +21,10 @@ from redis.cluster import RedisCluster
 from api.cli import main
 from services import commands, shards
 from services.readmodels import ReadModels
+from tests.cluster import Cluster
 from tests.feeds import id_in
-from tests.workers.helpers import start_worker, wait
-from workers import leases
+from tests.workers.helpers import WORKER, wait
+from workers import leases, runtime
 from workers.leases import Leases, lease_key
 
 TTL_MS = 3_000  # short leases for the in-process tests (long enough for a loaded machine)
@@ -79,26 +82,59 @@ def status_of(capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
     return dict(json.loads(capsys.readouterr().out))["shard_leases"]
 
 
-@pytest.mark.server
-def test_a_killed_worker_s_shards_are_taken_over_and_caught_up(
+@pytest.fixture(params=["server", "cluster"])
+def deployment(
+    request: pytest.FixtureRequest,
     workers_redis: redis.Redis,
     redis_url: str,
-    read_models: ReadModels,
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[dict[str, str], redis.Redis | RedisCluster]:
+    """The environment of ``omerta worker`` processes (the store on the session's server, or on
+    the cluster with RQ on that server), set for this process too; and a client of the store."""
+    if request.param == "server":
+        request.applymarker(pytest.mark.server)
+        return {"REDIS_URL": redis_url}, workers_redis
+    request.applymarker(pytest.mark.cluster)
+    client = request.getfixturevalue("cluster_redis")
+    cluster: Cluster = request.getfixturevalue("valkey_cluster")
+    monkeypatch.delenv("REDIS_URL")
+    env = {"REDIS_CLUSTER_URL": cluster.url, "RQ_REDIS_URL": redis_url}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(commands, "_default", None)
+    runtime.reset()
+    return env, client
+
+
+def start(env: dict[str, str], log: Path, name: str) -> subprocess.Popen[bytes]:
+    """``omerta worker --name NAME`` in ``env``."""
+    base = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "REDIS_CLUSTER_URL")}
+    with open(log, "ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-c", WORKER, "worker", "--interval", "1", "--name", name],
+            env={**base, **env},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def test_a_killed_worker_s_shards_are_taken_over_and_caught_up(
+    deployment: tuple[dict[str, str], redis.Redis | RedisCluster],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    env, client = deployment
+    read_models = ReadModels(client)
     log = tmp_path / "worker.log"
-    first = start_worker(redis_url, log, "--name", "first")
+    first = start(env, log, "first")
     second: subprocess.Popen[bytes] | None = None
     try:
-        wait(lambda: holders(workers_redis).count("first") == 64, 60, "the first to hold all")
-        second = start_worker(redis_url, log, "--name", "second")
-        wait(
-            lambda: holders(workers_redis).count("second") == 32, 60, "the second's fair share"
-        )
+        wait(lambda: holders(client).count("first") == 64, 60, "the first to hold all")
+        second = start(env, log, "second")
+        wait(lambda: holders(client).count("second") == 32, 60, "the second's fair share")
         assert status_of(capsys) == {"holders": {"first": 32, "second": 32}, "unheld": []}
-        shard = holders(workers_redis).index("first")
+        shard = holders(client).index("first")
         first.send_signal(signal.SIGKILL)
         first.wait(10)
         # A game of one of the dead worker's shards whose projection job is lost.
@@ -108,7 +144,7 @@ def test_a_killed_worker_s_shards_are_taken_over_and_caught_up(
         version = commands.load(game_id).version
         killed_at = time.monotonic()
         wait(lambda: read_models.version(game_id) == version, 60, "the game's catch-up")
-        assert holders(workers_redis)[shard] == "second"
+        assert holders(client)[shard] == "second"
         took = time.monotonic() - killed_at
         assert status_of(capsys) == {"holders": {"second": 64}, "unheld": []}
     finally:
@@ -117,5 +153,5 @@ def test_a_killed_worker_s_shards_are_taken_over_and_caught_up(
                 process.send_signal(signal.SIGTERM)
                 process.wait(30)
     # A clean stop lets go of the leases at once.
-    assert holders(workers_redis) == [None] * shards.SHARDS, log.read_text()
+    assert holders(client) == [None] * shards.SHARDS, log.read_text()
     print(f"taken over and caught up {took:.1f} s after the kill (TTL {leases.TTL_MS} ms)")
