@@ -3,16 +3,17 @@ number of games waiting for them, and what the player last saw of each game
 (``PUT /games/{id}/seen``).
 
 The stream sends an ``inbox`` message at once and again each time the projection has written
-the read models of one of the player's games (``workers.projection`` adds an entry to the
-inbox feed in the same atomic step): ``data`` is ``{"count": <games waiting for the player>,
-"games": [{"game_id", "version"}, ...]}`` (the games that changed; none in the first message
-unless it resumes), ``id`` the inbox-feed entry it reflects. A client that reconnects sends
-``Last-Event-ID`` (browsers' EventSource do) and the first message also lists the games that
-changed since (among the next ``INBOX_BATCH`` entries of the feed). Bounded as the game streams
-are (``api.sse``: a random lifetime within ``stream_seconds``, keep-alive comments, no Redis
-connection held while open: the process's one reader, ``services.fanout``, wakes it; the count is
-read once per change by all the streams of one player in a process), and capped per client by
-``api.limits`` (counted apart from the game streams: a page holds one of each).
+the player's inbox (``workers.projection`` adds an entry to the inbox feed of the player's
+shard, ``keys.inbox_feed_key``, in the same atomic step): ``data`` is ``{"count": <games waiting
+for the player>, "games": [{"game_id", "version"}, ...]}`` (the games that changed; none in the
+first message unless it resumes), ``id`` the entry of that feed it reflects. A client that
+reconnects sends ``Last-Event-ID`` (browsers' EventSource do) and the first message also lists
+the games that changed since (among the next ``INBOX_BATCH`` entries of that feed). Bounded as
+the game streams are (``api.sse``: a random lifetime within ``stream_seconds``, keep-alive
+comments, no Redis connection held while open: the process's reader of the player's shard,
+``services.fanout``, wakes it; the count is read once per change by all the streams of one
+player in a process), and capped per client by ``api.limits`` (counted apart from the game
+streams: a page holds one of each).
 """
 
 from __future__ import annotations

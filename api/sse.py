@@ -9,7 +9,8 @@ Bounded: a response stays open at most ``stream_seconds`` (at least 80 % of it, 
 so that pages which connected together do not all reconnect together; then the client
 reconnects, told to wait ``retry`` ms), or until the game is over, so a gunicorn worker's
 greenlet is never held for ever. An open stream holds no Redis connection: it waits on the
-process's one reader of the store (``services.fanout``, in ``Deps.fanout``), which wakes it when
+process's reader of the game's feeds (``services.fanout``, in ``Deps.fanout``: one for every
+shard on a single server, one per watched shard on a cluster), which wakes it when
 its game passes the version it last sent; it then reads the new records through the service (a
 pooled connection, returned at once; at most ``services.fanout.READERS`` streams read at the same
 time, their start included; the streams of a game that one move wakes share one read). Between
@@ -21,8 +22,8 @@ The game's chat comes along (``services.chat``): a message written while the str
 an SSE message ``event: chat`` (no ``id``: the last event id stays the version), ``data`` the
 ``ChatMessage``; with ``?chat=N`` also the messages after number N, and the stream then stays
 open past the game's end (a finished game's page follows its chat, and the offer of a rematch:
-``event: rematch``, ``data`` the ``Offer``). Both wake the stream through the side feed, which
-the process's one reader follows with the events' feed.
+``event: rematch``, ``data`` the ``Offer``). Both wake the stream through its shard's side feed,
+which the same reader follows with the events' feed.
 
 How many streams one client may hold open at once is limited in ``api.limits``.
 """

@@ -16,11 +16,9 @@ spaces, other control and format characters (bidirectional overrides included) a
 except the joiners that compose emoji; spaces at either end go. Pages show it as text, never
 as HTML.
 
-Every message also adds ``{game}`` to the side feed (``keys.SIDE_FEED``) right after its script,
-which wakes the game's live streams (``services.fanout``); a rematch offered adds one too
-(``signal``). The script touches the game's keys only (one slot on a Redis Cluster: the side
-feed is a global key until the live streams follow the shards' side feeds); a process lost
-between the two leaves a message stored that the streams show at their next wake-up.
+Every message also adds ``{game}`` to the side feed of the game's shard
+(``keys.side_feed_key``, in the game's slot) in the same script, which wakes the game's live
+streams (``services.fanout``); a rematch offered adds one too (``signal``).
 """
 
 from __future__ import annotations
@@ -30,7 +28,7 @@ import unicodedata
 import msgspec
 import redis
 
-from services import keys
+from services import keys, shards
 from services.errors import BadRequest
 from services.store import now_ms, unavailable
 
@@ -38,12 +36,14 @@ MAX_TEXT = 500
 KEEP = 200  # messages kept per game
 JOINERS = frozenset({"\u200c", "\u200d"})  # zero-width (non-)joiners: emoji and scripts need them
 
-# KEYS: the chat.  ARGV: seat, text, time, KEEP.  Returns the message's number.
+# KEYS: the chat, the side feed.  ARGV: seat, text, time, KEEP, SIDE_FEED_KEEP, game id.
+# Returns the message's number.
 POST = """
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local n = 1
 if #last > 0 then n = tonumber(string.match(last[1][1], '^(%d+)')) + 1 end
 redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[4], n .. '-0', 's', ARGV[1], 't', ARGV[2], 'at', ARGV[3])
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'game', ARGV[6])
 return n
 """
 
@@ -94,9 +94,10 @@ class Chat:
         for a text ``clean`` refuses, and nothing is stored then."""
         kept = clean(text)
         when = now_ms()
+        args = [seat, kept, when, KEEP, keys.SIDE_FEED_KEEP, game_id]
         with unavailable():
-            number = self._post(keys=[chat_key(game_id)], args=[seat, kept, when, KEEP])
-        self.signal(game_id)
+            side_feed = keys.side_feed_key(shards.of(game_id))
+            number = self._post(keys=[chat_key(game_id), side_feed], args=args)
         return ChatMessage(int(number), seat, kept, when)
 
     def read(self, game_id: str, after: int = 0) -> list[ChatMessage]:
@@ -123,5 +124,8 @@ class Chat:
         """Wake the game's live streams for a change beside its events (a rematch offered)."""
         with unavailable():
             self.redis.xadd(
-                keys.SIDE_FEED, {"game": game_id}, maxlen=keys.SIDE_FEED_KEEP, approximate=True
+                keys.side_feed_key(shards.of(game_id)),
+                {"game": game_id},
+                maxlen=keys.SIDE_FEED_KEEP,
+                approximate=True,
             )

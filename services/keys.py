@@ -27,7 +27,9 @@ game's stream, its shard's feed and its shard's changed set in one script, on a 
                           side last took the shard's changed games: the appender wakes the read
                           side (a job for that shard)
 
-Readers of every shard (the projectors' catch-up, the live streams) go through ``shards.keys``.
+The projectors' catch-up reads the shards its worker holds (``workers.leases``: one holder per
+shard, ``workers:lease:{<tag>}``); the live streams follow, on a cluster, each watched shard's
+three feeds with one ``XREAD`` (one slot), on one server every shard's in one (``services.fanout``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,10 @@
 
 Jobs are at-least-once only while they exist: an enqueue can be lost (the process dies after its
 append), and a job can die with its worker (SIGKILL). The pass repairs both, at worker start and
-then periodically (``workers.worker``):
+then periodically (``workers.worker``), for the shards the worker holds (``workers.leases``: each
+shard is followed by one worker at a time; one worker alone holds all 64; a worker starting
+while the others hold every shard makes its first pass over all of them). Steps 1 to 3 read the
+shard's own keys only:
 
 1. Projections: it follows each shard's feed stream (one entry per append, in commit order) from
    the shard's cursor (``workers:feed-cursor:{<tag>}``, ``services.shards``); every game whose
@@ -10,11 +13,13 @@ then periodically (``workers.worker``):
    past entries whose games were checked, so a pass killed half way is simply repeated. A game
    whose projection fails is set apart with a job of its own (``jobs.project_or_set_apart``):
    one broken game holds up no other.
-2. Seats: a seat taken is not an event (no feed entry), so every running game whose read model
-   counts fewer taken seats than its seat record is projected too (lobby and inboxes).
-3. AI moves: every game with an AI seat owing a decision for longer than ``ai_grace_ms``
-   (``rm:ai-due``) gets a fresh ``ai_move`` job (a duplicate is harmless: stale or idempotent),
-   unless its job is still waiting, or failed for good and ``revive_failed`` is off (periodic
+2. Seats: a seat taken is not an event (no feed entry), so every running game of the shard
+   (``rm:games:running:{<tag>}``) whose read model counts fewer taken seats than its seat
+   record is projected too (lobby and inboxes).
+3. AI moves: every game of the shard with an AI seat owing a decision for longer than
+   ``ai_grace_ms`` (``rm:ai-due:{<tag>}``) gets a fresh ``ai_move`` job (a duplicate is
+   harmless: stale or idempotent), unless its job is still waiting, or failed for good and
+   ``revive_failed`` is off (periodic
    passes leave a failed AI to its failed registry and ``ai_error``; a worker start gives it
    another chance, a new release may have fixed it). Only a move that failed counts as failed:
    the game's ``ai_error`` is at that version; RQ also marks "failed" the jobs it finds
@@ -28,13 +33,17 @@ then periodically (``workers.worker``):
    (``jobs.lease_key``: a search runs, or ran within its budget and margin).
 4. Ratings: finished games that no rating job folded (``workers.ratings.catch_up``).
 
-``oldest_ai_due_ms`` tells operators how long the longest-waiting AI move has been owed
-(``omerta status``).
+``oldest_ai_due_ms`` tells operators how long the longest-waiting AI move has been owed, in any
+shard (``omerta status``).
+
+The ``project_changed(shard)`` jobs are no part of the lease: any worker runs them (the ``SPOP``
+of the shard's changed set gives each game to one job).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import NamedTuple
 
 import msgspec
@@ -64,26 +73,27 @@ class CaughtUp(NamedTuple):
 
 
 def catch_up(
-    projector: Projector, settle_ms: int = 0, ai_grace_ms: int = 0, revive_failed: bool = True
+    projector: Projector,
+    settle_ms: int = 0,
+    ai_grace_ms: int = 0,
+    revive_failed: bool = True,
+    which: Iterable[int] = range(shards.SHARDS),
 ) -> CaughtUp:
-    """One pass. Feed entries newer than ``settle_ms`` are left to their jobs (still running,
-    most likely) for the next pass."""
-    entries, projected = _follow_feed(projector, now_ms() - settle_ms)
-    projected += _check_seats(projector)
-    ai_jobs = _revive_ai(projector.redis, now_ms() - ai_grace_ms, revive_failed)
+    """One pass over the shards ``which`` (a worker's: those it holds, ``workers.leases``).
+    Feed entries newer than ``settle_ms`` are left to their jobs (still running, most likely)
+    for the next pass."""
+    held = list(which)
+    entries = projected = 0
+    for shard in held:
+        seen, lagging = _follow_shard(projector, shard, now_ms() - settle_ms)
+        entries, projected = entries + seen, projected + lagging
+    projected += _check_seats(projector, held)
+    ai_jobs = _revive_ai(projector.redis, held, now_ms() - ai_grace_ms, revive_failed)
     return CaughtUp(entries, projected, ai_jobs, ratings.catch_up(projector.redis))
 
 
 def cursor_key(shard: int) -> str:
     return shards.key(CURSOR, shard)
-
-
-def _follow_feed(projector: Projector, until_ms: int) -> tuple[int, int]:
-    seen = projected = 0
-    for shard in range(shards.SHARDS):
-        entries, lagging = _follow_shard(projector, shard, until_ms)
-        seen, projected = seen + entries, projected + lagging
-    return seen, projected
 
 
 def _follow_shard(projector: Projector, shard: int, until_ms: int) -> tuple[int, int]:
@@ -112,10 +122,13 @@ def _follow_shard(projector: Projector, shard: int, until_ms: int) -> tuple[int,
             client.set(cursor_key(shard), cursor)
 
 
-def _check_seats(projector: Projector) -> int:
+def _check_seats(projector: Projector, held: list[int]) -> int:
     client = projector.redis
+    pipe = client.pipeline(transaction=False)
+    for shard in held:
+        pipe.zrange(rm.index_key(rm.RUNNING, shard), 0, -1)
     with unavailable():
-        games = [g.decode() for g in client.zrange(rm.RUNNING, 0, -1)]
+        games = [g.decode() for found in pipe.execute() for g in found]
     pipe = client.pipeline(transaction=False)
     for game_id in games:
         pipe.hget(rm.game_key(game_id), "seated")
@@ -138,10 +151,15 @@ def _lagging(client: redis.Redis, latest: dict[str, int]) -> list[str]:
     return [g for g, v in zip(games, stored, strict=True) if int(v or 0) < latest[g]]
 
 
-def _revive_ai(client: redis.Redis, due_before_ms: int, revive_failed: bool) -> int:
+def _revive_ai(
+    client: redis.Redis, held: list[int], due_before_ms: int, revive_failed: bool
+) -> int:
     queues = runtime.queues_client()  # the jobs; the leases and the games are in the store
+    pipe = client.pipeline(transaction=False)
+    for shard in held:
+        pipe.zrangebyscore(rm.index_key(rm.AI_DUE, shard), "-inf", due_before_ms)
     with unavailable():
-        games = [g.decode() for g in client.zrangebyscore(rm.AI_DUE, "-inf", due_before_ms)]
+        games = [g.decode() for found in pipe.execute() for g in found]
     pipe = client.pipeline(transaction=False)
     for game_id in games:
         pipe.hget(rm.game_key(game_id), "version")
@@ -187,6 +205,9 @@ def _waiting(client: redis.Redis, job_id: str, gave_up: bool) -> bool:
 
 def oldest_ai_due_ms(client: redis.Redis) -> int | None:
     """How long (ms) the AI move owed longest has been owed; None if no AI seat owes one."""
+    pipe = client.pipeline(transaction=False)
+    for shard in range(shards.SHARDS):
+        pipe.zrange(rm.index_key(rm.AI_DUE, shard), 0, 0, withscores=True)
     with unavailable():
-        oldest = client.zrange(rm.AI_DUE, 0, 0, withscores=True)
-    return max(0, now_ms() - int(oldest[0][1])) if oldest else None
+        oldest = [int(found[0][1]) for found in pipe.execute() if found]
+    return max(0, now_ms() - min(oldest)) if oldest else None

@@ -2,7 +2,10 @@
 an interval are scheduled jobs, and so are the games' deadlines, ``workers.deadlines``: the
 scheduler looks every second, RQ's default interval, so a deadline fires within a second or
 two) and the catch-up passes (``workers.catchup``, ``deadlines.catch_up``, the notifications')
-as part of its maintenance: at start, then every ``interval`` seconds (also while idle).
+as part of its maintenance: at start, then every ``interval`` seconds (also while idle). The
+catch-up covers the shards the worker holds (``workers.leases``: a thread renews them every few
+seconds, a long job in between), so that several workers share the shards and one takes over
+a dead one's.
 
 The worker is RQ's ``SimpleWorker`` (jobs run in the worker process, no fork per job): jobs take
 milliseconds, and running them in-process keeps the projector's and the command service's
@@ -44,9 +47,10 @@ from redis.client import Pipeline
 from rq import SimpleWorker, Worker
 from rq.exceptions import StopRequested
 
-from services import lifeline
+from services import lifeline, shards
+from services.commands import service
 from services.config import settings
-from workers import catchup, deadlines, enqueue, notify, runtime
+from workers import catchup, deadlines, enqueue, leases, notify, runtime
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +67,12 @@ class OmertaWorker(SimpleWorker):
     """An RQ worker whose maintenance also runs the catch-up pass."""
 
     def __init__(
-        self, *args: Any, interval: int = 5, ai_fallback: bool = False, **kwargs: Any
+        self,
+        *args: Any,
+        interval: int = 5,
+        ai_fallback: bool = False,
+        store: redis.Redis | None = None,
+        **kwargs: Any,
     ) -> None:
         # RQ runs maintenance when due, between jobs and between idle waits of
         # worker_ttl - 15 s: a worker_ttl of interval + 15 makes the idle wait the interval.
@@ -76,6 +85,22 @@ class OmertaWorker(SimpleWorker):
         self.ai_fallback = ai_fallback  # serves the AI queue only while no AI worker is alive
         self._ai_seen_at = float("-inf")  # when an AI worker was last seen alive
         self.serves_projections = runtime.PROJECTIONS in self.queue_names()
+        # The shards whose catch-up this worker runs (none for a worker without projections).
+        self.leases = (
+            leases.Leases(store or self.connection, self.name) if self.serves_projections else None
+        )
+
+    def work(self, *args: Any, **kwargs: Any) -> bool:
+        """RQ's work loop, holding shard leases meanwhile (taken before the first catch-up pass,
+        let go at the end)."""
+        if self.leases is None:
+            return super().work(*args, **kwargs)
+        renewer = leases.Renewer(self.leases)
+        renewer.start()
+        try:
+            return super().work(*args, **kwargs)
+        finally:
+            renewer.stop()
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         """RQ's warm shutdown, remembered: ``run`` must not start the loop again after it."""
@@ -117,12 +142,15 @@ class OmertaWorker(SimpleWorker):
         if not self.serves_projections:
             return
         first, self._first_pass = self._first_pass, False
+        held = self.leases.held() if self.leases is not None else []
         try:
             done = catchup.catch_up(
                 runtime.projector(),
                 settle_ms=0 if first else SETTLE_MS,
                 ai_grace_ms=0 if first else AI_GRACE_MS,
                 revive_failed=first,
+                # At its start, a worker that holds nothing yet looks at every shard once.
+                which=held or (range(shards.SHARDS) if first else []),
             )
         except StopRequested:  # SIGTERM while idle: RQ's signal handler raised it in the pass
             raise
@@ -193,7 +221,12 @@ def make_worker(
     connection = runtime.queues_client()
     served = [runtime.queue(n) for n in (queues or runtime.QUEUES)]
     worker = OmertaWorker(
-        served, connection=connection, name=name, interval=interval, ai_fallback=queues is None
+        served,
+        connection=connection,
+        name=name,
+        interval=interval,
+        ai_fallback=queues is None,
+        store=service().store.redis,
     )
     runtime.serves_projections = worker.serves_projections
     return worker

@@ -1,7 +1,10 @@
 """``omerta status``: what an operator checks first, as one JSON object on stdout: the queues'
 lengths, the failed jobs, the workers alive (and whether an AI worker is: without one the
-default workers make the AI moves), and how long the longest-owed AI move has waited
-(``oldest_ai_due_ms``: a few seconds at most while workers run, see ``workers.catchup``)."""
+default workers make the AI moves), how long the longest-owed AI move has waited
+(``oldest_ai_due_ms``: a few seconds at most while workers run, see ``workers.catchup``), and
+the shard leases (``shard_leases``: how many shards each projection worker holds, and the shards
+no worker holds, ``workers.leases``: all of them while no worker runs, none for long while one
+does)."""
 
 from __future__ import annotations
 
@@ -11,7 +14,8 @@ import json
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "status", help="queues, failed jobs, workers and the oldest owed AI move, as JSON"
+        "status",
+        help="queues, failed jobs, workers, the oldest owed AI move and the shard leases, as JSON",
     )
     parser.set_defaults(run=run)
 
@@ -21,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
 
     from services.commands import service
     from services.store import unavailable
-    from workers import catchup, runtime, worker
+    from workers import catchup, leases, runtime, worker
 
     queues = [runtime.queue(name) for name in runtime.QUEUES]
     client = queues[0].connection
@@ -32,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
             "workers": Worker.count(connection=client),
             "ai_worker_alive": worker.ai_worker_alive(client),
             "oldest_ai_due_ms": catchup.oldest_ai_due_ms(service().store.redis),
+            "shard_leases": leases.report(service().store.redis),
         }
     print(json.dumps(status, indent=2))
     return 0

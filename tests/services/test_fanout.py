@@ -1,7 +1,8 @@
-"""The fan-out (``services.fanout``): one reader follows the store's feed and wakes the waits on
-a game that passes their version, and only those; nothing appended after ``watch()`` is missed;
-the reader holds one connection however many wait, stops once nothing is watched, and a store
-that fails ends the waits (``Unavailable``) until it answers again."""
+"""The fan-out (``services.fanout``): one reader follows the store's feeds (on a cluster: one per
+shard watched) and wakes the waits on a game that passes their version, and only those; nothing
+appended after ``watch()`` is missed; the reader holds one connection however many wait, stops
+once nothing is watched, and a store that fails ends the waits (``Unavailable``) until it
+answers again."""
 
 from __future__ import annotations
 
@@ -11,20 +12,23 @@ from collections.abc import Callable
 
 import pytest
 import redis
+from redis.cluster import RedisCluster
 
-from services import keys
+from services import keys, shards
+from services.chat import Chat
 from services.commands import CommandService
 from services.embedded import EmbeddedServer
 from services.errors import Unavailable
 from services.fanout import BLOCK_MS, Fanout
 from services.store import EventStore
+from tests.feeds import id_in
 
 pytestmark = pytest.mark.server
 
 LONG = 30.0  # a wait that must be woken long before this
 
 
-def appended(client: redis.Redis, game_id: str, version: int) -> None:
+def appended(client: redis.Redis | RedisCluster, game_id: str, version: int) -> None:
     """What every append adds to the feed (``services.store.APPEND``)."""
     client.xadd(keys.feed_key(game_id), {"game": game_id, "version": version})
 
@@ -158,9 +162,14 @@ def test_streams_woken_together_share_a_read_until_the_game_moves(
     second.close()
 
 
-def projected(client: redis.Redis, game_id: str, version: int, players: str) -> None:
-    """What a projection's write adds to the inbox feed (``workers.projection.WRITE``)."""
-    client.xadd(keys.INBOX_FEED, {"game": game_id, "version": version, "players": players})
+def projected(client: redis.Redis | RedisCluster, game_id: str, version: int, players: str) -> None:
+    """What a projection's writes add to the inbox feeds of the players' shards
+    (``workers.projection``): one entry per player."""
+    for player_id in players.split(","):
+        client.xadd(
+            keys.inbox_feed_key(shards.of(player_id)),
+            {"game": game_id, "version": version, "players": player_id},
+        )
 
 
 def test_a_player_watch_wakes_on_inbox_feed_entries_naming_the_player(
@@ -184,7 +193,7 @@ def test_a_player_watch_wakes_on_inbox_feed_entries_naming_the_player(
         time.sleep(0.01)
     version, last, changed = ann.changes(ann.start)
     assert changed == {"g1": 4, "g2": 7}
-    assert last == real_redis.xrevrange(keys.INBOX_FEED, count=1)[0][0]
+    assert last == real_redis.xrevrange(keys.inbox_feed_key(shards.of("ann")), count=1)[0][0]
     assert ann.changes(version) == (version, None, {})
     # The count is read once per change by the streams of one player.
     reads: list[int] = []
@@ -196,3 +205,57 @@ def test_a_player_watch_wakes_on_inbox_feed_entries_naming_the_player(
     while fanout.running:  # nothing watched: the reader stops
         assert time.monotonic() < deadline
         time.sleep(0.05)
+
+
+@pytest.fixture(params=["server", "cluster"])
+def either(request: pytest.FixtureRequest) -> redis.Redis | RedisCluster:
+    """A single server or a real cluster: one reader for every shard, or one per shard."""
+    if request.param == "cluster":
+        request.applymarker(pytest.mark.cluster)
+        return request.getfixturevalue("cluster_redis")
+    return request.getfixturevalue("real_redis")
+
+
+def test_watches_in_many_shards_and_a_player_all_wake(either: redis.Redis | RedisCluster) -> None:
+    fanout = Fanout(either)
+    games = [id_in(shard) for shard in (0, 7, 21, 42, 63)]
+    player = id_in(33, 12)
+    watches = [fanout.watch(g) for g in games]
+    chatty = fanout.watch(games[1])  # also follows the chat beside the events
+    ann = fanout.watch_player(player)
+    # One reader on a server; on a cluster one per shard watched (one slot per XREAD).
+    assert fanout.running == (6 if isinstance(either, RedisCluster) else 1)
+    waits = [waiting(lambda w=w: w.wait(0, LONG)) for w in watches]
+    side = waiting(lambda: chatty.wait(5, LONG, side=chatty.side))
+    inbox = waiting(lambda: ann.wait(ann.start, LONG))
+    for game_id in games:
+        appended(either, game_id, 1)
+    Chat(either).post(games[1], 0, "hello")  # the side feed of its game's shard
+    projected(either, games[3], 2, player)  # the inbox feed of the player's shard
+    for thread, _ in [*waits, side, inbox]:
+        thread.join(LONG)
+    assert [out for _, out in [*waits, side, inbox]] == [[True]] * (len(games) + 2)
+    _, last, changed = ann.changes(ann.start)
+    assert changed == {games[3]: 2}
+    assert last == either.xrevrange(keys.inbox_feed_key(33), count=1)[0][0]
+    for watch in [*watches, chatty, ann]:
+        watch.close()
+    deadline = time.monotonic() + LONG
+    while fanout.running:  # nothing watched: every reader stops
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+def test_a_new_watch_in_a_followed_shard_misses_nothing(
+    either: redis.Redis | RedisCluster,
+) -> None:
+    fanout = Fanout(either)
+    first, second = id_in(5), id_in(5)
+    held = fanout.watch(first)
+    appended(either, first, 1)
+    assert held.wait(0, LONG) is True
+    watch = fanout.watch(second)  # the shard's reader runs already
+    appended(either, second, 3)
+    assert watch.wait(2, LONG) is True
+    held.close()
+    watch.close()

@@ -8,7 +8,7 @@ import pytest
 import redis
 
 from api.cli import main
-from services import commands
+from services import commands, shards
 from workers import runtime
 
 pytestmark = pytest.mark.server
@@ -29,6 +29,7 @@ def test_status_shows_the_queues_and_the_oldest_owed_ai_move(
         "workers": 0,
         "ai_worker_alive": False,
         "oldest_ai_due_ms": None,
+        "shard_leases": {"holders": {}, "unheld": list(range(shards.SHARDS))},
     }
     game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
     runtime.projector().project(game_id)

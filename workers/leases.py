@@ -1,0 +1,188 @@
+"""Shard leases: which projection worker follows which shard (``services.shards``).
+
+Each shard's periodic catch-up (``workers.catchup``: its feed, its seat check, its owed AI moves)
+is run by one worker at a time, the shard's holder. The lease is a key in the shard's own slot,
+``workers:lease:{<tag>}``, holding the holder's name with an expiry of ``TTL_MS``: taken with
+``SET NX PX``, renewed (and let go) by a script that first checks the name, so only the holder
+ever extends or deletes it (one key per script: one slot, on a cluster too).
+
+Each worker (``Renewer``, a thread of its own: a long job must not let its leases lapse) makes a
+pass every ``RENEW_EVERY`` seconds (``Leases.renew``):
+
+1. it announces itself in ``workers:lease-holders`` (a sorted set: name -> when the
+   announcement lapses) and counts the workers announced: the live ones;
+2. it renews the leases it holds;
+3. its fair share is ``ceil(64 / live workers)``: above it, it lets go of the extra shards (a new
+   worker gets them at its next pass); below it, it takes free shards (in random order: two
+   workers claiming at once mostly try different ones; ``SET NX`` decides between them).
+
+A worker that dies (SIGKILL, its machine gone) stops renewing: its announcement and its leases
+lapse within ``TTL_MS``, and the others take its shards over at their next pass, within
+``TTL_MS + RENEW_EVERY``. A worker that stops cleanly lets go of its leases at once. ``TTL_MS``
+is long enough that a pause of a few seconds (a garbage collection, a slow store) loses nothing,
+short enough that a dead worker's shards wait only seconds. A worker unable to renew for
+``TTL_MS`` (the store down) holds nothing meanwhile (``Leases.held``): another may hold its
+shards by then.
+
+The lease guards only the catch-up, which is idempotent: two holders at once (a holder paused
+past its expiry) would project the same games twice, which changes nothing. The
+``project_changed(shard)`` jobs run on whichever worker takes them: their ``SPOP`` of the
+changed set already gives each game to one job.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import threading
+import time
+
+import redis
+from redis.commands.core import Script
+
+from services import shards
+from services.store import now_ms
+
+log = logging.getLogger(__name__)
+
+LEASE = "workers:lease"
+HOLDERS = "workers:lease-holders"  # sorted set: worker name -> when its announcement lapses (ms)
+TTL_MS = 10_000
+RENEW_EVERY = TTL_MS / 3 / 1000  # seconds: two passes may fail before a lease lapses
+
+# KEYS: the lease.  ARGV: the holder's name, the new expiry (ms).
+RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+
+# KEYS: the lease.  ARGV: the holder's name.
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+
+
+def lease_key(shard: int) -> str:
+    return shards.key(LEASE, shard)
+
+
+class Leases:
+    """One worker's leases (``name``: its RQ name) on the store ``client``."""
+
+    def __init__(self, client: redis.Redis, name: str, ttl_ms: int = TTL_MS) -> None:
+        self._redis = client
+        self.name = name
+        self.ttl_ms = ttl_ms
+        self._lock = threading.Lock()
+        self._renew = client.register_script(RENEW)
+        self._release = client.register_script(RELEASE)
+        self._held: tuple[int, ...] = ()
+        self._valid_until = float("-inf")  # monotonic: the held leases may have lapsed after
+
+    def held(self) -> list[int]:
+        """The shards this worker holds (none once its last renewal is ``ttl_ms`` old)."""
+        with self._lock:
+            return list(self._held) if time.monotonic() < self._valid_until else []
+
+    def renew(self) -> list[int]:
+        """One pass (see the module docstring); the shards held after it."""
+        began = time.monotonic()
+        now = now_ms()
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.zadd(HOLDERS, {self.name: now + self.ttl_ms})
+        pipe.zremrangebyscore(HOLDERS, "-inf", now)
+        pipe.zcard(HOLDERS)
+        for shard in range(shards.SHARDS):
+            pipe.get(lease_key(shard))
+        _, _, live, *holders = pipe.execute()
+        share = math.ceil(shards.SHARDS / max(int(live), 1))
+        mine = [s for s, h in enumerate(holders) if h is not None and h.decode() == self.name]
+        free = [s for s, h in enumerate(holders) if h is None]
+        renewed = self._each(self._renew, mine, self.ttl_ms)
+        kept = [s for s, ok in zip(mine, renewed, strict=True) if ok]
+        if len(kept) > share:
+            kept, extra = kept[:share], kept[share:]
+            self._each(self._release, extra)
+            log.info("worker %s lets go of %d shards (its share: %d)", self.name, len(extra), share)
+        elif len(kept) < share and free:
+            random.shuffle(free)
+            wanted = free[: share - len(kept)]
+            pipe = self._redis.pipeline(transaction=False)
+            for shard in wanted:
+                pipe.set(lease_key(shard), self.name, nx=True, px=self.ttl_ms)
+            taken = [s for s, ok in zip(wanted, pipe.execute(), strict=True) if ok]
+            if taken:
+                log.info("worker %s takes %d shards: %s", self.name, len(taken), sorted(taken))
+            kept += taken
+        with self._lock:
+            self._held = tuple(sorted(kept))
+            self._valid_until = began + self.ttl_ms / 1000
+            return list(self._held)
+
+    def release_all(self) -> None:
+        """Let go of every lease held and of the announcement (a clean stop)."""
+        with self._lock:
+            held, self._held = self._held, ()
+        self._each(self._release, list(held))
+        self._redis.zrem(HOLDERS, self.name)
+
+    def _each(self, script: Script, held: list[int], *args: object) -> list[int]:
+        """``script`` on each of the leases ``held``: a round trip each (redis-py's cluster
+        pipeline runs no scripts), a few dozen every few seconds."""
+        return [int(script(keys=[lease_key(s)], args=[self.name, *args])) for s in held]
+
+
+class Renewer:
+    """A daemon thread that renews ``leases`` every ``every`` seconds, from ``start()`` (which
+    makes the first pass itself) until ``stop()`` (which lets go of them)."""
+
+    def __init__(self, leases: Leases, every: float = RENEW_EVERY) -> None:
+        self.leases = leases
+        self._every = every
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="omerta-leases", daemon=True)
+
+    def start(self) -> None:
+        self._pass()
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+        try:
+            self.leases.release_all()
+        except redis.RedisError as exc:  # they lapse on their own
+            log.warning("worker %s could not let go of its leases: %s", self.leases.name, exc)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._every):
+            self._pass()
+
+    def _pass(self) -> None:
+        try:
+            self.leases.renew()
+        except Exception:  # the next pass tries again; the leases lapse meanwhile
+            log.warning("worker %s could not renew its leases", self.leases.name, exc_info=True)
+
+
+def report(client: redis.Redis) -> dict[str, object]:
+    """The leases now (``omerta status``): how many shards each worker holds, and the shards
+    that no worker holds."""
+    pipe = client.pipeline(transaction=False)
+    for shard in range(shards.SHARDS):
+        pipe.get(lease_key(shard))
+    holders: dict[str, int] = {}
+    unheld = []
+    for shard, holder in enumerate(pipe.execute()):
+        if holder is None:
+            unheld.append(shard)
+        else:
+            holders[holder.decode()] = holders.get(holder.decode(), 0) + 1
+    return {"holders": dict(sorted(holders.items())), "unheld": unheld}
