@@ -106,6 +106,8 @@ def round_of(target: Target, seconds: float) -> None:
     for thread in threads:
         thread.join()
     spent = sum(_cpu_of(target.pids)[name] for name in target.pids) - before
+    if not times:  # every thread failed at once (reported with the figures)
+        return
     ms = [t * 1000 for t in times]
     target.rates.append(len(times) / seconds)
     target.p50.append(percentile(ms, 0.5))
