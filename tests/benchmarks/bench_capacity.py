@@ -180,7 +180,7 @@ def mover(port: int, games: list[Game], begun: float, until: float, seed: int,
     try:
         while due:
             at, n = heapq.heappop(due)
-            if at >= until:
+            if at >= until or time.monotonic() >= until:  # a mover behind stops on time too
                 return
             wait = at - time.monotonic()
             if wait > 0:
