@@ -119,6 +119,8 @@ class Child:
 def store_url() -> tuple[str, EmbeddedServer | None]:
     """The store's URL, and the embedded server if this process started it."""
     config = settings()
+    if config.cluster_url:  # the children find it (and RQ_REDIS_URL) in the environment
+        return config.cluster_url, None
     if config.redis_url:
         return config.redis_url, None
     port = embedded_port(config, _own_group_and_lifeline())
@@ -228,7 +230,9 @@ def run(bind: str, web_workers: int | None, verbose: bool = False, ai_workers: i
         return 1
     url, store = store_url()
     # The worker too: its notification mails link to the web server's default public URL.
-    env = {**os.environ, "REDIS_URL": url, "OMERTA_BIND": bind}
+    env = {**os.environ, "OMERTA_BIND": bind}
+    if "REDIS_CLUSTER_URL" not in env:
+        env["REDIS_URL"] = url
     if verbose:  # every job (the worker) and every request (gunicorn's access log)
         env["OMERTA_LOG_LEVEL"] = "DEBUG"
         env.setdefault("OMERTA_ACCESS_LOG", "-")

@@ -50,7 +50,7 @@ import msgspec
 
 from domain import GAMES, bots, table
 from domain.core import Game, RuleViolation, Secret, replay
-from services import clocks
+from services import clocks, shards
 from services.codec import EventCodec
 from services.config import connect, settings
 from services.errors import (
@@ -195,11 +195,11 @@ class CommandService:
         game, rules = meta.game, self.games[meta.game]
         secret = Secret(seed=secrets.token_bytes(32), salt=secrets.token_bytes(16))
         events = rules.start(meta.seats, secret, validated)
-        game_id = secrets.token_urlsafe(16)
+        game_id = shards.new_id(16)  # in its shard's slot: one script appends to both
         appended = self.store.append(
             game_id, 0, b"", CREATION_COMMAND_ID, None, self._encode(game, events), meta=meta
         )
-        if appended.status != "ok":  # 128 random bits never collide; a store that says so lies
+        if appended.status != "ok":  # 120 random bits never collide; a store that says so lies
             raise RuntimeError(f"creating game {game_id} failed: {appended.status}")
         state = replay(rules, events)
         self._cache.remember(

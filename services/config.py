@@ -3,6 +3,8 @@
 | variable | meaning | default |
 |---|---|---|
 | ``REDIS_URL`` | the Redis/Valkey server to use | unset: an embedded server |
+| ``REDIS_CLUSTER_URL`` | any node of a Redis/Valkey Cluster: the store is the cluster | unset |
+| ``RQ_REDIS_URL`` | the server of RQ's queues (required with a cluster) | the store's |
 | ``OMERTA_VAR`` | data directory of the embedded server (AOF, log) | ``./var`` |
 | ``OMERTA_REDIS_PORT`` | fixed port of the embedded server | 0: a free port |
 | ``OMERTA_FSYNC`` | ``appendfsync`` of the embedded server | ``always`` (no move ever lost) |
@@ -35,10 +37,16 @@ address (``omerta run``'s local default).  (g) ``3600`` seconds (``workers.notif
 The rate limits' variables (``OMERTA_RATE_LIMITS``, ``OMERTA_LIMIT_*``, ``OMERTA_OPEN_GAMES``) are
 read by ``api.limits.from_env``, next to the limits they set.
 
-With ``REDIS_URL`` unset, the first process that connects starts the embedded server (see
-``services.embedded``) and records its port in ``<var>/valkey.port``; other processes using the
-same data directory find it there and share it (a lock file serialises the check-or-start). The
-process that started it stops it cleanly when it exits.
+A cluster (``REDIS_CLUSTER_URL``) holds the event store, the players and the read models, through
+redis-py's cluster client (every script and transaction touches one slot: ``services.shards``).
+RQ does not support Cluster, so its queues are on a server of their own (``RQ_REDIS_URL``): a
+job lost with that server is rebuilt from the store by the catch-up (``workers.catchup``). On a
+single server the queues share it unless ``RQ_REDIS_URL`` says otherwise.
+
+With ``REDIS_URL`` and ``REDIS_CLUSTER_URL`` unset, the first process that connects starts the
+embedded server (see ``services.embedded``) and records its port in ``<var>/valkey.port``; other
+processes using the same data directory find it there and share it (a lock file serialises the
+check-or-start). The process that started it stops it cleanly when it exits.
 """
 
 from __future__ import annotations
@@ -55,6 +63,7 @@ from urllib.parse import SplitResult, urlsplit
 import msgspec
 import redis
 from redis.backoff import ExponentialBackoff
+from redis.cluster import RedisCluster
 from redis.retry import Retry
 
 from services.embedded import HOST, EmbeddedServer
@@ -64,6 +73,10 @@ DEFAULT_BIND = "127.0.0.1:8000"
 
 class ConfigError(ValueError):
     """A setting the service cannot run with; the message names the variable."""
+
+
+Store = redis.Redis | RedisCluster
+"""What the services take as their store: one server's client, or a cluster's."""
 
 
 class Settings(msgspec.Struct, frozen=True):
@@ -93,6 +106,8 @@ class Settings(msgspec.Struct, frozen=True):
     vacation_days: int = 21
     # The CPU priority (niceness) of a worker of the AI queue alone (workers.worker)
     ai_nice: int = 15
+    cluster_url: str | None = None  # never printed: it may carry a password
+    rq_url: str | None = None  # never printed: it may carry a password
 
 
 def settings(env: dict[str, str] | None = None) -> Settings:
@@ -121,7 +136,23 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         mail_digest_seconds=_at_least_one(env, "OMERTA_MAIL_DIGEST_SECONDS", 3600),
         vacation_days=_days(env, "OMERTA_VACATION_DAYS", 21),
         ai_nice=_niceness(env, "OMERTA_AI_NICE", 15),
+        **_servers(env),
     )
+
+
+def _servers(env: dict[str, str]) -> dict[str, str | None]:
+    cluster, rq = env.get("REDIS_CLUSTER_URL") or None, env.get("RQ_REDIS_URL") or None
+    if cluster and env.get("REDIS_URL"):
+        raise ConfigError("set REDIS_URL (one server) or REDIS_CLUSTER_URL (a cluster), not both")
+    if cluster and not rq:
+        raise ConfigError(
+            "REDIS_CLUSTER_URL needs RQ_REDIS_URL: RQ's queues need a server of their own"
+            " (RQ does not support Cluster)"
+        )
+    for name, url in (("REDIS_CLUSTER_URL", cluster), ("RQ_REDIS_URL", rq)):
+        if url and urlsplit(url).scheme not in ("redis", "rediss"):
+            raise ConfigError(f"{name} must be a redis:// or rediss:// URL")
+    return {"cluster_url": cluster, "rq_url": rq}
 
 
 def _at_least_one(env: dict[str, str], name: str, default: int) -> int:
@@ -201,14 +232,26 @@ _started: EmbeddedServer | None = None
 _start_lock = threading.Lock()
 
 
-def connect(config: Settings | None = None) -> redis.Redis:
-    """A redis-py client (bytes in and out) for the configured server, retrying (see above)."""
+def connect(config: Settings | None = None) -> Store:
+    """A redis-py client (bytes in and out) for the configured store, retrying (see above): a
+    cluster client with ``REDIS_CLUSTER_URL`` (it also follows a failover: a master's replica
+    taking over its slots), else one server's."""
     config = config or settings()
     # Retry's default errors: ConnectionError (BusyLoadingError among them), TimeoutError.
     retry = Retry(RETRY_BACKOFF, RETRIES)
+    if config.cluster_url:
+        return RedisCluster.from_url(config.cluster_url, retry=retry)
     if config.redis_url:
         return redis.Redis.from_url(config.redis_url, retry=retry)
     return redis.Redis(host=HOST, port=embedded_port(config), retry=retry)
+
+
+def connect_queues(config: Settings, store: Store) -> redis.Redis:
+    """The client of RQ's server: ``RQ_REDIS_URL``'s, else the store itself (one server)."""
+    if config.rq_url:
+        return redis.Redis.from_url(config.rq_url, retry=Retry(RETRY_BACKOFF, RETRIES))
+    assert isinstance(store, redis.Redis), "settings() refuses a cluster without RQ_REDIS_URL"
+    return store
 
 
 def embedded_port(config: Settings, preexec_fn: Callable[[], None] | None = None) -> int:

@@ -52,7 +52,7 @@ from typing import Any, TypeVar
 
 import redis
 
-from services import keys
+from services import keys, shards
 from services.errors import Unavailable
 from services.store import unavailable
 
@@ -63,6 +63,7 @@ T = TypeVar("T")
 READERS = 16  # streams reading the store at once
 BLOCK_MS = 1000  # one XREAD's longest wait: below redis-py's socket timeout (5 s by default)
 BATCH = 1000  # feed entries per XREAD
+FEEDS = shards.keys(keys.FEED)  # one XREAD follows every shard's feed: one server, no slots
 PAUSES = (0.1, 2.0)  # seconds between attempts while the store fails: first, longest
 RECENT = 64  # a watched player's latest changes kept (``Watch.changes``)
 
@@ -93,7 +94,8 @@ class Fanout:
         self._games: dict[str, _Game] = {}
         self._players: dict[str, _Game] = {}
         self._running = False
-        self._position = b"0-0"  # the id of the last feed entry read
+        # feed -> the id of its last entry read (every shard's: ``FEEDS``)
+        self._positions = dict.fromkeys(FEEDS, b"0-0")
         self._inbox_position = b"0-0"  # the id of the last inbox-feed entry read
         self._side_position = b"0-0"  # the id of the last side-feed entry read
         self._failures = 0  # how often the reader lost the store
@@ -149,13 +151,17 @@ class Fanout:
                 if self._running:
                     return
             pipe = self._redis.pipeline(transaction=False)
-            pipe.xrevrange(keys.FEED, count=1)
+            for feed in FEEDS:
+                pipe.xrevrange(feed, count=1)
             pipe.xrevrange(keys.INBOX_FEED, count=1)
             pipe.xrevrange(keys.SIDE_FEED, count=1)
             with unavailable():
-                last, last_inbox, last_side = pipe.execute()
+                *lasts, last_inbox, last_side = pipe.execute()
             with self._lock:
-                self._position = last[0][0] if last else b"0-0"
+                self._positions = {
+                    feed: last[0][0] if last else b"0-0"
+                    for feed, last in zip(FEEDS, lasts, strict=True)
+                }
                 self._inbox_position = last_inbox[0][0] if last_inbox else b"0-0"
                 self._side_position = last_side[0][0] if last_side else b"0-0"
                 self._running, self._down = True, False
@@ -169,7 +175,7 @@ class Fanout:
                     self._running = False
                     return
                 positions = {
-                    keys.FEED: self._position,
+                    **self._positions,
                     keys.INBOX_FEED: self._inbox_position,
                     keys.SIDE_FEED: self._side_position,
                 }
@@ -196,7 +202,7 @@ class Fanout:
                         self._sides_changed(entries)
                         continue
                     for entry_id, fields in entries:
-                        self._position = entry_id
+                        self._positions[key.decode()] = entry_id
                         game = self._games.get(fields[b"game"].decode())
                         version = int(fields[b"version"])
                         if game is not None and version > game.version:

@@ -58,7 +58,8 @@ def commands_key(game_id: str, seat: int | None = None) -> str:
 
 
 def feed_key(game_id: str) -> str:
-    return FEED  # the single feed until the read side follows the shards' (s17-feed)
+    """The feed of the game's shard."""
+    return shards.key(FEED, shards.of(game_id))
 
 
 def shard_feed_key(shard: int) -> str:

@@ -12,7 +12,9 @@
    number alone would let the caller chain its events onto a head that is gone,
 3. on a creation, writes the game's metadata record,
 4. appends the events with entry ids ``<version>-0``, records the command id, adds one entry
-   to the feed and marks the game changed for the read side (``mark_changed``).
+   to the feed of the game's shard and marks the game changed in its shard for the read side
+   (``mark_changed``). Every key is in the game's slot (``services.shards``): on a cluster too
+   the append is one script on one master.
 
 Every check comes before the first write, so a refused or failed append leaves nothing behind
 (Redis also refuses a writing script as a whole when it is out of memory). A game's stream is
@@ -20,7 +22,8 @@ never trimmed or rewritten (the feed is trimmed behind its readers: ``workers.pr
 
 With ``min_replicas`` set (``OMERTA_MIN_REPLICAS``), an append is acknowledged only once
 ``WAIT`` confirms that many replicas have it, sent on the append's own connection (a pipeline)
-since ``WAIT`` counts that connection's writes. Otherwise it raises ``Unavailable``: the write
+since ``WAIT`` counts that connection's writes; on a cluster, the connection to the master of
+the game's slot. Otherwise it raises ``Unavailable``: the write
 may be done, and a retry with the same command id finds it (``duplicate``) and waits again.
 
 Keys are in ``services.keys``; the envelope and the hash chain in ``services.records``.
@@ -34,8 +37,9 @@ from contextlib import contextmanager
 
 import msgspec
 import redis
+from redis.cluster import RedisCluster
 
-from services import keys
+from services import keys, shards
 from services.errors import Unavailable
 from services.records import (
     GENESIS,
@@ -82,6 +86,12 @@ redis.call('SADD', KEYS[1], ARGV[1])
 return redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[2]) and 1 or 0
 """
 
+# A cluster append whose master is gone or moved is tried again on the slot's new master: a
+# failover takes the cluster's node timeout and an election (a few seconds), then clients see it.
+CLUSTER_TRIES = 10
+CLUSTER_PAUSE = 0.2  # seconds, times the try: about 9 s in all
+MOVED = ("MOVED", "TRYAGAIN", "CLUSTERDOWN")
+
 WAKE_TTL_MS = 5_000
 """How long the wake flag lives: a read side that never got woken (the appender died between
 its append and the wake-up) is woken again by the next append after this, at the latest."""
@@ -119,7 +129,7 @@ class EventStore:
 
     def __init__(
         self,
-        client: redis.Redis,
+        client: redis.Redis | RedisCluster,
         clock: Callable[[], int] = now_ms,
         min_replicas: int = 0,
         replica_timeout_ms: int = 1000,
@@ -146,6 +156,10 @@ class EventStore:
         ``expected_version``, its entry there is ``head`` (its stored bytes, ``Entry.raw``, onto
         which the new events chain; ``b""`` for a new game) and ``command_id`` is new. ``meta``
         is given only at creation (``expected_version`` 0, ``command_id`` ``""``)."""
+        if isinstance(self.redis, RedisCluster) and not shards.in_home_slot(game_id):
+            # Not an id the service drew (``shards.new_id``): no game of a cluster has it, and
+            # its keys and its shard's are in two slots, which no script may touch together.
+            return Appended("unknown", 0)
         stamp = self.clock()
         prev = chain_hash(head) if head else GENESIS
         entries = []
@@ -172,8 +186,8 @@ class EventStore:
                     keys.commands_key(game_id, actor),
                     keys.feed_key(game_id),
                     keys.meta_key(game_id),
-                    keys.CHANGED,
-                    keys.CHANGED_WAKE,
+                    keys.changed_key(shards.of(game_id)),
+                    keys.wake_key(shards.of(game_id)),
                     keys.commands_key(game_id),
                 ],
                 [
@@ -206,20 +220,50 @@ class EventStore:
         then no ``WAIT`` is sent)."""
         if not self.min_replicas:
             return self._append(keys=keys_, args=args), 0
-        pipe = self.redis.pipeline(transaction=False)
+        if not isinstance(self.redis, RedisCluster):
+            return self._append_and_wait(self.redis, keys_, args)
+        return self._append_on_cluster(keys_, args)
+
+    def _append_and_wait(
+        self, client: redis.Redis, keys_: list[str], args: list[object]
+    ) -> tuple[list[bytes], int]:
+        pipe = client.pipeline(transaction=False)
         self._append(keys=keys_, args=args, client=pipe)
         pipe.execute_command("WAIT", self.min_replicas, self.replica_timeout_ms)
         answer, replicas = pipe.execute()
         return answer, int(replicas)
 
+    def _append_on_cluster(self, keys_: list[str], args: list[object]) -> tuple[list[bytes], int]:
+        """On a cluster ``WAIT`` must follow the script on the same connection to the master of
+        the game's slot: the cluster client would send it to any node. So both go to that
+        master's own client. Its slot may have moved (a failover: its replica now serves it):
+        the slot table is read again and the append sent again, which the command id makes
+        safe (the earlier try's append, if it was made, answers ``duplicate`` and is waited for
+        again)."""
+        assert isinstance(self.redis, RedisCluster)
+        for attempt in range(1, CLUSTER_TRIES + 1):
+            node = self.redis.get_node_from_key(keys_[0])
+            try:
+                return self._append_and_wait(self.redis.get_redis_connection(node), keys_, args)
+            except (redis.ConnectionError, redis.TimeoutError):
+                if attempt == CLUSTER_TRIES:
+                    raise
+            except redis.ResponseError as exc:
+                if attempt == CLUSTER_TRIES or not str(exc).startswith(MOVED):
+                    raise
+            time.sleep(CLUSTER_PAUSE * attempt)
+            self.redis.nodes_manager.initialize()
+        raise AssertionError("unreachable: the last try returns or raises")
+
     def mark_changed(self, game_id: str) -> bool:
-        """Add the game to the ``changed`` set the read side takes its work from (every append
-        does it too), for a change that is not an event (a seat taken). True if this set the
+        """Add the game to its shard's ``changed`` set the read side takes its work from (every
+        append does it too), for a change that is not an event (a seat taken). True if this set the
         wake flag: then the caller must wake the read side (the workers' hook enqueues a job),
         which clears the flag when it takes the set; until then later changes need not."""
         with unavailable():
+            shard = shards.of(game_id)
             woke = self._mark_changed(
-                keys=[keys.CHANGED, keys.CHANGED_WAKE], args=[game_id, WAKE_TTL_MS]
+                keys=[keys.changed_key(shard), keys.wake_key(shard)], args=[game_id, WAKE_TTL_MS]
             )
         return woke == 1
 

@@ -9,6 +9,9 @@
   (``OMERTA_ALLOW_RELAXED_DURABILITY=1``).
 * a store that refuses ``CONFIG GET`` (managed services often do): a warning that the settings
   could not be checked, naming what to make sure of.
+* a cluster: every node is checked so (a replica becomes a master in a failover), and
+  ``OMERTA_MIN_REPLICAS`` 0 is a warning: a master that fails before its replica has an append
+  takes that acknowledged move with it.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ from __future__ import annotations
 import sys
 
 import redis
+from redis.cluster import RedisCluster
 
-from services.config import Settings, connect, settings
+from services.config import Settings, Store, connect, settings
 
 SAFE = "maxmemory-policy noeviction, appendonly yes, appendfsync always"
 
@@ -62,6 +66,22 @@ def check(client: redis.Redis, relaxed: bool = False) -> list[str]:
     return warnings
 
 
+def _check_all(client: Store, config: Settings) -> list[str]:
+    if not isinstance(client, RedisCluster):
+        return check(client, config.relaxed_durability)
+    warnings = []
+    for node in client.get_nodes():
+        found = check(client.get_redis_connection(node), config.relaxed_durability)
+        warnings += [f"node {node.name}: {warning}" for warning in found]
+    if config.min_replicas < 1 and not config.relaxed_durability:
+        warnings.append(
+            "OMERTA_MIN_REPLICAS is 0 on a cluster: an append is acknowledged before a replica"
+            " has it, and a master lost before its replica had it takes the move with it; set"
+            " OMERTA_MIN_REPLICAS=1"
+        )
+    return warnings
+
+
 def _get(client: redis.Redis, name: str) -> str | None:
     value = client.config_get(name).get(name)
     return value.decode() if isinstance(value, bytes) else value
@@ -74,7 +94,7 @@ def at_start(process: str, config: Settings | None = None) -> bool:
     config = config or settings()
     client = connect(config)
     try:
-        warnings = check(client, config.relaxed_durability)
+        warnings = _check_all(client, config)
     except UnsafeStore as exc:
         print(f"omerta {process}: refusing to start: {exc}", file=sys.stderr)
         return False

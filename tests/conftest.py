@@ -25,8 +25,10 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
+from services import shards
 from services.embedded import EmbeddedServer
 from tests.cluster import Cluster
+from tests.feeds import id_in
 
 # The suite makes players, games and streams far faster than any person: the rate limits are off
 # for every app it builds and every server it starts (tests/api/test_limits.py sets its own).
@@ -85,3 +87,10 @@ def cluster_redis(valkey_cluster: Cluster) -> Iterator[RedisCluster]:
     client = valkey_cluster.client()
     yield client
     client.close()
+
+
+@pytest.fixture
+def one_shard(monkeypatch: pytest.MonkeyPatch) -> int:
+    """Every game (and player) made in the test is of shard 7 (``services.shards``)."""
+    monkeypatch.setattr(shards, "new_id", lambda nbytes: id_in(7, nbytes))
+    return 7

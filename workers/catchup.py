@@ -4,11 +4,12 @@ Jobs are at-least-once only while they exist: an enqueue can be lost (the proces
 append), and a job can die with its worker (SIGKILL). The pass repairs both, at worker start and
 then periodically (``workers.worker``):
 
-1. Projections: it follows the feed stream (one entry per append, in commit order) from a cursor
-   (``workers:feed-cursor``); every game whose read model is behind the version of its feed
-   entry is projected now. The cursor moves only past entries whose games were checked, so a
-   pass killed half way is simply repeated. A game whose projection fails is set apart with a
-   job of its own (``jobs.project_or_set_apart``): one broken game holds up no other.
+1. Projections: it follows each shard's feed stream (one entry per append, in commit order) from
+   the shard's cursor (``workers:feed-cursor:{<tag>}``, ``services.shards``); every game whose
+   read model is behind the version of its feed entry is projected now. The cursor moves only
+   past entries whose games were checked, so a pass killed half way is simply repeated. A game
+   whose projection fails is set apart with a job of its own (``jobs.project_or_set_apart``):
+   one broken game holds up no other.
 2. Seats: a seat taken is not an event (no feed entry), so every running game whose read model
    counts fewer taken seats than its seat record is projected too (lobby and inboxes).
 3. AI moves: every game with an AI seat owing a decision for longer than ``ai_grace_ms``
@@ -42,7 +43,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.registry import ScheduledJobRegistry
 
-from services import keys
+from services import keys, shards
 from services import readmodels as rm
 from services.players import seats_key
 from services.store import now_ms, unavailable
@@ -73,17 +74,29 @@ def catch_up(
     return CaughtUp(entries, projected, ai_jobs, ratings.catch_up(projector.redis))
 
 
+def cursor_key(shard: int) -> str:
+    return shards.key(CURSOR, shard)
+
+
 def _follow_feed(projector: Projector, until_ms: int) -> tuple[int, int]:
+    seen = projected = 0
+    for shard in range(shards.SHARDS):
+        entries, lagging = _follow_shard(projector, shard, until_ms)
+        seen, projected = seen + entries, projected + lagging
+    return seen, projected
+
+
+def _follow_shard(projector: Projector, shard: int, until_ms: int) -> tuple[int, int]:
     client = projector.redis
     with unavailable():
-        cursor = (client.get(CURSOR) or b"0-0").decode()
+        cursor = (client.get(cursor_key(shard)) or b"0-0").decode()
     seen = projected = 0
     while True:
         with unavailable():
-            rows = client.xrange(keys.FEED, f"({cursor}", "+", count=BATCH)
+            rows = client.xrange(keys.shard_feed_key(shard), f"({cursor}", "+", count=BATCH)
         rows = [(i, f) for i, f in rows if int(i.split(b"-")[0]) <= until_ms]
         if not rows:
-            trim_feed(client, cursor)
+            trim_feed(client, shard, cursor)
             return seen, projected
         latest: dict[str, int] = {}
         for _, fields in rows:
@@ -96,7 +109,7 @@ def _follow_feed(projector: Projector, until_ms: int) -> tuple[int, int]:
         seen += len(rows)
         cursor = rows[-1][0].decode()
         with unavailable():
-            client.set(CURSOR, cursor)
+            client.set(cursor_key(shard), cursor)
 
 
 def _check_seats(projector: Projector) -> int:
@@ -126,6 +139,7 @@ def _lagging(client: redis.Redis, latest: dict[str, int]) -> list[str]:
 
 
 def _revive_ai(client: redis.Redis, due_before_ms: int, revive_failed: bool) -> int:
+    queues = runtime.queues_client()  # the jobs; the leases and the games are in the store
     with unavailable():
         games = [g.decode() for g in client.zrangebyscore(rm.AI_DUE, "-inf", due_before_ms)]
     pipe = client.pipeline(transaction=False)
@@ -139,7 +153,7 @@ def _revive_ai(client: redis.Redis, due_before_ms: int, revive_failed: bool) -> 
         with unavailable():
             gave_up = not revive_failed and _move_failed(client, game_id, version)
             waiting = client.exists(jobs.lease_key(game_id, version)) or any(
-                _waiting(client, job_id, gave_up) for job_id in job_ids
+                _waiting(queues, job_id, gave_up) for job_id in job_ids
             )
         if not waiting:
             log.warning("AI move of %s at version %d is overdue: enqueued again", game_id, version)
@@ -154,7 +168,8 @@ def _move_failed(client: redis.Redis, game_id: str, version: int) -> bool:
 
 
 def _waiting(client: redis.Redis, job_id: str, gave_up: bool) -> bool:
-    """Whether the job will still run (or, failed with ``gave_up``, is to be left alone)."""
+    """Whether the job will still run (or, failed with ``gave_up``, is to be left alone);
+    ``client`` is RQ's server."""
     try:
         job = Job.fetch(job_id, connection=client)
     except NoSuchJobError:

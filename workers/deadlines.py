@@ -157,9 +157,10 @@ def low_time(game_id: str, version: int, seat: int) -> str:
     return "sent"
 
 
-def catch_up(client: redis.Redis) -> int:
-    """Arm again every deadline in the index whose job is gone; how many. One already past
-    runs at once (its job, enqueued for now)."""
+def catch_up(client: redis.Redis, queues: redis.Redis) -> int:
+    """Arm again every deadline in the index (in the store, ``client``) whose job is gone from
+    RQ's server (``queues``); how many. One already past runs at once (its job, enqueued for
+    now)."""
     with unavailable():
         rows = client.zrange(rm.DEADLINES, 0, -1, withscores=True)
     armed = 0
@@ -167,7 +168,7 @@ def catch_up(client: redis.Redis) -> int:
         game_id, version, seat, bank = rm.parse_deadline_member(member.decode())
         job_id = deadline_job_id(game_id, version, seat, int(score))
         try:
-            Job.fetch(job_id, connection=client)
+            Job.fetch(job_id, connection=queues)
             continue
         except NoSuchJobError:
             pass

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 
 from rq import Retry
 
-from services import commands, keys
+from services import commands, keys, shards
 from workers import runtime
 
 PROJECT_TIMEOUT = 300  # seconds: a job projects every game changed while it waited
@@ -54,33 +54,36 @@ def on_append(game_id: str, version: int, woke: bool) -> None:
     if not woke:
         return
     if getattr(_deferred, "active", False):
-        _deferred.owed = True
+        _deferred.owed.add(shards.of(game_id))
         return
-    wake()
+    wake(shards.of(game_id))
 
 
 @contextmanager
-def wake_deferred(wake_here: Callable[[], object]) -> Iterator[None]:
-    """Within, an append that sets the wake flag enqueues no job: at the end, ``wake_here``
-    (``project_changed`` run in this job) does what that job would. Meanwhile the flag stays
-    set, so other changes wait for it too; if this process dies first, the flag's expiry
-    (and the catch-up) repairs it, as for a lost enqueue."""
-    _deferred.active, _deferred.owed = True, False
+def wake_deferred(wake_here: Callable[[int], object]) -> Iterator[None]:
+    """Within, an append that sets its shard's wake flag enqueues no job: at the end,
+    ``wake_here(shard)`` (``project_changed`` run in this job) does what that job would, for
+    each such shard. Meanwhile the flag stays set, so other changes wait for it too; if this
+    process dies first, the flag's expiry (and the catch-up) repairs it, as for a lost
+    enqueue."""
+    _deferred.active, _deferred.owed = True, set()
     try:
         yield
     finally:
-        owed = _deferred.owed
-        _deferred.active = _deferred.owed = False
-        if owed:
-            wake_here()
+        owed = sorted(_deferred.owed)
+        _deferred.active, _deferred.owed = False, set()
+        for shard in owed:
+            wake_here(shard)
 
 
-def wake() -> None:
-    """Enqueue a ``project_changed`` job (the caller set the wake flag)."""
+def wake(shard: int) -> None:
+    """Enqueue a ``project_changed`` job for the shard (the caller set its wake flag)."""
     try:
-        _projection("project_changed", (), PROJECT_TIMEOUT, "project the changed games")
+        _projection(
+            "project_changed", (shard,), PROJECT_TIMEOUT, f"project the changed games of {shard}"
+        )
     except BaseException:
-        runtime.queue(runtime.PROJECTIONS).connection.delete(keys.CHANGED_WAKE)
+        commands.service().store.redis.delete(keys.wake_key(shard))  # the flag is the store's
         raise
 
 
@@ -90,7 +93,7 @@ def project_alone(game_id: str) -> None:
     _projection("project", (game_id,), PROJECT_ONE_TIMEOUT, f"project {game_id}")
 
 
-def _projection(job: str, args: tuple[str, ...], timeout: int, description: str) -> None:
+def _projection(job: str, args: tuple[object, ...], timeout: int, description: str) -> None:
     runtime.enqueue(
         runtime.PROJECTIONS,
         f"workers.jobs.{job}",

@@ -1,10 +1,10 @@
 """The RQ jobs: ``project_changed()``, ``project(game_id)`` and ``ai_move(game_id, version)``.
 
-``project_changed`` (enqueued by ``workers.enqueue`` when a change wakes the read side) clears
-the store's wake flag, then takes the games of the ``changed`` set, a batch at a time, and
-projects each. A game whose projection fails is logged and gets a ``project`` job of its own
-(``project_or_set_apart``); the others go on. Games taken from the set by a job that dies are
-projected by the catch-up (``workers.catchup``).
+``project_changed(shard)`` (enqueued by ``workers.enqueue`` when a change wakes the read side of
+a shard, ``services.shards``) clears the shard's wake flag, then takes the games of its
+``changed`` set, a batch at a time, and projects each. A game whose projection fails is logged
+and gets a ``project`` job of its own (``project_or_set_apart``); the others go on. Games taken
+from the set by a job that dies are projected by the catch-up (``workers.catchup``).
 
 ``project`` brings one game's read models up to date (``workers.projection``); both enqueue
 ``ai_move`` when the projection moved the game to a version where an AI seat owes a decision
@@ -61,6 +61,7 @@ import logging
 import math
 import secrets
 import time
+from collections.abc import Iterable
 from contextlib import nullcontext
 
 import msgspec
@@ -70,7 +71,7 @@ from rq import Retry
 from domain import bots
 from domain.core import Game
 from domain.table import Table
-from services import keys, serversecret
+from services import keys, serversecret, shards
 from services import readmodels as rm
 from services.commands import CommandService, ai_command_id, service
 from services.errors import Conflict, Unavailable
@@ -94,25 +95,31 @@ AI_CHAIN = 4  # AI moves one job may make in a row in its game
 CHANGED_BATCH = 100  # games taken from the changed set at a time
 
 
-def project_changed() -> int:
-    """Project the games changed since the last such job; how many it took."""
+def project_changed(shard: int) -> int:
+    """Project the shard's games changed since the last such job; how many it took."""
     projector = runtime.projector()
     with unavailable():
-        projector.redis.delete(keys.CHANGED_WAKE)  # a change after this wakes a job of its own
-    return _drain(projector)
+        projector.redis.delete(keys.wake_key(shard))  # a change after this wakes a job of its own
+    return _drain(projector, [shard])
 
 
-def _drain(projector: Projector) -> int:
-    """Take the changed games, a batch at a time, and project each; how many it took."""
+def _drain(projector: Projector, which: Iterable[int] = range(shards.SHARDS)) -> int:
+    """Take the changed games of the shards ``which``, a batch of each at a time (one round
+    trip per node for all of them), and project each; how many it took."""
     taken = 0
-    while True:
+    pending = list(which)
+    while pending:
+        pipe = projector.redis.pipeline(transaction=False)
+        for shard in pending:
+            pipe.spop(keys.changed_key(shard), CHANGED_BATCH)
         with unavailable():
-            games = [g.decode() for g in projector.redis.spop(keys.CHANGED, CHANGED_BATCH)]
-        if not games:
-            return taken
-        taken += len(games)
-        for game_id in games:
-            project_or_set_apart(projector, game_id)
+            found = pipe.execute()
+        pending = [shard for shard, games in zip(pending, found, strict=True) if games]
+        for games in found:
+            taken += len(games)
+            for game_id in games:
+                project_or_set_apart(projector, game_id.decode())
+    return taken
 
 
 def project_or_set_apart(projector: Projector, game_id: str) -> None:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import logging
 
-import redis
-from rq import Queue, Retry, get_current_job
+from rq import Retry
 
 from services import config, mail, mailtexts, serversecret
+from services.commands import service
 from services.emails import SIGNIN, VERIFY, Emails, unsubscribe_signature
 from services.players import Players
-from workers.runtime import MAIL
+from workers import runtime
 
 log = logging.getLogger(__name__)
 
@@ -29,9 +29,8 @@ FAILURE_TTL = 7 * 24 * 3600
 PATHS = {VERIFY: "/email/verify/", SIGNIN: "/signin/email/"}
 
 
-def enqueue_link(client: redis.Redis, purpose: str, player_id: str, base_url: str) -> None:
-    queue = Queue(MAIL, connection=client)
-    queue.enqueue_call(
+def enqueue_link(purpose: str, player_id: str, base_url: str) -> None:
+    runtime.queue(runtime.MAIL).enqueue_call(
         "workers.mailer.send_link",
         args=(purpose, player_id, base_url),
         timeout=MAIL_TIMEOUT,
@@ -43,9 +42,7 @@ def enqueue_link(client: redis.Redis, purpose: str, player_id: str, base_url: st
 
 
 def send_link(purpose: str, player_id: str, base_url: str) -> None:
-    job = get_current_job()
-    assert job is not None  # an RQ job: its connection is the store's
-    client = job.connection
+    client = service().store.redis
     emails = Emails(client)
     email = emails.get(player_id)
     player = Players(client).get(player_id)

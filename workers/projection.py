@@ -293,15 +293,16 @@ FEED_KEEP_MS = 60_000
 web processes' live-event streams), which follow it from where they are and may lag a little."""
 
 
-def trim_feed(client: redis.Redis, cursor: str, keep_ms: int = FEED_KEEP_MS) -> int:
-    """Drop the feed's entries older than ``keep_ms`` before ``cursor`` (the catch-up's
+def trim_feed(client: redis.Redis, shard: int, cursor: str, keep_ms: int = FEED_KEEP_MS) -> int:
+    """Drop the shard's feed entries older than ``keep_ms`` before ``cursor`` (the catch-up's
     checkpoint: the slowest reader that must see every entry; feed ids are ms-seq); how many
     went. Every append adds an entry: untrimmed, the feed grows with every move ever made."""
     millis = int(cursor.split("-")[0]) - keep_ms
     if millis <= 0:
         return 0
     with unavailable():
-        return int(client.xtrim(keys.FEED, minid=f"{millis}-0", approximate=False))
+        trimmed = client.xtrim(keys.shard_feed_key(shard), minid=f"{millis}-0", approximate=False)
+        return int(trimmed)
 
 
 def read_models(

@@ -1,6 +1,10 @@
 """The worker process's shared objects, built on first use from the command service's store
 (``services.config.connect()``): the RQ queues and the projector.
 
+RQ's queues are on ``queues_client()``: ``RQ_REDIS_URL``'s server, else the store itself (one
+server). Everything RQ keeps (queues, jobs, registries, workers) is there; everything else
+(games, read models, leases, the changed sets) is in the store.
+
 Queues: ``omerta-projections`` (projection jobs) is listed before ``omerta-ai`` (AI moves), so a
 busy worker keeps read models fresh first; ``omerta-clocks`` (deadlines, scheduled by RQ's
 scheduler: ``workers.deadlines``) follows; ``omerta-notify`` (notifications, ``workers.notify``)
@@ -16,9 +20,11 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import redis
 from rq import Queue
 
 from services.commands import service
+from services.config import connect_queues, settings
 from services.readmodels import ReadModels
 from workers.projection import Projector
 
@@ -35,6 +41,16 @@ serves_projections = True
 _lock = threading.Lock()
 _projector: Projector | None = None
 _queues: dict[str, Queue] = {}
+_queues_client: redis.Redis | None = None
+
+
+def queues_client() -> redis.Redis:
+    """The client of RQ's server (``services.config.connect_queues``)."""
+    global _queues_client
+    with _lock:
+        if _queues_client is None:
+            _queues_client = connect_queues(settings(), service().store.redis)
+        return _queues_client
 
 
 def projector() -> Projector:
@@ -51,10 +67,11 @@ def projector() -> Projector:
 
 
 def queue(name: str) -> Queue:
+    connection = queues_client()
     with _lock:
         found = _queues.get(name)
         if found is None:
-            found = _queues[name] = Queue(name, connection=service().store.redis)
+            found = _queues[name] = Queue(name, connection=connection)
         return found
 
 
@@ -73,7 +90,8 @@ def read_models() -> ReadModels:
 
 def reset() -> None:
     """Forget the shared objects (after the configuration changed: tests, benchmarks)."""
-    global _projector
+    global _projector, _queues_client
     with _lock:
         _projector = None
         _queues.clear()
+        _queues_client = None

@@ -45,7 +45,6 @@ from rq import SimpleWorker, Worker
 from rq.exceptions import StopRequested
 
 from services import lifeline
-from services.commands import service
 from services.config import settings
 from workers import catchup, deadlines, enqueue, notify, runtime
 
@@ -130,12 +129,13 @@ class OmertaWorker(SimpleWorker):
         except Exception:  # the next pass tries again; the worker keeps working
             log.exception("catch-up pass failed")
             return
+        store = runtime.projector().redis  # self.connection is RQ's server
         try:
-            deadlines.catch_up(self.connection)
+            deadlines.catch_up(store, self.connection)
         except Exception:
             log.exception("deadlines' catch-up pass failed")
         try:
-            revived = notify.catch_up(self.connection)
+            revived = notify.catch_up(store)
         except Exception:
             log.exception("notifications' catch-up pass failed")
         else:
@@ -190,7 +190,7 @@ def make_worker(
     """A worker of ``queues`` (full names; None: the default worker, see the module
     docstring)."""
     enqueue.install()  # AI moves append: their projections are enqueued like anyone's
-    connection = service().store.redis
+    connection = runtime.queues_client()
     served = [runtime.queue(n) for n in (queues or runtime.QUEUES)]
     worker = OmertaWorker(
         served, connection=connection, name=name, interval=interval, ai_fallback=queues is None

@@ -32,6 +32,7 @@ def run_all(args: argparse.Namespace) -> int:
 
     # A store of one's own (REDIS_URL) is checked before anything starts; the embedded one is
     # configured here, and the children check it anyway.
-    if config.settings().redis_url and not storecheck.at_start("run"):
+    found = config.settings()
+    if (found.redis_url or found.cluster_url) and not storecheck.at_start("run"):
         return 2
     return supervisor.run(args.bind, args.web_workers, args.verbose, args.ai_workers)

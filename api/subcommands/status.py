@@ -19,6 +19,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from rq import Worker
 
+    from services.commands import service
     from services.store import unavailable
     from workers import catchup, runtime, worker
 
@@ -30,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
             "failed": {q.name: q.failed_job_registry.count for q in queues},
             "workers": Worker.count(connection=client),
             "ai_worker_alive": worker.ai_worker_alive(client),
-            "oldest_ai_due_ms": catchup.oldest_ai_due_ms(client),
+            "oldest_ai_due_ms": catchup.oldest_ai_due_ms(service().store.redis),
         }
     print(json.dumps(status, indent=2))
     return 0

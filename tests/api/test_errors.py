@@ -14,6 +14,7 @@ from werkzeug.test import TestResponse
 from services import keys
 from services.players import seats_key
 from tests.api.helpers import Api, Who
+from tests.feeds import feed_length
 
 pytestmark = pytest.mark.server
 
@@ -46,7 +47,7 @@ def _snapshot(client: redis.Redis, game_id: str) -> tuple[Any, ...]:
         client.xrange(keys.events_key(game_id)),
         client.hgetall(keys.commands_key(game_id)),
         client.hgetall(seats_key(game_id)),
-        client.xlen(keys.FEED),
+        feed_length(client),
     )
 
 

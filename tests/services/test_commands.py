@@ -12,7 +12,7 @@ import pytest
 
 from domain.core import Secret, check_commitment
 from domain.famiglia import messages as famiglia_messages
-from services import keys
+from services import keys, shards
 from services.commands import Accepted, CommandService
 from services.errors import (
     BadRequest,
@@ -24,6 +24,7 @@ from services.errors import (
     WrongSeat,
 )
 from services.store import WAKE_TTL_MS, EventStore
+from tests.feeds import changed
 from tests.services.helpers import pick_move, play_out
 
 Hooked = list[tuple[str, int, bool]]
@@ -123,21 +124,22 @@ def test_commands_as_structs_dicts_or_json_are_appended(
 
 
 def test_appends_mark_their_game_changed_and_the_first_one_wakes_the_read_side(
-    svc: CommandService, fake_redis: fakeredis.FakeRedis, hooked: Hooked
+    svc: CommandService, fake_redis: fakeredis.FakeRedis, hooked: Hooked, one_shard: int
 ) -> None:
     game_id = svc.create_game("famiglia", 2, {})
     other = svc.create_game("gangsta", 2, {})
     assert [w for _, _, w in hooked] == [True, False]  # the flag was still set for the second
-    assert fake_redis.smembers(keys.CHANGED) == {game_id.encode(), other.encode()}
-    fake_redis.delete(keys.CHANGED, keys.CHANGED_WAKE)  # what a projection job does first
+    assert changed(fake_redis) == {game_id.encode(), other.encode()}
+    # what the shard's projection job does first
+    fake_redis.delete(keys.changed_key(one_shard), keys.wake_key(one_shard))
     seat, command = move(svc, game_id)
     accepted = svc.handle(game_id, seat, command, "c1")
     assert hooked[-1] == (game_id, accepted.version, True)
-    assert fake_redis.smembers(keys.CHANGED) == {game_id.encode()}
-    assert 0 < fake_redis.pttl(keys.CHANGED_WAKE) <= WAKE_TTL_MS
+    assert changed(fake_redis) == {game_id.encode()}
+    assert 0 < fake_redis.pttl(keys.wake_key(one_shard)) <= WAKE_TTL_MS
     svc.notify(other, svc.load(other).version)  # a seat taken: not an event, marked the same way
     assert hooked[-1] == (other, svc.load(other).version, False)
-    assert fake_redis.smembers(keys.CHANGED) == {game_id.encode(), other.encode()}
+    assert changed(fake_redis) == {game_id.encode(), other.encode()}
 
 
 def test_a_retried_command_appends_nothing_and_returns_the_first_result(
@@ -399,9 +401,9 @@ def test_events_are_stored_under_the_game_hash_tag(
             keys.events_key(game_id),
             keys.meta_key(game_id),
             keys.commands_key(game_id),
-            keys.FEED,
-            keys.CHANGED,
-            keys.CHANGED_WAKE,
+            keys.feed_key(game_id),
+            keys.changed_key(shards.of(game_id)),
+            keys.wake_key(shards.of(game_id)),
         )
     )
 

@@ -26,7 +26,7 @@ LONG = 30.0  # a wait that must be woken long before this
 
 def appended(client: redis.Redis, game_id: str, version: int) -> None:
     """What every append adds to the feed (``services.store.APPEND``)."""
-    client.xadd(keys.FEED, {"game": game_id, "version": version})
+    client.xadd(keys.feed_key(game_id), {"game": game_id, "version": version})
 
 
 def waiting(target: Callable[[], object]) -> tuple[threading.Thread, list[object]]:

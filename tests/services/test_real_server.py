@@ -22,6 +22,7 @@ from services.commands import CommandService
 from services.embedded import EmbeddedServer
 from services.errors import CommandIdReused, Unavailable
 from services.store import EventStore
+from tests.feeds import feed_length
 from tests.services import racer
 from tests.services.helpers import pick_move, play_out, tamper
 from workers.projection import Projector
@@ -99,7 +100,7 @@ def check_store(client: redis.Redis, logs: list[Path], killed: bool = False) -> 
     unacknowledged = set(carried) - set(acked)
     assert unacknowledged <= (set(in_flight) if killed else set())
     assert set(carried) <= tried
-    assert client.xlen(keys.FEED) == len(game_ids) + len(carried)
+    assert feed_length(client) == len(game_ids) + len(carried)
     return len(acked)
 
 

@@ -1,16 +1,17 @@
-"""The event store's contract, on fakeredis (the same Lua script runs there through lupa)."""
+"""The event store's contract, on fakeredis (the same Lua script runs there through lupa) and on
+a real cluster (one slot per script: the game's keys and its shard's are in one slot)."""
 
 from __future__ import annotations
 
 from unittest.mock import ANY
 
-import fakeredis
 import msgspec
 import pytest
 
 from services import keys
 from services.records import GENESIS, GameMeta, chain_hash, decode_envelope
 from services.store import EventStore, NewEvent
+from tests.feeds import feed_length, id_in
 
 META = GameMeta(game="famiglia", seats=2, options={}, ai={1: 2}, created=1)
 
@@ -19,16 +20,20 @@ def events(*names: str) -> list[NewEvent]:
     return [NewEvent(n, 1, msgspec.msgpack.encode({"type": n})) for n in names]
 
 
-@pytest.fixture
-def store(fake_redis: fakeredis.FakeRedis) -> EventStore:
-    return EventStore(fake_redis, clock=lambda: 1_700_000_000_000)
+GAME, OTHER = id_in(3), id_in(9)  # ids as the service draws them (``shards.new_id``)
+
+
+@pytest.fixture(params=["fake", pytest.param("cluster", marks=pytest.mark.cluster)])
+def store(request: pytest.FixtureRequest) -> EventStore:
+    client = request.getfixturevalue("fake_redis" if request.param == "fake" else "cluster_redis")
+    return EventStore(client, clock=lambda: 1_700_000_000_000)
 
 
 @pytest.fixture
 def created(store: EventStore) -> str:
-    appended = store.append("g1", 0, b"", "", None, events("game_started", "dealt"), meta=META)
+    appended = store.append(GAME, 0, b"", "", None, events("game_started", "dealt"), meta=META)
     assert appended.status == "ok"
-    return "g1"
+    return GAME
 
 
 def head(store: EventStore, game_id: str) -> bytes:
@@ -42,7 +47,7 @@ def test_creation_writes_events_meta_record_and_feed(store: EventStore, created:
     assert [entry_id for entry_id, _ in rows] == [b"1-0", b"2-0"]
     first = decode_envelope(rows[0][1][b"e"])
     assert (first.game_id, first.version, first.type, first.actor, first.command_id) == (
-        "g1",
+        GAME,
         1,
         "game_started",
         None,
@@ -50,8 +55,9 @@ def test_creation_writes_events_meta_record_and_feed(store: EventStore, created:
     )
     assert (first.time, first.schema, first.prev) == (1_700_000_000_000, 1, GENESIS)
     assert msgspec.msgpack.decode(first.data) == {"type": "game_started"}
-    feed = store.redis.xrange(keys.FEED)
-    assert [fields for _, fields in feed] == [{b"game": b"g1", b"version": b"2"}]
+    feed = store.redis.xrange(keys.feed_key(GAME))
+    assert [fields for _, fields in feed] == [{b"game": GAME.encode(), b"version": b"2"}]
+    assert feed_length(store.redis) == 1
     assert store.command_records(created, 2) == {None: {"": ANY}, 0: {}, 1: {}}
 
 
@@ -79,10 +85,10 @@ def test_each_envelope_chains_to_the_one_before(store: EventStore, created: str)
 def test_append_at_a_stale_version_is_a_conflict_and_writes_nothing(
     store: EventStore, created: str
 ) -> None:
-    before = store.redis.dump(keys.events_key(created)), store.redis.xlen(keys.FEED)
+    before = store.redis.dump(keys.events_key(created)), feed_length(store.redis)
     appended = store.append(created, 1, b"", "c1", 0, events("a"))
     assert (appended.status, appended.version) == ("conflict", 2)
-    assert (store.redis.dump(keys.events_key(created)), store.redis.xlen(keys.FEED)) == before
+    assert (store.redis.dump(keys.events_key(created)), feed_length(store.redis)) == before
     assert all("c1" not in scoped for scoped in store.command_records(created, 2).values())
 
 
@@ -96,7 +102,7 @@ def test_a_retried_command_id_appends_nothing_and_returns_the_first_result(
     assert again.record is not None and (again.record.first, again.record.last) == (3, 4)
     assert again.record.digest == b"d"
     assert store.version(created) == 4
-    assert store.redis.xlen(keys.FEED) == 2
+    assert feed_length(store.redis) == 2
 
 
 def test_appending_to_a_game_that_does_not_exist_is_refused(store: EventStore) -> None:
@@ -139,8 +145,8 @@ def test_an_unscoped_record_of_a_game_stored_before_scoping_holds_for_every_seat
 
 
 def test_game_ids_lists_every_game(store: EventStore, created: str) -> None:
-    store.append("g2", 0, b"", "", None, events("game_started"), meta=META)
-    assert sorted(store.game_ids()) == ["g1", "g2"]
+    store.append(OTHER, 0, b"", "", None, events("game_started"), meta=META)
+    assert sorted(store.game_ids()) == [GAME, OTHER]
 
 
 def test_append_onto_another_head_at_the_right_version_is_refused_and_writes_nothing(
@@ -149,8 +155,8 @@ def test_append_onto_another_head_at_the_right_version_is_refused_and_writes_not
     """A caller whose head is from a history the store no longer has (restored from a backup)
     must not chain onto the entry that now stands at that version."""
     gone = store.read(created)[-1].raw + b"x"
-    before = store.redis.dump(keys.events_key(created)), store.redis.xlen(keys.FEED)
+    before = store.redis.dump(keys.events_key(created)), feed_length(store.redis)
     appended = store.append(created, 2, gone, "c1", 0, events("a"))
     assert (appended.status, appended.version) == ("forked", 2)
-    assert (store.redis.dump(keys.events_key(created)), store.redis.xlen(keys.FEED)) == before
+    assert (store.redis.dump(keys.events_key(created)), feed_length(store.redis)) == before
     assert all("c1" not in scoped for scoped in store.command_records(created, 2).values())

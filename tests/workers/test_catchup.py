@@ -7,7 +7,7 @@ import pytest
 import redis
 from rq.job import JobStatus
 
-from services import commands
+from services import commands, shards
 from services import readmodels as rm
 from services.players import Players
 from services.readmodels import ReadModels
@@ -35,7 +35,8 @@ def test_the_catch_up_projects_games_whose_jobs_were_never_enqueued(
         summary = read_models.summary(game_id)
         assert summary is not None
         assert summary.version == commands.load(game_id).version
-    assert workers_redis.get(catchup.CURSOR) is not None
+    for game_id in game_ids:
+        assert workers_redis.get(catchup.cursor_key(shards.of(game_id))) is not None
     again = catchup.catch_up(runtime.projector())
     assert again == catchup.CaughtUp(0, 0, 0)  # the cursor moved past them
 

@@ -74,7 +74,7 @@ def test_the_projection_arms_each_deadline_once(workers_redis: redis.Redis) -> N
     # Arming again (another projection, a catch-up) is the same job.
     assert not deadlines.arm(game_id, summary.version, owing.seat, owing.bank, owing.deadline)
     assert _deadline_jobs(workers_redis) == {job_id: due}
-    assert deadlines.catch_up(workers_redis) == 0
+    assert deadlines.catch_up(workers_redis, workers_redis) == 0
 
 
 def test_the_catch_up_arms_a_deleted_deadline_job_again(workers_redis: redis.Redis) -> None:
@@ -82,9 +82,9 @@ def test_the_catch_up_arms_a_deleted_deadline_job_again(workers_redis: redis.Red
     (job_id,) = _deadline_jobs(workers_redis)
     Job.fetch(job_id, connection=workers_redis).delete()  # a lost worker, a flushed queue
     assert _deadline_jobs(workers_redis) == {}
-    assert deadlines.catch_up(workers_redis) == 1
+    assert deadlines.catch_up(workers_redis, workers_redis) == 1
     assert list(_deadline_jobs(workers_redis)) == [job_id]
-    assert deadlines.catch_up(workers_redis) == 0
+    assert deadlines.catch_up(workers_redis, workers_redis) == 0
 
 
 def test_a_deadline_job_finds_a_vacation_and_arms_itself_later(

@@ -1,4 +1,4 @@
-"""Waking the read side: one waiting projection job for every change in every game
+"""Waking the read side: one waiting projection job for every change in every game of a shard
 (coalescing), a job of its own for a change after a job took the changed games, a game whose
 projection fails set apart, and nothing lost."""
 
@@ -10,8 +10,9 @@ import pytest
 import redis
 from rq import Queue
 
-from services import commands, keys
+from services import commands, shards
 from services.readmodels import ReadModels
+from tests.feeds import changed, id_in, woken
 from tests.workers.helpers import assert_read_models_current
 from tests.workers.test_projection import human_moves
 from workers import jobs, runtime
@@ -26,30 +27,46 @@ def waiting() -> list[str]:
     return [job.func_name for job in queue.jobs]
 
 
-def test_changes_in_every_game_share_one_waiting_job(
-    workers_redis: redis.Redis, read_models: ReadModels, drain: Callable[[], None]
+def test_changes_in_every_game_of_a_shard_share_one_waiting_job(
+    workers_redis: redis.Redis, read_models: ReadModels, drain: Callable[[], None], one_shard: int
 ) -> None:
     game_id = commands.create_game("gangsta", 3)
     assert waiting() == ["workers.jobs.project_changed"]
     human_moves(game_id, 6)
     other = commands.create_game("famiglia", 2)
     assert len(waiting()) == 1  # the waiting job will take these changes too
-    assert workers_redis.smembers(keys.CHANGED) == {game_id.encode(), other.encode()}
+    assert changed(workers_redis) == {game_id.encode(), other.encode()}
     drain()
     for game in (game_id, other):
         assert_read_models_current(read_models, game)
-    assert not workers_redis.exists(keys.CHANGED, keys.CHANGED_WAKE)
+    assert not changed(workers_redis) and not woken(workers_redis)
     human_moves(game_id, 1, seed=2)
     assert len(waiting()) == 1  # nothing waited any more: a new change wakes a new job
     drain()
     assert_read_models_current(read_models, game_id)
 
 
+def test_each_shard_wakes_a_job_of_its_own(
+    workers_redis: redis.Redis, read_models: ReadModels, drain: Callable[[], None],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    made = iter([id_in(3), id_in(40)])
+    monkeypatch.setattr(shards, "new_id", lambda nbytes: next(made))
+    first, second = commands.create_game("famiglia", 2), commands.create_game("gangsta", 2)
+    assert [job.args for job in runtime.queue(runtime.PROJECTIONS).jobs] == [(3,), (40,)]
+    assert woken(workers_redis) == [3, 40]
+    drain()
+    for game in (first, second):
+        assert_read_models_current(read_models, game)
+
+
 def test_a_change_after_the_job_took_the_games_gets_a_job_of_its_own(
     workers_redis: redis.Redis, read_models: ReadModels, drain: Callable[[], None]
 ) -> None:
     game_id = commands.create_game("famiglia", 2)
-    assert jobs.project_changed() == 1  # a job ran (cleared the flag, took the game)
+    assert (
+        jobs.project_changed(shards.of(game_id)) == 1
+    )  # a job ran (cleared the flag, took the game)
     assert len(waiting()) == 1  # the creation's own job, not run yet
     runtime.queue(runtime.PROJECTIONS).empty()
     human_moves(game_id, 1)
@@ -63,17 +80,17 @@ def test_seat_changes_ask_the_same_way(workers_redis: redis.Redis) -> None:
     svc = commands.service()
     svc.notify(game_id, 1)  # the creation's job is still waiting
     assert len(waiting()) == 1
-    jobs.project_changed()
+    jobs.project_changed(shards.of(game_id))
     svc.notify(game_id, 1)
     assert len(waiting()) == 2
-    assert workers_redis.smembers(keys.CHANGED) == {game_id.encode()}
+    assert changed(workers_redis) == {game_id.encode()}
 
 
 def test_a_failed_enqueue_leaves_no_flag_behind(
     workers_redis: redis.Redis, read_models: ReadModels, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     game_id = commands.create_game("famiglia", 2)
-    jobs.project_changed()
+    jobs.project_changed(shards.of(game_id))
     runtime.queue(runtime.PROJECTIONS).empty()
 
     def refused(*args: object, **kwargs: object) -> None:
@@ -82,17 +99,18 @@ def test_a_failed_enqueue_leaves_no_flag_behind(
     with monkeypatch.context() as patched:
         patched.setattr(Queue, "enqueue_call", refused)
         human_moves(game_id, 1)  # the hook's failure is logged; the move is stored
-    assert not workers_redis.exists(keys.CHANGED_WAKE)
+    assert not woken(workers_redis)
     assert waiting() == []
     human_moves(game_id, 1, seed=3)  # the next change asks again
     assert len(waiting()) == 1
-    assert jobs.project_changed() == 1
+    assert jobs.project_changed(shards.of(game_id)) == 1
     assert_read_models_current(read_models, game_id)
 
 
 def test_a_game_whose_projection_fails_gets_a_job_of_its_own(
-    workers_redis: redis.Redis, read_models: ReadModels, monkeypatch: pytest.MonkeyPatch
-) -> None:
+    workers_redis: redis.Redis, read_models: ReadModels, monkeypatch: pytest.MonkeyPatch,
+    one_shard: int,
+) -> None:  # fmt: skip
     broken, fine = commands.create_game("famiglia", 2), commands.create_game("gangsta", 2)
     runtime.queue(runtime.PROJECTIONS).empty()
     real = Projector.project
@@ -104,7 +122,7 @@ def test_a_game_whose_projection_fails_gets_a_job_of_its_own(
 
     with monkeypatch.context() as patched:
         patched.setattr(Projector, "project", project)
-        assert jobs.project_changed() == 2
+        assert jobs.project_changed(one_shard) == 2
     assert_read_models_current(read_models, fine)
     assert read_models.summary(broken) is None
     [alone] = runtime.queue(runtime.PROJECTIONS).jobs

@@ -13,6 +13,7 @@ import redis
 from services import commands, keys
 from services import readmodels as rm
 from services.readmodels import ReadModels
+from tests.feeds import changed, woken
 from tests.workers.helpers import assert_read_models_current, expected_views
 from tests.workers.test_projection import human_moves
 from workers import catchup, jobs, runtime
@@ -51,25 +52,29 @@ def test_a_projection_writes_only_what_changed(workers_redis: redis.Redis) -> No
     assert calls(workers_redis, "zrem") == 0
 
 
-def test_the_feed_is_trimmed_behind_the_catch_up_cursor(workers_redis: redis.Redis) -> None:
+def test_the_feed_is_trimmed_behind_the_catch_up_cursor(
+    workers_redis: redis.Redis, one_shard: int
+) -> None:
+    feed, cursor = keys.shard_feed_key(one_shard), catchup.cursor_key(one_shard)
     old = int(workers_redis.time()[0]) * 1000 - 2 * 60_000
     for n in range(5):  # entries from long ago: the catch-up has been past them for long
-        workers_redis.xadd(keys.FEED, {"game": "gone", "version": 1}, id=f"{old}-{n + 1}")
-    workers_redis.set(catchup.CURSOR, f"{old - 1}-0")
+        workers_redis.xadd(feed, {"game": "gone", "version": 1}, id=f"{old}-{n + 1}")
+    workers_redis.set(cursor, f"{old - 1}-0")
     commands.create_game("famiglia", 2)
-    [recent] = workers_redis.xrange(keys.FEED, f"({old}-5", "+")
+    [recent] = workers_redis.xrange(feed, f"({old}-5", "+")
     catchup.catch_up(runtime.projector())
-    assert workers_redis.xrange(keys.FEED) == [recent]
-    assert workers_redis.get(catchup.CURSOR) == recent[0]
+    assert workers_redis.xrange(feed) == [recent]
+    assert workers_redis.get(cursor) == recent[0]
 
 
 def test_trim_feed_keeps_what_is_recent_enough_behind_the_cursor() -> None:
     client = fakeredis.FakeRedis()
     for ms in (1_000, 5_000, 9_000, 10_000, 12_000):
-        client.xadd(keys.FEED, {"game": "g", "version": 1}, id=f"{ms}-0")
-    assert trim_feed(client, "12000-0", keep_ms=3_000) == 2
-    assert [i for i, _ in client.xrange(keys.FEED)] == [b"9000-0", b"10000-0", b"12000-0"]
-    assert trim_feed(client, "2000-0", keep_ms=3_000) == 0
+        client.xadd(keys.shard_feed_key(5), {"game": "g", "version": 1}, id=f"{ms}-0")
+    assert trim_feed(client, 5, "12000-0", keep_ms=3_000) == 2
+    got = [i for i, _ in client.xrange(keys.shard_feed_key(5))]
+    assert got == [b"9000-0", b"10000-0", b"12000-0"]
+    assert trim_feed(client, 5, "2000-0", keep_ms=3_000) == 0
 
 
 def test_the_views_of_a_game_cost_about_one_view(
@@ -114,21 +119,21 @@ def test_a_move_rewrites_only_the_summary_s_progress_and_old_summaries_still_rea
 
 
 def test_an_ai_job_wakes_no_projection_job_for_its_own_moves(
-    workers_redis: redis.Redis, read_models: ReadModels
+    workers_redis: redis.Redis, read_models: ReadModels, one_shard: int
 ) -> None:
     """The AI job projects its game after each move, and the changed games at its end, so its
     appends need no ``project_changed`` job of their own (a job is most of what RQ writes)."""
     game_id = commands.create_game("famiglia", 2, {}, ai={1: "random"})
-    jobs.project_changed()
+    jobs.project_changed(one_shard)
     while 1 not in commands.load(game_id).game.to_act(commands.load(game_id).state):
         human_moves(game_id, 1, seed=commands.load(game_id).version)
-        jobs.project_changed()
+        jobs.project_changed(one_shard)
     other = commands.create_game("gangsta", 2)  # a change elsewhere, while the flag is set
     for name in runtime.QUEUES:
         runtime.queue(name).empty()
-    workers_redis.delete(keys.CHANGED_WAKE)
+    workers_redis.delete(keys.wake_key(one_shard))
     jobs.ai_move(game_id, commands.load(game_id).version)
     assert len(runtime.queue(runtime.PROJECTIONS)) == 0
-    assert not workers_redis.exists(keys.CHANGED, keys.CHANGED_WAKE)
+    assert not changed(workers_redis) and not woken(workers_redis)
     for game in (game_id, other):
         assert_read_models_current(read_models, game)

@@ -16,7 +16,7 @@ from rq import SimpleWorker
 from api.cli import main as omerta
 from domain import GAMES
 from domain.core import Game, Result
-from services import commands
+from services import commands, shards
 from services import ratings as rt
 from services.commands import CommandService, ai_command_id
 from services.errors import CommandIdReused, RuleRejected
@@ -142,7 +142,10 @@ def test_ratings_after_a_set_of_games_equal_a_fresh_fold_and_the_rebuild(
     workers_redis: redis.Redis, judged: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     game_ids = play_games(workers_redis, random.Random(15))
-    jobs.project_changed()  # the projection job: every game, each enqueueing its rating job
+    for shard in range(
+        shards.SHARDS
+    ):  # the projection jobs: every game, each enqueueing its rating job
+        jobs.project_changed(shard)
     assert rt.Ratings(workers_redis).unfolded()
     # Rating jobs in the order the changed set gave the games: some come late and fold again.
     SimpleWorker([runtime.queue(runtime.PROJECTIONS)], connection=workers_redis).work(
