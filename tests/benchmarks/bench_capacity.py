@@ -21,8 +21,9 @@ Figures:
   requests, the streams' deliveries and reconnections, the projections);
 * store memory: ``used_memory`` (every master) before the games, after creating them, at the
   end of the window, per game; ``MEMORY USAGE`` of each game's own keys (its hash tag) for
-  ``SAMPLE`` active games, and for ``--finished`` games played to their end afterwards (the
-  worker idle), with their events' count: memory per active and per finished game;
+  ``SAMPLE`` active games, and for ``--finished`` games played to their end afterwards
+  (through the command service in this process, the worker projecting them), with their
+  events' count: memory per active and per finished game;
 * a plot, ``PLOT``: command latency's distribution and the CPU per command by process.
 
 On this machine the load generator and the crowd share the two cores with the service.
@@ -198,15 +199,26 @@ def mover(port: int, games: list[Game], begun: float, until: float, seed: int,
         out.errors.append(repr(exc))
 
 
-def play_out(port: int, games: list[Game], seed: int, errors: list[str]) -> None:
-    conn = Conn(port)
-    rng = random.Random(seed)
-    try:
-        for game in games:
-            while not game.over:
-                move(conn, game, rng)
-    except Exception as exc:
-        errors.append(repr(exc))
+def finished_games(env: dict[str, str], count: int) -> list[str]:
+    """``count`` games played to their end through the command service in this process (as
+    the API would play them, its enqueue hook waking the worker's projections; over HTTP they
+    would take minutes on a loaded machine)."""
+    from services import commands
+    from tests.services.helpers import play_out
+    from workers import enqueue, runtime
+
+    os.environ.update(env)
+    commands._default = None  # the process-wide service, on the bench's store
+    runtime.reset()
+    enqueue.install()
+    svc = commands.service()
+    rng = random.Random(7)
+    ids = []
+    for n in range(count):
+        game_id = svc.create_game(("famiglia", "gangsta")[n % 2], 2, {})
+        play_out(svc, game_id, rng)
+        ids.append(game_id)
+    return ids
 
 
 class Store:
@@ -393,18 +405,9 @@ def measure(
     sample = [g.game_id for g in made[:: max(1, len(made) // SAMPLE)]][:SAMPLE]
     figures["active"] = store.game_bytes(sample)
 
-    done = [g for g in made[-args.finished :] if not g.over] if args.finished else []
-    errors = []
-    threads = [threading.Thread(target=play_out, args=(port, done[i::4], 100 + i, errors))
-               for i in range(4)]  # fmt: skip
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        print(f"  ERRORS playing games out: {errors[0]}")
+    done = finished_games(store.env, args.finished)
     time.sleep(5.0)  # the worker projects their ends
-    figures["finished"] = store.game_bytes([g.game_id for g in done])
+    figures["finished"] = store.game_bytes(done)
     return figures
 
 
