@@ -333,8 +333,12 @@ def measure(
     time.sleep(2.0)  # the worker's start (its records) before the baseline
     figures["memory_before"] = store.used_memory()
     setup = Conn(port)
-    tokens = [setup.call("POST", "/players", {"name": f"P{i}"})[1]["token"]
-              for i in range(PLAYERS)]  # fmt: skip
+    tokens = []
+    for i in range(PLAYERS):
+        status, player = setup.call("POST", "/players", {"name": f"P{i}"})
+        if status != 201:
+            raise RuntimeError(f"POST /players: {status} {player}")
+        tokens.append(player["token"])
     games: list[Game | None] = [None] * args.games
     errors: list[str] = []
 
