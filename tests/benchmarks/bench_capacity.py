@@ -1,8 +1,8 @@
 """Capacity: many active games, each moving about once a minute, their live streams open.
 
-Real processes: an embedded store (fsync always; ``--cluster``: a 3+3 Valkey Cluster for the
-store, ``REDIS_CLUSTER_URL``, with RQ on a server of its own, ``RQ_REDIS_URL``, and
-``OMERTA_MIN_REPLICAS=1``), ``omerta serve`` (gunicorn, gevent, ``--web-workers`` processes)
+Real processes: an embedded store (fsync always; ``--cluster``: a 3+3 Valkey Cluster,
+``REDIS_CLUSTER_URL``, with ``OMERTA_MIN_REPLICAS=1``), RQ's queues on a server of their own
+(``RQ_REDIS_URL``, as deployed), ``omerta serve`` (gunicorn, gevent, ``--web-workers`` processes)
 and one ``omerta worker`` (nice 10, as deployed). ``--games`` two-player games (Famiglia and
 Gangsta! alternately) between ``PLAYERS`` people are created over HTTP, and a crowd of browsers
 (``tests.crowd``, a process of its own) holds one live-event stream open on each game
@@ -222,27 +222,28 @@ def finished_games(env: dict[str, str], count: int) -> list[str]:
 
 
 class Store:
-    """The store the processes use: one embedded server, or a cluster and an RQ server."""
+    """The store the processes use (one embedded server, or a 3+3 cluster) and RQ's server of
+    its own (``RQ_REDIS_URL``), as deployed: their CPU and memory are counted apart."""
 
     def __init__(self, tmp: Path, cluster: bool) -> None:
         self.cluster: Cluster | None = None
-        self.rq: EmbeddedServer | None = None
+        self.rq = EmbeddedServer(tmp / "rq").start()
         if cluster:
             self.cluster = Cluster(tmp / "cluster").start()
-            self.rq = EmbeddedServer(tmp / "rq").start()
             self.client: Any = self.cluster.client()
             self.nodes = self.cluster.nodes
-            self.env = {"REDIS_CLUSTER_URL": self.cluster.url, "RQ_REDIS_URL": self.rq.url,
-                        "OMERTA_MIN_REPLICAS": "1"}  # fmt: skip
+            self.env = {"REDIS_CLUSTER_URL": self.cluster.url, "OMERTA_MIN_REPLICAS": "1"}
         else:
             server = EmbeddedServer(tmp / "store").start()
             self.client = server.client()
             self.nodes = [server]
             self.env = {"REDIS_URL": server.url}
+        self.env["RQ_REDIS_URL"] = self.rq.url
 
     def pids(self) -> dict[str, int]:
-        nodes = [*self.nodes, *([self.rq] if self.rq else [])]
-        return {f"store {n.port}": n.process.pid for n in nodes if n.process is not None}
+        found = {f"store {n.port}": n.process.pid for n in self.nodes if n.process is not None}
+        assert self.rq.process is not None
+        return {**found, "rq": self.rq.process.pid}
 
     def used_memory(self) -> int:
         """Bytes in use on the masters (a replica holds a copy of its master's)."""
@@ -273,7 +274,7 @@ class Store:
         self.client.close()
         if self.cluster:
             self.cluster.stop()
-        for node in [*self.nodes, *([self.rq] if self.rq else [])]:
+        for node in [*self.nodes, self.rq]:
             node.stop()
 
 
@@ -421,6 +422,7 @@ def by_process(before: dict[str, float], after: dict[str, float]) -> dict[str, f
         "web": after["web"] - before["web"],
         "worker": after["worker"] - before["worker"],
         "store": sum(after[k] - before[k] for k in after if k.startswith("store")),
+        "rq": after["rq"] - before["rq"],
     }
 
 
@@ -448,20 +450,23 @@ def report(f: dict[str, Any]) -> None:
     # What the moves added to the CPU the processes use with the streams open and no move.
     extra = {k: (cpu[k] - idle[k] * f["elapsed"]) * 1000 / max(commands, 1) for k in cpu}
     print(f"  CPU per command: {total * 1000 / max(commands, 1):.2f} ms (web {per['web']:.2f}, "
-          f"worker {per['worker']:.2f}, store {per['store']:.2f}); the service used "
+          f"worker {per['worker']:.2f}, store {per['store']:.2f}, RQ's server "
+          f"{per['rq']:.2f}); the service used "
           f"{total / f['elapsed'] * 100:.0f} % of a core")  # fmt: skip
     print(
         f"  with the streams open and no move ({IDLE:.0f} s): web {idle['web'] * 100:.1f} %, "
-        f"worker {idle['worker'] * 100:.1f} %, store {idle['store'] * 100:.1f} % of a core; "
+        f"worker {idle['worker'] * 100:.1f} %, store {idle['store'] * 100:.1f} %, RQ "
+        f"{idle['rq'] * 100:.1f} % of a core; "
         f"the moves' own CPU: {sum(extra.values()):.2f} ms per command (web "
-        f"{extra['web']:.2f}, worker {extra['worker']:.2f}, store {extra['store']:.2f})"
+        f"{extra['web']:.2f}, worker {extra['worker']:.2f}, store {extra['store']:.2f}, RQ "
+        f"{extra['rq']:.2f})"
     )
     games = f["games"]
     created = (f["memory_created"] - f["memory_before"]) / games
     ended = (f["memory_end"] - f["memory_before"]) / games
     print(
         f"  used_memory per game: {created:,.0f} B created, {ended:,.0f} B at the window's "
-        f"end (everything: indexes, feeds, players, RQ's records)"
+        f"end (the store: indexes, feeds, players too; RQ's server apart)"
     )
     for label, (sizes, events) in (("active", f["active"]), ("finished", f["finished"])):
         if sizes:
@@ -489,7 +494,9 @@ def plot(f: dict[str, Any], path: Path) -> None:
     left.set_title(f"{f['games']:,} games, a move a minute each, streams open")
     left.legend(fontsize="small")
     per = f["per_command_ms"]
-    right.bar(list(per), list(per.values()), color=["tab:blue", "tab:orange", "tab:green"])
+    right.bar(
+        list(per), list(per.values()), color=["tab:blue", "tab:orange", "tab:green", "tab:red"]
+    )
     right.set_ylabel("CPU ms per command")
     right.set_title("CPU per command, by process")
     fig.tight_layout()
