@@ -9,6 +9,7 @@ import itertools
 import os
 import re
 import subprocess
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -18,8 +19,10 @@ import fakeredis
 import pytest
 import yaml
 
+from api import limits
 from api.app import create_app
 from services.commands import CommandService
+from services.config import public_url, settings
 from services.embedded import EmbeddedServer
 from services.players import Players
 from services.store import EventStore
@@ -189,6 +192,20 @@ def fresh_nodes(tmp_path: Path) -> Iterator[list[EmbeddedServer]]:
             node.stop()
 
 
+def _formed(nodes: list[EmbeddedServer]) -> bool:
+    """Every node sees the cluster ok, and 3 are masters, 3 replicas."""
+    roles = []
+    for node in nodes:
+        client = node.client()
+        try:
+            if b"cluster_state:ok" not in client.execute_command("CLUSTER", "INFO"):
+                return False
+            roles.append(client.info("replication")["role"])
+        finally:
+            client.close()
+    return sorted(roles) == ["master"] * 3 + ["slave"] * 3
+
+
 @pytest.mark.cluster
 def test_the_cluster_creation_script_forms_the_cluster_once(
     services: dict[str, Any], fresh_nodes: list[EmbeddedServer]
@@ -209,11 +226,36 @@ def test_the_cluster_creation_script_forms_the_cluster_once(
         return done.stdout
 
     assert "the cluster is formed" not in run()
-    roles = []
-    for node in fresh_nodes:
-        client = node.client()
-        assert b"cluster_state:ok" in client.execute_command("CLUSTER", "INFO")
-        roles.append(client.info("replication")["role"])
-        client.close()
-    assert sorted(roles) == ["master"] * 3 + ["slave"] * 3
+    deadline = time.monotonic() + 30  # the script waits for its first node; the rest follow
+    while not _formed(fresh_nodes):
+        assert time.monotonic() < deadline, "the nodes did not all see 3 masters, 3 replicas"
+        time.sleep(0.1)
     assert "the cluster is formed" in run()
+
+
+def interpolated(env: dict[str, str], given: dict[str, str]) -> dict[str, str]:
+    """The environment compose would pass: ``${NAME:-default}`` and ``${NAME:?error}`` read
+    from ``given`` (deploy/.env)."""
+
+    def value(found: re.Match[str]) -> str:
+        name, kind, rest = found.group(1), found.group(2), found.group(3)
+        if name in given:
+            return given[name]
+        assert kind == ":-", f"{name} is required"
+        return rest
+
+    pattern = re.compile(r"\$\{(\w+)(:-|:\?)([^}]*)\}")
+    return {k: pattern.sub(value, str(v)) for k, v in env.items()}
+
+
+@pytest.mark.parametrize("name", OMERTA)
+def test_the_service_takes_the_settings_as_they_are(services: dict[str, Any], name: str) -> None:
+    env = interpolated(services[name]["environment"], {"OMERTA_SECRET": "s" * 32})
+    config = settings(env)
+    assert config.cluster_url == env["REDIS_CLUSTER_URL"] and config.redis_url is None
+    assert config.rq_url == env["RQ_REDIS_URL"]
+    assert config.min_replicas == 1
+    assert config.secure_cookies
+    assert config.secret == "s" * 32
+    assert public_url(env) == "https://localhost"
+    assert limits.from_env(env).proxies == 1
