@@ -225,9 +225,9 @@ class Store:
     """The store the processes use (one embedded server, or a 3+3 cluster) and RQ's server of
     its own (``RQ_REDIS_URL``), as deployed: their CPU and memory are counted apart."""
 
-    def __init__(self, tmp: Path, cluster: bool) -> None:
+    def __init__(self, tmp: Path, cluster: bool, rq_fsync: str) -> None:
         self.cluster: Cluster | None = None
-        self.rq = EmbeddedServer(tmp / "rq").start()
+        self.rq = EmbeddedServer(tmp / "rq", fsync=rq_fsync).start()
         if cluster:
             self.cluster = Cluster(tmp / "cluster").start()
             self.client: Any = self.cluster.client()
@@ -285,11 +285,12 @@ def run(argv: list[str] | None = None) -> None:
     parser.add_argument("--web-workers", type=int, default=WEB_WORKERS)
     parser.add_argument("--finished", type=int, default=FINISHED)
     parser.add_argument("--cluster", action="store_true", help="the store on a 3+3 cluster")
+    parser.add_argument("--rq-fsync", default="always", help="appendfsync of RQ's server")
     args = parser.parse_args(argv or [])
     allow_files(args.games + 3000)  # the web processes hold every stream
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
-        store = Store(tmp, args.cluster)
+        store = Store(tmp, args.cluster, args.rq_fsync)
         port = free_port()
         env = {**os.environ, **store.env, "OMERTA_RATE_LIMITS": "off", "OMERTA_VAR": name}
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
@@ -305,10 +306,11 @@ def run(argv: list[str] | None = None) -> None:
         crowd = context.Process(target=crowd_process, args=(port, theirs), daemon=True)
         try:
             wait_ready(port, procs[0])
-            print(f"  store: {'3+3 cluster, RQ server, WAIT 1' if args.cluster else 'one server'}"
-                  f" (fsync always); gunicorn x{args.web_workers}; 1 worker; {args.games:,} "
-                  f"games, a move every {PERIOD:.0f} s each = {args.games / PERIOD:,.0f} "
-                  f"commands/s asked for; window {args.seconds:.0f} s; {os.cpu_count()} cores",
+            print(f"  store: {'3+3 cluster, WAIT 1' if args.cluster else 'one server'} (fsync "
+                  f"always), RQ's server fsync {args.rq_fsync}; gunicorn x{args.web_workers}; "
+                  f"1 worker; {args.games:,} games, a move every {PERIOD:.0f} s each = "
+                  f"{args.games / PERIOD:,.0f} commands/s asked for; window "
+                  f"{args.seconds:.0f} s; {os.cpu_count()} cores",
                   flush=True)  # fmt: skip
             figures = measure(args, store, port, procs, ours, crowd)
         finally:
