@@ -22,19 +22,33 @@ Keys (``{...}`` is the Redis Cluster hash tag; ``rm:`` is the read models' own p
                                 one: a game's read model is rewritten on nearly every
                                 command (and logged in the AOF each time), and a finished
                                 game keeps it for good
-        indexes                 JSON list of the [key, member] index entries below that hold
-                                this game (so the next projection removes stale ones)
-    rm:games:running          zset  game id -> created (ms), games not over
-    rm:games:finished         zset  game id -> time of the last event (ms), finished games
-    rm:lobby                  zset  game id -> created, public running games with an open seat
+        indexes                 JSON list of the [key, member] entries of the shard's
+                                indexes below that hold this game (so the next projection
+                                removes stale ones)
     rm:inbox:{<player id>}    zset  game id -> ms since the player's seat owes a decision
-    rm:due                    zset  "<game id>:<seat>" -> ms since that seat owes a decision
+    rm:inbox:{<player id>}:checkpoints  hash  game id -> "<version>:<seated>:<clock revision>"
+                                    of the projection that last wrote the game's entry there
+                                    (``workers.projection.INBOX``: a late one changes nothing)
+
+The indexes that list games are one per shard (``services.shards``; ``index_key``: the name and
+the shard's tag, ``rm:lobby:{s07}``), each in the slot of its shard's games, so that a game's
+read model and its entries in its shard's indexes are written in one script on a Redis Cluster
+too. Readers of a list merge the 64 shards' copies (``ReadModels.games``, ``lobby``, ``due``)::
+
+    rm:games:running:{<tag>}  zset  game id -> created (ms), games not over
+    rm:games:finished:{<tag>} zset  game id -> time of the last event (ms), finished games
+    rm:lobby:{<tag>}          zset  game id -> created, public running games with an open seat
+    rm:due:{<tag>}            zset  "<game id>:<seat>" -> ms since that seat owes a decision
                                     (every seat: people, AI and open seats)
-    rm:ai-due                 zset  game id -> ms since its first AI seat owes a decision
-    rm:deadlines              zset  "<game id>:<version>:<seat>:<bank ms>" -> the deadline (ms)
+    rm:ai-due:{<tag>}         zset  game id -> ms since its first AI seat owes a decision
+    rm:deadlines:{<tag>}      zset  "<game id>:<version>:<seat>:<bank ms>" -> the deadline (ms)
                                     of a person's seat owing a decision under a clock
                                     (``workers.deadlines`` arms a job per entry; the catch-up
                                     re-arms the missing ones)
+
+A store whose read models were written before the shards (a single server's) lists its games in
+the single lists (``rm:lobby``...): ``omerta rebuild`` once after the upgrade drops those and
+lists every game in its shard's copies.
 
 Outside the read models (not rebuilt: not derived from events):
 
@@ -46,6 +60,8 @@ without a break: the oldest entry of an inbox is the game waiting longest for th
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import time
 import zlib
 from typing import Any
@@ -54,9 +70,8 @@ import msgspec
 import redis
 
 from domain.core import Result
-from services import shards
+from services import keys, shards
 from services.clocks import Clock, OnTimeout, SeatClock
-from services.keys import INBOX_FEED
 from services.store import unavailable
 
 PREFIX = "rm:"
@@ -67,6 +82,7 @@ DUE = "rm:due"
 AI_DUE = "rm:ai-due"
 DEADLINES = "rm:deadlines"
 STATUSES = {"running": RUNNING, "finished": FINISHED}
+"""The names above are the indexes' names; their keys are the shards' (``index_key``)."""
 
 
 def index_key(name: str, shard: int) -> str:
@@ -82,6 +98,10 @@ def game_key(game_id: str) -> str:
 
 def inbox_key(player_id: str) -> str:
     return f"rm:inbox:{{{player_id}}}"
+
+
+def inbox_checkpoints_key(player_id: str) -> str:
+    return f"rm:inbox:{{{player_id}}}:checkpoints"
 
 
 def ai_error_key(game_id: str) -> str:
@@ -242,19 +262,43 @@ class ReadModels:
         """Running games oldest first, or finished games most recently finished first."""
         if status not in STATUSES:
             raise ValueError(f"status is one of {sorted(STATUSES)}, not {status!r}")
-        key = STATUSES[status]
-        with unavailable():
-            if status == "finished":
-                ids = self.redis.zrevrange(key, offset, offset + limit - 1)
-            else:
-                ids = self.redis.zrange(key, offset, offset + limit - 1)
-        return self.summaries([i.decode() for i in ids])
+        rows = self.across(STATUSES[status], offset, limit, newest_first=status == "finished")
+        return self.summaries([member.decode() for member, _ in rows])
 
     def lobby(self, offset: int = 0, limit: int = 50) -> list[Summary]:
         """Public running games with an open seat, newest first."""
+        rows = self.across(LOBBY, offset, limit, newest_first=True)
+        return self.summaries([member.decode() for member, _ in rows])
+
+    def across(
+        self, name: str, offset: int, limit: int, newest_first: bool = False
+    ) -> list[tuple[bytes, float]]:
+        """Entries (member, score) ``offset`` to ``offset + limit`` of the index ``name`` in the
+        order one sorted set of every shard's entries would have (by score, then member; both
+        reversed for ``newest_first``). Each shard's first ``offset + limit`` entries in one
+        pipeline (a round trip per node), merged: a page deep in a long list costs that depth
+        on every shard."""
+        if limit <= 0 or offset < 0:
+            return []
+        pipe = self.redis.pipeline(transaction=False)
+        for shard in range(shards.SHARDS):
+            key = index_key(name, shard)
+            if newest_first:
+                pipe.zrevrange(key, 0, offset + limit - 1, withscores=True)
+            else:
+                pipe.zrange(key, 0, offset + limit - 1, withscores=True)
         with unavailable():
-            ids = self.redis.zrevrange(LOBBY, offset, offset + limit - 1)
-        return self.summaries([i.decode() for i in ids])
+            found: list[list[tuple[bytes, float]]] = pipe.execute()
+        merged = heapq.merge(*found, key=lambda row: (row[1], row[0]), reverse=newest_first)
+        return list(itertools.islice(merged, offset, offset + limit))
+
+    def count(self, name: str) -> int:
+        """How many entries the index ``name`` holds, every shard's (one pipeline)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for shard in range(shards.SHARDS):
+            pipe.zcard(index_key(name, shard))
+        with unavailable():
+            return sum(pipe.execute())
 
     def inbox(self, player_id: str, limit: int = 100) -> list[Summary]:
         """Games where the player owes a decision, the one waiting longest first."""
@@ -268,10 +312,13 @@ class ReadModels:
             return int(self.redis.zcard(inbox_key(player_id)))
 
     def inbox_changes(self, player_id: str, after: bytes, limit: int = 1000) -> dict[str, int]:
-        """The games (id -> latest version) of the inbox-feed entries after ``after`` that name
-        the player, among the next ``limit`` entries (what a reconnecting stream missed)."""
+        """The games (id -> latest version) of the entries after ``after`` of the player's
+        shard's inbox feed that name the player, among the next ``limit`` entries (what a
+        reconnecting stream missed)."""
         with unavailable():
-            rows = self.redis.xrange(INBOX_FEED, b"(" + after, "+", count=limit)
+            rows = self.redis.xrange(
+                keys.inbox_feed_key(shards.of(player_id)), b"(" + after, "+", count=limit
+            )
         changed: dict[str, int] = {}
         for _, fields in rows:
             if player_id in fields[b"players"].decode().split(","):
@@ -281,8 +328,7 @@ class ReadModels:
 
     def due(self, limit: int = 100) -> list[tuple[str, int, int]]:
         """(game id, seat, since ms) of every seat owing a decision, waiting longest first."""
-        with unavailable():
-            rows = self.redis.zrange(DUE, 0, limit - 1, withscores=True)
+        rows = self.across(DUE, 0, limit)
         out = []
         for member, since in rows:
             game_id, seat = member.decode().rsplit(":", 1)

@@ -19,22 +19,24 @@ scheduler (``Queue.enqueue_at``, ``unique``: arming twice is one job):
 
 Nothing here loops or sleeps: RQ's scheduler (the worker runs it, ``with_scheduler=True``)
 moves a due job to the ``omerta-clocks`` queue within its interval (1 s). The catch-up
-(``catch_up``, from the worker's maintenance) re-arms the deadline of every index entry
-(``rm:deadlines``) whose job is missing (a flushed queue, a lost store write), and runs the ones
-already past at once.
+(``catch_up``, from the worker's maintenance) re-arms the deadline of every index entry (each
+shard's ``rm:deadlines``) whose job is missing (a flushed queue, a lost store write), and runs
+the ones already past at once.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import logging
+from collections.abc import Iterable
 
 import msgspec
 import redis
 from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job
 
-from services import clocks, vacation
+from services import clocks, shards, vacation
 from services import notifications as nt
 from services import readmodels as rm
 from services.clocks import SeatClock
@@ -157,14 +159,19 @@ def low_time(game_id: str, version: int, seat: int) -> str:
     return "sent"
 
 
-def catch_up(client: redis.Redis, queues: redis.Redis) -> int:
-    """Arm again every deadline in the index (in the store, ``client``) whose job is gone from
-    RQ's server (``queues``); how many. One already past runs at once (its job, enqueued for
-    now)."""
+def catch_up(
+    client: redis.Redis, queues: redis.Redis, which: Iterable[int] = range(shards.SHARDS)
+) -> int:
+    """Arm again every deadline in the indexes of the shards ``which`` (in the store,
+    ``client``) whose job is gone from RQ's server (``queues``); how many. One already past
+    runs at once (its job, enqueued for now)."""
+    pipe = client.pipeline(transaction=False)
+    for shard in which:
+        pipe.zrange(rm.index_key(rm.DEADLINES, shard), 0, -1, withscores=True)
     with unavailable():
-        rows = client.zrange(rm.DEADLINES, 0, -1, withscores=True)
+        found = pipe.execute()
     armed = 0
-    for member, score in rows:
+    for member, score in itertools.chain.from_iterable(found):
         game_id, version, seat, bank = rm.parse_deadline_member(member.decode())
         job_id = deadline_job_id(game_id, version, seat, int(score))
         try:

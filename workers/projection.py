@@ -1,17 +1,21 @@
 """The projection: a game's events (and its seat records) into its read models.
 
 ``Projector.project(game_id)`` folds the events past its cached state, builds every read model
-of the game at the stream's head (``services.readmodels`` lists the keys) and writes them with
-one Lua script that first compares the checkpoint: the write happens only if (version, seats
-taken) is greater than what is stored. So running a projection twice, late, or concurrently with
-another changes nothing, and a checkpoint never moves backwards.
+of the game at the stream's head (``workers.readmodel``; ``services.readmodels`` lists the keys)
+and writes them in single-slot steps that each first compare the checkpoint (version, seats
+taken, clock revision): a step writes only if it is greater than what that step stored. So
+running a projection twice, late, or concurrently with another changes nothing, and a checkpoint
+never moves backwards.
+
+On a Redis Cluster every script touches one slot. A game's read model and its entries in its
+shard's indexes (lobby, status lists, due sets, deadlines) share the game's slot
+(``services.shards``): one script (``WRITE``). Each seated player's inbox is in the player's
+slot: a step of its own per player (``INBOX``, with the player's shard's inbox feed), all done
+before the game's script, so a projection that dies between them leaves the game's checkpoint
+where it was and the next projection does them again (the inboxes it already wrote refuse it).
 
 Everything written is a function of the event log and the seat records alone (times are the
 events' own), which is what lets ``omerta rebuild`` reproduce it byte for byte.
-
-Under Redis Cluster the script would have to be split: it touches the global indexes (lobby,
-inboxes, status sets, the inbox feed) as well as the game's own hash, which is fine on one
-server (this deployment) and is the one place to change for a cluster.
 """
 
 from __future__ import annotations
@@ -24,45 +28,54 @@ import redis
 
 from domain import GAMES
 from domain.core import Game
-from services import clocks, keys, vacation
+from services import keys, shards, vacation
 from services import readmodels as rm
-from services.clocks import Interval, SeatClock
+from services.clocks import SeatClock
 from services.codec import EventCodec
 from services.players import player_games_key, public_key, seats_key
-from services.records import Entry, GameMeta, decode_meta
+from services.records import Entry, decode_meta
 from services.rematch import reserved_key
 from services.seating import ai_levels
 from services.statecache import StateCache
 from services.store import EventStore, entries_of, unavailable
+from workers.readmodel import Folded, Seating, game_clocks, read_models
 
-# KEYS[1]: the game's read-model hash, KEYS[2] the inbox feed.  ARGV: version, seated, indexes
-# JSON, the seated players (comma-separated), number of hash fields n, the clock revision
-# (``services.vacation.clock_rev_key``: vacations change clocks without an event), then n
-# (field, value) pairs, then (key, score, member) index entries. The checkpoint is (version,
-# seated, clock revision). A write with seated players adds an entry
-# {game, version, players} to the inbox feed: their inboxes may have changed (``services.fanout``
-# wakes their open player streams; the game id is KEYS[1]'s hash tag).
+# KEYS[1]: the game's read-model hash, KEYS[2..7] its shard's indexes (``INDEXES``, in that
+# order: all in the game's slot). ARGV: version, seated, indexes JSON, number of hash fields n, the
+# clock revision (``services.vacation.clock_rev_key``: vacations change clocks without an event),
+# then n (field, value) pairs, then (key, score, member) index entries. The checkpoint is
+# (version, seated, clock revision). Stale index entries (in the stored indexes JSON, not in the
+# new one) are removed from the shard's indexes; entries naming other keys (a read model written
+# before the shards: the single lists, the inboxes) are left alone: the inboxes are the players'
+# own steps' (``INBOX``), the single lists are read no more (``omerta rebuild`` drops them).
 # Only what changed is written: every write lands in the AOF (an index entry ZADDed again with
 # its score changes nothing and is not logged; an HSET always is, so unchanged fields are
 # skipped), and a game's read model is rewritten on nearly every command.
 WRITE = """
 local stored = redis.call('HMGET', KEYS[1], 'version', 'seated', 'indexes', 'clockrev')
-local version, seated, rev = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[6])
+local version, seated, rev = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[5])
 local old_version, old_seated = tonumber(stored[1] or '-1'), tonumber(stored[2] or '-1')
 local old_rev = tonumber(stored[4] or '0')
 if old_version > version or (old_version == version and (old_seated > seated
     or (old_seated == seated and old_rev >= rev))) then
   return 0
 end
-local first_index = 7 + 2 * tonumber(ARGV[5])
+local declared = {}
+for i = 2, #KEYS do declared[KEYS[i]] = true end
+local first_index = 6 + 2 * tonumber(ARGV[4])
+for i = first_index, #ARGV, 3 do
+  if not declared[ARGV[i]] then return redis.error_reply('not a shard index: ' .. ARGV[i]) end
+end
 if stored[3] and stored[3] ~= ARGV[3] then
   local kept = {}
   for i = first_index, #ARGV, 3 do kept[ARGV[i] .. '\0' .. ARGV[i + 2]] = true end
   for _, entry in ipairs(cjson.decode(stored[3])) do
-    if not kept[entry[1] .. '\0' .. entry[2]] then redis.call('ZREM', entry[1], entry[2]) end
+    if declared[entry[1]] and not kept[entry[1] .. '\0' .. entry[2]] then
+      redis.call('ZREM', entry[1], entry[2])
+    end
   end
 end
-for i = 7, first_index - 1, 2 do
+for i = 6, first_index - 1, 2 do
   if redis.call('HGET', KEYS[1], ARGV[i]) ~= ARGV[i + 1] then
     redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
   end
@@ -74,49 +87,56 @@ redis.call('HSET', KEYS[1], 'version', version)
 if old_seated ~= seated then redis.call('HSET', KEYS[1], 'seated', seated) end
 if old_rev ~= rev then redis.call('HSET', KEYS[1], 'clockrev', rev) end
 if stored[3] ~= ARGV[3] then redis.call('HSET', KEYS[1], 'indexes', ARGV[3]) end
-if ARGV[4] ~= '' then
-  redis.call('XADD', KEYS[2], 'MAXLEN', '~', INBOX_FEED_KEEP, '*',
-             'game', string.sub(KEYS[1], 5, -2), 'version', version, 'players', ARGV[4])
-end
 return 1
 """
 
-INBOX_FEED_KEEP = 10_000
-"""Entries the inbox feed keeps (``MAXLEN ~``): its readers (the web processes' player streams,
-``services.fanout``) follow it live, within seconds; a reconnecting page reads its count anew."""
-WRITE = WRITE.replace("INBOX_FEED_KEEP", str(INBOX_FEED_KEEP))
+INDEXES = (rm.RUNNING, rm.FINISHED, rm.LOBBY, rm.DUE, rm.AI_DUE, rm.DEADLINES)
+"""The indexes a game's read model is listed in (each its shard's copy, ``rm.index_key``)."""
+
+# One seated player's inbox, in the player's slot: KEYS[1] the inbox, KEYS[2] its checkpoints
+# (game id -> "version:seated:clock revision" of the projection that last wrote the game's entry),
+# KEYS[3] the inbox feed of the player's shard. ARGV: game id, version, seated, clock revision,
+# since when the player owes a decision in the game ('': owes none), the player id. Written
+# only past the stored checkpoint (a late or repeated projection changes nothing); then the
+# entry {game, version, players} on the player's shard's inbox feed tells the player's open
+# streams (``services.fanout``) that their inbox may have changed. A ZADD of the same score and
+# a ZREM of no entry are not logged in the AOF; the checkpoint is (it must move with every write,
+# or a late projection could undo a newer one that changed nothing here).
+INBOX = """
+local stored = redis.call('HGET', KEYS[2], ARGV[1])
+if stored then
+  local v, s, r = string.match(stored, '^(%d+):(%d+):(%d+)$')
+  v, s, r = tonumber(v), tonumber(s), tonumber(r)
+  local version, seated, rev = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+  if v > version or (v == version and (s > seated or (s == seated and r >= rev))) then
+    return 0
+  end
+end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. ':' .. ARGV[3] .. ':' .. ARGV[4])
+if ARGV[5] == '' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+else
+  redis.call('ZADD', KEYS[1], ARGV[5], ARGV[1])
+end
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', INBOX_FEED_KEEP, '*',
+           'game', ARGV[1], 'version', ARGV[2], 'players', ARGV[6])
+return 1
+"""
+
+INBOX_FEED_KEEP = 1_000
+"""Entries each shard's inbox feed keeps (``MAXLEN ~``; 64,000 in all, where the single feed
+kept 10,000: each shard's feed carries a 64th of the entries, so it keeps a longer stretch of
+time). Its readers (the web processes' player streams, ``services.fanout``) follow it live,
+within seconds; a reconnecting page reads its count anew."""
+INBOX = INBOX.replace("INBOX_FEED_KEEP", str(INBOX_FEED_KEEP))
 
 _json = msgspec.json.Encoder()
-
-
-class Folded(NamedTuple):
-    """A game folded up to ``version``: the state, the time of the last event, and since when
-    each seat owing a decision has owed it (evaluated after each command's events)."""
-
-    meta: GameMeta
-    version: int
-    state: Any
-    updated: int
-    head: bytes
-    due: dict[int, int]
-    # (seat, began, ended) of every finished stretch of owing a decision, in order: the clocks'
-    # input (services.clocks)
-    stretches: tuple[tuple[int, int, int], ...] = ()
 
 
 class Projected(NamedTuple):
     version: int
     written: bool  # False: the stored read model was already as new (nothing changed)
     ai_due: list[int]  # AI seats owing a decision at ``version``
-
-
-class Seating(NamedTuple):
-    owners: dict[int, str]  # seat -> player id, taken seats
-    public: bool
-    clock_rev: int = 0  # services.vacation.clock_rev_key
-    started: int | None = None  # when every seat was taken (None: not yet; no clock runs)
-    paused: dict[int, list[Interval]] = {}  # seat -> its player's vacations
-    reserved: dict[int, str] = {}  # seat -> player id: a rematch's seats kept for their players
 
 
 class Projector:
@@ -227,32 +247,59 @@ class Projector:
     def write(
         self, game_id: str, folded: Folded, seating: Seating, before: rm.Summary | None = None
     ) -> bool:
-        """Write the read models at ``folded`` unless the stored ones are as new (the script
-        decides, atomically); whether anything was written.
+        """Write the read models at ``folded`` unless the stored ones are as new (each step
+        decides, atomically: the seated players' inboxes first, then the game's read model with
+        its shard's indexes); whether the game's was written.
 
         First, ``on_change`` (the notifications, ``workers.notify``) is told the change from
         ``before`` (the stored summary): before the write, so a projection that dies between
         the two loses no notification (the next one, finding the old read model, tells it
         again; the notifications' delivery ids make that harmless)."""
-        fields, indexes = read_models(game_id, self.games[folded.meta.game], folded, seating)
+        models = read_models(game_id, self.games[folded.meta.game], folded, seating)
         if self.on_change is not None:
-            after = rm.joined(fields["summary"], fields["progress"])
+            after = rm.joined(models.fields["summary"], models.fields["progress"])
             assert after is not None
             self.on_change(before, after)
+        checkpoint = (folded.version, len(seating.owners), seating.clock_rev)
+        self._write_inboxes(game_id, checkpoint, models.inboxes)
+        shard = shards.of(game_id)
         args: list[Any] = [
-            folded.version,
-            len(seating.owners),
-            _json.encode([[key, member] for key, _, member in indexes]),
-            ",".join(sorted(set(seating.owners.values()))),
-            len(fields),
+            *checkpoint[:2],
+            _json.encode([[key, member] for key, _, member in models.indexes]),
+            len(models.fields),
             seating.clock_rev,
         ]
-        for field, value in fields.items():
+        for field, value in models.fields.items():
             args += [field, value]
-        for key, score, member in indexes:
+        for key, score, member in models.indexes:
             args += [key, score, member]
+        index_keys = [rm.index_key(name, shard) for name in INDEXES]
         with unavailable():
-            return bool(self._write(keys=[rm.game_key(game_id), keys.INBOX_FEED], args=args))
+            return bool(self._write(keys=[rm.game_key(game_id), *index_keys], args=args))
+
+    def _write_inboxes(
+        self, game_id: str, checkpoint: tuple[int, int, int], inboxes: dict[str, int | None]
+    ) -> None:
+        """Each seated player's inbox entry for the game, in the player's slot (``INBOX``; one
+        round trip, a node's steps together). Done before the game's own write: a projection
+        that dies between the two has not moved the game's checkpoint, so the next one writes
+        again (the inboxes already written refuse it, the others take it)."""
+        if not inboxes:
+            return
+        version, seated, rev = checkpoint
+        pipe = self.redis.pipeline(transaction=False)
+        for player_id, since in sorted(inboxes.items()):
+            # EVAL, not EVALSHA: a cluster's pipeline refuses EVALSHA (the server keeps the
+            # compiled script by its digest all the same).
+            pipe.execute_command(
+                "EVAL", INBOX, 3,
+                rm.inbox_key(player_id),
+                rm.inbox_checkpoints_key(player_id),
+                keys.inbox_feed_key(shards.of(player_id)),
+                game_id, version, seated, rev, "" if since is None else since, player_id,
+            )  # fmt: skip
+        with unavailable():
+            pipe.execute()
 
     def fold_until(self, game_id: str, version: int) -> Folded:
         """The game folded from its first event up to ``version`` (a command boundary), without
@@ -305,62 +352,6 @@ def trim_feed(client: redis.Redis, shard: int, cursor: str, keep_ms: int = FEED_
         return int(trimmed)
 
 
-def read_models(
-    game_id: str, game: Game, folded: Folded, seating: Seating
-) -> tuple[dict[str, bytes], list[tuple[str, int, str]]]:
-    """The game's hash fields and its index entries (key, score, member) at ``folded``."""
-    meta, state = folded.meta, folded.state
-    result = game.result(state)
-    levels = ai_levels(meta, state)
-    seats = [_seat(s, levels, seating) for s in range(meta.seats)]
-    open_seats = [s.seat for s in seats if s.kind == "open"]
-    clocks = game_clocks(folded, seating)
-    summary = rm.Summary(
-        game_id=game_id,
-        game=meta.game,
-        version=folded.version,
-        head=folded.head.hex(),
-        created=meta.created,
-        updated=folded.updated,
-        options=meta.options,
-        seats=seats,
-        public=seating.public,
-        status="running" if result is None else "finished",
-        to_act=sorted(folded.due),
-        due=folded.due,
-        result=result,
-        clock=meta.clock,
-        on_timeout=meta.on_timeout if meta.clock is not None else None,
-        clocks=clocks,
-    )
-    views = [_json.encode(game.view(state, seat)) for seat in range(meta.seats)]
-    fields = {
-        **rm.summary_fields(summary),
-        rm.VIEWS: rm.pack_views(_json.encode(game.view(state, None)), views),
-    }
-
-    indexes: list[tuple[str, int, str]] = []
-    if result is not None:
-        indexes.append((rm.FINISHED, folded.updated, game_id))
-        return fields, indexes
-    indexes.append((rm.RUNNING, meta.created, game_id))
-    if seating.public and open_seats:
-        indexes.append((rm.LOBBY, meta.created, game_id))
-    for seat, since in folded.due.items():
-        indexes.append((rm.DUE, since, rm.due_member(game_id, seat)))
-        owner = seating.owners.get(seat)
-        if owner is not None and seat not in levels:  # a bot plays a seat taken over
-            indexes.append((rm.inbox_key(owner), since, game_id))
-    for c in clocks:
-        if c.deadline is not None:
-            member = rm.deadline_member(game_id, folded.version, c.seat, c.bank)
-            indexes.append((rm.DEADLINES, c.deadline, member))
-    ai_since = [since for seat, since in folded.due.items() if seat in levels]
-    if ai_since:
-        indexes.append((rm.AI_DUE, min(ai_since), game_id))
-    return fields, indexes
-
-
 def checkpoint_of(
     version: bytes | None, seated: bytes | None, rev: bytes | None
 ) -> tuple[int, int, int]:
@@ -368,27 +359,3 @@ def checkpoint_of(
     if version is None:
         return (-1, -1, -1)
     return (int(version), int(seated or 0), int(rev or 0))
-
-
-def game_clocks(folded: Folded, seating: Seating) -> list[SeatClock]:
-    """The clocks of the people's seats (none for a finished game or one without a clock)."""
-    meta = folded.meta
-    if meta.clock is None:
-        return []
-    bots = ai_levels(meta, folded.state)  # a seat taken over by a bot has no clock any more
-    people = [s for s in range(meta.seats) if s not in bots]
-    return clocks.seat_clocks(
-        meta.clock, folded.stretches, folded.due, people, seating.started, seating.paused
-    )
-
-
-def _seat(seat: int, levels: dict[int, int | str], seating: Seating) -> rm.SeatSummary:
-    """A seat a bot took over shows as AI, with the person it was taken over from."""
-    owner = seating.owners.get(seat)
-    if seat in levels:
-        return rm.SeatSummary(seat, "ai", player=owner, level=levels[seat])
-    if owner is not None:
-        return rm.SeatSummary(seat, "player", player=owner)
-    if seat in seating.reserved:
-        return rm.SeatSummary(seat, "reserved", player=seating.reserved[seat])
-    return rm.SeatSummary(seat, "open")

@@ -120,7 +120,7 @@ def play(game_ids: list[str], deadline: float) -> None:
             command = bots.choose(meta.game, "greedy", view, legal, f"{version}".encode())
             with contextlib.suppress(Conflict):
                 commands.handle(game_id, PERSON, command, f"p-{version}", version)
-        now = int(read_models.redis.zcard(FINISHED))
+        now = read_models.count(FINISHED)
         if now != finished:
             finished = now
             progress(finished, len(game_ids), "games finished")

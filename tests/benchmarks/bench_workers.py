@@ -97,7 +97,7 @@ def play_person(game_ids: list[str], deadline: float) -> None:
             command = bots.choose(meta.game, "greedy", view, legal, f"{version}".encode())
             with contextlib.suppress(Conflict):  # the game moved on: look again next round
                 commands.handle(game_id, PERSON, command, f"p-{version}", version)
-        now = int(read_models.redis.zcard(FINISHED))
+        now = read_models.count(FINISHED)
         if now != finished:
             finished = now
             progress(finished, GAMES, "games finished")

@@ -9,7 +9,7 @@ import msgspec
 import pytest
 
 from domain import GAMES, bots
-from services import commands, serversecret
+from services import commands, serversecret, shards
 from services import readmodels as rm
 from services.readmodels import ReadModels
 from tests.workers.helpers import assert_read_models_current
@@ -61,10 +61,11 @@ def test_an_ai_game_runs_to_the_end_through_jobs(
     summary = read_models.summary(game_id)
     assert summary is not None and summary.status == "finished" and summary.due == {}
     assert [s.kind for s in summary.seats] == ["ai"] * len(ai)
-    client = read_models.redis
-    assert client.zscore(rm.FINISHED, game_id) == summary.updated
-    assert client.zscore(rm.RUNNING, game_id) is None
-    assert client.zcard(rm.DUE) == 0 and client.zcard(rm.AI_DUE) == 0
+    client, shard = read_models.redis, shards.of(game_id)
+    assert client.zscore(rm.index_key(rm.FINISHED, shard), game_id) == summary.updated
+    assert client.zscore(rm.index_key(rm.RUNNING, shard), game_id) is None
+    assert client.zcard(rm.index_key(rm.DUE, shard)) == 0
+    assert client.zcard(rm.index_key(rm.AI_DUE, shard)) == 0
     assert read_models.games("finished")[0].game_id == game_id
     assert read_models.game(game_id).ai_error is None  # type: ignore[union-attr]
 
