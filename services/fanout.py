@@ -20,8 +20,10 @@ Which feeds one ``XREAD`` follows (a ``_Reader``):
 * on a cluster, which refuses a command over keys of several slots, one reader per shard that
   this process watches a game or player of, following that shard's three feeds (their keys
   share the shard's tag: one slot). It starts with the first watch of its shard and stops within
-  one ``BLOCK_MS`` of the last one's end: at most 64 readers (64 blocked connections of the
-  cluster client's pools, spread over the masters) however many streams are open.
+  one ``BLOCK_MS`` of the last one's end: at most 64 readers however many streams are open, 64
+  blocked connections of the cluster client's pools, one pool of at most 100 (redis-py's
+  default) per node: on 3 masters about 21 of a master's pool, the rest left to requests and to
+  the ``readers`` places.
 
 Nothing is missed between a stream's read and its wait: ``watch()`` returns only once its
 reader's position in the feeds is fixed, and the stream reads its records after that, so every
