@@ -3,6 +3,8 @@ game is played through all of them; the read models' progress, read on the clust
 
 from __future__ import annotations
 
+import http.client
+import json
 import random
 import time
 from collections import Counter
@@ -40,6 +42,25 @@ class Web:
         status, answer = self.call(method, path, body, token, **headers)
         assert status in (200, 201), (method, path, status, answer)
         return answer
+
+    def status(self, method: str, path: str, body: Any = None, token: str = "") -> tuple[int, Any]:
+        """(status, the problem's ``code``) of any route: a page's, a live stream's too (the
+        answer's head only)."""
+        host, port = self.bases[self.turn % len(self.bases)].removeprefix("http://").split(":")
+        self.turn += 1
+        conn = http.client.HTTPConnection(host, int(port), timeout=30)
+        headers = {"Content-Type": "application/json", "Connection": "close"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        try:
+            conn.request(method, path, json.dumps(body) if body is not None else None, headers)
+            response = conn.getresponse()
+            self.statuses[response.status] += 1
+            if response.getheader("Content-Type", "").startswith("application/problem+json"):
+                return response.status, json.loads(response.read())["code"]
+            return response.status, None
+        finally:
+            conn.close()
 
     def player(self, name: str) -> dict[str, Any]:
         return self.ok("POST", "/players", {"name": name})

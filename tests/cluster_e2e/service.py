@@ -133,7 +133,7 @@ class ClusterService:
     def _process(self, name: str, args: list[str], env: dict[str, str]) -> Process:
         return Process(name, args, env, self.directory / f"{name}.log")
 
-    def _wait_ready(self, web: Process, base: str, timeout: float = 60.0) -> None:
+    def _wait_ready(self, web: Process, base: str, timeout: float = 180.0) -> None:
         deadline = time.monotonic() + timeout
         while True:
             assert web.alive(), f"{web.name} exited while starting: see {web.log}"
