@@ -47,6 +47,7 @@ class Process:
     def __init__(self, name: str, args: list[str], env: dict[str, str], log: Path) -> None:
         self.name, self.args, self.env, self.log = name, args, env, log
         self.proc: subprocess.Popen[bytes] | None = None
+        self.terminated = False  # a second SIGTERM would make an RQ worker quit mid-job
 
     def start(self) -> Process:
         with self.log.open("ab") as out:
@@ -64,16 +65,22 @@ class Process:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
+    def terminate(self) -> None:
+        if self.alive() and not self.terminated:
+            assert self.proc is not None
+            _signal_group(self.proc.pid, signal.SIGTERM)
+            self.terminated = True
+
     def stop(self, timeout: float = 20.0) -> None:
+        """SIGTERM (unless sent already), a wait, then SIGKILL to what is left of the group."""
         if self.proc is None:
             return
-        if self.proc.poll() is None:
-            _signal_group(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                _signal_group(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
+        self.terminate()
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
         _signal_group(self.proc.pid, signal.SIGKILL)  # a gunicorn worker left behind
 
 
@@ -170,6 +177,8 @@ class ClusterService:
         )
 
     def stop(self) -> None:
+        for process in self.processes():  # all at once: each finishes what it was doing
+            process.terminate()
         for process in self.processes():
             process.stop()
         self.rq.stop()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from services.embedded import EmbeddedServer
 from services.store import EventStore
 from tests.cluster_e2e.clients import STATUSES, Alternating, Web, eventually, lagging
 from tests.cluster_e2e.service import ClusterService
+from tests.crowd import Crowd
 from tests.faults.load import Game, acknowledged_once, games_go_on, statuses
 from tests.services import racer
 from tests.services.helpers import pick_move
@@ -39,12 +41,47 @@ def inbox(web: Web, token: str) -> set[tuple[str, int]]:
     return {(g["game_id"], g["version"]) for g in web.ok("GET", "/me/inbox", token=token)["games"]}
 
 
+Who = dict[str, Any]
+
+
+def play_interleaved(web: Web, seats: dict[str, list[Who]], everyone: tuple[Who, ...]) -> list[int]:
+    """Random moves in each game in turn until every game is over, checking before each round
+    that every player's inbox is exactly the games where they are to act, at their versions;
+    the games' last versions."""
+    rng = random.Random(17)
+    moves, running, last = 0, set(seats), {}
+    while running:
+        tables = {g: web.ok("GET", f"/games/{g}", token=everyone[0]["token"]) for g in running}
+        for who in everyone:
+            expected = {
+                (g, t["version"])
+                for g, t in tables.items()
+                if any(seats[g][s]["id"] == who["id"] for s in t["to_act"])
+            }
+            eventually(
+                lambda w=who, e=expected: inbox(web, w["token"]) == e, f"{who['name']}'s inbox"
+            )
+        for game_id, table in tables.items():
+            last[game_id] = table["version"]
+            if table["result"] is not None:
+                running.discard(game_id)
+                continue
+            mover = seats[game_id][rng.choice(table["to_act"])]
+            accepted = web.random_move(mover["token"], game_id, rng, f"{game_id}-{moves}")
+            assert accepted["version"] > table["version"]
+            moves += 1
+    assert moves > 20
+    return [last[g] for g in seats]
+
+
 def test_two_famiglia_games_over_both_web_processes(service: ClusterService) -> None:
     """Ann and Bob play by invite, Cy and Bob a public game Bob found in the lobby, the moves
-    interleaved; at every step each player's inbox is exactly the games where they are to
-    act, at the game's version (the inbox is written in the player's slot, the game in its
-    own); at the end both games are in their players' lists, over, and the read models at the
-    streams' versions."""
+    interleaved, each request to the other web process; at every step each player's inbox is
+    exactly the games where they are to act, at the game's version (the inbox is written in
+    the player's slot, the game in its own); at the end both games are in their players'
+    lists, over, and the read models at the streams' versions. Live streams of both games and
+    Bob's own, open on each web process, got the last versions and Bob's empty inbox (each
+    web process follows the games' and the player's shards on the cluster)."""
     web = Web(service.bases)
     ann, bob, cy = (web.player(name) for name in ("Ann", "Bob", "Cy"))
     invited = web.ok("POST", "/games", {"game": "famiglia", "seats": 2}, token=ann["token"])
@@ -60,30 +97,24 @@ def test_two_famiglia_games_over_both_web_processes(service: ClusterService) -> 
     eventually(lambda: web.ok("GET", "/lobby")["games"] == [], "the lobby emptied")
 
     seats = {first: [ann, bob], second: [cy, bob]}
-    rng = random.Random(17)
-    moves, running = 0, set(seats)
-    while running:
-        tables = {g: web.ok("GET", f"/games/{g}", token=ann["token"]) for g in running}
-        for who in (ann, bob, cy):
-            expected = {
-                (g, t["version"])
-                for g, t in tables.items()
-                if any(seats[g][s]["id"] == who["id"] for s in t["to_act"])
-            }
+    crowds = [Crowd(port) for port in service.ports]
+    try:
+        for crowd in crowds:
+            crowd.open([f"/games/{first}/events", f"/games/{second}/events"])
+            crowd.open(["/me/events"], token=bob["token"])
+        versions = play_interleaved(web, seats, (ann, bob, cy))
+        for crowd in crowds:
+            *games, bobs = crowd.streams
             eventually(
-                lambda w=who, e=expected: inbox(web, w["token"]) == e, f"{who['name']}'s inbox"
+                lambda g=games, b=bobs: [s.seen for s in g] == versions and b.count == 0,
+                "the live streams to show the ends",
             )
-        for game_id, table in tables.items():
-            if table["result"] is not None:
-                running.discard(game_id)
-                continue
-            mover = seats[game_id][rng.choice(table["to_act"])]
-            accepted = web.random_move(mover["token"], game_id, rng, f"{game_id}-{moves}")
-            assert accepted["version"] > table["version"]
-            moves += 1
-    assert moves > 20
+            assert crowd.errors == []
+    finally:
+        for crowd in crowds:
+            crowd.close()
 
-    def listed(who: dict[str, Any], games: set[str]) -> bool:
+    def listed(who: Who, games: set[str]) -> bool:
         found = web.ok("GET", "/me/games", token=who["token"])["games"]
         return {(g["game_id"], g["over"]) for g in found} == {(g, True) for g in games}
 
@@ -179,6 +210,19 @@ def test_racing_writers_on_the_cluster_lose_and_duplicate_nothing(
 
 def every_game(service: ClusterService) -> list[str]:
     return sorted(EventStore(service.store()).game_ids())
+
+
+def lease_holders(service: ClusterService) -> Counter[bytes]:
+    """How many shards each worker holds the lease of (``workers.leases``)."""
+    client = service.store()
+    return Counter(client.get(key) for key in client.scan_iter(match="workers:lease:{*"))
+
+
+def test_the_two_workers_share_the_shards(service: ClusterService) -> None:
+    eventually(
+        lambda: lease_holders(service) == {b"worker-0": 32, b"worker-1": 32},
+        "each worker to hold half the shards",
+    )
 
 
 def test_verify_all_and_rebuild_on_the_cluster(service: ClusterService) -> None:
