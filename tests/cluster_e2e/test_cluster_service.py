@@ -278,7 +278,7 @@ def test_a_master_killed_under_load_loses_no_acknowledged_command(
     slot_key = keys.events_key(victim)
     killed = service.cluster.kill_master_of(slot_key)
     began = time.monotonic()
-    service.cluster.wait_promoted(slot_key)
+    service.cluster.wait_promoted(slot_key, timeout=60)
     promoted = time.monotonic() - began
     killed.restart()
     eventually(lambda: settled(service, killed), "the killed node back as a replica")
