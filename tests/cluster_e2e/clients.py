@@ -6,9 +6,11 @@ from __future__ import annotations
 import http.client
 import json
 import random
+import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from services.readmodels import ReadModels
@@ -75,6 +77,10 @@ class Web:
         return self.ok("POST", path, body, token=token, **{"Idempotency-Key": key})
 
 
+class Aborted(Exception):
+    """A test failed: its players stop at once rather than play on into the next test."""
+
+
 class Alternating(Player):
     """``tests.faults.load.Player`` (seat 0 of games against the AI, retrying with the same
     Idempotency-Key what got no answer or a 503) sending each request to the next web
@@ -83,12 +89,36 @@ class Alternating(Player):
     def __init__(self, bases: list[str], name: str, spec: dict[str, Any]) -> None:
         self.bases = bases
         self.turn = 0
+        self.abort = threading.Event()
         super().__init__(bases[0], name, spec)
 
     def send(self, method: str, path: str, body: Any = None, key: str | None = None) -> Any:
+        if self.abort.is_set():
+            raise Aborted
         self.turn += 1
         self.base = self.bases[self.turn % len(self.bases)]
         return super().send(method, path, body, key)
+
+
+@contextmanager
+def playing(players: list[Alternating], timeout: float = 300) -> Iterator[list[Alternating]]:
+    """The players playing; at the end of the block each finishes the game it plays (asserted
+    within ``timeout`` seconds), or, if the block failed, stops at once."""
+    for player in players:
+        player.start()
+    try:
+        yield players
+    except BaseException:
+        for player in players:
+            player.abort.set()
+        for player in players:
+            player.join(30)
+        raise
+    for player in players:
+        player.stop.set()
+    for player in players:
+        player.join(timeout)
+        assert not player.is_alive(), f"a game of {player.name} never ended"
 
 
 def lagging(store: EventStore, game_ids: list[str]) -> dict[str, tuple[int, int]]:

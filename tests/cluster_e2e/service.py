@@ -65,6 +65,11 @@ class Process:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
+    def signal(self, signum: int) -> None:
+        """``signum`` to the whole process group (SIGSTOP, SIGCONT: a stall)."""
+        assert self.proc is not None
+        _signal_group(self.proc.pid, signum)
+
     def terminate(self) -> None:
         if self.alive() and not self.terminated:
             assert self.proc is not None

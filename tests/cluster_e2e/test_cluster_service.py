@@ -11,6 +11,7 @@ except the rebuild (every read model) and the failover (every game)."""
 from __future__ import annotations
 
 import random
+import signal
 import time
 from collections import Counter
 from pathlib import Path
@@ -18,17 +19,26 @@ from typing import Any
 
 import pytest
 import redis
+from rq import Queue
 
 from services import keys
 from services.commands import CommandService
 from services.embedded import EmbeddedServer
 from services.store import EventStore
-from tests.cluster_e2e.clients import STATUSES, Alternating, Web, eventually, lagging
+from tests.cluster_e2e.clients import (
+    STATUSES,
+    Alternating,
+    Web,
+    eventually,
+    lagging,
+    playing,
+)
 from tests.cluster_e2e.service import ClusterService
 from tests.crowd import Crowd
 from tests.faults.load import Game, acknowledged_once, games_go_on, statuses
 from tests.services import racer
 from tests.services.helpers import pick_move
+from workers import runtime
 from workers.rebuild import snapshot
 
 pytestmark = [pytest.mark.cluster, pytest.mark.server]
@@ -159,16 +169,11 @@ def test_ids_the_service_never_drew_are_unknown_not_errors(service: ClusterServi
     assert max(web.statuses) < 500, web.statuses
 
 
-def play_one(players: list[Alternating], timeout: float = 300) -> None:
+def play_one(players: list[Alternating]) -> None:
     """Each player plays one game against the AI to its end."""
-    for player in players:
-        player.start()
-    for player in players:
-        eventually(lambda p=player: p.games, f"{player.name}'s game", 60)
-        player.stop.set()
-    for player in players:
-        player.join(timeout)
-        assert not player.is_alive(), f"the game of {player.name} never ended"
+    with playing(players):
+        for player in players:
+            eventually(lambda p=player: p.games, f"{player.name}'s game", 60)
 
 
 def test_games_against_the_ai_are_played_to_the_end_by_the_workers(
@@ -243,6 +248,44 @@ def test_verify_all_and_rebuild_on_the_cluster(service: ClusterService) -> None:
     assert service.dead() == []
 
 
+def test_jobs_lost_with_the_rq_server_are_rebuilt_from_the_store(service: ClusterService) -> None:
+    """RQ's server loses every job (emptied under load: the queues, the scheduled retries, the
+    workers' registrations) while the workers are stalled, with the jobs of a game created
+    meanwhile waiting there: the games against the AI go on, the catch-up enqueues again what
+    the store says is owed (projections, AI moves), and the read models catch up."""
+    players = [
+        Alternating(service.bases, "Jo", FAMIGLIA_AI),
+        Alternating(service.bases, "Lu", {**FAMIGLIA_AI, "ai": {"1": "random"}}),
+    ]
+    newcomer = Alternating(service.bases, "Mo", FAMIGLIA_AI)
+    with playing(players):
+        eventually(lambda: all(p.moves >= 2 for p in players), "the games to go", 120)
+        rq = service.rq.client()
+        queues = [Queue(name, connection=rq) for name in runtime.QUEUES]
+        for worker in service.workers:
+            worker.signal(signal.SIGSTOP)
+        try:
+            with playing([newcomer]):
+                # its game's creation enqueues its projection, which no worker takes now
+                eventually(lambda: newcomer.games, "the newcomer's game", 30)
+                eventually(lambda: sum(q.count for q in queues) > 0, "a job waiting", 30)
+                rq.flushall()
+                for worker in service.workers:
+                    worker.signal(signal.SIGCONT)
+                players.append(newcomer)
+                games_go_on(players, "RQ's jobs were lost", 120)
+        finally:
+            for worker in service.workers:
+                worker.signal(signal.SIGCONT)
+            rq.close()
+    assert all(g.result is not None for p in players for g in p.games)
+    store = EventStore(service.store())
+    played = [g.game_id for p in players for g in p.games]
+    eventually(lambda: lagging(store, played) == {}, "the read models to catch up", 120)
+    assert set(statuses(players)) <= {200, 201, 409}, statuses(players)
+    assert service.dead() == []
+
+
 def settled(service: ClusterService, node: EmbeddedServer) -> bool:
     """The restarted node is a replica again, in sync with its master."""
     client = node.client()
@@ -270,24 +313,19 @@ def test_a_master_killed_under_load_loses_no_acknowledged_command(
         Alternating(service.bases, "Hal", {**FAMIGLIA_AI, "ai": {"1": "random"}}),
         Alternating(service.bases, "Ivy", GANGSTA_AI),
     ]
-    for player in players:
-        player.start()
-    eventually(lambda: all(p.moves >= 3 for p in players), "the games to go", 120)
-    # A game still running: it ends only after the failover, its last moves on the new master.
-    victim = next(g.game_id for p in players for g in p.games if g.result is None)
-    slot_key = keys.events_key(victim)
-    killed = service.cluster.kill_master_of(slot_key)
-    began = time.monotonic()
-    service.cluster.wait_promoted(slot_key, timeout=60)
-    promoted = time.monotonic() - began
-    killed.restart()
-    eventually(lambda: settled(service, killed), "the killed node back as a replica")
-    moved = games_go_on(players, "the failover", 120)
-    for player in players:
-        player.stop.set()
-    for player in players:
-        player.join(300)
-        assert not player.is_alive(), f"a game of {player.name} never ended"
+    with playing(players):
+        eventually(lambda: all(p.moves >= 3 for p in players), "the games to go", 120)
+        # A game still running: it ends only after the failover, its last moves on the new
+        # master.
+        victim = next(g.game_id for p in players for g in p.games if g.result is None)
+        slot_key = keys.events_key(victim)
+        killed = service.cluster.kill_master_of(slot_key)
+        began = time.monotonic()
+        service.cluster.wait_promoted(slot_key, timeout=60)
+        promoted = time.monotonic() - began
+        killed.restart()
+        eventually(lambda: settled(service, killed), "the killed node back as a replica")
+        moved = games_go_on(players, "the failover", 120)
     games: list[tuple[Alternating, Game]] = [(p, g) for p in players for g in p.games]
     assert all(g.result is not None for _, g in games)
     web = Web(service.bases)
