@@ -33,73 +33,13 @@ ROOT = Path(__file__).resolve().parents[2]
 Factory = Callable[..., EmbeddedServer]
 
 
-def start_racers(url: str, workers: int, commands: int, tmp: Path) -> list[subprocess.Popen[bytes]]:
-    client = redis.Redis.from_url(url)
-    svc = CommandService(EventStore(client))
-    client.rpush(racer.GAMES, *[svc.create_game(*kind) for kind in racer.KINDS[1:]])
-    return [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "tests.services.racer",
-                url,
-                str(w),
-                str(commands),
-                str(tmp / f"racer-{w}.log"),
-            ],
-            cwd=ROOT,
-        )
-        for w in range(workers)
-    ]
-
-
-def stored_commands(svc: CommandService) -> dict[str, tuple[str, list[int]]]:
-    """Command id -> (game, versions of its events), over every game in the store."""
-    carried: dict[str, tuple[str, list[int]]] = {}
-    for game_id in svc.store.game_ids():
-        for record in svc.events(game_id):
-            if record.command_id:
-                game, versions = carried.setdefault(record.command_id, (game_id, []))
-                assert game == game_id, f"{record.command_id} is in two games"
-                versions.append(record.version)
-    return carried
-
-
 def check_store(client: redis.Redis, logs: list[Path], killed: bool = False) -> int:
-    """Every stream verifies, every acknowledged command is stored exactly once at the
-    versions it was told, nothing refused is stored; the number of acknowledged commands."""
-    svc = CommandService(EventStore(client))
-    game_ids = sorted(svc.store.game_ids())
-    assert game_ids == sorted(g.decode() for g in client.lrange(racer.GAMES, 0, -1))
-    for game_id in game_ids:
-        assert audit.verify(svc.store, game_id) == [], game_id
-    carried = stored_commands(svc)
-    acked: dict[str, tuple[str, list[int]]] = {}
-    tried, refused, in_flight = set(), set(), []
-    for log in logs:
-        last_try = None
-        for line in log.read_text().splitlines():
-            kind, game_id, command_id, *rest = line.split()
-            if kind == "try":
-                tried.add(command_id)
-                last_try = command_id
-                continue
-            last_try = None
-            if kind in ("ok", "dup"):
-                first, last = map(int, rest)
-                told = (game_id, list(range(first, last + 1)))
-                assert acked.setdefault(command_id, told) == told
-            else:
-                refused.add(command_id)
-        if last_try is not None:
-            in_flight.append(last_try)
-    for command_id, told in acked.items():
-        assert carried.get(command_id) == told, command_id
-    assert not refused & set(carried)
-    unacknowledged = set(carried) - set(acked)
-    assert unacknowledged <= (set(in_flight) if killed else set())
-    assert set(carried) <= tried
+    """Every stream is a racer's game and passes ``racer.check``; the feeds hold every game's
+    start and every stored command; the number of acknowledged commands."""
+    game_ids = sorted(EventStore(client).game_ids())
+    assert game_ids == sorted(racer.games(client))
+    acked = racer.check(client, logs, killed)
+    carried = racer.stored_commands(CommandService(EventStore(client)), game_ids)
     assert feed_length(client) == len(game_ids) + len(carried)
     return len(acked)
 
@@ -112,7 +52,7 @@ def test_racing_processes_lose_and_duplicate_nothing_and_survive_a_server_crash(
     embedded_server_factory: Factory, tmp_path: Path
 ) -> None:
     server = embedded_server_factory(tmp_path / "data")
-    racers = start_racers(server.url, 8, 300, tmp_path)
+    racers = racer.start(server.url, 8, 300, tmp_path)
     assert [p.wait(timeout=240) for p in racers] == [0] * 8
     client = server.client()
     logs = sorted(tmp_path.glob("racer-*.log"))
@@ -133,7 +73,7 @@ def test_writers_killed_mid_run_leave_every_stream_consistent(
     embedded_server_factory: Factory, tmp_path: Path
 ) -> None:
     server = embedded_server_factory()
-    racers = start_racers(server.url, 4, 1_000_000, tmp_path)
+    racers = racer.start(server.url, 4, 1_000_000, tmp_path)
     logs = [tmp_path / f"racer-{w}.log" for w in range(4)]
     deadline = time.monotonic() + 60
     while sum(log.read_text().count("\nok ") for log in logs if log.exists()) < 200:
