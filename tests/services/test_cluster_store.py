@@ -1,0 +1,147 @@
+"""The store on a real Valkey Cluster: the configuration that picks it, appends that WAIT for a
+replica on the master of the game's slot, and a master killed in the middle of appends, after
+which its replica serves the slot and no acknowledged append is missing."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import msgspec
+import pytest
+import redis
+from redis.cluster import RedisCluster
+
+from services import config, keys, shards
+from services.errors import Unavailable
+from services.records import GameMeta
+from services.store import EventStore, NewEvent
+from tests.cluster import Cluster
+
+META = GameMeta(game="famiglia", seats=2, options={}, ai={}, created=1)
+
+
+def events(name: str) -> list[NewEvent]:
+    return [NewEvent(name, 1, msgspec.msgpack.encode({"type": name}))]
+
+
+def create(store: EventStore) -> str:
+    game_id = shards.new_id(16)
+    assert store.append(game_id, 0, b"", "", None, events("game_started"), meta=META).status == "ok"
+    return game_id
+
+
+def test_a_cluster_needs_rq_on_a_server_of_its_own() -> None:
+    with pytest.raises(config.ConfigError, match="RQ_REDIS_URL"):
+        config.settings({"REDIS_CLUSTER_URL": "redis://127.0.0.1:7000"})
+    with pytest.raises(config.ConfigError, match="not both"):
+        config.settings(
+            {"REDIS_CLUSTER_URL": "redis://h:1", "REDIS_URL": "redis://h:2", "RQ_REDIS_URL": "x"}
+        )
+    with pytest.raises(config.ConfigError, match="RQ_REDIS_URL must be a redis"):
+        config.settings({"REDIS_CLUSTER_URL": "redis://h:1", "RQ_REDIS_URL": "http://h:2"})
+    found = config.settings({"REDIS_CLUSTER_URL": "redis://h:1", "RQ_REDIS_URL": "redis://h:2"})
+    assert (found.cluster_url, found.rq_url, found.redis_url) == (
+        "redis://h:1",
+        "redis://h:2",
+        None,
+    )
+
+
+@pytest.mark.cluster
+def test_connect_gives_a_cluster_client_and_rq_its_own_server(
+    valkey_cluster: Cluster, redis_url: str
+) -> None:
+    found = config.settings({"REDIS_CLUSTER_URL": valkey_cluster.url, "RQ_REDIS_URL": redis_url})
+    store, queues = config.connect(found), None
+    try:
+        assert isinstance(store, RedisCluster)
+        queues = config.connect_queues(found, store)
+        assert isinstance(queues, redis.Redis) and queues.ping()
+        assert queues.connection_pool.connection_kwargs["port"] == urlsplit(redis_url).port
+    finally:
+        store.close()
+        if queues is not None:
+            queues.close()
+
+
+@pytest.mark.cluster
+def test_an_append_waits_for_a_replica_of_its_games_master(cluster_redis: RedisCluster) -> None:
+    store = EventStore(cluster_redis, min_replicas=1, replica_timeout_ms=5_000)
+    games = [create(store) for _ in range(12)]  # slots on every master
+    for game_id in games:
+        head = store.read(game_id)[-1].raw
+        assert store.append(game_id, 1, head, "c1", 0, events("moved")).status == "ok"
+    # Each master has one replica: two can never confirm, and the append says so.
+    strict = EventStore(cluster_redis, min_replicas=2, replica_timeout_ms=100)
+    with pytest.raises(Unavailable, match="1 of the 2 replicas"):
+        create(strict)
+
+
+@pytest.mark.cluster
+def test_an_id_the_service_never_drew_is_no_game_on_a_cluster(cluster_redis: RedisCluster) -> None:
+    store = EventStore(cluster_redis)
+    assert store.append("not-a-drawn-id", 0, b"", "c1", 0, events("a")).status == "unknown"
+    assert store.append("x", 0, b"", "", None, events("a"), meta=META).status == "unknown"
+
+
+@pytest.mark.cluster
+def test_a_killed_master_loses_no_acknowledged_append(tmp_path: Path) -> None:
+    """Writers append to games on every master; the master of one game's slot is SIGKILLed in
+    the middle. Its replica takes over, the writers go on (their appends to that slot wait for
+    the failover, and for a replica again: the killed node restarted), and every append the
+    store acknowledged is in the game's stream after."""
+    with Cluster(tmp_path) as cluster:
+        client = cluster.client()
+        store = EventStore(client, min_replicas=1, replica_timeout_ms=2_000)
+        games = [create(store) for _ in range(9)]
+        acknowledged: dict[str, list[str]] = {g: [] for g in games}
+        stop = threading.Event()
+        failures: list[BaseException] = []
+
+        def write(game_id: str) -> None:
+            n = 0
+            while not stop.is_set():
+                n += 1
+                command_id = f"c{n}"
+                try:
+                    entries = store.read(game_id)
+                    done = store.append(
+                        game_id, len(entries), entries[-1].raw, command_id, 0, events(command_id)
+                    )
+                except Unavailable:
+                    n -= 1  # the same command again, as a client retries it
+                    time.sleep(0.05)
+                    continue
+                except BaseException as exc:
+                    failures.append(exc)
+                    return
+                if done.status in ("ok", "duplicate"):
+                    acknowledged[game_id].append(command_id)
+
+        writers = [threading.Thread(target=write, args=(g,)) for g in games]
+        for writer in writers:
+            writer.start()
+        time.sleep(1.0)
+        victim = games[0]
+        killed = cluster.kill_master_of(keys.events_key(victim))
+        cluster.wait_promoted(keys.events_key(victim))
+        before = len(acknowledged[victim])
+        # The new master has no replica to confirm appends (503s) until the killed node is
+        # back, as its supervisor restarts it: it rejoins as the new master's replica.
+        killed.restart()
+        deadline = time.monotonic() + 30
+        while len(acknowledged[victim]) < before + 5 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        stop.set()
+        for writer in writers:
+            writer.join(30)
+        assert not failures
+        assert len(acknowledged[victim]) >= before + 5  # the slot's new master took appends
+        for game_id, told in acknowledged.items():
+            stored = [e.envelope.command_id for e in store.read(game_id)][1:]
+            assert set(told) <= set(stored), game_id
+            assert stored == [f"c{n}" for n in range(1, len(stored) + 1)]  # no gap, no fork
+        client.close()
