@@ -10,15 +10,18 @@ from collections.abc import Callable
 
 import pytest
 import redis
+from redis.cluster import RedisCluster
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from api.cli import main as omerta
-from services import commands, vacation
+from services import commands, shards, vacation
+from services import readmodels as rm
 from services.players import Players
 from services.readmodels import ReadModels
 from services.store import now_ms
 from services.webhooks import Webhooks
+from tests.cluster import Cluster
 from tests.services.helpers import pick_move
 from tests.workers.receiver import receiver
 from workers import deadlines, runtime
@@ -153,3 +156,38 @@ def test_rebuild_gives_the_same_clocks(workers_redis: redis.Redis) -> None:
     before = snapshot(workers_redis)
     assert omerta(["rebuild", "--quiet"]) == 0
     assert snapshot(workers_redis) == before
+
+
+@pytest.mark.cluster
+def test_on_a_cluster_the_catch_up_reads_every_shards_deadlines(
+    workers_redis: redis.Redis,
+    redis_url: str,
+    cluster_redis: RedisCluster,
+    valkey_cluster: Cluster,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The store on the cluster, RQ on the session's server: each game's deadline is listed in
+    its shard's index by its projection, and the catch-up finds the lost jobs of them all."""
+    monkeypatch.delenv("REDIS_URL")
+    monkeypatch.setenv("REDIS_CLUSTER_URL", valkey_cluster.url)
+    monkeypatch.setenv("RQ_REDIS_URL", redis_url)
+    monkeypatch.setattr(commands, "_default", None)
+    runtime.reset()
+    players = Players(cluster_redis)
+    game_ids = []
+    for _ in range(3):
+        game_id = commands.create_game("famiglia", 2, clock={"type": "bank", "initial": 600})
+        created = commands.load(game_id).meta.created
+        invites = players.open_table(game_id, created, [0, 1], shards.new_id(12), 0, False)
+        players.join(game_id, shards.new_id(12), invites[1])
+        runtime.projector().project(game_id)
+        game_ids.append(game_id)
+    entries = ReadModels(cluster_redis).across(rm.DEADLINES, 0, 100)
+    listed = {rm.parse_deadline_member(member.decode())[0] for member, _ in entries}
+    assert listed == set(game_ids)
+    jobs = _deadline_jobs(workers_redis)
+    assert len(jobs) == 3
+    for job_id in jobs:
+        Job.fetch(job_id, connection=workers_redis).delete()
+    assert deadlines.catch_up(cluster_redis, workers_redis) == 3
+    assert _deadline_jobs(workers_redis) == jobs
