@@ -50,7 +50,7 @@ RESTART_RESET = 30.0
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def _own_group_and_lifeline() -> Callable[[], None]:
+def own_group_and_lifeline() -> Callable[[], None]:
     """What a child runs between fork and exec: its own process group, and SIGTERM when this
     supervisor dies (``services.lifeline``)."""
     supervisor = os.getpid()
@@ -81,7 +81,7 @@ class Child:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "api", *self.args],
                 env=env,
-                preexec_fn=_own_group_and_lifeline(),
+                preexec_fn=own_group_and_lifeline(),
             )
         self.began = time.monotonic()
         self.restart_at = None
@@ -123,7 +123,7 @@ def store_url() -> tuple[str, EmbeddedServer | None]:
         return config.cluster_url, None
     if config.redis_url:
         return config.redis_url, None
-    port = embedded_port(config, _own_group_and_lifeline())
+    port = embedded_port(config, own_group_and_lifeline())
     return f"redis://{HOST}:{port}/0", started_server()
 
 

@@ -18,27 +18,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from redis.cluster import RedisCluster
 
-from services import lifeline
+from api.supervisor import own_group_and_lifeline
 from services.embedded import EmbeddedServer, free_port
 from tests.api.omerta_run import call
 from tests.cluster import Cluster
 
 ROOT = Path(__file__).resolve().parents[2]
 STORE_VARIABLES = ("REDIS_URL", "REDIS_CLUSTER_URL", "RQ_REDIS_URL", "OMERTA_VAR")
-
-
-def _own_group_and_lifeline() -> Any:
-    parent = os.getpid()
-
-    def preexec() -> None:
-        os.setpgid(0, 0)
-        lifeline.die_with_parent(parent)
-
-    return preexec
 
 
 class Process:
@@ -58,7 +47,7 @@ class Process:
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
-                preexec_fn=_own_group_and_lifeline(),
+                preexec_fn=own_group_and_lifeline(),
             )
         return self
 
