@@ -6,8 +6,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,8 @@ import msgspec
 
 from services import commands
 from services.readmodels import ReadModels
+from services.store import EventStore
+from workers.projection import Projector
 
 
 def expected_views(game_id: str) -> dict[int | None, bytes]:
@@ -61,3 +65,32 @@ def wait(condition: Callable[[], bool], timeout: float, what: str) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.02)
+
+
+@contextmanager
+def projectors_racing(store: EventStore, game_ids: list[str], count: int) -> Iterator[None]:
+    """``count`` projectors (own caches, as so many worker processes) project ``game_ids`` over
+    and over while the block runs (its appends), then once more each; none may fail."""
+    done = threading.Event()
+    errors: list[BaseException] = []
+
+    def race(projector: Projector) -> None:
+        try:
+            while not done.is_set():
+                for game_id in game_ids:
+                    projector.project(game_id)
+            for game_id in game_ids:
+                projector.project(game_id)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=race, args=(Projector(store),)) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        for thread in threads:
+            thread.join()
+    assert errors == []

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import threading
 from collections.abc import Callable
 
 import pytest
@@ -15,7 +14,7 @@ from services import readmodels as rm
 from services.players import Players
 from services.readmodels import ReadModels
 from tests.services.helpers import pick_move
-from tests.workers.helpers import assert_read_models_current
+from tests.workers.helpers import assert_read_models_current, projectors_racing
 from workers import runtime
 from workers.projection import Projector, Seating
 from workers.rebuild import drop, snapshot
@@ -71,28 +70,9 @@ def test_concurrent_projections_agree(workers_redis: redis.Redis) -> None:
     the result equals one projection from scratch."""
     game_ids = [commands.create_game("gangsta", 4), commands.create_game("famiglia", 2)]
     store = commands.service().store
-    done = threading.Event()
-    errors: list[BaseException] = []
-
-    def race(projector: Projector) -> None:
-        try:
-            while not done.is_set():
-                for game_id in game_ids:
-                    projector.project(game_id)
-            for game_id in game_ids:
-                projector.project(game_id)
-        except BaseException as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=race, args=(Projector(store),)) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for n, game_id in enumerate(game_ids):
-        human_moves(game_id, 25, seed=n)
-    done.set()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    with projectors_racing(store, game_ids, 4):
+        for n, game_id in enumerate(game_ids):
+            human_moves(game_id, 25, seed=n)
     raced = snapshot(workers_redis)
     drop(workers_redis)
     for game_id in game_ids:

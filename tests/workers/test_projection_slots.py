@@ -8,7 +8,6 @@ order; ``rebuild`` gives back the very bytes."""
 from __future__ import annotations
 
 import random
-import threading
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -26,6 +25,7 @@ from services.readmodels import ReadModels
 from services.store import EventStore
 from tests.feeds import id_in
 from tests.services.helpers import pick_move, play_out
+from tests.workers.helpers import projectors_racing
 from workers.projection import Projector
 from workers.rebuild import drop, rebuild, snapshot
 
@@ -130,27 +130,10 @@ def test_running_twice_late_or_concurrently_changes_nothing(side: Side) -> None:
         for game_id, count in zip(game_ids, (4, 2), strict=True)
     }
     stale = {game_id: side.projector.fold_until(game_id, 2) for game_id in game_ids}
-    done = threading.Event()
-    errors: list[BaseException] = []
-
-    def race(projector: Projector) -> None:
-        try:
-            while not done.is_set():
-                for game_id in game_ids:
-                    projector.project(game_id)
-        except BaseException as exc:
-            errors.append(exc)
-
     store = side.service.store
-    threads = [threading.Thread(target=race, args=(Projector(store),)) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    for n, game_id in enumerate(game_ids):
-        play(side, game_id, 15, seed=n)
-    done.set()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    with projectors_racing(store, game_ids, 3):
+        for n, game_id in enumerate(game_ids):
+            play(side, game_id, 15, seed=n)
     for game_id in game_ids:
         side.projector.project(game_id)
     raced = snapshot(side.client)
