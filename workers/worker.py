@@ -39,8 +39,9 @@ import logging
 import os
 import signal
 import time
+from collections.abc import Callable
 from types import FrameType
-from typing import Any
+from typing import Any, TypeVar
 
 import redis
 from redis.client import Pipeline
@@ -51,6 +52,8 @@ from services import lifeline, shards
 from services.commands import service
 from services.config import settings
 from workers import catchup, deadlines, enqueue, leases, notify, runtime
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -143,32 +146,24 @@ class OmertaWorker(SimpleWorker):
             return
         first, self._first_pass = self._first_pass, False
         held = self.leases.held() if self.leases is not None else []
-        try:
-            done = catchup.catch_up(
+        done = _pass(
+            "catch-up pass",
+            lambda: catchup.catch_up(
                 runtime.projector(),
                 settle_ms=0 if first else SETTLE_MS,
                 ai_grace_ms=0 if first else AI_GRACE_MS,
                 revive_failed=first,
                 # At its start, a worker that holds nothing yet looks at every shard once.
                 which=held or (range(shards.SHARDS) if first else []),
-            )
-        except StopRequested:  # SIGTERM while idle: RQ's signal handler raised it in the pass
-            raise
-        except Exception:  # the next pass tries again; the worker keeps working
-            log.exception("catch-up pass failed")
+            ),
+        )
+        if done is None:
             return
         store = runtime.projector().redis  # self.connection is RQ's server
-        try:
-            deadlines.catch_up(store, self.connection)
-        except Exception:
-            log.exception("deadlines' catch-up pass failed")
-        try:
-            revived = notify.catch_up(store)
-        except Exception:
-            log.exception("notifications' catch-up pass failed")
-        else:
-            if revived:
-                log.warning("catch-up: %d notifications re-enqueued", revived)
+        _pass("deadlines' catch-up pass", lambda: deadlines.catch_up(store, self.connection))
+        revived = _pass("notifications' catch-up pass", lambda: notify.catch_up(store))
+        if revived:
+            log.warning("catch-up: %d notifications re-enqueued", revived)
         if done.projected or done.ai_jobs or done.rated:  # jobs were lost (or late)
             log.warning(
                 "catch-up: %d feed entries, %d games projected, %d AI moves re-enqueued, "
@@ -183,6 +178,19 @@ class OmertaWorker(SimpleWorker):
         if [q.name for q in served] != [q.name for q in self._ordered_queues]:
             log.info("worker %s %s AI moves", self.name, "takes" if serve else "leaves")
             self._ordered_queues = served
+
+
+def _pass(what: str, run: Callable[[], T]) -> T | None:
+    """A catch-up pass's result; None when it failed (logged: the next pass tries again, the
+    worker keeps working). A SIGTERM while the worker is idle makes RQ's signal handler raise
+    ``StopRequested`` wherever the worker is, inside a pass too: that goes through."""
+    try:
+        return run()
+    except StopRequested:
+        raise
+    except Exception:
+        log.exception("%s failed", what)
+        return None
 
 
 def ai_worker_alive(connection: redis.Redis, other_than: str | None = None) -> bool:
