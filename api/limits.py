@@ -71,7 +71,6 @@ from api.context import caller, deps, token
 from api.jsonio import body
 from api.problems import ApiError, problem_response
 from api.schemas import NewGame, SignIn
-from services.config import Store
 from services.devices import normal_code
 from services.emails import address_hash
 from services.players import digest, invites_key, public_key
@@ -206,7 +205,7 @@ CLUSTER_OPTIONS = ("username", "password", "socket_timeout", "socket_connect_tim
 """What a cluster client's connections were made with that the limiter's own client takes."""
 
 
-def storage(client: Store) -> tuple[str, dict[str, Any]]:
+def storage(client: redis.Redis | RedisCluster) -> tuple[str, dict[str, Any]]:
     """Flask-Limiter's storage (URI, options) in the service's store: on a single server through
     ``client``'s pool; on a Redis Cluster a cluster client of its own to the same nodes (each
     counter is one key: its scripts touch one slot)."""

@@ -40,7 +40,6 @@ import redis
 from redis.cluster import RedisCluster
 
 from services import keys, shards
-from services.config import Store
 from services.errors import Unavailable
 from services.records import (
     GENESIS,
@@ -130,7 +129,7 @@ class EventStore:
 
     def __init__(
         self,
-        client: Store,
+        client: redis.Redis | RedisCluster,
         clock: Callable[[], int] = now_ms,
         min_replicas: int = 0,
         replica_timeout_ms: int = 1000,

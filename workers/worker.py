@@ -50,7 +50,7 @@ from rq.exceptions import StopRequested
 
 from services import lifeline, shards
 from services.commands import service
-from services.config import Store, settings
+from services.config import settings
 from workers import catchup, deadlines, enqueue, leases, notify, runtime
 
 T = TypeVar("T")
@@ -74,7 +74,7 @@ class OmertaWorker(SimpleWorker):
         *args: Any,
         interval: int = 5,
         ai_fallback: bool = False,
-        store: Store | None = None,
+        store: redis.Redis | None = None,
         **kwargs: Any,
     ) -> None:
         # RQ runs maintenance when due, between jobs and between idle waits of
@@ -89,8 +89,9 @@ class OmertaWorker(SimpleWorker):
         self._ai_seen_at = float("-inf")  # when an AI worker was last seen alive
         self.serves_projections = runtime.PROJECTIONS in self.queue_names()
         # The shards whose catch-up this worker runs (none for a worker without projections).
-        self.store = store or self.connection  # the games' store; self.connection is RQ's
-        self.leases = leases.Leases(self.store, self.name) if self.serves_projections else None
+        self.leases = (
+            leases.Leases(store or self.connection, self.name) if self.serves_projections else None
+        )
 
     def work(self, *args: Any, **kwargs: Any) -> bool:
         """RQ's work loop, holding shard leases meanwhile (taken before the first catch-up pass,
@@ -158,8 +159,9 @@ class OmertaWorker(SimpleWorker):
         )
         if done is None:
             return
-        _pass("deadlines' catch-up pass", lambda: deadlines.catch_up(self.store, self.connection))
-        revived = _pass("notifications' catch-up pass", lambda: notify.catch_up(self.store))
+        store = runtime.projector().redis  # self.connection is RQ's server
+        _pass("deadlines' catch-up pass", lambda: deadlines.catch_up(store, self.connection))
+        revived = _pass("notifications' catch-up pass", lambda: notify.catch_up(store))
         if revived:
             log.warning("catch-up: %d notifications re-enqueued", revived)
         if done.projected or done.ai_jobs or done.rated:  # jobs were lost (or late)
