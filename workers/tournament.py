@@ -146,7 +146,11 @@ def play_all(spec: Spec, jobs: int = 1) -> Iterator[Record]:
     if jobs <= 1:
         yield from map(play, range(spec.games))
         return
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+    # Not forked from this process: a job forked from a process with threads and signal handlers
+    # (a test's, or an embedding program's) inherits them, and may never end.
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["workers.tournament"])
+    with context.Pool(jobs) as pool:
         yield from pool.imap_unordered(play, range(spec.games), chunksize=1)
 
 

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -76,3 +80,31 @@ def test_a_search_level_on_its_budget_by_the_processor_clock(tmp_path: Path) -> 
     assert medium["moves_with_a_choice"] > 0
     assert 1 <= medium["iterations_p10"] <= medium["iterations_p50"] <= medium["iterations_p90"]
     assert result["per_level"]["greedy"]["iterations_p50"] is None
+
+
+def test_the_jobs_end_in_a_process_that_handles_sigterm() -> None:
+    """A test process keeps the SIGTERM handler of RQ's worker that an earlier test ran, which
+    only asks the worker to stop. Forked jobs inherited it. The pool ends idle jobs with SIGTERM
+    while it holds their queue's lock, so such a job waited for the lock forever, and so did the
+    tournament (a CI run timed out after 600 s)."""
+    script = (
+        "import signal\n"
+        "from workers.tournament import Spec, play_all\n"
+        "signal.signal(signal.SIGTERM, lambda *_: None)\n"
+        "for n in range(150):\n"
+        "    list(play_all(Spec('famiglia', 2, ('random', 'random'), games=1), jobs=8))\n"
+        "print('done', flush=True)\n"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    ) as proc:
+        try:
+            out, err = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the script and its hung jobs
+            proc.communicate()
+            pytest.fail("the tournament waited for its jobs for 120 s")
+    assert proc.returncode == 0 and out == b"done\n", err.decode()
