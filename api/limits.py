@@ -58,7 +58,6 @@ from collections.abc import Callable
 from typing import Any
 
 import msgspec
-import redis
 from flask import Flask, Response, request
 from flask_limiter import Limiter, RequestLimit
 from flask_limiter.errors import RateLimitExceeded
@@ -71,6 +70,7 @@ from api.context import caller, deps, token
 from api.jsonio import body
 from api.problems import ApiError, problem_response
 from api.schemas import NewGame, SignIn
+from services.config import Store
 from services.devices import normal_code
 from services.emails import address_hash
 from services.players import digest, invites_key, public_key
@@ -205,7 +205,7 @@ CLUSTER_OPTIONS = ("username", "password", "socket_timeout", "socket_connect_tim
 """What a cluster client's connections were made with that the limiter's own client takes."""
 
 
-def storage(client: redis.Redis | RedisCluster) -> tuple[str, dict[str, Any]]:
+def storage(client: Store) -> tuple[str, dict[str, Any]]:
     """Flask-Limiter's storage (URI, options) in the service's store: on a single server through
     ``client``'s pool; on a Redis Cluster a cluster client of its own to the same nodes (each
     counter is one key: its scripts touch one slot)."""
@@ -219,7 +219,7 @@ def storage(client: redis.Redis | RedisCluster) -> tuple[str, dict[str, Any]]:
     return f"redis+cluster://{nodes}", options
 
 
-def install(app: Flask, client: redis.Redis | RedisCluster, settings: RateLimits) -> None:
+def install(app: Flask, client: Store, settings: RateLimits) -> None:
     """Limit the app's endpoints, counting in the service's store (``storage``)."""
     if not settings.enabled:
         return

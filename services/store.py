@@ -40,6 +40,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from services import keys, shards
+from services.config import Store
 from services.errors import Unavailable
 from services.records import (
     GENESIS,
@@ -129,7 +130,7 @@ class EventStore:
 
     def __init__(
         self,
-        client: redis.Redis | RedisCluster,
+        client: Store,
         clock: Callable[[], int] = now_ms,
         min_replicas: int = 0,
         replica_timeout_ms: int = 1000,

@@ -33,10 +33,10 @@ from collections.abc import Iterable
 
 import msgspec
 import redis
-from rq.exceptions import DuplicateJobError, NoSuchJobError
+from rq.exceptions import DuplicateJobError
 from rq.job import Job
 
-from services import clocks, shards, vacation
+from services import clocks, config, shards, vacation
 from services import notifications as nt
 from services import readmodels as rm
 from services.clocks import SeatClock
@@ -160,26 +160,27 @@ def low_time(game_id: str, version: int, seat: int) -> str:
 
 
 def catch_up(
-    client: redis.Redis, queues: redis.Redis, which: Iterable[int] = range(shards.SHARDS)
+    client: config.Store, queues: redis.Redis, which: Iterable[int] = range(shards.SHARDS)
 ) -> int:
     """Arm again every deadline in the indexes of the shards ``which`` (in the store,
     ``client``) whose job is gone from RQ's server (``queues``); how many. One already past
-    runs at once (its job, enqueued for now)."""
+    runs at once (its job, enqueued for now). Two round trips for all of them: a pipeline of
+    the indexes, one of their jobs' keys (a shard holds thousands of running games)."""
     pipe = client.pipeline(transaction=False)
     for shard in which:
         pipe.zrange(rm.index_key(rm.DEADLINES, shard), 0, -1, withscores=True)
     with unavailable():
         found = pipe.execute()
+    entries = [
+        (*rm.parse_deadline_member(member.decode()), int(score))
+        for member, score in itertools.chain.from_iterable(found)
+    ]
+    look = queues.pipeline(transaction=False)
+    for game_id, version, seat, _, at in entries:
+        look.exists(Job.key_for(deadline_job_id(game_id, version, seat, at)))
     armed = 0
-    for member, score in itertools.chain.from_iterable(found):
-        game_id, version, seat, bank = rm.parse_deadline_member(member.decode())
-        job_id = deadline_job_id(game_id, version, seat, int(score))
-        try:
-            Job.fetch(job_id, connection=queues)
-            continue
-        except NoSuchJobError:
-            pass
-        if arm(game_id, version, seat, bank, int(score)):
+    for (game_id, version, seat, bank, at), there in zip(entries, look.execute(), strict=True):
+        if not there and arm(game_id, version, seat, bank, at):
             log.warning("deadline of %s seat %d at version %d armed again", game_id, seat, version)
             armed += 1
     return armed

@@ -41,7 +41,7 @@ import time
 import redis
 from redis.commands.core import Script
 
-from services import shards
+from services import config, shards
 from services.store import now_ms
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ def lease_key(shard: int) -> str:
 class Leases:
     """One worker's leases (``name``: its RQ name) on the store ``client``."""
 
-    def __init__(self, client: redis.Redis, name: str, ttl_ms: int = TTL_MS) -> None:
+    def __init__(self, client: config.Store, name: str, ttl_ms: int = TTL_MS) -> None:
         self._redis = client
         self.name = name
         self.ttl_ms = ttl_ms
@@ -172,7 +172,7 @@ class Renewer:
             log.warning("worker %s could not renew its leases", self.leases.name, exc_info=True)
 
 
-def report(client: redis.Redis) -> dict[str, object]:
+def report(client: config.Store) -> dict[str, object]:
     """The leases now (``omerta status``): how many shards each worker holds, and the shards
     that no worker holds."""
     pipe = client.pipeline(transaction=False)

@@ -2,7 +2,7 @@
 an interval are scheduled jobs, and so are the games' deadlines, ``workers.deadlines``: the
 scheduler looks every second, RQ's default interval, so a deadline fires within a second or
 two) and the catch-up passes (``workers.catchup``, ``deadlines.catch_up``, the notifications')
-as part of its maintenance: at start, then every ``interval`` seconds (also while idle). The
+as part of its maintenance: at start, then every ``interval`` seconds (also while idle). Each
 catch-up covers the shards the worker holds (``workers.leases``: a thread renews them every few
 seconds, a long job in between), so that several workers share the shards and one takes over
 a dead one's.
@@ -146,6 +146,8 @@ class OmertaWorker(SimpleWorker):
             return
         first, self._first_pass = self._first_pass, False
         held = self.leases.held() if self.leases is not None else []
+        # At its start, a worker that holds nothing yet looks at every shard once.
+        which = held or (list(range(shards.SHARDS)) if first else [])
         done = _pass(
             "catch-up pass",
             lambda: catchup.catch_up(
@@ -153,14 +155,13 @@ class OmertaWorker(SimpleWorker):
                 settle_ms=0 if first else SETTLE_MS,
                 ai_grace_ms=0 if first else AI_GRACE_MS,
                 revive_failed=first,
-                # At its start, a worker that holds nothing yet looks at every shard once.
-                which=held or (range(shards.SHARDS) if first else []),
+                which=which,
             ),
         )
         if done is None:
             return
         store = runtime.projector().redis  # self.connection is RQ's server
-        _pass("deadlines' catch-up pass", lambda: deadlines.catch_up(store, self.connection))
+        _pass("deadlines' catch-up pass", lambda: deadlines.catch_up(store, self.connection, which))
         revived = _pass("notifications' catch-up pass", lambda: notify.catch_up(store))
         if revived:
             log.warning("catch-up: %d notifications re-enqueued", revived)

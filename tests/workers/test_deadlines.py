@@ -90,6 +90,19 @@ def test_the_catch_up_arms_a_deleted_deadline_job_again(workers_redis: redis.Red
     assert deadlines.catch_up(workers_redis, workers_redis) == 0
 
 
+def test_the_catch_up_looks_only_at_the_shards_it_is_given(workers_redis: redis.Redis) -> None:
+    """A worker's catch-up covers the shards it holds: another worker holds the others."""
+    game_id, _ = _seated_game(workers_redis, {"type": "bank", "initial": 600})
+    (job_id,) = _deadline_jobs(workers_redis)
+    Job.fetch(job_id, connection=workers_redis).delete()
+    own = shards.of(game_id)
+    others = [s for s in range(shards.SHARDS) if s != own]
+    assert deadlines.catch_up(workers_redis, workers_redis, others) == 0
+    assert _deadline_jobs(workers_redis) == {}
+    assert deadlines.catch_up(workers_redis, workers_redis, [own]) == 1
+    assert list(_deadline_jobs(workers_redis)) == [job_id]
+
+
 def test_a_deadline_job_finds_a_vacation_and_arms_itself_later(
     workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:

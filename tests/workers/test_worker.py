@@ -70,3 +70,29 @@ def test_a_stop_asked_during_the_catch_up_pass_stops_the_worker(
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     assert passes == [0], "the worker went on after the first SIGTERM"
+
+
+def test_each_catch_up_pass_covers_the_shards_the_worker_holds(
+    workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The deadlines' pass once looked at every shard on every worker: with many workers, each
+    read every shard's deadlines and looked up every deadline's job, every few seconds."""
+    given: dict[str, list[list[int]]] = {"catch_up": [], "deadlines": []}
+
+    def games(*args: object, which: list[int], **kwargs: object) -> catchup.CaughtUp:
+        given["catch_up"].append(list(which))
+        return catchup.CaughtUp(0, 0, 0)
+
+    def deadlines_of(client: object, queues: object, which: list[int]) -> int:
+        given["deadlines"].append(list(which))
+        return 0
+
+    monkeypatch.setattr(catchup, "catch_up", games)
+    monkeypatch.setattr(deadlines, "catch_up", deadlines_of)
+    w = worker.make_worker()
+    w.register_birth()
+    assert w.leases is not None
+    monkeypatch.setattr(w.leases, "held", lambda: [3, 7])
+    w.run_maintenance_tasks()
+    w.run_maintenance_tasks()
+    assert given == {"catch_up": [[3, 7], [3, 7]], "deadlines": [[3, 7], [3, 7]]}
