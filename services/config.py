@@ -106,6 +106,9 @@ class Settings(msgspec.Struct, frozen=True):
     vacation_days: int = 21
     # The CPU priority (niceness) of a worker of the AI queue alone (workers.worker)
     ai_nice: int = 15
+    # How long a worker's shard leases last unrenewed (workers.leases): a dead worker's shards
+    # wait this long for another; a worker paused longer (a stalled machine) loses them
+    lease_seconds: int = 10
     cluster_url: str | None = None  # never printed: it may carry a password
     rq_url: str | None = None  # never printed: it may carry a password
 
@@ -136,6 +139,7 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         mail_digest_seconds=_at_least_one(env, "OMERTA_MAIL_DIGEST_SECONDS", 3600),
         vacation_days=_days(env, "OMERTA_VACATION_DAYS", 21),
         ai_nice=_niceness(env, "OMERTA_AI_NICE", 15),
+        lease_seconds=_at_least_one(env, "OMERTA_LEASE_SECONDS", 10),
         **_servers(env),
     )
 

@@ -2,12 +2,13 @@
 
 Each shard's periodic catch-up (``workers.catchup``: its feed, its seat check, its owed AI moves)
 is run by one worker at a time, the shard's holder. The lease is a key in the shard's own slot,
-``workers:lease:{<tag>}``, holding the holder's name with an expiry of ``TTL_MS``: taken with
+``workers:lease:{<tag>}``, holding the holder's name with an expiry of ``TTL_MS``
+(``OMERTA_LEASE_SECONDS``, 10 s by default): taken with
 ``SET NX PX``, renewed (and let go) by a script that first checks the name, so only the holder
 ever extends or deletes it (one key per script: one slot, on a cluster too).
 
 Each worker (``Renewer``, a thread of its own: a long job must not let its leases lapse) makes a
-pass every ``RENEW_EVERY`` seconds (``Leases.renew``):
+pass every third of ``TTL_MS`` (``Leases.renew``):
 
 1. it announces itself in ``workers:lease-holders`` (a sorted set: name -> when the
    announcement lapses) and counts the workers announced: the live ones;
@@ -18,7 +19,7 @@ pass every ``RENEW_EVERY`` seconds (``Leases.renew``):
 
 A worker that dies (SIGKILL, its machine gone) stops renewing: its announcement and its leases
 lapse within ``TTL_MS``, and the others take its shards over at their next pass, within
-``TTL_MS + RENEW_EVERY``. A worker that stops cleanly lets go of its leases at once. ``TTL_MS``
+``TTL_MS`` and a third. A worker that stops cleanly lets go of its leases at once. ``TTL_MS``
 is long enough that a pause of a few seconds (a garbage collection, a slow store) loses nothing,
 short enough that a dead worker's shards wait only seconds. A worker unable to renew for
 ``TTL_MS`` (the store down) holds nothing meanwhile (``Leases.held``): another may hold its
@@ -48,8 +49,8 @@ log = logging.getLogger(__name__)
 
 LEASE = "workers:lease"
 HOLDERS = "workers:lease-holders"  # sorted set: worker name -> when its announcement lapses (ms)
-TTL_MS = 10_000
-RENEW_EVERY = TTL_MS / 3 / 1000  # seconds: two passes may fail before a lease lapses
+TTL_MS = 10_000  # OMERTA_LEASE_SECONDS' default
+RENEWALS = 3  # passes per TTL: two may fail before a lease lapses
 
 # KEYS: the lease.  ARGV: the holder's name, the new expiry (ms).
 RENEW = """
@@ -139,12 +140,12 @@ class Leases:
 
 
 class Renewer:
-    """A daemon thread that renews ``leases`` every ``every`` seconds, from ``start()`` (which
-    makes the first pass itself) until ``stop()`` (which lets go of them)."""
+    """A daemon thread that renews ``leases`` ``RENEWALS`` times per TTL, from ``start()``
+    (which makes the first pass itself) until ``stop()`` (which lets go of them)."""
 
-    def __init__(self, leases: Leases, every: float = RENEW_EVERY) -> None:
+    def __init__(self, leases: Leases) -> None:
         self.leases = leases
-        self._every = every
+        self._every = leases.ttl_ms / RENEWALS / 1000
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="omerta-leases", daemon=True)
 

@@ -90,7 +90,9 @@ class OmertaWorker(SimpleWorker):
         self.serves_projections = runtime.PROJECTIONS in self.queue_names()
         # The shards whose catch-up this worker runs (none for a worker without projections).
         self.leases = (
-            leases.Leases(store or self.connection, self.name) if self.serves_projections else None
+            leases.Leases(store or self.connection, self.name, 1000 * settings().lease_seconds)
+            if self.serves_projections
+            else None
         )
 
     def work(self, *args: Any, **kwargs: Any) -> bool:

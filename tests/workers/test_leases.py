@@ -19,7 +19,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from api.cli import main
-from services import commands, shards
+from services import commands, config, shards
 from services.readmodels import ReadModels
 from tests.cluster import Cluster
 from tests.feeds import id_in
@@ -106,13 +106,16 @@ def deployment(
     return env, client
 
 
+LEASE_SECONDS = 4  # the processes' leases (OMERTA_LEASE_SECONDS): a quicker takeover
+
+
 def start(env: dict[str, str], log: Path, name: str) -> subprocess.Popen[bytes]:
-    """``omerta worker --name NAME`` in ``env``."""
+    """``omerta worker --name NAME`` in ``env``, with leases of ``LEASE_SECONDS``."""
     base = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "REDIS_CLUSTER_URL")}
     with open(log, "ab") as out:
         return subprocess.Popen(
             [sys.executable, "-c", WORKER, "worker", "--interval", "1", "--name", name],
-            env={**base, **env},
+            env={**base, **env, "OMERTA_LEASE_SECONDS": str(LEASE_SECONDS)},
             stdout=out,
             stderr=subprocess.STDOUT,
         )
@@ -131,6 +134,7 @@ def test_a_killed_worker_s_shards_are_taken_over_and_caught_up(
     second: subprocess.Popen[bytes] | None = None
     try:
         wait(lambda: holders(client).count("first") == 64, 60, "the first to hold all")
+        assert 0 < client.pttl(lease_key(0)) <= 1000 * LEASE_SECONDS
         second = start(env, log, "second")
         wait(lambda: holders(client).count("second") == 32, 60, "the second's fair share")
         assert status_of(capsys) == {"holders": {"first": 32, "second": 32}, "unheld": []}
@@ -159,4 +163,11 @@ def test_a_killed_worker_s_shards_are_taken_over_and_caught_up(
                     raise
     # A clean stop lets go of the leases at once.
     assert holders(client) == [None] * shards.SHARDS, log.read_text()
-    print(f"taken over and caught up {took:.1f} s after the kill (TTL {leases.TTL_MS} ms)")
+    print(f"taken over and caught up {took:.1f} s after the kill (TTL {LEASE_SECONDS} s)")
+
+
+def test_the_lease_time_is_a_setting_of_whole_seconds() -> None:
+    assert config.settings({}).lease_seconds == leases.TTL_MS // 1000
+    assert config.settings({"OMERTA_LEASE_SECONDS": "30"}).lease_seconds == 30
+    with pytest.raises(config.ConfigError, match="OMERTA_LEASE_SECONDS"):
+        config.settings({"OMERTA_LEASE_SECONDS": "0"})
