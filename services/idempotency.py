@@ -40,7 +40,7 @@ from typing import Any
 import msgspec
 import redis
 
-from services.commands import MAX_COMMAND_ID
+from services.commandinput import MAX_COMMAND_ID
 from services.errors import BadRequest, ServiceError
 from services.store import unavailable
 
