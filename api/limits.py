@@ -73,7 +73,7 @@ from api.schemas import NewGame, SignIn
 from services.config import Store
 from services.devices import normal_code
 from services.emails import address_hash
-from services.players import digest, invites_key, public_key
+from services.seats import digest, invites_key, public_key
 from services.store import unavailable
 
 SWITCH = "OMERTA_RATE_LIMITS"

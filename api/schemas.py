@@ -15,7 +15,7 @@ from domain.core import Result
 from domain.table import TableView
 from services.chat import ChatMessage
 from services.clocks import Bank, OnTimeout, PerMove
-from services.commands import MAX_COMMAND_ID
+from services.commandinput import MAX_COMMAND_ID
 from services.players import MAX_NAME
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME)]

@@ -42,8 +42,8 @@ from api.jsonio import encode
 from api.params import header_number, query_number
 from api.routes.games import records
 from api.schemas import EventOut
-from services.commands import Loaded
 from services.errors import Unavailable
+from services.reading import Loaded
 
 bp = Blueprint("events", __name__)
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import hashlib
 
 from api.schemas import GameEntry, SeatOut
-from services.commands import Loaded
 from services.players import Players
+from services.reading import Loaded
 from services.readmodels import Summary
 from services.seating import ai_levels, taken_over
 

@@ -3,8 +3,9 @@
 Public interface (details in each module's docstring):
 
 * ``services.commands``: ``create_game``, ``handle``, ``load``, ``history`` (module functions on
-  the process-wide ``service()``), the ``CommandService`` class, ``Accepted``, ``Loaded``, and
-  the ``after_append`` hook list.
+  the process-wide ``service()``), the ``CommandService`` class and the ``after_append`` hook
+  list; its parts: ``services.creation``, ``services.handling`` (``Accepted``),
+  ``services.reading`` (``Loaded``), ``services.snapshots``, ``services.commandinput``.
 * ``services.errors``: the typed refusals (``code``, ``status``, ``message``).
 * ``services.store``: ``EventStore`` (the one Lua append, reads) and ``services.records``: the
   envelope, the hash chain, the metadata and command records; ``services.keys``: key names.

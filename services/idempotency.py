@@ -19,11 +19,11 @@ A first answer's secrets (a player's token, invite codes) are not kept either: w
 are derived from the server's secret and the key (``services.serversecret``), so a replay makes
 them again, and a copy of the store without the keys does not give them.
 
-Order of the steps (``services.players``: on a Redis Cluster the record, the player's keys and
-a game's keys are in different slots, so none is written in one script with another): a
-player's creation claims its record first (``SET NX``, naming the new player), then writes the
-player and its token, and a retry finding the record writes them again where missing. A join
-and its record are one script (both in the game's slot). A game's creation takes its key
+Order of the steps (``services.players``, ``services.seats``: on a Redis Cluster the record, the
+player's keys and a game's keys are in different slots, so none is written in one script with
+another): a player's creation claims its record first (``SET NX``, naming the new player), then
+writes the player and its token, and a retry finding the record writes them again where missing.
+A join and its record are one script (both in the game's slot). A game's creation takes its key
 first (a pending record, ``PENDING_MS``: a twin request meanwhile gets 409
 ``idempotency_key_in_use``), appends the game, writes the final record, then seats the creator
 (the seats, invites and public flag once, in one script on the game's keys): a retry finding the
@@ -40,7 +40,7 @@ from typing import Any
 import msgspec
 import redis
 
-from services.commands import MAX_COMMAND_ID
+from services.commandinput import MAX_COMMAND_ID
 from services.errors import BadRequest, ServiceError
 from services.store import unavailable
 

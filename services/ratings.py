@@ -1,7 +1,7 @@
 """Ratings: one OpenSkill rating (Plackett-Luce, ``openskill``) per (player, game) from the
 finished games, AI levels included.
 
-Who is rated: a seat's identity is its person's player id (``services.players`` seats hash;
+Who is rated: a seat's identity is its person's player id (``services.seats`` seats hash;
 a seat a bot took over still counts for its person), or ``ai:<level name>`` for a seat the
 game was created with an AI on (``GameMeta.ai``; every AI seat at a level counts for that
 level's identity). Left out of a game's rating: the seats its result lists in
@@ -52,8 +52,8 @@ from domain.bots import level_name
 from domain.core import Result
 from services import keys, shards
 from services import readmodels as rm
-from services.players import seats_key
 from services.records import GameMeta, decode_meta
+from services.seats import seats_key
 from services.store import unavailable
 
 MODEL = PlackettLuce()

@@ -40,8 +40,10 @@ import msgspec
 import redis
 
 from services.commands import CommandService
+from services.devices import digest
 from services.errors import ServiceError
-from services.players import Players, digest, invites_key, public_key, seats_key
+from services.players import Players
+from services.seats import invites_key, public_key, seats_key
 from services.store import unavailable
 
 PENDING = b"pending"

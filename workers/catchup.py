@@ -54,7 +54,7 @@ from rq.registry import ScheduledJobRegistry
 
 from services import keys, shards
 from services import readmodels as rm
-from services.players import seats_key
+from services.seats import seats_key
 from services.store import now_ms, unavailable
 from workers import jobs, ratings, runtime
 from workers.projection import Projector, trim_feed

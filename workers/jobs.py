@@ -16,7 +16,7 @@ seat's view and legal commands only, and for a search level its own redacted his
 ``expected_version=version``:
 
 * a game that has moved on makes the move stale: it is dropped quietly;
-* the command id is ``ai-<version>-<seat>`` (``services.commands.ai_command_id``), so copies of
+* the command id is ``ai-<version>-<seat>`` (``services.commandinput.ai_command_id``), so copies of
   one job (a retry racing the original) submit the command once; ids are scoped by seat and
   clients may not send that prefix, so no player can take it first;
 * a failure of the move (a bot error) is recorded in the game's ``ai:{<id>}:error`` (shown
@@ -73,7 +73,8 @@ from domain.core import Game
 from domain.table import Table
 from services import keys, serversecret, shards
 from services import readmodels as rm
-from services.commands import CommandService, ai_command_id, service
+from services.commandinput import ai_command_id
+from services.commands import CommandService, service
 from services.errors import Conflict, Unavailable
 from services.records import GameMeta
 from services.seating import ai_levels

@@ -32,10 +32,10 @@ from services import keys, shards, vacation
 from services import readmodels as rm
 from services.clocks import SeatClock
 from services.codec import EventCodec
-from services.players import player_games_key, public_key, seats_key
 from services.records import Entry, decode_meta
 from services.rematch import reserved_key
 from services.seating import ai_levels
+from services.seats import player_games_key, public_key, seats_key
 from services.statecache import StateCache
 from services.store import EventStore, entries_of, unavailable
 from workers.readmodel import Folded, Seating, game_clocks, read_models

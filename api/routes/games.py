@@ -38,8 +38,10 @@ from domain import GAMES, bots
 from domain.core import Game, RuleViolation, replay
 from domain.table import table_view
 from services import idempotency, vacation
-from services.commands import AI_COMMAND_PREFIX, CommandService, Loaded
+from services.commandinput import AI_COMMAND_PREFIX
+from services.commands import CommandService
 from services.errors import BadRequest
+from services.reading import Loaded
 from services.readmodels import ReadModels
 from services.store import now_ms
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from services.commands import ai_command_id
+from services.commandinput import ai_command_id
 from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server

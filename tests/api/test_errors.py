@@ -12,7 +12,7 @@ import redis
 from werkzeug.test import TestResponse
 
 from services import keys
-from services.players import seats_key
+from services.seats import seats_key
 from tests.api.helpers import Api, Who
 from tests.feeds import feed_length
 

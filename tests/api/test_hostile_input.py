@@ -14,7 +14,7 @@ from flask import Flask
 
 from api.web import register
 from services import keys
-from services.players import seats_key
+from services.seats import seats_key
 from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server

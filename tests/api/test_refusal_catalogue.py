@@ -91,9 +91,9 @@ def service_refusals() -> set[str]:
 
 
 def _error_class_code(name: str) -> str | None:
-    from services import errors, players
+    from services import errors, players, seats
 
-    kind = getattr(errors, name, None) or getattr(players, name, None)
+    kind = getattr(errors, name, None) or getattr(players, name, None) or getattr(seats, name, None)
     if isinstance(kind, type) and issubclass(kind, errors.ServiceError) and name != "ApiError":
         return kind.code
     return None

@@ -13,7 +13,7 @@ import pytest
 from domain.core import Secret, check_commitment
 from domain.famiglia import messages as famiglia_messages
 from services import keys, shards
-from services.commands import Accepted, CommandService
+from services.commands import CommandService
 from services.errors import (
     BadRequest,
     CommandIdReused,
@@ -23,6 +23,7 @@ from services.errors import (
     UnknownGame,
     WrongSeat,
 )
+from services.handling import Accepted
 from services.store import WAKE_TTL_MS, EventStore
 from tests.feeds import changed
 from tests.services.helpers import pick_move, play_out

@@ -20,9 +20,10 @@ from services.devices import FIRST, BadSignIn, Devices, code_key, digest, link_k
 from services.emails import VERIFY, Emails
 from services.idempotency import Record
 from services.passkeys import PasskeyExists, Passkeys
-from services.players import Players, Unauthorized, player_key, seats_key
+from services.players import Players, Unauthorized, player_key
 from services.push import Subscriptions
 from services.rematch import Rematches, reserved_key
+from services.seats import seats_key
 from services.webhooks import Webhooks
 from workers import notify_mail
 from workers.pending import Pending

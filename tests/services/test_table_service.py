@@ -10,7 +10,8 @@ import redis
 
 from domain.table import bots, table_view
 from services.audit import verify
-from services.commands import AI_COMMAND_PREFIX, CommandService
+from services.commandinput import AI_COMMAND_PREFIX
+from services.commands import CommandService
 from services.errors import Conflict, SeatTakenOver
 from services.seating import ai_levels
 from services.store import EventStore

@@ -18,7 +18,8 @@ from domain import GAMES
 from domain.core import Game, Result
 from services import commands, shards
 from services import ratings as rt
-from services.commands import CommandService, ai_command_id
+from services.commandinput import ai_command_id
+from services.commands import CommandService
 from services.errors import CommandIdReused, RuleRejected
 from services.players import Players
 from tests.services.helpers import pick_move
