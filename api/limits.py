@@ -71,9 +71,9 @@ from api.jsonio import body
 from api.problems import ApiError, problem_response
 from api.schemas import NewGame, SignIn
 from services.config import Store
-from services.devices import normal_code
+from services.devices import digest, normal_code
 from services.emails import address_hash
-from services.seats import digest, invites_key, public_key
+from services.seats import invites_key, public_key
 from services.store import unavailable
 
 SWITCH = "OMERTA_RATE_LIMITS"
