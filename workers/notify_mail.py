@@ -54,6 +54,7 @@ import contextlib
 import hashlib
 import logging
 from collections import defaultdict
+from collections.abc import Iterable
 from datetime import UTC, datetime
 
 import msgspec
@@ -67,7 +68,7 @@ from services.commands import service
 from services.emails import Emails
 from services.readmodels import ReadModels, Summary
 from services.store import now_ms, unavailable
-from workers import notify_mail_text, runtime
+from workers import notify_mail_text, pending, runtime
 from workers.mailer import MAIL_RETRY
 
 log = logging.getLogger(__name__)
@@ -79,7 +80,6 @@ MARGIN = 5  # seconds: a try's limit past its SMTP steps, a claim's past the try
 SCHEDULER_SLACK = 10  # seconds RQ's scheduler may take to start a due digest
 FAILURE_TTL = 7 * 24 * 3600
 KEEP_MS = 1000 * nt.SENT_TTL
-CATCH_UP_BATCH = 100
 MAIL = "mail"
 DIGEST = "digest"
 
@@ -231,7 +231,7 @@ def _enqueue_mail(
     with unavailable():
         member = _member(MAIL, player, game_id, batch)
         client.zadd(pending_key(player), {member: now_ms() + 1000 * _lease()})
-    runtime.enqueue(
+    pending.enqueue_once(
         runtime.NOTIFY,
         "workers.notify_mail.deliver_mail",
         args=(player, game_id, batch),
@@ -388,15 +388,11 @@ def _pending_of(member: bytes) -> str:
     return pending_key(_pending.decode(member)[1])
 
 
-def catch_up(client: redis.Redis) -> int:
-    """Re-enqueue the pending mails and digests past their due time that nobody holds (a
-    worker died with them, or a job was lost); how many (at most ``CATCH_UP_BATCH`` a shard)."""
-    pipe = client.pipeline(transaction=False)
-    for key in shards.keys(PENDING):
-        pipe.zrangebyscore(key, 0, now_ms(), start=0, num=CATCH_UP_BATCH)
-    with unavailable():
-        found = pipe.execute()
-    return _revive(client, [raw for due in found for raw in due])
+def catch_up(client: redis.Redis, which: Iterable[int] = range(shards.SHARDS)) -> int:
+    """Re-enqueue the pending mails and digests of the shards ``which`` past their due time
+    that nobody holds (a worker died with them, or a job was lost); how many (at most
+    ``pending.CATCH_UP_BATCH`` a shard)."""
+    return _revive(client, pending.due(client, PENDING, which))
 
 
 def _revive(client: redis.Redis, due: list[bytes]) -> int:
