@@ -40,7 +40,7 @@ from services import notifications as nt
 from services import webhooks as wh
 from services.commands import service
 from services.readmodels import Summary
-from workers import notify_mail, notify_push, pending, runtime
+from workers import notify_mail, notify_mail_pending, notify_push, pending, runtime
 
 log = logging.getLogger(__name__)
 
@@ -131,5 +131,5 @@ def catch_up(client: redis.Redis, which: Iterable[int] = range(shards.SHARDS)) -
     return (
         _webhooks.revive(client, held)
         + notify_push.catch_up(client, held)
-        + notify_mail.catch_up(client, held)
+        + notify_mail_pending.catch_up(client, held)
     )

@@ -25,6 +25,7 @@ from services.push import Subscriptions
 from services.rematch import Rematches, reserved_key
 from services.webhooks import Webhooks
 from workers import notify_mail
+from workers import notify_mail_pending as queued
 from workers.pending import Pending
 
 Client = redis.Redis | RedisCluster
@@ -350,10 +351,8 @@ def test_mail_routing_and_the_pending_sets_stay_in_the_players_slot(
     emails.set_address(ann.id, "ann@example.org", "en")
     assert emails.redeem(VERIFY, emails.new_link(VERIFY, ann.id)) is not None
     went: list[tuple[str, str]] = []
-    monkeypatch.setattr(notify_mail, "_enqueue_mail", lambda *a: went.append(("mail", a[3])) or 1)
-    monkeypatch.setattr(
-        notify_mail, "_schedule_digest", lambda *a: went.append(("digest", a[3])) or 1
-    )
+    monkeypatch.setattr(queued, "enqueue_mail", lambda *a: went.append(("mail", a[3])) or 1)
+    monkeypatch.setattr(queued, "schedule_digest", lambda *a: went.append(("digest", a[3])) or 1)
     game = shards.new_id(16)
     turn = notifications.Notice(ann.id, "your_turn", game, "famiglia", 3, 0)
     ended = notifications.Notice(ann.id, "game_ended", game, "famiglia", 9, 0)

@@ -15,7 +15,7 @@ from services import notifications as nt
 from services import shards
 from services.readmodels import SeatSummary, Summary
 from tests.feeds import id_in
-from workers import notify, notify_mail, notify_push, runtime
+from workers import notify, notify_mail_pending, notify_push, runtime
 
 pytestmark = pytest.mark.server
 
@@ -78,8 +78,8 @@ def test_the_catch_up_revives_the_sendings_of_the_shards_it_is_given(
         channel.hold(workers_redis, msgspec.json.encode((who, "h1", notice)).decode(), -1)
     entry = msgspec.json.encode((bob, "s1", ended)).decode()
     notify_push._pushes.hold(workers_redis, entry, -1)
-    mail = notify_mail._member(notify_mail.MAIL, bob, "g1", "b1")
-    workers_redis.zadd(shards.key(notify_mail.PENDING, 9), {mail: 0})
+    mail = notify_mail_pending.member(notify_mail_pending.MAIL, bob, "g1", "b1")
+    workers_redis.zadd(shards.key(notify_mail_pending.PENDING, 9), {mail: 0})
     queue = runtime.queue(runtime.NOTIFY)
 
     def players() -> set[str]:
