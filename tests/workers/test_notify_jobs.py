@@ -12,7 +12,6 @@ import redis
 from rq.job import Job
 
 from services import notifications as nt
-from services import shards
 from services.readmodels import SeatSummary, Summary
 from tests.feeds import id_in
 from workers import notify, notify_mail_pending, notify_push, runtime
@@ -66,26 +65,30 @@ def test_a_sending_enqueued_twice_is_one_job(workers_redis: redis.Redis) -> None
     assert runtime.queue(runtime.NOTIFY).get_job_ids() == [f"webhook-{delivery}"]
 
 
+@pytest.mark.parametrize("store", ["server", pytest.param("cluster", marks=pytest.mark.cluster)])
 def test_the_catch_up_revives_the_sendings_of_the_shards_it_is_given(
-    workers_redis: redis.Redis,
+    workers_redis: redis.Redis, request: pytest.FixtureRequest, store: str
 ) -> None:
+    """The store (pending sets, delivery records) on one server or a cluster; RQ's server is
+    the test's server either way."""
+    client = workers_redis if store == "server" else request.getfixturevalue("cluster_redis")
     ann, bob = id_in(3), id_in(9)
     turn = nt.Notice(ann, nt.Event.YOUR_TURN.value, "g1", "gangsta", 5, 0)
     ended = nt.Notice(bob, nt.Event.GAME_ENDED.value, "g1", "gangsta", 5, 1)
     # Pending sendings past their time that nobody holds (their workers died before a try):
     # a webhook call of shard 3's player; a webhook call, a push and a mail of shard 9's.
-    for channel, who, notice in ((notify._webhooks, ann, turn), (notify._webhooks, bob, ended)):
-        channel.hold(workers_redis, msgspec.json.encode((who, "h1", notice)).decode(), -1)
-    entry = msgspec.json.encode((bob, "s1", ended)).decode()
-    notify_push._pushes.hold(workers_redis, entry, -1)
+    for who, notice in ((ann, turn), (bob, ended)):
+        notify._webhooks.hold(client, msgspec.json.encode((who, "h1", notice)).decode(), -1)
+    notify_push._pushes.hold(client, msgspec.json.encode((bob, "s1", ended)).decode(), -1)
     mail = notify_mail_pending.member(notify_mail_pending.MAIL, bob, "g1", "b1")
-    workers_redis.zadd(shards.key(notify_mail_pending.PENDING, 9), {mail: 0})
+    notify_mail_pending.hold(client, mail, 0)
     queue = runtime.queue(runtime.NOTIFY)
 
     def players() -> set[str]:
         return {Job.fetch(j, connection=queue.connection).args[0] for j in queue.get_job_ids()}
 
-    assert notify.catch_up(workers_redis, [3]) == 1
+    assert notify.catch_up(client, [3]) == 1
     assert players() == {ann}
-    assert notify.catch_up(workers_redis, which=[9, 60]) == 3
+    assert notify.catch_up(client, which=[9, 60]) == 3
     assert players() == {ann, bob} and queue.count == 4
+    assert notify.catch_up(client, []) == 0
