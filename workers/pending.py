@@ -126,9 +126,9 @@ class Pending:
         nobody holds (a worker died with them); how many (at most ``CATCH_UP_BATCH`` a shard)."""
         return self._revive(client, due(client, self.name, which))
 
-    def _revive(self, client: redis.Redis, due: list[bytes]) -> int:
+    def _revive(self, client: redis.Redis, found: list[bytes]) -> int:
         revived = 0
-        for raw in due:
+        for raw in found:
             player, target, notice = self.decode(raw)
             delivery = nt.delivery_id(notice, self.channel, target)
             with unavailable():
