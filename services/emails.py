@@ -4,17 +4,26 @@ and the signed one-click unsubscribe.
 Keys (apart from the player's own record, which ``services.players`` keeps):
 
 ``player:{<player id>}:email``  hash    ``address``, ``lang`` (the mails' language),
-                                        ``verified`` (``1``), ``unsubscribed`` (``1``)
+                                        ``verified`` (``1``: the player proved the address),
+                                        ``unsubscribed`` (``1``)
 ``email:<sha256 hex>``          string  the player whose *verified* address has this SHA-256
                                         (of the address lower-cased): sign-in by mail finds them
 ``mailtoken:<sha256 hex>``      string  ``<purpose>|<player id>|<address sha256>`` of a mailed
                                         link's token, expiring with the link
 
-A mailed link's token (256 random bits) is kept only as its hash, and redeeming it deletes it
-(``GETDEL``): of two redeemers racing, one gets it. A verification link is bound to the address
-it was mailed to: changing the address first makes it void. The address verified last wins:
-verifying an address that another player had verified moves it (whoever reads that mailbox
-proved it twice) and the other player's record loses its ``verified``.
+A mailed link's token (256 random bits) is kept only as its hash. Redeeming a sign-in link
+deletes it (``GETDEL``): of two redeemers racing, one gets it. A verification link is bound to
+the address it was mailed to: changing the address first makes it void. The address verified
+last wins: verifying an address that another player had verified moves it (whoever reads that
+mailbox proved it twice), and the other player's address is no longer verified.
+
+An address is verified while both say so: the player's record (``verified``) and the index
+(``email:<sha256>`` naming the player). They are in different slots of a Redis Cluster, so a
+verification is two single-key steps: the record's mark, then the index, which is the step that
+makes the address the player's (and no longer another's: their mark alone does not count). A
+process lost between the two leaves the address as it was, and the verification link, deleted
+only after both, completes it when clicked again. An index key left naming a player whose
+address changed since (``set_address`` lost before releasing it) finds nobody.
 
 The unsubscribe link is the player id and an HMAC of it under the server's secret
 (``services.serversecret``): no state, and it works for as long as the secret stays.
@@ -100,12 +109,17 @@ class Emails:
     def get(self, player_id: str) -> Email | None:
         with unavailable():
             found = self.redis.hgetall(email_key(player_id))
-        if b"address" not in found:
-            return None
+            if b"address" not in found:
+                return None
+            address = found[b"address"].decode()
+            verified = (
+                found.get(b"verified") == b"1"
+                and self.redis.get(owner_key(address_hash(address))) == player_id.encode()
+            )
         return Email(
-            address=found[b"address"].decode(),
+            address=address,
             lang=found.get(b"lang", b"en").decode(),
-            verified=found.get(b"verified") == b"1",
+            verified=verified,
             unsubscribed=found.get(b"unsubscribed") == b"1",
         )
 
@@ -133,9 +147,15 @@ class Emails:
 
     def owner(self, address: str) -> str | None:
         """The player whose verified address this is."""
+        hashed = address_hash(address)
         with unavailable():
-            found = self.redis.get(owner_key(address_hash(address)))
-        return found.decode() if found is not None else None
+            found = self.redis.get(owner_key(hashed))
+        if found is None:
+            return None
+        email = self.get(found.decode())
+        if email is None or not email.verified or address_hash(email.address) != hashed:
+            return None
+        return found.decode()
 
     def new_link(self, purpose: str, player_id: str) -> str:
         """A fresh token for a link of ``purpose`` to the player's current address."""
@@ -150,11 +170,21 @@ class Emails:
 
     def redeem(self, purpose: str, token: str) -> Link | None:
         """The link's player, once: None for an unknown, used, expired or void token."""
+        key = link_key(_digest(token))
         with unavailable():
-            found = self.redis.getdel(link_key(_digest(token)))
+            # A verification link goes once its steps ran: a redeemer lost midway may click it
+            # again (and two racing do the same steps twice).
+            found = self.redis.get(key) if purpose == VERIFY else self.redis.getdel(key)
         if found is None:
             return None
-        kind, player_id, hashed = found.decode().split("|")
+        link = self._redeemed(purpose, found.decode())
+        if purpose == VERIFY:
+            with unavailable():
+                self.redis.delete(key)
+        return link
+
+    def _redeemed(self, purpose: str, found: str) -> Link | None:
+        kind, player_id, hashed = found.split("|")
         email = self.get(player_id)
         if kind != purpose or email is None or address_hash(email.address) != hashed:
             return None
@@ -165,12 +195,11 @@ class Emails:
         return Link(player_id, email.address)
 
     def _verify(self, player_id: str, address: str) -> None:
-        key = owner_key(address_hash(address))
+        """The record's mark, then the index (see the module docstring): the mark alone changes
+        nothing a reader sees, the index completes it, and both again change nothing."""
         with unavailable():
-            earlier = self.redis.set(key, player_id, get=True)
             self.redis.hset(email_key(player_id), "verified", "1")
-            if earlier is not None and earlier.decode() != player_id:
-                self.redis.hdel(email_key(earlier.decode()), "verified")
+            self.redis.set(owner_key(address_hash(address)), player_id)
 
     def unsubscribe(self, player_id: str) -> None:
         with unavailable():

@@ -2,10 +2,11 @@
 
 ``on_change`` (the projector's hook, installed by ``runtime.projector``) derives the notices of a
 read-model change (``services.notifications.derive``) and enqueues one ``fan_out`` job for
-them. ``fan_out`` enqueues a ``deliver_webhook`` job per (notice, hook) the player wants, and
-records each in the pending set of its player's shard, ``notify:pending:{<shard tag>}``
-(``workers.pending``; member: the job's arguments, score: when it is due to be looked at again,
-ms).
+them, once per (game, version, seats taken): projections of one version that both tell it
+before either writes make one job (``pending.enqueue_once``). ``fan_out`` enqueues a
+``deliver_webhook`` job per (notice, hook) the player wants, and records each in the pending
+set of its player's shard, ``notify:pending:{<shard tag>}`` (``workers.pending``; member: the
+job's arguments, score: when it is due to be looked at again, ms).
 
 ``deliver_webhook`` claims the sending (``notifications.claim``, a lease longer than RQ's limit
 for the try), POSTs it, and marks it sent (or releases the claim on a failure, and RQ retries
@@ -28,17 +29,18 @@ enqueued again by the catch-up (its record makes the copy send nothing).
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 
 import msgspec
 import redis
 from rq import Retry
 
-from services import config
+from services import config, shards
 from services import notifications as nt
 from services import webhooks as wh
 from services.commands import service
 from services.readmodels import Summary
-from workers import notify_mail, notify_push, pending, runtime
+from workers import notify_mail, notify_mail_pending, notify_push, pending, runtime
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +55,8 @@ def on_change(before: Summary | None, after: Summary) -> None:
     if not notices:
         return
     seated = sum(1 for s in after.seats if s.kind in ("player", "ai"))
-    runtime.enqueue(
+    # Two projections of one version may both get here before either writes: one job.
+    pending.enqueue_once(
         runtime.NOTIFY,
         "workers.notify.fan_out",
         args=(msgspec.json.encode(notices).decode(),),
@@ -121,6 +124,12 @@ def deliver_webhook(player: str, hook_id: str, member: str) -> str:
     return "sent"
 
 
-def catch_up(client: redis.Redis) -> int:
-    """Re-enqueue the pending sendings of every channel that a dead worker left; how many."""
-    return _webhooks.revive(client) + notify_push.catch_up(client) + notify_mail.catch_up(client)
+def catch_up(client: redis.Redis, which: Iterable[int] = range(shards.SHARDS)) -> int:
+    """Re-enqueue the pending sendings of every channel in the shards ``which`` (a worker's:
+    those it holds) that a dead worker left; how many."""
+    held = list(which)  # read once per channel
+    return (
+        _webhooks.revive(client, held)
+        + notify_push.catch_up(client, held)
+        + notify_mail_pending.catch_up(client, held)
+    )

@@ -27,12 +27,14 @@ an id (one notice: its delivery id of ``services.notifications``; a digest: made
 game and window end), kept until sent. Its job claims the id (``notifications.claim``, a lease
 past the job's limit), sends, and marks the id and every notice's delivery id sent (a notice
 folded into a digest is never mailed on its own). A worker killed mid-send leaves the claim to
-expire, and the catch-up (``catch_up``, the pending set) enqueues the job again. As with
-webhooks, exactly once holds up to SMTP itself: a worker killed after the server took the mail
-but before it was marked sent mails it again (RFC 1047), with the same ``Message-ID``. A mail
-that fails every try (``workers.mailer``'s backoff) is given up, as a webhook call is.
+expire, and the catch-up (``notify_mail_pending.catch_up``, the pending set) enqueues the job
+again. As with webhooks, exactly once holds up to SMTP itself: a worker killed after the server
+took the mail but before it was marked sent mails it again (RFC 1047), with the same
+``Message-ID``. A mail that fails every try (``workers.mailer``'s backoff) is given up, as a
+webhook call is.
 
-The mails' words: ``workers.notify_mail_text``.
+The mails' words: ``workers.notify_mail_text``; their jobs' enqueueing, pending set and
+catch-up: ``workers.notify_mail_pending``.
 
 Keys (one player's share the Redis Cluster hash tag; ``<id>`` a mail's id)::
 
@@ -50,42 +52,31 @@ Logs never name an address.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
 from collections import defaultdict
-from datetime import UTC, datetime
 
 import msgspec
 import redis
-from rq import Retry, get_current_job
-from rq.exceptions import DuplicateJobError
 
-from services import config, mail, shards
+from services import config, mail
 from services import notifications as nt
 from services.commands import service
 from services.emails import Emails
 from services.readmodels import ReadModels, Summary
 from services.store import now_ms, unavailable
-from workers import notify_mail_text, runtime
-from workers.mailer import MAIL_RETRY
+from workers import notify_mail_pending as queued
+from workers import notify_mail_text
+from workers.notify_mail_pending import CHANNEL, DIGEST, MAIL
 
 log = logging.getLogger(__name__)
 
-CHANNEL = "email"
 TARGET = "mail"  # a notice's delivery id names the channel; the player has one address
-PENDING = "notify:mail:pending"
-MARGIN = 5  # seconds: a try's limit past its SMTP steps, a claim's past the try's
-SCHEDULER_SLACK = 10  # seconds RQ's scheduler may take to start a due digest
-FAILURE_TTL = 7 * 24 * 3600
 KEEP_MS = 1000 * nt.SENT_TTL
-CATCH_UP_BATCH = 100
-MAIL = "mail"
-DIGEST = "digest"
 
 _notices = msgspec.json.Decoder(list[nt.Notice])
 _notice = msgspec.json.Decoder(nt.Notice)
-_pending = msgspec.json.Decoder(tuple[str, str, str, str])
+
 
 # KEYS[1] window, KEYS[2] collected, KEYS[3] the batch if mailed now, KEYS[4..] the notices'
 # route records; ARGV[1] the window's end if it opens now, ARGV[2] the period (ms), ARGV[3] how
@@ -143,27 +134,12 @@ return batch
 """
 
 
-def pending_key(player: str) -> str:
-    """The pending set of the player's shard."""
-    return shards.key(PENDING, shards.of(player))
-
-
 def _key(player: str, part: str) -> str:
     return f"notify:mail:{{{player}}}:{part}"
 
 
-def _member(kind: str, player: str, game_id: str, ref: str) -> bytes:
-    return msgspec.json.encode((kind, player, game_id, ref))
-
-
 def notice_id(notice: nt.Notice) -> str:
     return nt.delivery_id(notice, CHANNEL, TARGET)
-
-
-def digest_id(player: str, game_id: str, ends: str) -> str:
-    """The id of (player, game)'s digest for the window ending at ``ends`` (ms)."""
-    raw = "|".join((player, game_id, ends, CHANNEL, "digest")).encode()
-    return hashlib.sha256(raw).hexdigest()[:32]
 
 
 def _batch_id(notices: list[nt.Notice]) -> str:
@@ -179,16 +155,6 @@ def _client() -> redis.Redis:
 
 def _period_ms() -> int:
     return 1000 * config.settings().mail_digest_seconds
-
-
-def _job_timeout() -> int:
-    """RQ's limit for one try: a few SMTP steps, each bounded by ``OMERTA_SMTP_TIMEOUT``."""
-    return int(3 * config.settings().smtp_timeout) + MARGIN
-
-
-def _lease() -> int:
-    """A claim outlives the try that made it: no second try sends while the first may."""
-    return _job_timeout() + MARGIN
 
 
 def route(client: redis.Redis, notices: list[nt.Notice]) -> int:
@@ -214,58 +180,9 @@ def route(client: redis.Redis, notices: list[nt.Notice]) -> int:
             went = client.eval(_ROUTE, len(keys), *keys, *args)
         for dest in {d.decode() for d in went}:
             kind, _, ref = dest.partition(":")
-            count += _enqueue_mail(client, player, game_id, ref) if kind == MAIL else 0
-            count += _schedule_digest(client, player, game_id, ref) if kind == DIGEST else 0
+            count += queued.enqueue_mail(client, player, game_id, ref) if kind == MAIL else 0
+            count += queued.schedule_digest(client, player, game_id, ref) if kind == DIGEST else 0
     return count
-
-
-def _retry() -> Retry:
-    return Retry(max=MAIL_RETRY.max, interval=MAIL_RETRY.intervals)
-
-
-def _enqueue_mail(
-    client: redis.Redis, player: str, game_id: str, batch: str, suffix: str = ""
-) -> int:
-    if nt.was_sent(client, batch):  # a projection run again
-        return 0
-    with unavailable():
-        member = _member(MAIL, player, game_id, batch)
-        client.zadd(pending_key(player), {member: now_ms() + 1000 * _lease()})
-    runtime.enqueue(
-        runtime.NOTIFY,
-        "workers.notify_mail.deliver_mail",
-        args=(player, game_id, batch),
-        job_id=f"mail-{batch}{suffix}",
-        timeout=_job_timeout(),
-        result_ttl=0,
-        failure_ttl=FAILURE_TTL,
-        retry=_retry(),
-        description=f"notification mail {batch}",
-    )
-    return 1
-
-
-def _schedule_digest(client: redis.Redis, player: str, game_id: str, ends: str) -> int:
-    if nt.was_sent(client, digest_id(player, game_id, ends)):
-        return 0
-    member = _member(DIGEST, player, game_id, ends)
-    with unavailable():
-        client.zadd(pending_key(player), {member: int(ends) + 1000 * (_lease() + SCHEDULER_SLACK)})
-    # Scheduled by an earlier notice of this window: it is the same digest.
-    with contextlib.suppress(DuplicateJobError):
-        runtime.queue(runtime.NOTIFY).enqueue_at(
-            datetime.fromtimestamp(int(ends) / 1000, tz=UTC),
-            "workers.notify_mail.send_digest",
-            args=(player, game_id, ends),
-            job_id=f"maildigest-{digest_id(player, game_id, ends)}",
-            unique=True,
-            timeout=_job_timeout(),
-            result_ttl=0,
-            failure_ttl=FAILURE_TTL,
-            retry=_retry(),
-            description=f"notification digest {digest_id(player, game_id, ends)}",
-        )
-    return 1
 
 
 def deliver_mail(player: str, game_id: str, batch: str) -> str:
@@ -273,9 +190,9 @@ def deliver_mail(player: str, game_id: str, batch: str) -> str:
     (nothing live or wanted left in it) or ``gone`` (its batch expired). Raises (RQ retries)
     on a failed sending or a claim held elsewhere."""
     client = _client()
-    member = _member(MAIL, player, game_id, batch)
+    member = queued.member(MAIL, player, game_id, batch)
     outcome = _send(client, member, player, game_id, batch)
-    _done(client, member)
+    queued.done(client, member)
     return outcome
 
 
@@ -283,8 +200,8 @@ def send_digest(player: str, game_id: str, ends: str) -> str:
     """At the window's end: mail what was collected in it, once (as ``deliver_mail``);
     ``stale`` when nothing was left to say, ``made`` when this digest was dealt with before."""
     client = _client()
-    member = _member(DIGEST, player, game_id, ends)
-    mail_id = digest_id(player, game_id, ends)
+    member = queued.member(DIGEST, player, game_id, ends)
+    mail_id = queued.digest_id(player, game_id, ends)
     collected = _key(player, f"digest:{game_id}")
     with unavailable():
         waiting = client.zrange(collected, 0, -1)
@@ -304,7 +221,7 @@ def send_digest(player: str, game_id: str, ends: str) -> str:
             outcome = "stale"
         else:
             outcome = _send(client, member, player, game_id, mail_id)
-    _done(client, member)
+    queued.done(client, member)
     return outcome
 
 
@@ -342,16 +259,16 @@ def _send(client: redis.Redis, member: bytes, player: str, game_id: str, mail_id
         return "nothing"
     assert summary is not None  # news are live
     message = notify_mail_text.compose(client, player, email, summary, news, mail_id)
-    token = nt.claim(client, mail_id, _lease())
+    token = nt.claim(client, mail_id, queued.lease())
     if token is None:
         return "duplicate"
-    with unavailable():  # the catch-up leaves it alone while this try may still be sending
-        client.zadd(pending_key(player), {member: now_ms() + 1000 * _lease()})
+    # The catch-up leaves it alone while this try may still be sending.
+    queued.hold(client, member, now_ms() + 1000 * queued.lease())
     try:
         mail.deliver(message)
     except Exception:
         nt.release(client, mail_id, token)
-        _after_failure(client, member)
+        queued.after_failure(client, member)
         raise
     _finish(client, batch_key, mail_id, notices)
     log.info("notification mail %s to player %s (%d notices)", mail_id, player, len(news))
@@ -364,69 +281,3 @@ def _finish(client: redis.Redis, batch_key: str, mail_id: str, notices: list[nt.
         nt.mark_sent(client, notice_id(notice))
     with unavailable():
         client.delete(batch_key)
-
-
-def _after_failure(client: redis.Redis, member: bytes) -> None:
-    """Keep the catch-up off this mail until RQ's next try is due (or forget it: the last)."""
-    job = get_current_job()
-    left = job.retries_left if job is not None else None
-    if not left:
-        _done(client, member)
-        return
-    intervals = MAIL_RETRY.intervals
-    wait = intervals[min(len(intervals) - left, len(intervals) - 1)]
-    with unavailable():
-        client.zadd(_pending_of(member), {member: now_ms() + 1000 * (wait + _lease())})
-
-
-def _done(client: redis.Redis, member: bytes) -> None:
-    with unavailable():
-        client.zrem(_pending_of(member), member)
-
-
-def _pending_of(member: bytes) -> str:
-    return pending_key(_pending.decode(member)[1])
-
-
-def catch_up(client: redis.Redis) -> int:
-    """Re-enqueue the pending mails and digests past their due time that nobody holds (a
-    worker died with them, or a job was lost); how many (at most ``CATCH_UP_BATCH`` a shard)."""
-    pipe = client.pipeline(transaction=False)
-    for key in shards.keys(PENDING):
-        pipe.zrangebyscore(key, 0, now_ms(), start=0, num=CATCH_UP_BATCH)
-    with unavailable():
-        found = pipe.execute()
-    return _revive(client, [raw for due in found for raw in due])
-
-
-def _revive(client: redis.Redis, due: list[bytes]) -> int:
-    revived = 0
-    for raw in due:
-        kind, player, game_id, ref = _pending.decode(raw)
-        mail_id = ref if kind == MAIL else digest_id(player, game_id, ref)
-        if nt.was_sent(client, mail_id):
-            _done(client, raw)
-            continue
-        with unavailable():
-            held = client.exists(nt.record_key(mail_id))
-        if held:  # claimed: the try decides
-            continue
-        suffix = f"-catch-up-{now_ms()}"
-        if kind == MAIL:
-            _enqueue_mail(client, player, game_id, ref, suffix)
-        else:
-            with unavailable():
-                client.zadd(pending_key(player), {raw: now_ms() + 1000 * _lease()})
-            runtime.enqueue(
-                runtime.NOTIFY,
-                "workers.notify_mail.send_digest",
-                args=(player, game_id, ref),
-                job_id=f"maildigest-{mail_id}{suffix}",
-                timeout=_job_timeout(),
-                result_ttl=0,
-                failure_ttl=FAILURE_TTL,
-                retry=_retry(),
-                description=f"notification digest {mail_id}",
-            )
-        revived += 1
-    return revived

@@ -14,9 +14,11 @@ its due time (a worker died with it), as ``workers.notify`` does for webhooks.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import redis
 
-from services import config, push
+from services import config, push, shards
 from services import notifications as nt
 from services.commands import service
 from workers import pending
@@ -75,6 +77,7 @@ def _client() -> redis.Redis:
     return service().store.redis
 
 
-def catch_up(client: redis.Redis) -> int:
-    """Re-enqueue the pending pushes that a dead worker left; how many."""
-    return _pushes.revive(client)
+def catch_up(client: redis.Redis, which: Iterable[int] = range(shards.SHARDS)) -> int:
+    """Re-enqueue the pending pushes of the shards ``which`` that a dead worker left; how
+    many."""
+    return _pushes.revive(client, which)

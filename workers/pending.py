@@ -5,15 +5,19 @@ one forgets it); a success forgets it. What is past its time and nobody holds (n
 record: a worker died with it) is enqueued again by ``revive``.
 
 The set is one per shard (``services.shards``): a sending is kept in its player's shard's copy
-(``<name>:{<tag>}``), so no single key takes every sending's writes, and ``revive`` reads every
-shard's.
+(``<name>:{<tag>}``), so no single key takes every sending's writes, and ``revive`` reads the
+copies of the shards it is given (a worker's: those it holds the lease of).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 import msgspec
 import redis
 from rq import Retry, get_current_job
+from rq.exceptions import DuplicateJobError
 
 from services import config, shards
 from services import notifications as nt
@@ -37,6 +41,33 @@ def lease() -> int:
     return job_timeout() + LEASE_MARGIN
 
 
+def enqueue_once(name: str, func: str, *, job_id: str, **options: Any) -> bool:
+    """Enqueue the job on queue ``name`` unless RQ holds a job of that id (queued, running,
+    waiting for a retry, or failed for good); whether it was enqueued now.
+
+    RQ's ``unique`` enqueue checks and writes the job in one script, so callers racing with
+    one id make one job (two enqueues of an id run it twice, the second failing RQ's cleanup),
+    and there is no claim without its job to release or repair. The job's record is the claim:
+    it goes when the job succeeds (``result_ttl=0``), so a later call enqueues the job again
+    (the notification jobs are idempotent), or after ``failure_ttl`` when it failed."""
+    try:
+        runtime.queue(name).enqueue_call(func, job_id=job_id, unique=True, **options)
+    except DuplicateJobError:
+        return False
+    return True
+
+
+def due(client: redis.Redis, name: str, which: Iterable[int]) -> list[bytes]:
+    """The members past their time in the sets ``name`` of the shards ``which`` (at most
+    ``CATCH_UP_BATCH`` a shard), shard after shard."""
+    pipe = client.pipeline(transaction=False)
+    for shard in which:
+        pipe.zrangebyscore(shards.key(name, shard), 0, now_ms(), start=0, num=CATCH_UP_BATCH)
+    with unavailable():
+        found = pipe.execute()
+    return [raw for members in found for raw in members]
+
+
 class Pending:
     """``name``: the sets' (one per shard); ``channel``: the delivery records'; ``job``: the
     try's function (called with player, target, entry); ``prefix``: its job ids'."""
@@ -56,7 +87,7 @@ class Pending:
         delivery = nt.delivery_id(notice, self.channel, target)
         self.hold(client, entry, lease())
         backoff = list(config.settings().webhook_backoff)
-        runtime.enqueue(
+        enqueue_once(
             runtime.NOTIFY,
             self.job,
             args=(player, target, entry),
@@ -90,19 +121,14 @@ class Pending:
         backoff = config.settings().webhook_backoff
         self.hold(client, entry, backoff[min(len(backoff) - left, len(backoff) - 1)] + lease())
 
-    def revive(self, client: redis.Redis) -> int:
-        """Enqueue again the sendings past their time that nobody holds (a worker died with
-        them); how many (at most ``CATCH_UP_BATCH`` a shard)."""
-        pipe = client.pipeline(transaction=False)
-        for key in shards.keys(self.name):
-            pipe.zrangebyscore(key, 0, now_ms(), start=0, num=CATCH_UP_BATCH)
-        with unavailable():
-            found = pipe.execute()
-        return self._revive(client, [raw for due in found for raw in due])
+    def revive(self, client: redis.Redis, which: Iterable[int] = range(shards.SHARDS)) -> int:
+        """Enqueue again the sendings in the sets of the shards ``which`` past their time that
+        nobody holds (a worker died with them); how many (at most ``CATCH_UP_BATCH`` a shard)."""
+        return self._revive(client, due(client, self.name, which))
 
-    def _revive(self, client: redis.Redis, due: list[bytes]) -> int:
+    def _revive(self, client: redis.Redis, found: list[bytes]) -> int:
         revived = 0
-        for raw in due:
+        for raw in found:
             player, target, notice = self.decode(raw)
             delivery = nt.delivery_id(notice, self.channel, target)
             with unavailable():

@@ -17,7 +17,7 @@ from services import ratings as rt
 from services import readmodels as rm
 from services.chat import Chat
 from services.devices import FIRST, BadSignIn, Devices, code_key, digest, link_key, normal_code
-from services.emails import VERIFY, Emails
+from services.emails import VERIFY, Emails, Link, address_hash, owner_key
 from services.idempotency import Record
 from services.passkeys import PasskeyExists, Passkeys
 from services.players import Players, Unauthorized, player_key
@@ -26,6 +26,7 @@ from services.rematch import Rematches, reserved_key
 from services.seats import seats_key
 from services.webhooks import Webhooks
 from workers import notify_mail
+from workers import notify_mail_pending as queued
 from workers.pending import Pending
 
 Client = redis.Redis | RedisCluster
@@ -92,7 +93,7 @@ def test_a_keyed_creation_lost_before_its_token_is_completed_by_the_retry(
 ) -> None:
     fingerprint = idempotency.fingerprint({"name": "Ann"})
     lost = Players(client)
-    monkeypatch.setattr(lost.redis, "set", _set_but_no_token(lost.redis.set))
+    monkeypatch.setattr(lost.redis, "set", _lost_on(lost.redis.set, "token:"))
     with pytest.raises(Lost):
         lost.create("Ann", KEY, fingerprint)
     monkeypatch.undo()
@@ -103,13 +104,15 @@ def test_a_keyed_creation_lost_before_its_token_is_completed_by_the_retry(
     assert Players(client).authenticate(token) == ann
 
 
-def _set_but_no_token(set_: object) -> object:
-    def set_or_lose(name: str, *args: object, **kwargs: object) -> object:
-        if name.startswith("token:"):
-            raise Lost()
-        return set_(name, *args, **kwargs)  # type: ignore[operator]
+def _lost_on(call: object, prefix: str) -> object:
+    """The client's method ``call``, but lost on a key starting with ``prefix``."""
 
-    return set_or_lose
+    def call_or_lose(name: str, *args: object, **kwargs: object) -> object:
+        if name.startswith(prefix):
+            raise Lost()
+        return call(name, *args, **kwargs)  # type: ignore[operator]
+
+    return call_or_lose
 
 
 def test_a_table_seats_its_creator_and_its_invites_take_their_seats(client: Client) -> None:
@@ -245,6 +248,48 @@ def test_emails_verify_and_move_between_players(client: Client) -> None:
     assert emails.wants_notices(bob.id)
 
 
+@pytest.mark.parametrize("step", ["hset", "set", "delete"])  # the mark, the index, the link
+def test_a_verification_lost_at_any_step_reads_as_before_or_after_and_its_link_completes_it(
+    client: Client, monkeypatch: pytest.MonkeyPatch, step: str
+) -> None:
+    players = Players(client)
+    ann, bob = players.create("Ann")[0], players.create("Bob")[0]
+    emails = Emails(client)
+    for who in (ann, bob):
+        emails.set_address(who.id, "Same@Example.org", "en")
+    assert emails.redeem(VERIFY, emails.new_link(VERIFY, ann.id)) is not None
+    link = emails.new_link(VERIFY, bob.id)  # Bob proves the mailbox too: it moves to him
+    prefix = {"hset": "player:", "set": "email:", "delete": "mailtoken:"}[step]
+    monkeypatch.setattr(emails.redis, step, _lost_on(getattr(emails.redis, step), prefix))
+    with pytest.raises(Lost):
+        emails.redeem(VERIFY, link)
+    monkeypatch.undo()
+    # Whoever the index names, and only they, read as verified: never both, never neither.
+    owner = emails.owner("same@example.org")
+    assert owner in (ann.id, bob.id)
+    assert [who.id for who in (ann, bob) if emails.wants_notices(who.id)] == [owner]
+    assert emails.redeem(VERIFY, link) == Link(bob.id, "Same@Example.org")  # clicked again
+    assert emails.owner("same@example.org") == bob.id
+    assert emails.wants_notices(bob.id) and not emails.wants_notices(ann.id)
+    assert emails.redeem(VERIFY, link) is None  # used
+
+
+def test_an_address_changed_before_its_index_key_went_is_nobodys(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ann = Players(client).create("Ann")[0]
+    emails = Emails(client)
+    emails.set_address(ann.id, "ann@example.org", "en")
+    assert emails.redeem(VERIFY, emails.new_link(VERIFY, ann.id)) is not None
+    monkeypatch.setattr(emails.redis, "delete", _lost_on(emails.redis.delete, "email:"))
+    with pytest.raises(Lost):
+        emails.set_address(ann.id, "ann@example.net", "en")
+    monkeypatch.undo()
+    assert client.get(owner_key(address_hash("ann@example.org"))) == ann.id.encode()
+    assert emails.owner("ann@example.org") is None  # no sign-in link to ann@example.net for it
+    assert not emails.get(ann.id).verified  # type: ignore[union-attr]
+
+
 def test_a_passkey_lost_before_its_record_is_completed_by_registering_it_again(
     client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -351,10 +396,8 @@ def test_mail_routing_and_the_pending_sets_stay_in_the_players_slot(
     emails.set_address(ann.id, "ann@example.org", "en")
     assert emails.redeem(VERIFY, emails.new_link(VERIFY, ann.id)) is not None
     went: list[tuple[str, str]] = []
-    monkeypatch.setattr(notify_mail, "_enqueue_mail", lambda *a: went.append(("mail", a[3])) or 1)
-    monkeypatch.setattr(
-        notify_mail, "_schedule_digest", lambda *a: went.append(("digest", a[3])) or 1
-    )
+    monkeypatch.setattr(queued, "enqueue_mail", lambda *a: went.append(("mail", a[3])) or 1)
+    monkeypatch.setattr(queued, "schedule_digest", lambda *a: went.append(("digest", a[3])) or 1)
     game = shards.new_id(16)
     turn = notifications.Notice(ann.id, "your_turn", game, "famiglia", 3, 0)
     ended = notifications.Notice(ann.id, "game_ended", game, "famiglia", 9, 0)

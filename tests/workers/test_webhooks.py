@@ -30,12 +30,12 @@ from services.readmodels import ReadModels
 from tests.api.helpers import Api, Who
 from tests.workers.helpers import start_worker, wait
 from tests.workers.receiver import HOLD, Receiver, receiver
-from workers import notify, notify_mail, notify_push, runtime
+from workers import notify, notify_mail_pending, notify_push, runtime
 
 pytestmark = pytest.mark.server
 
 PENDING = [  # every channel's, every shard's
-    key for name in (notify.PENDING, notify_push.PENDING, notify_mail.PENDING)
+    key for name in (notify.PENDING, notify_push.PENDING, notify_mail_pending.PENDING)
     for key in shards.keys(name)
 ]  # fmt: skip
 JOBS = ("notify-*", "webhook-*", "push-*", "mail-*", "maildigest-*")  # every channel's

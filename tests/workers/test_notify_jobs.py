@@ -1,0 +1,94 @@
+"""The notification jobs' bookkeeping on a real server, without a worker: a version's fan-out is
+enqueued once however many projections of that version tell it (RQ's ``unique`` enqueue), and
+the catch-ups read only the shards they are given."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import msgspec
+import pytest
+import redis
+from rq.job import Job
+
+from services import notifications as nt
+from services.readmodels import SeatSummary, Summary
+from tests.feeds import id_in
+from workers import notify, notify_mail_pending, notify_push, runtime
+
+pytestmark = pytest.mark.server
+
+
+def summary(due: dict[int, int], version: int) -> Summary:
+    return Summary(
+        game_id="g1",
+        game="gangsta",
+        version=version,
+        head="",
+        created=0,
+        updated=0,
+        options={},
+        seats=[SeatSummary(0, "player", "ann"), SeatSummary(1, "player", "bob")],
+        public=False,
+        status="running",
+        to_act=sorted(due),
+        due=due,
+        result=None,
+    )
+
+
+def test_two_projections_of_one_version_enqueue_one_fan_out(
+    workers_redis: redis.Redis, drain: Callable[[], None]
+) -> None:
+    before, after = summary({0: 100}, 4), summary({1: 200}, 5)
+    assert nt.derive(before, after)  # the change notifies: on_change enqueues
+    queue = runtime.queue(runtime.NOTIFY)
+    notify.on_change(before, after)
+    notify.on_change(before, after)  # a second projection, from the same stored summary
+    assert queue.get_job_ids() == ["notify-g1-5-2"]
+    # The job's own record is the claim: gone once it ran (result_ttl=0), so a later projection
+    # of that version (one that died before its write) enqueues it again.
+    drain()
+    assert queue.get_job_ids() == [] and not workers_redis.exists("rq:job:notify-g1-5-2")
+    assert queue.failed_job_registry.get_job_ids() == []
+    notify.on_change(before, after)
+    assert queue.get_job_ids() == ["notify-g1-5-2"]
+
+
+def test_a_sending_enqueued_twice_is_one_job(workers_redis: redis.Redis) -> None:
+    """A fan-out run again (a retry, or a projection after the first one's job ended) while
+    the sendings it enqueued wait."""
+    notice = nt.Notice("ann", nt.Event.YOUR_TURN.value, "g1", "gangsta", 5, 0)
+    notify._webhooks.enqueue(workers_redis, "ann", "h1", notice)
+    notify._webhooks.enqueue(workers_redis, "ann", "h1", notice)
+    delivery = nt.delivery_id(notice, "webhook", "h1")
+    assert runtime.queue(runtime.NOTIFY).get_job_ids() == [f"webhook-{delivery}"]
+
+
+@pytest.mark.parametrize("store", ["server", pytest.param("cluster", marks=pytest.mark.cluster)])
+def test_the_catch_up_revives_the_sendings_of_the_shards_it_is_given(
+    workers_redis: redis.Redis, request: pytest.FixtureRequest, store: str
+) -> None:
+    """The store (pending sets, delivery records) on one server or a cluster; RQ's server is
+    the test's server either way."""
+    client = workers_redis if store == "server" else request.getfixturevalue("cluster_redis")
+    ann, bob = id_in(3), id_in(9)
+    turn = nt.Notice(ann, nt.Event.YOUR_TURN.value, "g1", "gangsta", 5, 0)
+    ended = nt.Notice(bob, nt.Event.GAME_ENDED.value, "g1", "gangsta", 5, 1)
+    # Pending sendings past their time that nobody holds (their workers died before a try):
+    # a webhook call of shard 3's player; a webhook call, a push and a mail of shard 9's.
+    for who, notice in ((ann, turn), (bob, ended)):
+        notify._webhooks.hold(client, msgspec.json.encode((who, "h1", notice)).decode(), -1)
+    notify_push._pushes.hold(client, msgspec.json.encode((bob, "s1", ended)).decode(), -1)
+    mail = notify_mail_pending.member(notify_mail_pending.MAIL, bob, "g1", "b1")
+    notify_mail_pending.hold(client, mail, 0)
+    queue = runtime.queue(runtime.NOTIFY)
+
+    def players() -> set[str]:
+        return {Job.fetch(j, connection=queue.connection).args[0] for j in queue.get_job_ids()}
+
+    assert notify.catch_up(client, [3]) == 1
+    assert players() == {ann}
+    assert notify.catch_up(client, which=[9, 60]) == 3
+    assert players() == {ann, bob} and queue.count == 4
+    assert notify.catch_up(client, []) == 0
