@@ -164,7 +164,7 @@ class OmertaWorker(SimpleWorker):
             return
         store = runtime.projector().redis  # self.connection is RQ's server
         _pass("deadlines' catch-up pass", lambda: deadlines.catch_up(store, self.connection, which))
-        revived = _pass("notifications' catch-up pass", lambda: notify.catch_up(store))
+        revived = _pass("notifications' catch-up pass", lambda: notify.catch_up(store, which))
         if revived:
             log.warning("catch-up: %d notifications re-enqueued", revived)
         if done.projected or done.ai_jobs or done.rated:  # jobs were lost (or late)

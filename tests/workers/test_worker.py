@@ -75,9 +75,10 @@ def test_a_stop_asked_during_the_catch_up_pass_stops_the_worker(
 def test_each_catch_up_pass_covers_the_shards_the_worker_holds(
     workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The deadlines' pass once looked at every shard on every worker: with many workers, each
-    read every shard's deadlines and looked up every deadline's job, every few seconds."""
-    given: dict[str, list[list[int]]] = {"catch_up": [], "deadlines": []}
+    """The deadlines' and the notifications' passes once looked at every shard on every worker:
+    with many workers, each read every shard's deadlines and pending sendings every few
+    seconds."""
+    given: dict[str, list[list[int]]] = {"catch_up": [], "deadlines": [], "notifications": []}
 
     def games(*args: object, which: list[int], **kwargs: object) -> catchup.CaughtUp:
         given["catch_up"].append(list(which))
@@ -87,12 +88,17 @@ def test_each_catch_up_pass_covers_the_shards_the_worker_holds(
         given["deadlines"].append(list(which))
         return 0
 
+    def notifications_of(client: object, which: list[int]) -> int:
+        given["notifications"].append(list(which))
+        return 0
+
     monkeypatch.setattr(catchup, "catch_up", games)
     monkeypatch.setattr(deadlines, "catch_up", deadlines_of)
+    monkeypatch.setattr(notify, "catch_up", notifications_of)
     w = worker.make_worker()
     w.register_birth()
     assert w.leases is not None
     monkeypatch.setattr(w.leases, "held", lambda: [3, 7])
     w.run_maintenance_tasks()
     w.run_maintenance_tasks()
-    assert given == {"catch_up": [[3, 7], [3, 7]], "deadlines": [[3, 7], [3, 7]]}
+    assert given == {name: [[3, 7], [3, 7]] for name in given}
