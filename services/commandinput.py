@@ -12,7 +12,7 @@ import msgspec
 
 from domain import bots
 from domain.core import Game, RuleViolation
-from services.errors import BadRequest
+from services.errors import BadRequest, WrongSeat
 
 MAX_COMMAND_ID = 128
 AI_COMMAND_PREFIX = "ai-"
@@ -26,6 +26,15 @@ def ai_command_id(version: int, seat: int) -> str:
 
 def is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_seat(seat: object, seats: int) -> None:
+    """``WrongSeat`` unless ``seat`` is a seat of a game of ``seats`` seats."""
+    if not (is_int(seat) and 0 <= typing.cast(int, seat) < seats):
+        raise WrongSeat(
+            f"seat {seat!r} is not a seat of this game (0 to {seats - 1})",
+            params={"seat": str(seat), "last": seats - 1},
+        )
 
 
 def parse_ai(ai: Mapping[Any, Any] | None, seats: int, game: str) -> dict[int, int | str]:

@@ -23,14 +23,19 @@ import msgspec
 
 from domain import table
 from domain.core import RuleViolation, replay
-from services.commandinput import AI_COMMAND_PREFIX, MAX_COMMAND_ID, is_int, parse_command
+from services.commandinput import (
+    AI_COMMAND_PREFIX,
+    MAX_COMMAND_ID,
+    check_seat,
+    is_int,
+    parse_command,
+)
 from services.errors import (
     BadRequest,
     CommandIdReused,
     Conflict,
     RuleRejected,
     SeatTakenOver,
-    WrongSeat,
 )
 from services.records import CommandRecord
 from services.seating import taken_over
@@ -80,11 +85,7 @@ class Handling(Snapshots):
             )
         meta = self._meta(game_id)
         rules = self.games[meta.game]
-        if not is_int(seat) or not 0 <= seat < meta.seats:
-            raise WrongSeat(
-                f"seat {seat!r} is not a seat of this game (0 to {meta.seats - 1})",
-                params={"seat": str(seat), "last": meta.seats - 1},
-            )
+        check_seat(seat, meta.seats)
         command = parse_command(rules, command)
         digest = hashlib.sha256(msgspec.msgpack.encode([seat, command])).digest()[:16]
         snap = self._warm(game_id, expected_version)
@@ -140,11 +141,7 @@ class Handling(Snapshots):
         id is ``ai-timeout-<version>-<seat>``, so copies of one deadline job append it once; no
         client can send it (the API refuses the ``ai-`` prefix)."""
         meta = self._meta(game_id)
-        if not is_int(seat) or not 0 <= seat < meta.seats:
-            raise WrongSeat(
-                f"seat {seat!r} is not a seat of this game (0 to {meta.seats - 1})",
-                params={"seat": str(seat), "last": meta.seats - 1},
-            )
+        check_seat(seat, meta.seats)
         command_id = f"{AI_COMMAND_PREFIX}timeout-{version}-{seat}"
         digest = hashlib.sha256(msgspec.msgpack.encode([seat, "time_out", forfeit])).digest()[:16]
         snap, record = self._refresh(game_id, (seat, command_id))

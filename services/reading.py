@@ -9,8 +9,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from domain.core import Game
-from services.commandinput import is_int
-from services.errors import WrongSeat
+from services.commandinput import check_seat
 from services.records import EventRecord, GameMeta, to_record
 from services.snapshots import Snapshots
 
@@ -58,11 +57,8 @@ class Reading(Snapshots):
         of that record and ``prev`` of the next are ``""``): the hash covers the hidden data,
         and hidden data with few possible values could be found by hashing each candidate."""
         game, state, _, meta = self.load(game_id)
-        if seat is not None and (not is_int(seat) or not 0 <= seat < meta.seats):
-            raise WrongSeat(
-                f"seat {seat!r} is not a seat of this game (0 to {meta.seats - 1})",
-                params={"seat": str(seat), "last": meta.seats - 1},
-            )
+        if seat is not None:
+            check_seat(seat, meta.seats)
         records = _others_ids_hidden(self.events(game_id, after), seat)
         if game.result(state) is not None:
             return records
