@@ -35,9 +35,12 @@ interrupted are repaired by the catch-up pass of the new loop's start.
 
 from __future__ import annotations
 
+import contextlib
+import faulthandler
 import logging
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable
 from types import FrameType
@@ -64,6 +67,9 @@ HEARTBEAT_EVERY = 1.0  # seconds between the worker's own heartbeats (its key li
 RESTART_FIRST = 0.5  # seconds before a work loop that ended on an error starts again
 RESTART_MAX = 10.0
 RESTART_RESET = 60.0  # a loop that ran this long starts the pauses over
+# Seconds a worker asked to stop may take: its job ends first (a mail's SMTP timeout is 30 s),
+# and systemd's TimeoutStopSec (40 s) kills a worker that takes longer.
+STOP_GRACE = 35.0
 
 
 class OmertaWorker(SimpleWorker):
@@ -85,6 +91,7 @@ class OmertaWorker(SimpleWorker):
         self._first_pass = True
         self._beat_at = float("-inf")
         self.stop_asked = False
+        self._overdue: threading.Timer | None = None  # armed by a stop request
         self.ai_fallback = ai_fallback  # serves the AI queue only while no AI worker is alive
         self._ai_seen_at = float("-inf")  # when an AI worker was last seen alive
         self.serves_projections = runtime.PROJECTIONS in self.queue_names()
@@ -98,19 +105,43 @@ class OmertaWorker(SimpleWorker):
     def work(self, *args: Any, **kwargs: Any) -> bool:
         """RQ's work loop, holding shard leases meanwhile (taken before the first catch-up pass,
         let go at the end)."""
-        if self.leases is None:
-            return super().work(*args, **kwargs)
-        renewer = leases.Renewer(self.leases)
-        renewer.start()
+        renewer = leases.Renewer(self.leases) if self.leases is not None else None
+        if renewer is not None:
+            renewer.start()
         try:
             return super().work(*args, **kwargs)
         finally:
-            renewer.stop()
+            if renewer is not None:
+                renewer.stop()
+            if self._overdue is not None:  # it stopped in time
+                self._overdue.cancel()
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
-        """RQ's warm shutdown, remembered: ``run`` must not start the loop again after it."""
+        """RQ's warm shutdown, remembered: ``run`` must not start the loop again after it; and
+        bounded (``STOP_GRACE``)."""
         self.stop_asked = True
+        if self._overdue is None:
+            self._overdue = threading.Timer(STOP_GRACE, self._stop_overdue)
+            self._overdue.daemon = True
+            self._overdue.start()
         super().request_stop(signum, frame)
+
+    def _stop_overdue(self) -> None:
+        """Still here ``STOP_GRACE`` seconds after a stop was asked: something hangs (a CI run
+        once saw a worker outlive SIGTERM by 30 s). Its stacks go to the log, its scheduler and
+        then the worker end at once: a supervisor starts another, and the catch-up repairs the
+        job it was on."""
+        log.error(
+            "worker %s is still here %.0f s after it was asked to stop: its stacks, then it ends",
+            self.name,
+            STOP_GRACE,
+        )
+        faulthandler.dump_traceback(all_threads=True)
+        process = self.scheduler._process if self.scheduler is not None else None  # RQ's
+        if process is not None and process.pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGKILL)
+        os._exit(1)
 
     def heartbeat(self, timeout: int | None = None, pipeline: Pipeline | None = None) -> None:
         """RQ's heartbeat, at most every ``HEARTBEAT_EVERY`` seconds and in one round trip.

@@ -4,12 +4,14 @@ process (``omerta worker``) on a given store."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ import msgspec
 from services import commands
 from services.readmodels import ReadModels
 from services.store import EventStore
+from workers import worker
 from workers.projection import Projector
 
 
@@ -44,7 +47,40 @@ def assert_read_models_current(read_models: ReadModels, game_id: str) -> Any:
     return result
 
 
-WORKER = "from api.cli import main; raise SystemExit(main())"
+# ``omerta worker``, dumping its threads' stacks to its log on SIGUSR1 (``stop``).
+WORKER = (
+    "import faulthandler, signal; faulthandler.register(signal.SIGUSR1, all_threads=True); "
+    "from api.cli import main; raise SystemExit(main())"
+)
+
+
+def stop(process: subprocess.Popen[bytes], log: Path) -> None:
+    """SIGTERM ``process`` (a ``WORKER``) and wait for it to end: a worker still there after
+    its ``STOP_GRACE`` is a defect (and would take later tests' shards). Its stacks, and those
+    of its children (RQ's scheduler), go to its log, it is killed, and the test fails with the
+    log. One that its own watchdog ended (``OmertaWorker._stop_overdue``) did what the service
+    promises, but hung on something: a warning shows its log."""
+    process.send_signal(signal.SIGTERM)
+    within = worker.STOP_GRACE + 15
+    try:
+        process.wait(within)
+        text = log.read_text()
+        if "after it was asked to stop" in text:
+            warnings.warn(f"a worker's stop hung; its log:\n{text[-12000:]}", stacklevel=2)
+        return
+    except subprocess.TimeoutExpired:
+        pass
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    pids = [process.pid, *map(int, children.read_text().split())]
+    for each in (signal.SIGUSR1, signal.SIGKILL):
+        for pid in pids:
+            with suppress(ProcessLookupError):
+                os.kill(pid, each)
+        time.sleep(2)
+    process.wait()
+    raise AssertionError(
+        f"the worker did not stop within {within} s of SIGTERM:\n{log.read_text()[-12000:]}"
+    )
 
 
 def start_worker(redis_url: str, log: Path, *options: str) -> subprocess.Popen[bytes]:

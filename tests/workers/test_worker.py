@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 import redis
 
-from workers import catchup, deadlines, notify, worker
+from tests.workers.helpers import WORKER, wait
+from workers import catchup, deadlines, notify, runtime, worker
 
 pytestmark = pytest.mark.server
 
@@ -102,3 +106,36 @@ def test_each_catch_up_pass_covers_the_shards_the_worker_holds(
     w.run_maintenance_tasks()
     w.run_maintenance_tasks()
     assert given == {name: [[3, 7], [3, 7]] for name in given}
+
+
+def test_a_worker_whose_stop_hangs_ends_itself_with_its_stacks_in_the_log(
+    workers_redis: redis.Redis, redis_url: str, tmp_path: Path
+) -> None:
+    """A worker asked to stop finishes its job first; one still there ``STOP_GRACE`` seconds
+    later (here a job that sleeps a minute; in a CI run, something unknown for 30 s) logs its
+    stacks and ends, with RQ's scheduler: a supervisor starts another."""
+    log = tmp_path / "worker.log"
+    script = "import workers.worker; workers.worker.STOP_GRACE = 3.0\n" + WORKER
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", script, "worker", "--interval", "1"],
+            env={**os.environ, "REDIS_URL": redis_url},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        job = runtime.queue(runtime.PROJECTIONS).enqueue("time.sleep", 60)
+        wait(lambda: job.get_status(refresh=True) == "started", 30, "the job to start")
+        scheduler = [
+            int(p) for p in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        ]
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 1, log.read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = log.read_text()
+    assert "is still here 3 s after it was asked to stop" in text
+    assert 'File "<string>"' in text or "Thread 0x" in text  # the stacks
+    assert scheduler and not any(Path(f"/proc/{pid}").exists() for pid in scheduler)
