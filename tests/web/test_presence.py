@@ -25,17 +25,32 @@ def player(page: Page, name: str) -> dict[str, Any]:
     return call(page, "POST", "/players", {"name": name})
 
 
-def game_for(alice: Page, bob: Page, first: int) -> str:
+def game_for(alice: Page, bob: Page, first: int, made: list[str] | None = None) -> str:
     """A Famiglia game of Alice (seat 0) and Bob (seat 1) where seat ``first`` begins (the deal
-    decides: the games made on the way stay, and those Alice begins wait for her)."""
+    decides: the games made on the way stay, and those Alice begins wait for her); every game
+    made is added to ``made``."""
     for _ in range(40):
-        made = call(alice, "POST", "/games", {"game": "famiglia", "seats": 2})
-        game = call(alice, "GET", f"/games/{made['game_id']}")
+        made_now = call(alice, "POST", "/games", {"game": "famiglia", "seats": 2})
+        if made is not None:
+            made.append(made_now["game_id"])
+        game = call(alice, "GET", f"/games/{made_now['game_id']}")
         if game["to_act"] == [first]:
-            invite = made["invites"][0]["code"]
-            call(bob, "POST", f"/games/{made['game_id']}/join", {"invite": invite})
-            return made["game_id"]
+            invite = made_now["invites"][0]["code"]
+            call(bob, "POST", f"/games/{made_now['game_id']}/join", {"invite": invite})
+            return made_now["game_id"]
     raise AssertionError(f"seat {first} never began")
+
+
+def owed_by_alice(alice: Page, made: list[str]) -> int:
+    """How many of the games ``made`` wait for Alice, read from the games themselves, once her
+    inbox says so too: the worker projects each game into it in its own time (a test once read
+    the inbox before one of them, and the page then counted one more)."""
+    owed = sum(call(alice, "GET", f"/games/{g}")["to_act"] == [0] for g in made)
+    deadline = time.monotonic() + 30
+    while waiting_for(alice) != owed:
+        assert time.monotonic() < deadline, f"Alice's inbox never counted {owed} games"
+        time.sleep(0.2)
+    return owed
 
 
 def pass_turn(page: Page, game_id: str) -> None:
@@ -68,12 +83,13 @@ def test_the_badge_and_the_title_follow_the_opponents_move(
     errors = watch_errors(alice) + watch_errors(bob)
     player(alice, "Alice")
     player(bob, "Bob")
-    game_id = game_for(alice, bob, first=1)
+    made: list[str] = []
+    game_id = game_for(alice, bob, first=1, made=made)
     deadline = time.monotonic() + 30
     while call(bob, "GET", "/me/inbox")["games"] == []:  # the worker projects the join
         assert time.monotonic() < deadline
         time.sleep(0.2)
-    before = waiting_for(alice)
+    before = owed_by_alice(alice, made)
     alice.goto("/games-open")
     mark(alice)
     badge = alice.locator("#inbox-count")
@@ -101,12 +117,13 @@ def test_the_tabs_of_one_browser_share_one_stream(
     errors = watch_errors(alice) + watch_errors(bob)
     player(alice, "Alice")
     player(bob, "Bob")
-    games = [game_for(alice, bob, first=1) for _ in range(2)]
+    made: list[str] = []
+    games = [game_for(alice, bob, first=1, made=made) for _ in range(2)]
     deadline = time.monotonic() + 30
     while len(call(bob, "GET", "/me/inbox")["games"]) < 2:  # the worker projects the joins
         assert time.monotonic() < deadline
         time.sleep(0.2)
-    before = waiting_for(alice)
+    before = owed_by_alice(alice, made)
     streams: list[Page] = []
     context.on("request", lambda r: streams.append(r.frame.page) if "/me/events" in r.url else None)
     first, second = context.new_page(), context.new_page()
