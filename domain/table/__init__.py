@@ -1,10 +1,11 @@
 """The table: what every game played here has beside its rules (docs/table.md). ``table(game)``
 wraps a game package into a ``Game`` of the same protocol whose commands add ``concede``,
 ``offer_draw``, ``accept_draw``, ``decline_draw`` and ``undo``, and whose events add
-``conceded``, ``timed_out``, ``draw_offered``, ``draw_declined``, ``draw_agreed`` and
-``undone``. ``legal`` stays the game's own; ``view`` is the game's own view, and
+``conceded``, ``timed_out``, ``draw_offered``, ``draw_declined``, ``draw_agreed``,
+``expired`` and ``undone``. ``legal`` stays the game's own; ``view`` is the game's own view, and
 ``table_view(state, seat)`` the table's part of it; ``time_out`` gives the events of a seat's
-time-out (no client sends it); ``bots`` the seats that became bot seats.
+time-out (no client sends it), ``expire`` those of an open game nobody joined; ``bots``
+the seats that became bot seats.
 """
 
 from __future__ import annotations
@@ -26,12 +27,13 @@ from domain.table.messages import (
     DrawAgreed,
     DrawDeclined,
     DrawOffered,
+    Expired,
     OfferDraw,
     TimedOut,
     Undo,
     Undone,
 )
-from domain.table.rules import bots, can_undo, time_out
+from domain.table.rules import bots, can_undo, expire, time_out
 from domain.table.state import Hooks, TableState
 from domain.table.view import TableView, table_view
 
@@ -101,6 +103,7 @@ __all__ = [
     "DrawAgreed",
     "DrawDeclined",
     "DrawOffered",
+    "Expired",
     "Hooks",
     "OfferDraw",
     "Table",
@@ -111,6 +114,7 @@ __all__ = [
     "Undone",
     "bots",
     "can_undo",
+    "expire",
     "table",
     "table_view",
     "time_out",

@@ -73,10 +73,18 @@ class DrawAgreed(_Message, tag="draw_agreed"):
     secret: Secret | None = None
 
 
+class Expired(_Message, tag="expired"):
+    """Nobody joined the open game within ``days`` (the service's setting then): it is over,
+    unrated, with no winner (no client sends this: the expiry job does, via the service)."""
+
+    days: float
+    secret: Secret | None = None
+
+
 class Undone(_Message, tag="undone"):
     """``seat``'s moves since its undo point are taken back; they stay in the stream."""
 
     seat: int
 
 
-EVENTS = (Conceded, TimedOut, DrawOffered, DrawDeclined, DrawAgreed, Undone)
+EVENTS = (Conceded, TimedOut, DrawOffered, DrawDeclined, DrawAgreed, Expired, Undone)

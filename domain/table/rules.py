@@ -14,6 +14,7 @@ from domain.table.messages import (
     DrawAgreed,
     DrawDeclined,
     DrawOffered,
+    Expired,
     OfferDraw,
     TimedOut,
     Undo,
@@ -64,6 +65,12 @@ def time_out(state: TableState, seat: int, forfeit: bool) -> list[Any]:
         return []
     ends = forfeit and state.seats == TWO
     return [TimedOut(seat=seat, forfeit=forfeit, secret=_ending_secret(state, ends))]
+
+
+def expire(state: TableState, days: float) -> list[Any]:
+    """The events of the game's expiry: nobody joined it within ``days``."""
+    _playing(state)
+    return [Expired(days=days, secret=state.secret)]
 
 
 def _playing(state: TableState) -> None:
@@ -173,7 +180,8 @@ def result(game: Game, hooks: Hooks, state: TableState) -> Result | None:
             return None
         return Result(own.scores, own.winners, own.reason, {**own.details, "unrated": unrated})
     everyone = list(range(state.seats))
-    winners = [s for s in everyone if s != ending.loser]
+    # An expired game was never played out: nobody won it.
+    winners = [] if ending.reason == "expired" else [s for s in everyone if s != ending.loser]
     return Result(
         scores=hooks.standing(state.game),
         winners=winners,

@@ -20,6 +20,7 @@ from domain.table.messages import (
     DrawAgreed,
     DrawDeclined,
     DrawOffered,
+    Expired,
     TimedOut,
     Undone,
 )
@@ -51,8 +52,8 @@ class UndoPoint(msgspec.Struct, frozen=True):
 
 
 class Ending(msgspec.Struct, frozen=True):
-    """The table ended the game: ``reason`` conceded, timed_out or draw_agreed; ``loser`` is
-    None for a draw."""
+    """The table ended the game: ``reason`` conceded, timed_out, draw_agreed or expired;
+    ``loser`` is None for a draw or an expiry."""
 
     reason: str
     loser: int | None
@@ -164,6 +165,13 @@ def fold_table_event(state: TableState, event: Any) -> TableState:
         if state.draw_offer is None or not ended:
             raise HistoryMismatch("a draw is agreed on a standing offer, revealing the secret")
         return msgspec.structs.replace(state, draw_offer=None, ended=Ending("draw_agreed", None))
+    if isinstance(event, Expired):
+        if not ended:
+            raise HistoryMismatch("an expiry ends the game, revealing the secret")
+        everyone = frozenset(range(state.seats))
+        return msgspec.structs.replace(
+            state, draw_offer=None, unrated=everyone, ended=Ending("expired", None)
+        )
     assert isinstance(event, Undone)
     point = state.point
     if point is None or point.seat != event.seat or not point.since:
