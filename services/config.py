@@ -27,6 +27,7 @@
 | ``OMERTA_SMTP_TIMEOUT`` | seconds each step of an SMTP exchange may take | ``30`` |
 | ``OMERTA_MAIL_DIGEST_SECONDS`` | at most one notification mail per player and game in | (g) |
 | ``OMERTA_VACATION_DAYS`` | days a year a player may pause their clocks (``vacation``) | ``21`` |
+| ``OMERTA_OPEN_GAME_DAYS`` | days an open game waits for a player to join, then expires | ``14`` |
 
 (a) ``http://`` and the bind address; read by ``public_url()``.  (b) ``127.0.0.1:8000``.
 (c) a random one, made once and kept in the store.  (d) ``10,60,300,1800,7200``.
@@ -104,6 +105,9 @@ class Settings(msgspec.Struct, frozen=True):
     # Notification mails (workers.notify_mail)
     mail_digest_seconds: int = 3600
     vacation_days: int = 21
+    # Days an open game nobody joined waits before it expires (workers.expiry); a fraction of
+    # a day is allowed (tests use seconds)
+    open_game_days: float = 14.0
     # The CPU priority (niceness) of a worker of the AI queue alone (workers.worker)
     ai_nice: int = 15
     # How long a worker's shard leases last unrenewed (workers.leases): a dead worker's shards
@@ -138,6 +142,7 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         smtp_timeout=float(env.get("OMERTA_SMTP_TIMEOUT") or 30.0),
         mail_digest_seconds=_at_least_one(env, "OMERTA_MAIL_DIGEST_SECONDS", 3600),
         vacation_days=_days(env, "OMERTA_VACATION_DAYS", 21),
+        open_game_days=_some_days(env, "OMERTA_OPEN_GAME_DAYS", 14.0),
         ai_nice=_niceness(env, "OMERTA_AI_NICE", 15),
         lease_seconds=_at_least_one(env, "OMERTA_LEASE_SECONDS", 10),
         **_servers(env),
@@ -178,6 +183,17 @@ def _days(env: dict[str, str], name: str, default: int) -> int:
     if not raw.isdigit() or int(raw) > 366:
         raise ConfigError(f"{name} must be a whole number of days from 0 to 366, not {raw!r}")
     return int(raw)
+
+
+def _some_days(env: dict[str, str], name: str, default: float) -> float:
+    raw = env.get(name) or str(default)
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not 0 < value <= 366:  # also refuses nan
+        raise ConfigError(f"{name} must be a number of days above 0, at most 366, not {raw!r}")
+    return value
 
 
 def _flag(value: str | None) -> bool:
