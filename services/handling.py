@@ -129,11 +129,7 @@ class Handling(Snapshots):
             )
             if accepted is not None:
                 return accepted
-        raise Conflict(
-            f"the game kept changing; gave up after {self.max_attempts} attempts, try again",
-            version=self._refresh(game_id)[0].version,
-            case="busy",
-        )
+        raise self._busy(game_id)
 
     def time_out(self, game_id: str, version: int, seat: int, forfeit: bool) -> Accepted:
         """Append ``seat``'s time-out (``domain.table.time_out``) at exactly ``version``:
@@ -159,11 +155,31 @@ class Handling(Snapshots):
         assert accepted is not None  # with an expected version a lost race raises Conflict
         return accepted
 
+    def expire(self, game_id: str, days: float) -> Accepted:
+        """Append the game's expiry (``domain.table.expire``): nobody joined it within ``days``;
+        the caller closed its seats first (``Seats.close_unjoined``). The command id
+        ``ai-expire`` has no seat (as the creation's), so copies of the expiry job append it
+        once; a game already over is refused (``game_over``)."""
+        command_id = f"{AI_COMMAND_PREFIX}expire"
+        digest = hashlib.sha256(b"expire").digest()[:16]
+        for _attempt in range(self.max_attempts):
+            snap, record = self._refresh(game_id, (None, command_id))
+            if record is not None:
+                return self._duplicate(game_id, command_id, record, digest, snap.version)
+            try:
+                events = table.expire(snap.state, days)
+            except RuleViolation as exc:
+                raise RuleRejected(exc.message, code=exc.code, params=exc.params) from None
+            accepted = self._append(game_id, snap, None, events, command_id, digest, None)
+            if accepted is not None:
+                return accepted
+        raise self._busy(game_id)
+
     def _append(
         self,
         game_id: str,
         snap: Snapshot,
-        seat: int,
+        seat: int | None,
         events: list[Any],
         command_id: str,
         digest: bytes,
@@ -202,6 +218,13 @@ class Handling(Snapshots):
                 )
             raise _stale(expected_version, appended.version)
         return None
+
+    def _busy(self, game_id: str) -> Conflict:
+        return Conflict(
+            f"the game kept changing; gave up after {self.max_attempts} attempts, try again",
+            version=self._refresh(game_id)[0].version,
+            case="busy",
+        )
 
     def _warm(self, game_id: str, expected_version: int | None) -> Snapshot | None:
         """The cached snapshot to decide on without reading first, if there is one and it is

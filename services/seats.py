@@ -15,6 +15,8 @@ game's keys share its slot with its event stream, and a player's keys share one 
 ``game:{<game id>}:invites``    hash    sha256 hex of an invite code -> seat, open seats only
 ``game:{<game id>}:public``     string  ``1`` for a public game (listed in the lobby while a
                                         seat is open: ``services.readmodels``, by the workers)
+``game:{<game id>}:expired``    string  ``1`` once the game's expiry closed it (nobody joined
+                                        in time, ``workers.expiry``): no seat is taken after
 
 A game's keys and a player's are in different slots (``services.players``): on a Redis Cluster
 no script or transaction may span them, so each write below is a sequence of single-slot steps,
@@ -63,6 +65,10 @@ def public_key(game_id: str) -> str:
     return f"game:{{{game_id}}}:public"
 
 
+def expired_key(game_id: str) -> str:
+    return f"game:{{{game_id}}}:expired"
+
+
 class BadInvite(ServiceError):
     """An invite code that is not (or no longer) an open seat's of this game."""
 
@@ -77,6 +83,13 @@ class SeatTaken(ServiceError):
     code = "no_open_seat"
 
 
+class GameExpired(ServiceError):
+    """Joining a game nobody joined in time: it expired (``close_unjoined``)."""
+
+    status = 409
+    code = "game_expired"
+
+
 # KEYS: seats, invites, public.  ARGV: the creator's seat, the creator, public ('1' or ''),
 # then invite hash, seat pairs.  Seats the creator and offers the invites once: a retry after
 # the creator's seat was written (and maybe invites taken since) changes nothing.
@@ -88,14 +101,15 @@ if ARGV[3] == '1' then redis.call('SET', KEYS[3], '1') end
 return 1
 """
 
-# KEYS: seats, invites, public[, the request's record].  ARGV: player id, invite hash ('' = any
-# open seat of a public game)[, fingerprint, TTL (ms)].  Returns {'ok', seat} |
-# {'seated', seat} | {'bad_invite'} | {'full'} | {'earlier', record}.
+# KEYS: seats, invites, public, expired[, the request's record].  ARGV: player id, invite hash
+# ('' = any open seat of a public game)[, fingerprint, TTL (ms)].  Returns {'ok', seat} |
+# {'seated', seat} | {'bad_invite'} | {'full'} | {'expired'} | {'earlier', record}.
 JOIN = """
-if KEYS[4] then
-  local earlier = redis.call('GET', KEYS[4])
+if KEYS[5] then
+  local earlier = redis.call('GET', KEYS[5])
   if earlier then return {'earlier', earlier} end
 end
+if redis.call('EXISTS', KEYS[4]) == 1 then return {'expired'} end
 local seats = redis.call('HGETALL', KEYS[1])
 for i = 1, #seats, 2 do
   if seats[i + 1] == ARGV[1] then return {'seated', seats[i]} end
@@ -117,11 +131,21 @@ else
 end
 redis.call('HDEL', KEYS[2], field)
 redis.call('HSET', KEYS[1], seat, ARGV[1])
-if KEYS[4] then
+if KEYS[5] then
   local record = '{"fingerprint":"' .. ARGV[3] .. '","seat":' .. seat .. '}'
-  redis.call('SET', KEYS[4], record, 'PX', ARGV[4])
+  redis.call('SET', KEYS[5], record, 'PX', ARGV[4])
 end
 return {'ok', seat}
+"""
+
+# KEYS: seats, invites, expired.  Closes the game against joins if nobody but its creator took a
+# seat and one is open (or it is closed already: a retried expiry); 1 if closed. In one script
+# with ``JOIN``'s check, so a join and an expiry never both win.
+CLOSE = """
+if redis.call('EXISTS', KEYS[3]) == 1 then return 1 end
+if redis.call('HLEN', KEYS[1]) > 1 or redis.call('HLEN', KEYS[2]) == 0 then return 0 end
+redis.call('SET', KEYS[3], '1')
+return 1
 """
 
 
@@ -135,6 +159,7 @@ class Seats:
         self.cache_size = cache_size
         self._join = client.register_script(JOIN)
         self._open = client.register_script(OPEN)
+        self._close = client.register_script(CLOSE)
         # A taken seat never changes once true.
         self._seats: dict[str, dict[int, str]] = {}
         self._lock = threading.Lock()  # Players' token cache takes it too
@@ -208,7 +233,12 @@ class Seats:
     ) -> int:
         """Take the invite's seat (or, with no invite, the lowest open seat of a public game);
         with an idempotency key, the seat the key's first join took if there was one."""
-        names = [seats_key(game_id), invites_key(game_id), public_key(game_id)]
+        names = [
+            seats_key(game_id),
+            invites_key(game_id),
+            public_key(game_id),
+            expired_key(game_id),
+        ]
         args: list[object] = [player_id, digest(invite) if invite else ""]
         if key:
             names.append(idempotency.join_key(game_id, player_id, key))
@@ -228,6 +258,8 @@ class Seats:
                 else "this game is not public: joining needs an invite",
                 params={"case": "wrong_invite" if invite else "not_public"},
             )
+        if status == "expired":
+            raise GameExpired("nobody joined this game in time: it expired")
         if status == "full":
             raise SeatTaken("this game has no open seat left", params={"case": "full"})
         seat = int(value[0])
@@ -238,6 +270,13 @@ class Seats:
             )
         self.seated(game_id, player_id, self.clock())
         return seat
+
+    def close_unjoined(self, game_id: str) -> bool:
+        """Close the game against joins if nobody joined it (its creator alone sits, a seat
+        is open; closed already: again); whether it is closed, so its expiry may be appended."""
+        names = [seats_key(game_id), invites_key(game_id), expired_key(game_id)]
+        with unavailable():
+            return bool(self._close(keys=names))
 
     def seated(self, game_id: str, player_id: str, when: int) -> None:
         """List the game in the player's games (again: nothing), as taking a seat does."""

@@ -76,7 +76,7 @@ class Snapshots:
         return meta
 
     def _refresh(
-        self, game_id: str, command: tuple[int, str] | None = None
+        self, game_id: str, command: tuple[int | None, str] | None = None
     ) -> tuple[Snapshot, CommandRecord | None]:
         """The cached snapshot brought up to date with the stored events (and, when asked,
         the idempotency record of ``command``, (seat, command id), in the same round trip)."""
@@ -100,7 +100,7 @@ class Snapshots:
         return snap, record
 
     def _read(
-        self, game_id: str, after: int, command: tuple[int, str] | None
+        self, game_id: str, after: int, command: tuple[int | None, str] | None
     ) -> tuple[list[Entry], CommandRecord | None]:
         if command is None:
             return self.store.read(game_id, after), None

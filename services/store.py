@@ -275,7 +275,7 @@ class EventStore:
         return entries_of(rows)
 
     def read_with_record(
-        self, game_id: str, after: int, seat: int, command_id: str
+        self, game_id: str, after: int, seat: int | None, command_id: str
     ) -> tuple[list[Entry], CommandRecord | None]:
         """``read`` and the record of ``seat``'s command id (as ``APPEND`` finds it: the
         seat's own, else the unscoped one of a game stored before scoping), in one round trip."""

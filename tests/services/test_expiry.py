@@ -3,9 +3,16 @@ seats against a join, and the ``expired`` event."""
 
 from __future__ import annotations
 
+import fakeredis
 import pytest
 
+from services.audit import verify
+from services.commands import CommandService
 from services.config import ConfigError, settings
+from services.errors import RuleRejected
+from services.players import Players
+from services.seats import GameExpired
+from services.store import EventStore
 
 
 @pytest.mark.parametrize(("raw", "days"), [(None, 14.0), ("30", 30.0), ("0.0001", 0.0001)])
@@ -18,3 +25,78 @@ def test_the_open_game_days_setting(raw: str | None, days: float) -> None:
 def test_a_bad_open_game_days_setting_is_refused_naming_it(raw: str) -> None:
     with pytest.raises(ConfigError, match="OMERTA_OPEN_GAME_DAYS"):
         settings({"OMERTA_OPEN_GAME_DAYS": raw})
+
+
+@pytest.fixture
+def svc(fake_redis: fakeredis.FakeRedis) -> CommandService:
+    return CommandService(EventStore(fake_redis), hooks=[])
+
+
+def open_game(svc: CommandService, players: Players, seats: int = 2) -> tuple[str, dict[int, str]]:
+    """A public game of ``seats`` people, its creator at seat 0; its invite codes."""
+    game_id = svc.create_game("gangsta", seats, {})
+    creator, _ = players.create("Ann")
+    return game_id, players.open_table(game_id, 1, range(seats), creator.id, 0, public=True)
+
+
+def snapshot(client: fakeredis.FakeRedis) -> dict[bytes, object]:
+    return {key: client.dump(key) for key in client.keys("*")}
+
+
+def test_an_open_game_nobody_joined_expires_once_and_refuses_joins(
+    svc: CommandService, fake_redis: fakeredis.FakeRedis
+) -> None:
+    players = Players(fake_redis)
+    game_id, codes = open_game(svc, players)
+    version = svc.load(game_id).version
+    assert players.close_unjoined(game_id)
+    accepted = svc.expire(game_id, 0.5)
+    assert (accepted.first, accepted.version) == (version + 1, version + 1)
+    assert svc.expire(game_id, 0.5).duplicate  # a copy of the expiry job
+    assert players.close_unjoined(game_id)  # closed it stays: the job's retry goes on
+    game, state, _, _ = svc.load(game_id)
+    result = game.result(state)
+    assert result is not None and result.reason == "expired"
+    (last,) = svc.history(game_id, None, version)
+    assert last.type == "expired" and last.event.days == 0.5
+    assert verify(svc.store, game_id) == []  # the secret revealed, the chain whole
+    bob, _ = players.create("Bob")
+    before = snapshot(fake_redis)
+    for invite in (codes[1], None):
+        with pytest.raises(GameExpired) as exc:
+            players.join(game_id, bob.id, invite)
+        assert (exc.value.status, exc.value.code) == (409, "game_expired")
+    assert snapshot(fake_redis) == before and players.games_of(bob.id) == []
+
+
+def test_a_game_somebody_joined_is_not_closed(
+    svc: CommandService, fake_redis: fakeredis.FakeRedis
+) -> None:
+    players = Players(fake_redis)
+    game_id, codes = open_game(svc, players, seats=3)
+    bob, _ = players.create("Bob")
+    assert players.join(game_id, bob.id, codes[1]) == 1
+    before = snapshot(fake_redis)
+    assert not players.close_unjoined(game_id)  # a seat is still open, but Bob joined
+    assert snapshot(fake_redis) == before
+    cid, _ = players.create("Cid")
+    assert players.join(game_id, cid.id, None) == 2
+
+
+def test_a_game_without_open_seats_is_not_closed(
+    svc: CommandService, fake_redis: fakeredis.FakeRedis
+) -> None:
+    players = Players(fake_redis)
+    game_id = svc.create_game("famiglia", 2, {}, ai={1: 1})
+    ann, _ = players.create("Ann")
+    players.open_table(game_id, 1, [0], ann.id, 0, public=True)
+    assert not players.close_unjoined(game_id)
+
+
+def test_a_game_already_over_does_not_expire(svc: CommandService) -> None:
+    game_id = svc.create_game("famiglia", 2, {})
+    svc.handle(game_id, 0, {"type": "concede"}, "c1")
+    version = svc.load(game_id).version
+    with pytest.raises(RuleRejected) as exc:
+        svc.expire(game_id, 14)
+    assert exc.value.code == "game_over" and svc.load(game_id).version == version
