@@ -45,6 +45,10 @@ too. Readers of a list merge the 64 shards' copies (``ReadModels.games``, ``lobb
                                     of a person's seat owing a decision under a clock
                                     (``workers.deadlines`` arms a job per entry; the catch-up
                                     re-arms the missing ones)
+    rm:unjoined:{<tag>}       zset  game id -> created (ms), running games with an open seat
+                                    that nobody but their creator sat in: each expires at
+                                    created + ``OMERTA_OPEN_GAME_DAYS`` (``workers.expiry``
+                                    arms a job per entry; the catch-up re-arms the missing ones)
 
 A store whose read models were written before the shards (a single server's) lists its games in
 the single lists (``rm:lobby``...): ``omerta rebuild`` once after the upgrade drops those and
@@ -81,13 +85,14 @@ LOBBY = "rm:lobby"
 DUE = "rm:due"
 AI_DUE = "rm:ai-due"
 DEADLINES = "rm:deadlines"
+UNJOINED = "rm:unjoined"
 STATUSES = {"running": RUNNING, "finished": FINISHED}
 """The names above are the indexes' names; their keys are the shards' (``index_key``)."""
 
 
 def index_key(name: str, shard: int) -> str:
     """The shard's copy of the index ``name`` (``RUNNING``, ``FINISHED``, ``LOBBY``, ``DUE``,
-    ``AI_DUE``, ``DEADLINES``): ``rm:lobby:{s07}``, in the slot of the shard's games
+    ``AI_DUE``, ``DEADLINES``, ``UNJOINED``): ``rm:lobby:{s07}``, in the slot of the shard's games
     (``services.shards``)."""
     return shards.key(name, shard)
 

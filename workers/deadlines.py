@@ -49,6 +49,8 @@ log = logging.getLogger(__name__)
 
 JOB_TIMEOUT = 30
 FAILURE_TTL = 7 * 24 * 3600
+DEADLINE = "workers.deadlines.deadline"
+LOW_TIME = "workers.deadlines.low_time"
 
 
 # RQ's ids are letters, digits, "-" and "_"; a game id may hold both, so it comes last.
@@ -72,26 +74,28 @@ def arm(game_id: str, version: int, seat: int, bank: int, deadline: int) -> bool
     past); whether the deadline's job was new."""
     low = clocks.low_time_at(bank, deadline)
     if low > now_ms():
-        _schedule(
-            low_time_job_id(game_id, version, seat, low), low, "low_time", game_id, version, seat
+        schedule(
+            low_time_job_id(game_id, version, seat, low), low, LOW_TIME, game_id, version, seat
         )
-    return _schedule(
+    return schedule(
         deadline_job_id(game_id, version, seat, deadline),
         deadline,
-        "deadline",
+        DEADLINE,
         game_id,
         version,
         seat,
     )
 
 
-def _schedule(job_id: str, at: int, func: str, *args: object) -> bool:
+def schedule(job_id: str, at: int, func: str, *args: object) -> bool:
+    """Enqueue ``func(*args)`` on the clocks' queue at ``at`` (ms) as job ``job_id``, unless
+    that job exists (RQ's ``unique``); whether it was new."""
     # RQ's scheduled registry keeps whole seconds: the next one, never a moment early.
     when = dt.datetime.fromtimestamp(-(-at // 1000), dt.UTC)
     try:
         runtime.queue(runtime.CLOCKS).enqueue_at(
             when,
-            f"workers.deadlines.{func}",
+            func,
             *args,
             job_id=job_id,
             unique=True,
@@ -150,7 +154,7 @@ def low_time(game_id: str, version: int, seat: int) -> str:
     at = clocks.low_time_at(clock.bank, due)
     if now_ms() < at:
         job_id = low_time_job_id(game_id, version, seat, at)
-        _schedule(job_id, at, "low_time", game_id, version, seat)
+        schedule(job_id, at, LOW_TIME, game_id, version, seat)
         return "later"
     owner = next(s.player for s in summary.seats if s.seat == seat)
     assert owner is not None

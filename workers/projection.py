@@ -38,9 +38,9 @@ from services.seating import ai_levels
 from services.seats import player_games_key, public_key, seats_key
 from services.statecache import StateCache
 from services.store import EventStore, entries_of, unavailable
-from workers.readmodel import Folded, Seating, game_clocks, read_models
+from workers.readmodel import Folded, Seating, game_clocks, read_models, unjoined
 
-# KEYS[1]: the game's read-model hash, KEYS[2..7] its shard's indexes (``INDEXES``, in that
+# KEYS[1]: the game's read-model hash, KEYS[2..8] its shard's indexes (``INDEXES``, in that
 # order: all in the game's slot). ARGV: version, seated, indexes JSON, number of hash fields n, the
 # clock revision (``services.vacation.clock_rev_key``: vacations change clocks without an event),
 # then n (field, value) pairs, then (key, score, member) index entries. The checkpoint is
@@ -90,7 +90,7 @@ if stored[3] ~= ARGV[3] then redis.call('HSET', KEYS[1], 'indexes', ARGV[3]) end
 return 1
 """
 
-INDEXES = (rm.RUNNING, rm.FINISHED, rm.LOBBY, rm.DUE, rm.AI_DUE, rm.DEADLINES)
+INDEXES = (rm.RUNNING, rm.FINISHED, rm.LOBBY, rm.DUE, rm.AI_DUE, rm.DEADLINES, rm.UNJOINED)
 """The indexes a game's read model is listed in (each its shard's copy, ``rm.index_key``)."""
 
 # One seated player's inbox, in the player's slot: KEYS[1] the inbox, KEYS[2] its checkpoints
@@ -157,6 +157,9 @@ class Projector:
         # Told (game, version, seats with a deadline) after each write: the deadlines' jobs
         # are armed there (workers.deadlines).
         self.on_deadlines: Callable[[str, int, list[SeatClock]], None] | None = None
+        # Told (game, created) after each write of a game nobody joined yet: its expiry's job
+        # is armed there (workers.expiry).
+        self.on_unjoined: Callable[[str, int], None] | None = None
         # Told the game id after a write of a finished game's read model: the ratings' hook
         # (after it, so the rating job finds the result it rates).
         self.on_finished: Callable[[str], None] | None = None
@@ -213,6 +216,9 @@ class Projector:
             if deadlines:
                 self.on_deadlines(game_id, folded.version, deadlines)
         finished = self.games[folded.meta.game].result(folded.state) is not None
+        unjoined_now = not finished and unjoined(folded.meta, folded.state, seating)
+        if written and unjoined_now and self.on_unjoined is not None:
+            self.on_unjoined(game_id, folded.meta.created)
         if written and finished and self.on_finished is not None:
             self.on_finished(game_id)
         return Projected(folded.version, written, ai_due)

@@ -51,6 +51,14 @@ class Models(NamedTuple):
     inboxes: dict[str, int | None]  # seated player -> since when they owe a decision, or None
 
 
+def unjoined(meta: GameMeta, state: Any, seating: Seating) -> bool:
+    """Has the game an open seat and its creator alone seated (it expires if nobody joins)?
+    A game with no seat taken was not opened by a player (made by the service alone)."""
+    levels = ai_levels(meta, state)
+    kinds = [_seat(s, levels, seating).kind for s in range(meta.seats)]
+    return "open" in kinds and len(seating.owners) == 1
+
+
 def read_models(game_id: str, game: Game, folded: Folded, seating: Seating) -> Models:
     """The game's hash fields, index entries and its players' inbox entries at ``folded``."""
     meta, state = folded.meta, folded.state
@@ -92,6 +100,8 @@ def read_models(game_id: str, game: Game, folded: Folded, seating: Seating) -> M
     indexes.append((rm.index_key(rm.RUNNING, shard), meta.created, game_id))
     if seating.public and open_seats:
         indexes.append((rm.index_key(rm.LOBBY, shard), meta.created, game_id))
+    if unjoined(meta, state, seating):
+        indexes.append((rm.index_key(rm.UNJOINED, shard), meta.created, game_id))
     for seat, since in folded.due.items():
         indexes.append((rm.index_key(rm.DUE, shard), since, rm.due_member(game_id, seat)))
         owner = seating.owners.get(seat)

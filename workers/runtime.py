@@ -30,7 +30,7 @@ from workers.projection import Projector
 
 PROJECTIONS = "omerta-projections"
 AI = "omerta-ai"
-CLOCKS = "omerta-clocks"  # deadlines and "time running low" (workers.deadlines), scheduled
+CLOCKS = "omerta-clocks"  # deadlines, "time running low", expiries (workers.deadlines, .expiry)
 NOTIFY = "omerta-notify"  # notifications (workers.notify): after the games' own work
 MAIL = "omerta-mail"  # mails of links (workers.mailer)
 QUEUES = (PROJECTIONS, AI, CLOCKS, NOTIFY, MAIL)
@@ -58,10 +58,12 @@ def projector() -> Projector:
     with _lock:
         if _projector is None:
             _projector = Projector(service().store)
-            from workers import deadlines, notify, ratings  # they enqueue through this module
+            # They enqueue through this module.
+            from workers import deadlines, expiry, notify, ratings
 
             _projector.on_change = notify.on_change
             _projector.on_deadlines = deadlines.on_deadlines
+            _projector.on_unjoined = expiry.on_unjoined
             _projector.on_finished = ratings.on_finished
         return _projector
 

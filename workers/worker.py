@@ -1,7 +1,8 @@
 """``omerta worker``: an RQ worker on the configured server, with RQ's scheduler (retries with
 an interval are scheduled jobs, and so are the games' deadlines, ``workers.deadlines``: the
 scheduler looks every second, RQ's default interval, so a deadline fires within a second or
-two) and the catch-up passes (``workers.catchup``, ``deadlines.catch_up``, the notifications')
+two), the expiries of open games nobody joins (``workers.expiry``) and the catch-up passes
+(``workers.catchup``, ``deadlines.catch_up``, ``expiry.catch_up``, the notifications')
 as part of its maintenance: at start, then every ``interval`` seconds (also while idle). Each
 catch-up covers the shards the worker holds (``workers.leases``: a thread renews them every few
 seconds, a long job in between), so that several workers share the shards and one takes over
@@ -54,7 +55,7 @@ from rq.exceptions import StopRequested
 from services import lifeline, shards
 from services.commands import service
 from services.config import settings
-from workers import catchup, deadlines, enqueue, leases, notify, runtime
+from workers import catchup, deadlines, enqueue, expiry, leases, notify, runtime
 
 T = TypeVar("T")
 
@@ -195,6 +196,7 @@ class OmertaWorker(SimpleWorker):
             return
         store = runtime.projector().redis  # self.connection is RQ's server
         _pass("deadlines' catch-up pass", lambda: deadlines.catch_up(store, self.connection, which))
+        _pass("expiries' catch-up pass", lambda: expiry.catch_up(store, self.connection, which))
         revived = _pass("notifications' catch-up pass", lambda: notify.catch_up(store, which))
         if revived:
             log.warning("catch-up: %d notifications re-enqueued", revived)
