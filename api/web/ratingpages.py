@@ -103,6 +103,8 @@ def _outcome(game: ratings.PlayerGame) -> tuple[str, dict[str, Any]]:
     result = game.result
     if result is None:
         return "profile.running", {}
+    if result.reason == "expired":
+        return "reason.expired", {"days": f"{result.details['days']:g}"}
     if len(result.winners) == len(result.scores) > 1:
         return "profile.draw", {}
     if any(s in result.winners for s in game.their_seats):

@@ -171,7 +171,8 @@ def legal(game: Game, state: TableState, seat: int) -> list[Any]:
 def result(game: Game, hooks: Hooks, state: TableState) -> Result | None:
     """The game's own result, or, once the table ended it, the standing now (each seat's score
     as if the game were scored at this point: docs/table.md) with the winners the ending gives.
-    ``details["unrated"]``: seats whose result does not count for ratings."""
+    ``details["unrated"]``: seats whose result does not count for ratings; an expiry's
+    ``details["days"]``: nobody joined within that many days."""
     unrated = sorted(state.unrated)
     ending = state.ended
     if ending is None:
@@ -186,5 +187,9 @@ def result(game: Game, hooks: Hooks, state: TableState) -> Result | None:
         scores=hooks.standing(state.game),
         winners=winners,
         reason=ending.reason,
-        details={"unrated": unrated, "loser": ending.loser},
+        details={
+            "unrated": unrated,
+            "loser": ending.loser,
+            **({"days": ending.days} if ending.days is not None else {}),
+        },
     )

@@ -57,6 +57,7 @@ class Ending(msgspec.Struct, frozen=True):
 
     reason: str
     loser: int | None
+    days: float | None = None  # an expiry's: nobody joined within that many days
 
 
 class TableState(msgspec.Struct, frozen=True):
@@ -170,7 +171,7 @@ def fold_table_event(state: TableState, event: Any) -> TableState:
             raise HistoryMismatch("an expiry ends the game, revealing the secret")
         everyone = frozenset(range(state.seats))
         return msgspec.structs.replace(
-            state, draw_offer=None, unrated=everyone, ended=Ending("expired", None)
+            state, draw_offer=None, unrated=everyone, ended=Ending("expired", None, event.days)
         )
     assert isinstance(event, Undone)
     point = state.point

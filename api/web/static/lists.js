@@ -48,9 +48,11 @@ const Lists = (() => {
     }
   }
 
-  // A finished game of the player's: won, lost or shared, with the scores in seat order.
+  // A finished game of the player's: won, lost or shared, with the scores in seat order; or
+  // expired, nobody having joined it.
   function outcome(entry) {
-    const { winners, scores } = entry.result;
+    const { winners, scores, reason, details } = entry.result;
+    if (reason === "expired") return t("reason.expired", details);
     const key = !winners.includes(entry.your_seat) ? "list.lost"
       : winners.length > 1 ? "list.shared" : "list.won";
     return t(key, { scores: scores.join(" : ") });

@@ -4,17 +4,18 @@
 function resultParts(result, names, viewer) {
   const { el, t } = Omerta;
   const winners = new Set(result.winners);
+  const details = result.details || {};
   const title = result.reason === "draw_agreed" ? t("result.draw")
+    : result.reason === "expired" ? t("result.no_winner")
     : result.winners.length > 1 ? t("result.shared", { names: result.winners.map((s) => names[s]).join(", ") })
     : viewer !== null && winners.has(viewer) ? t("result.you_win")
       : t("result.winner", { name: names[result.winners[0]] });
-  const details = result.details || {};
   // Per-seat columns; ``unrated`` (seats whose result does not count for ratings) is a mark.
   const unrated = new Set(details.unrated || []);
   const extra = Object.keys(details).filter((k) => Array.isArray(details[k]) && k !== "unrated");
   return [
     el("h2", {}, t("result.over"), " — ", title),
-    el("p", { class: "reason" }, t("reason." + result.reason)),
+    el("p", { class: "reason" }, t("reason." + result.reason, details)),
     el("table", { class: "scores" },
       el("thead", {}, el("tr", {}, el("th", { scope: "col" }, t("result.player")),
         extra.map((k) => el("th", { scope: "col" }, t("result." + k))),

@@ -6,7 +6,8 @@
 
 const TableUI = (() => {
   const { el, t, tn } = Omerta;
-  const EVENTS = ["conceded", "timed_out", "draw_offered", "draw_declined", "draw_agreed", "undone"];
+  const EVENTS = ["conceded", "timed_out", "draw_offered", "draw_declined", "draw_agreed", "expired",
+    "undone"];
 
   function describe(e, names) {
     const who = (s) => el("strong", {}, names[s]);
@@ -18,6 +19,7 @@ const TableUI = (() => {
       case "draw_offered": return tn("table.ev.draw_offered", { name: who(e.seat) });
       case "draw_declined": return tn("table.ev.draw_declined", { name: who(e.seat) });
       case "draw_agreed": return [t("table.ev.draw_agreed")];
+      case "expired": return [t("reason.expired", { days: e.days })];
       case "undone": return tn("table.ev.undone", { name: who(e.seat) });
       default: return null;
     }

@@ -24,6 +24,7 @@ def test_an_expired_game_is_over_unrated_with_no_winner(name: str, seats: int) -
     assert result is not None
     assert (result.reason, result.winners) == ("expired", [])
     assert result.details["unrated"] == list(range(seats))
+    assert result.details["days"] == 0.5  # for the pages: "nobody joined within N days"
     assert game.to_act(state) == set()
     assert game.view(state, None).result == result
 
