@@ -106,6 +106,7 @@ API_CODES: dict[str, tuple[int, str]] = {
     "idempotency_key_reused": (409, "the Idempotency-Key was used for a request with another body"),
     "idempotency_key_in_use": (409, "a request with this Idempotency-Key is under way: retry"),
     "no_open_seat": (409, "no seat to take (already seated, or the game is full)"),
+    "game_expired": (409, "the open game expired: nobody joined it in time"),
     "seat_taken_over": (409, "the seat is played by a bot now (a concession or a time-out)"),
     "player_exists": (409, "this browser's cookie already names a player (replace: true)"),
     "too_many_webhooks": (409, "the caller has the most webhooks allowed"),
