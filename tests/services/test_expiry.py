@@ -11,7 +11,7 @@ from services.commands import CommandService
 from services.config import ConfigError, settings
 from services.errors import RuleRejected
 from services.players import Players
-from services.seats import GameExpired
+from services.seats import GameExpired, invites_key
 from services.store import EventStore
 
 
@@ -50,6 +50,8 @@ def test_an_open_game_nobody_joined_expires_once_and_refuses_joins(
     game_id, codes = open_game(svc, players)
     version = svc.load(game_id).version
     assert players.close_unjoined(game_id)
+    # No open seat is left to offer: the cap of open public games (api.limits) counts them.
+    assert fake_redis.hlen(invites_key(game_id)) == 0
     accepted = svc.expire(game_id, 0.5)
     assert (accepted.first, accepted.version) == (version + 1, version + 1)
     assert svc.expire(game_id, 0.5).duplicate  # a copy of the expiry job
