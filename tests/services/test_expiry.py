@@ -3,8 +3,12 @@ seats against a join, and the ``expired`` event."""
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import fakeredis
 import pytest
+import redis
 
 from services.audit import verify
 from services.commands import CommandService
@@ -102,3 +106,34 @@ def test_a_game_already_over_does_not_expire(svc: CommandService) -> None:
     with pytest.raises(RuleRejected) as exc:
         svc.expire(game_id, 14)
     assert exc.value.code == "game_over" and svc.load(game_id).version == version
+
+
+def race(players: Players, game_id: str, code: str, player_id: str) -> tuple[bool, bool]:
+    """A join and a close of the game started at the same moment: (joined, closed)."""
+    start = threading.Barrier(2)
+
+    def join() -> bool:
+        start.wait()
+        try:
+            return players.join(game_id, player_id, code) == 1
+        except GameExpired:
+            return False
+
+    def close() -> bool:
+        start.wait()
+        return players.close_unjoined(game_id)
+
+    with ThreadPoolExecutor(2) as pool:
+        joined, closed = pool.submit(join), pool.submit(close)
+        return joined.result(10), closed.result(10)
+
+
+@pytest.mark.server
+def test_of_a_join_and_an_expiry_at_once_exactly_one_wins(real_redis: redis.Redis) -> None:
+    svc = CommandService(EventStore(real_redis), hooks=[])
+    players = Players(real_redis)
+    bob, _ = players.create("Bob")
+    for _ in range(30):
+        game_id, codes = open_game(svc, players)
+        joined, closed = race(players, game_id, codes[1], bob.id)
+        assert joined != closed  # one of the two, never both, never neither
