@@ -1,5 +1,6 @@
-"""The command service's handling of commands: a seat's command, or a seat's time-out, decided
-by the rules on the game's state and appended as its events.
+"""The command service's handling of commands: a seat's command, a seat's time-out, or the
+expiry of an open game nobody joined, decided by the rules on the game's state and appended as
+its events.
 
 ``handle`` loads the game's state, calls the rules' ``decide``, and appends the events only if
 the stream is still at the version it decided on. When another command got in first it decides
