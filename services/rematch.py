@@ -43,7 +43,7 @@ from services.commands import CommandService
 from services.devices import digest
 from services.errors import ServiceError
 from services.players import Players
-from services.seats import invites_key, public_key, seats_key
+from services.seats import GameExpired, expired_key, invites_key, public_key, seats_key
 from services.store import unavailable
 
 PENDING = b"pending"
@@ -84,9 +84,11 @@ class NotSeated(ServiceError):
     code = "not_seated"
 
 
-# KEYS: seats, reserved.  ARGV: player id.  Seats the player in the seat reserved for them (again:
-# the same seat); returns the seat, or false when no seat of this game is reserved for them.
+# KEYS: seats, reserved, expired.  ARGV: player id.  Seats the player in the seat reserved for
+# them (again: the same seat); returns the seat, false when no seat of this game is reserved for
+# them, or -1 when the game expired (``Seats.close_unjoined``: in one script with its check).
 TAKE = """
+if redis.call('EXISTS', KEYS[3]) == 1 then return -1 end
 local reserved = redis.call('HGETALL', KEYS[2])
 for i = 1, #reserved, 2 do
   if reserved[i + 1] == ARGV[1] then
@@ -98,6 +100,8 @@ for i = 1, #reserved, 2 do
 end
 return false
 """
+
+EXPIRED = -1  # TAKE's answer for an expired game
 
 _offer = msgspec.json.Decoder(Offer)
 
@@ -123,11 +127,14 @@ class Rematches:
 
     def take(self, game_id: str, player_id: str) -> int | None:
         """Seat the player in the seat reserved for them (again: the same seat); None when this
-        game reserves no seat for them."""
+        game reserves no seat for them; ``GameExpired`` when the game expired."""
+        names = [seats_key(game_id), reserved_key(game_id), expired_key(game_id)]
         with unavailable():
-            seat = self._take(keys=[seats_key(game_id), reserved_key(game_id)], args=[player_id])
+            seat = self._take(keys=names, args=[player_id])
         if seat is None:
             return None
+        if seat == EXPIRED:
+            raise GameExpired()
         self.players.seated(game_id, player_id, self.players.clock())
         return int(seat)
 

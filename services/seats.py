@@ -89,6 +89,9 @@ class GameExpired(ServiceError):
     status = 409
     code = "game_expired"
 
+    def __init__(self) -> None:
+        super().__init__("nobody joined this game in time: it expired")
+
 
 # KEYS: seats, invites, public.  ARGV: the creator's seat, the creator, public ('1' or ''),
 # then invite hash, seat pairs.  Seats the creator and offers the invites once: a retry after
@@ -261,7 +264,7 @@ class Seats:
                 params={"case": "wrong_invite" if invite else "not_public"},
             )
         if status == "expired":
-            raise GameExpired("nobody joined this game in time: it expired")
+            raise GameExpired()
         if status == "full":
             raise SeatTaken("this game has no open seat left", params={"case": "full"})
         seat = int(value[0])

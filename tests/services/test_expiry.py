@@ -15,6 +15,7 @@ from services.commands import CommandService
 from services.config import ConfigError, settings
 from services.errors import RuleRejected
 from services.players import Players
+from services.rematch import Rematches, reserved_key
 from services.seats import GameExpired, invites_key
 from services.store import EventStore
 
@@ -137,3 +138,16 @@ def test_of_a_join_and_an_expiry_at_once_exactly_one_wins(real_redis: redis.Redi
         game_id, codes = open_game(svc, players)
         joined, closed = race(players, game_id, codes[1], bob.id)
         assert joined != closed  # one of the two, never both, never neither
+
+
+def test_a_seat_a_rematch_kept_is_not_taken_in_an_expired_game(
+    svc: CommandService, fake_redis: fakeredis.FakeRedis
+) -> None:
+    players = Players(fake_redis)
+    game_id, _ = open_game(svc, players, seats=3)
+    bob, _ = players.create("Bob")
+    fake_redis.hset(reserved_key(game_id), "2", bob.id)  # as a rematch keeps Bob's seat
+    assert players.close_unjoined(game_id)
+    with pytest.raises(GameExpired):
+        Rematches(svc, players).take(game_id, bob.id)
+    assert players.seats(game_id) == {0: players.seats(game_id)[0]}
