@@ -10,7 +10,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 
 from services import commands
 from services.players import Players
-from tests.web.conftest import PHONE, screenshot
+from tests.web.conftest import screenshot
 from tests.web.flows import create_game, sign_up, watch_errors
 from tests.web.test_live_lists import call
 
@@ -35,6 +35,10 @@ def check_pages(page: Page, game_id: str, player_id: str, lang: str) -> None:
     page.goto(f"/play/{game_id}")
     result = page.locator("#result")
     expect(result).to_contain_text(text["why"])
+    page.wait_for_function(  # the text wraps within the page's width
+        "() => document.querySelector('#result .reason').getBoundingClientRect().right"
+        " <= document.documentElement.clientWidth"
+    )
     expect(result.locator("h2")).to_contain_text(text["title"])
     expect(page.locator("#log")).to_contain_text(text["why"])
     screenshot(page, f"expired-{lang}")
@@ -68,6 +72,6 @@ def test_an_expired_game_says_why_everywhere(new_context: Callable[..., BrowserC
 
     page.get_by_role("link", name="日本語").click()
     expect(page.locator("html")).to_have_attribute("lang", "ja")
-    page.set_viewport_size(PHONE)
+    page.set_viewport_size({"width": 360, "height": 740})  # a small phone
     check_pages(page, game_id, player_id, "ja")
     assert errors == []
