@@ -191,7 +191,9 @@ const GameUI = (() => {
 
   function playerZone(ctx, seat, own) {
     const v = ctx.view;
-    const hand = own ? v.hand : (ctx.hands ? ctx.hands[seat] : null);
+    // Both hands once the game is over (the view's), or at a replay's step (tracked by it).
+    const shown = v.hands || ctx.hands;
+    const hand = own ? v.hand : (shown ? shown[seat] : null);
     const area = v.areas[seat];
     return el("section", { class: "player" + (v.to_move === seat ? " active" : ""),
       "aria-label": ctx.names[seat], dataset: { seat } },

@@ -190,10 +190,6 @@
     if (record.version <= logVersion) return;
     logVersion = record.version;
     ctx.events.push(record.event);
-    if (record.type === "game_ended" && record.event.hands) {
-      ctx.hands = record.event.hands; // Famiglia's end shows both hands
-      if (ctx.view) draw();
-    }
     logged.push(record);
     const line = logLine(record);
     if (line) document.getElementById("log").prepend(line);
