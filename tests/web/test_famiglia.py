@@ -48,7 +48,7 @@ def test_a_whole_game_against_the_ai(page: Page) -> None:
     winner = "you win!" if 0 in api["result"]["winners"] else f"{bot} (AI, greedy) wins"
     expect(result.locator("h2")).to_contain_text(winner)
     expect(page.locator("#prompt")).to_have_text("The game is over.")
-    # The end reveals the AI's hand (game_ended carries both hands).
+    # The end reveals the AI's hand (the view of a finished game holds both hands).
     sizes = page.request.get(f"/games/{game_id}/view").json()["view"]["hand_sizes"]
     expect(page.locator("#board .zone-other-hand .card")).to_have_count(sizes[1])
     expect(page.locator("#board .backs")).to_have_count(0)

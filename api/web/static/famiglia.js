@@ -86,12 +86,7 @@ const GameUI = (() => {
     if (!v) return [];
     if (v.phase === "over") return [el("p", {}, t("fam.prompt.over"))];
     if (v.to_move === null) return [el("p", {}, t("fam.phase." + v.phase))]; // between turns
-    if (ctx.seat === null) {
-      return [el("p", {}, t("game.watching", { name: ctx.names[v.to_move] }))];
-    }
-    if (!ctx.legal.length) {
-      return [el("p", { class: "waiting" }, t("game.waiting", { name: ctx.names[v.to_move] }))];
-    }
+    if (ctx.seat === null || !ctx.legal.length) return ctx.waiting([v.to_move]);
     const step = nextStep(ctx);
     const parts = [];
     if (swapping(ctx)) {

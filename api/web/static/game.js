@@ -8,7 +8,7 @@
   const gameId = document.body.dataset.gameId;
   const ctx = {
     game: null, view: null, table: null, legal: [], version: 0, seat: null, names: [], events: [],
-    refusal: null, send, redraw: draw,
+    refusal: null, send, redraw: draw, waiting,
   };
   const SEAT_POLL_MS = 3000;
   const RECONNECT_MS = 2000;
@@ -115,6 +115,16 @@
         || board.querySelector("button");
       if (next) next.focus();
     }
+  }
+
+  // The prompt while the viewer has no move to make: whom the page waits for. Never the viewer
+  // (between a step of the other's moves that hands over the turn and the moves being offered)
+  // and never nobody: then the page is still catching up.
+  function waiting(seats) {
+    const names = seats.filter((s) => s !== ctx.seat).map((s) => ctx.names[s]).join(", ");
+    if (!names) return [el("p", { class: "waiting" }, t("game.catching_up"))];
+    if (ctx.seat === null) return [el("p", {}, t("game.watching", { name: names }))];
+    return [el("p", { class: "waiting" }, t("game.waiting", { name: names }))];
   }
 
   function drawSeats() {

@@ -176,11 +176,7 @@ const GameUI = (() => {
     const v = ctx.view;
     if (!v) return [];
     if (v.stage === "over") return [el("p", {}, t("g.prompt.over"))];
-    const waiting = v.to_act.filter((s) => s !== ctx.seat).map((s) => ctx.names[s]).join(", ");
-    if (ctx.seat === null) return [el("p", {}, t("game.watching", { name: waiting }))];
-    if (!ctx.legal.length) {
-      return [el("p", { class: "waiting" }, t("game.waiting", { name: waiting }))];
-    }
+    if (ctx.seat === null || !ctx.legal.length) return ctx.waiting(v.to_act);
     const { loose } = grouped(ctx);
     return [el("p", { class: "ask" }, ask(ctx)), el("div", { class: "buttons" }, loose)];
   }
