@@ -327,8 +327,9 @@ const GameUI = (() => {
       el("div", { class: "rows" },
         row(t("g.heist_row"), v.heist_row, (id) => Cards.heist(id,
           { actions: groups.byCard[id], marked: id === v.heist })),
+        // Empty for want of gangsters only once the deck is (before the first deal it is full).
         row(t("g.market"), v.market, (id) => Cards.gangster(id, { actions: groups.byCard[id] }),
-          t("g.market_empty"))),
+          v.gangster_deck ? null : t("g.market_empty"))),
       currentHeist(ctx, groups),
       el("div", { class: "players" }, others.map((p) => playerPanel(ctx, p, groups))),
       mine ? playerPanel(ctx, mine, groups) : null,
@@ -359,7 +360,7 @@ const GameUI = (() => {
     switch (e.type) {
       case "game_started": return also(tn("g.ev.started", { name: who(e.start_player) }),
         tn("g.ev.start_money", { money: money(e.money) }),
-        tn("g.ev.bosses", { list: e.bosses.map((b, s) => [s ? ", " : "", names[s], " ", g(b)]) }));
+        tn("g.ev.bosses", { list: e.bosses.map((b, s) => el("span", {}, names[s], " ", g(b))) }));
       case "cards_dealt": return tn("g.ev.dealt." + e.row, { cards: e.cards.map((c) =>
         e.row === "heists" ? (Cards.isSnitch(c) ? t("gangsta.snitch") : h(c)) : g(c)) });
       case "deck_reshuffled": return tn("g.ev.reshuffled." + e.row, { n: e.size });
