@@ -135,6 +135,7 @@
       dataset: { seat: s.seat },
     }, GameUI.seatMark(s.seat), " ",
       profileUrl(s) ? el("a", { href: profileUrl(s) }, ctx.names[s.seat]) : ctx.names[s.seat],
+      Omerta.aiBadge(s),
       s.seat === ctx.seat ? el("span", { class: "you-tag" }, t("seat.you")) : null,
       toAct.has(s.seat) ? el("span", { class: "turn-tag" }, t("seat.to_act")) : null)));
   }
