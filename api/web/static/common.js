@@ -168,6 +168,18 @@ const Omerta = (() => {
     toastTimer = setTimeout(() => { box.hidden = true; }, 8000);
   }
 
+  // The person's next action (a control clicked, a form sent) dismisses an error shown before:
+  // it would cover what that action brings, and belongs to an earlier one. Notes (info) stay.
+  function dismissError(event) {
+    const box = document.getElementById("toast");
+    if (box.hidden || !box.classList.contains("error")) return;
+    if (event.type === "submit" || event.target.closest("button, a, summary, select, input")) {
+      box.hidden = true;
+    }
+  }
+  document.addEventListener("click", dismissError, true); // before the action's own handler
+  document.addEventListener("submit", dismissError, true);
+
   function showError(err) {
     // A 401 is no fault of the page: this device was signed out (from another one, or its
     // token revoked); the toast says so.
