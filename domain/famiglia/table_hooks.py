@@ -1,5 +1,6 @@
 """What the table (domain.table) needs of Famiglia: which events reveal or shuffle, which are
-automatic steps, and the standing (the undo policy: docs/famiglia.md, "Undo")."""
+automatic steps, the standing, and the view of a game the table ended (the undo policy:
+docs/famiglia.md, "Undo")."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from domain.famiglia.messages import (
 )
 from domain.famiglia.rules import SEATS, score
 from domain.famiglia.state import State
+from domain.famiglia.view import ended_view as ended_view
 
 # Dealing (the start), cards turned up onto the Street (FAMIGLIA.md, "The street", action 1),
 # the reshuffle of the discard pile ("The deck"), and the end, which reveals the seed and hands.

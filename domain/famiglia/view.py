@@ -49,6 +49,7 @@ class View(msgspec.Struct, frozen=True):
     areas: list[list[str]]
     hand_sizes: list[int]
     hand: list[str] | None  # the viewer's own hand (None for a spectator)
+    hands: list[list[str]] | None  # both hands, once the game is over (None before)
     accountant: str | None  # the Accountant whose exchanges are open, if any
     swaps_left: int
     result: Result | None
@@ -73,6 +74,24 @@ def _phase(state: State) -> tuple[str, list[str]]:
     return names[state.stage], actions
 
 
+def _hands(state: State) -> list[list[str]]:
+    return [list(hand) for hand in state.hands]
+
+
+def ended_view(state: State, seat: int | None) -> View:
+    """The view of a game the table ended (a concession, a time-out, a draw): over, and both
+    hands shown as at the end by the rules (FAMIGLIA.md: only the deck order was hidden)."""
+    return msgspec.structs.replace(
+        view(state, seat),
+        phase="over",
+        to_move=None,
+        actions=[],
+        accountant=None,
+        swaps_left=0,
+        hands=_hands(state),
+    )
+
+
 def view(state: State, seat: int | None) -> View:
     if seat is not None and seat not in range(SEATS):
         raise RuleViolation("bad_seat", f"Famiglia has seats 0 and 1, not {seat!r}", seat=str(seat))
@@ -95,6 +114,7 @@ def view(state: State, seat: int | None) -> View:
         areas=[list(a) for a in state.areas],
         hand_sizes=[len(h) for h in state.hands],
         hand=None if seat is None else list(state.hands[seat]),
+        hands=None if state.ended is None else _hands(state),
         accountant=state.accountant,
         swaps_left=state.swaps_left,
         result=result(state),

@@ -339,6 +339,9 @@ def _game_ended(s: State, e: GameEnded) -> State:
             "money_bonus": list(e.money_bonus),
             "size_bonus": list(e.size_bonus),
             **({"resource_influence": list(e.resource_influence)} if e.resource_influence else {}),
+            # The tie-break (GANGSTA.md, "Scoring"): the most gangsters among the tied.
+            "gangsters": [len(p.gang) for p in s.players],
+            "tie_break": e.scores.count(max(e.scores)) > 1,
         },
     )
     return replace(s, stage="over", result=result)

@@ -1,5 +1,6 @@
 """What the table (domain.table) needs of Gangsta!: which events reveal or shuffle, which are
-automatic steps, and the standing (the undo policy: docs/gangsta.md, "Undo")."""
+automatic steps, the standing, and the view of a game the table ended (the undo policy:
+docs/gangsta.md, "Undo")."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from domain.gangsta.messages import (
 )
 from domain.gangsta.scoring import final_scores
 from domain.gangsta.state import State
+from domain.gangsta.view import ended_view as ended_view
 
 # Dealing (Bosses at the start, resource cards), cards turned up into a row, reshuffles, a
 # snitch turned up or shuffled back, the kept resource cards turned face up, a private look at

@@ -141,6 +141,12 @@ def view(state: State, seat: int | None) -> View:
     )
 
 
+def ended_view(state: State, seat: int | None) -> View:
+    """The view of a game the table ended (a concession, a time-out, a draw): over, with no
+    decision owed, and every player's heists shown, as at the end by the rules."""
+    return view(msgspec.structs.replace(state, stage="over", owed=(), jets=()), seat)
+
+
 _PRIVATE = (ResourceKept, HeistPeeked, GangsterPeeked)
 
 

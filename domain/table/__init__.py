@@ -78,7 +78,7 @@ class Table:
         return rules.to_act(self.inner, table)
 
     def view(self, table: TableState, seat: int | None) -> msgspec.Struct:
-        return view.view(self.inner, table, seat, self.result(table))
+        return view.view(self.inner, self.hooks, table, seat, self.result(table))
 
     def redact(self, event: Any, seat: int | None) -> Any:
         return view.redact(self.inner, event, seat)

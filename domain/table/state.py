@@ -42,6 +42,10 @@ class Hooks(Protocol):
     def standing(self, state: Any) -> list[int]:
         """Each seat's score if the game were scored now (for a game ended by the table)."""
 
+    def ended_view(self, state: Any, seat: int | None) -> Any:
+        """The game's view once the table ended it, shaped as at an end by the rules: over,
+        no one to move, and what that end reveals revealed."""
+
 
 class UndoPoint(msgspec.Struct, frozen=True):
     seat: int  # the only seat to act since the point

@@ -11,7 +11,7 @@ import msgspec
 from domain.core import Game, Result
 from domain.table.messages import EVENTS
 from domain.table.rules import can_offer_draw, can_undo
-from domain.table.state import TWO, TableState
+from domain.table.state import TWO, Hooks, TableState
 
 
 class TableView(msgspec.Struct, frozen=True):
@@ -38,11 +38,14 @@ def table_view(state: TableState, seat: int | None) -> TableView:
     )
 
 
-def view(game: Game, state: TableState, seat: int | None, result: Result | None) -> Any:
+def view(
+    game: Game, hooks: Hooks, state: TableState, seat: int | None, result: Result | None
+) -> Any:
     """The game's own view, unchanged in shape; once the game is over its ``result`` is the
     table's (``unrated`` in its details; after a concession, a forfeit or a draw the table's
-    ending), so pages show every end alike."""
-    own = game.view(state.game, seat)
+    ending), and a game the table ended is over as at the rules' end, so pages show every end
+    alike."""
+    own = game.view(state.game, seat) if state.ended is None else hooks.ended_view(state.game, seat)
     if result is not None and "result" in own.__struct_fields__:
         return msgspec.structs.replace(own, result=result)
     return own

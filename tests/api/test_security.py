@@ -99,7 +99,7 @@ def check_views(api: Api, game_id: str, players: dict[int, Who], spectator: Who)
             view = body["view"]
             if "hand" in view:  # Famiglia: the other hand only as a count
                 assert (view["hand"] is None) == (seat is None)
-                assert set(view) >= {"hand_sizes"} and "hands" not in view
+                assert "hand_sizes" in view and (view["hands"] is None) == (view["result"] is None)
             for other in view.get("players", []):  # Gangsta!: others' heists hidden
                 if other["seat"] != seat and view["result"] is None:
                     assert other["heists"] is None and other["heist_influence"] is None

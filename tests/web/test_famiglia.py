@@ -25,7 +25,7 @@ def test_a_whole_game_against_the_ai(page: Page) -> None:
     sign_up(page, "Alice")
     game_id, links = create_game(page, "Famiglia", ["ai-1"])
     assert links == []  # the only other seat is the AI's
-    expect(page.locator("#seats")).to_contain_text("(AI, greedy)")
+    expect(page.locator("#seats")).to_contain_text("AI · greedy")
     screenshot(page, "famiglia-start")
 
     done: list[str] = []
@@ -45,10 +45,10 @@ def test_a_whole_game_against_the_ai(page: Page) -> None:
     api = page.request.get(f"/games/{game_id}").json()
     assert scores == api["result"]["scores"]
     bot = api["seats"][1]["name"]
-    winner = "you win!" if 0 in api["result"]["winners"] else f"{bot} (AI, greedy) wins"
+    winner = "you win!" if 0 in api["result"]["winners"] else f"{bot} wins"
     expect(result.locator("h2")).to_contain_text(winner)
     expect(page.locator("#prompt")).to_have_text("The game is over.")
-    # The end reveals the AI's hand (game_ended carries both hands).
+    # The end reveals the AI's hand (the view of a finished game holds both hands).
     sizes = page.request.get(f"/games/{game_id}/view").json()["view"]["hand_sizes"]
     expect(page.locator("#board .zone-other-hand .card")).to_have_count(sizes[1])
     expect(page.locator("#board .backs")).to_have_count(0)

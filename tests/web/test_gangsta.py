@@ -111,7 +111,7 @@ def test_a_whole_game_against_the_ai(page: Page) -> None:
     expect(rows).to_have_count(2)
     for seat, row in enumerate(rows.all()):  # the breakdown, then the total
         details = game["result"]["details"]
-        parts = ["gang_influence", "heist_influence", "money_bonus", "size_bonus"]
+        parts = ["gang_influence", "heist_influence", "money_bonus", "size_bonus", "gangsters"]
         expected = [str(details[k][seat]) for k in parts] + [str(game["result"]["scores"][seat])]
         expect(row.locator("td")).to_have_text(expected)
     # Once the game is over, every player's completed heists are shown.

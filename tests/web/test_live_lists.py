@@ -106,13 +106,13 @@ def test_seats_are_told_apart(new_context: Callable[..., BrowserContext]) -> Non
     sign_up(first, "Sam")
     sign_up(second, "Sam")
 
-    # Three AI seats: three names, each with its level.
+    # Three AI seats: three names, each with its level as a badge.
     made = call(first, "POST", "/games", {"game": "gangsta", "seats": 4, "ai": {1: 1, 2: 1, 3: 0}})
     first.goto(f"/play/{made['game_id']}")
     seats = first.locator("#seats .seat")
     expect(seats).to_have_count(4)
     bots = [seats.nth(i).inner_text() for i in (1, 2, 3)]
-    assert all(re.search(r"^\d\s+\w+ \(AI, (greedy|random)\)", b) for b in bots), bots
+    assert all(re.search(r"^\d\s+\w+\s+AI · (greedy|random)", b) for b in bots), bots
     assert len(set(bots)) == 3
 
     # Two people of one name: each has their seat number beside it, in the log too.

@@ -17,7 +17,10 @@ from playwright.sync_api import BrowserContext, Page, expect
 from api.web import i18n
 from domain import GAMES, table
 from domain.core import Game, RuleViolation
+from domain.gangsta import game as gangsta
+from domain.gangsta.rules import final_scores
 from domain.play import play, random_policy, secret_for
+from tests.domain.gangsta.helpers import build
 from tests.web.flows import sign_up
 
 NAMES = ["Ann", "Bob", "Cy", "Dee"]
@@ -197,7 +200,7 @@ def test_every_event_reads_as_words(
         event = events[game][key]
         if not line.strip() or line.strip() == tag(event):
             problems.append(f"{key}: no caption")
-        for bad in ("{", "}", "undefined", "[object", "NaN", ".ev."):
+        for bad in ("{", "}", "undefined", "[object", "NaN", ".ev.", ", ,", ",,"):
             if bad in line:
                 problems.append(f"{key}: {bad!r} in {line!r}")
         for part in expected(lang, event):
@@ -217,3 +220,33 @@ def test_a_cooperative_heist_names_the_cooperation_money(
     )
     shares = [f"{NAMES[s]} ${n}" for s, n in enumerate(coop.coop_money) if n]
     assert f"Cooperation reward: {', '.join(shares)}." in line
+
+
+def test_a_tie_broken_by_the_most_gangsters_says_so_with_the_counts(
+    game_page: Callable[[str, str], Page],
+) -> None:
+    state = build([[101, 152, 141], [102, 125]], [0, 3], heists=[[], [210]])  # 6 to 6
+    result = gangsta.evolve(state, final_scores(state, "nine_gangsters")).result
+    page = game_page("gangsta", "en")
+    shown = page.evaluate(
+        """([result, names]) => {
+             const box = Omerta.el("div", {}, resultParts(result, names, null));
+             return { text: box.textContent, row: [...box.querySelectorAll("tbody tr")].map(
+               (tr) => [...tr.children].map((cell) => cell.textContent)) };
+           }""",
+        [msgspec.to_builtins(result), NAMES[:2]],
+    )
+    assert "Tied on influence: the most gangsters decides." in shown["text"]
+    assert "Gangsters" in shown["text"]
+    assert [row[-2:] for row in shown["row"]] == [["3", "6"], ["2", "6"]]  # count, influence
+
+
+def test_replay_step_1_of_gangsta_does_not_call_the_deck_used_up(
+    game_page: Callable[[str, str], Page],
+) -> None:
+    """Before the first deal the market is empty and the deck full."""
+    page = game_page("gangsta", "en")
+    page.goto(page.url + "/replay#v=1")
+    page.wait_for_function("() => document.body.dataset.step === '1'")
+    expect(page.locator("#board")).to_contain_text("Gangsters for hire")
+    expect(page.locator("#board")).not_to_contain_text("used up")

@@ -1,13 +1,16 @@
 """The table's controls on the game page (issue 15; table.js): Undo appears only when the
 API allows it and takes the move back; a draw offer of the other player is answered with the
-keyboard; Concede asks first (Escape says no), then ends a 2-player game as a loss. The other
-seat is played through the command service."""
+keyboard; Concede asks first (Escape says no), then ends a 2-player game as a loss. A game the
+table ended reads as over, as one ended by the rules. The other seat is played through the
+command service."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from playwright.sync_api import Page, expect
+import pytest
+from playwright.sync_api import BrowserContext, Page, expect
 
 from domain.gangsta.messages import ChooseHeist
 from services import commands
@@ -74,4 +77,35 @@ def test_undo_a_draw_offer_and_concede_on_the_page(page: Page) -> None:
     expect(page.locator("#table-actions")).to_be_hidden()
     result = commands.load(game_id)
     assert result.game.result(result.state).winners == [1]
+    assert errors == []
+
+
+def end_at_the_table(game_id: str, how: str) -> None:
+    """Seat 1 (played here) concedes or forfeits on time, or seat 0's draw offer is taken."""
+    if how == "conceded":
+        play(game_id, 1, {"type": "concede"})
+    elif how == "timed_out":
+        commands.time_out(game_id, commands.load(game_id).version, 1, True)
+    else:
+        play(game_id, 0, {"type": "offer_draw"})
+        play(game_id, 1, {"type": "accept_draw"})
+
+
+@pytest.mark.parametrize("how", ["conceded", "timed_out", "draw_agreed"])
+def test_a_famiglia_game_the_table_ended_reads_as_over_after_a_reload(
+    page: Page, new_context: Callable[..., BrowserContext], how: str
+) -> None:
+    """No "Waiting for ..." is left, for the seat or a spectator; both hands are face up."""
+    errors = watch_errors(page)
+    sign_up(page, "Olga")
+    game_id = new_game(page, "famiglia")
+    end_at_the_table(game_id, how)
+    spectator = new_context().new_page()
+    for viewer in (page, spectator):
+        viewer.goto(f"/play/{game_id}")
+        expect(viewer.locator("#result")).to_be_visible()
+        viewer.reload()
+        expect(viewer.locator("#result")).to_be_visible()
+        expect(viewer.locator("#prompt")).to_have_text("The game is over.")
+        expect(viewer.locator("#board .cards.backs")).to_have_count(0)
     assert errors == []

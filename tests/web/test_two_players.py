@@ -108,7 +108,7 @@ def test_a_public_game_in_the_lobby_and_your_turn(
     guest.goto("/games-open")
     entry = guest.locator(f"li[data-game-id='{game_id}']")
     expect(entry).to_contain_text("Hana")
-    expect(entry).to_contain_text("(AI, random)")
+    expect(entry).to_contain_text("AI · random")
     expect(entry).to_contain_text("open seat")
     screenshot(guest, "lobby")
     entry.get_by_role("button", name="Take a seat").click()

@@ -168,6 +168,18 @@ const Omerta = (() => {
     toastTimer = setTimeout(() => { box.hidden = true; }, 8000);
   }
 
+  // The person's next action (a control clicked, a form sent) dismisses an error shown before:
+  // it would cover what that action brings, and belongs to an earlier one. Notes (info) stay.
+  function dismissError(event) {
+    const box = document.getElementById("toast");
+    if (box.hidden || !box.classList.contains("error")) return;
+    if (event.type === "submit" || event.target.closest("button, a, summary, select, input")) {
+      box.hidden = true;
+    }
+  }
+  document.addEventListener("click", dismissError, true); // before the action's own handler
+  document.addEventListener("submit", dismissError, true);
+
   function showError(err) {
     // A 401 is no fault of the page: this device was signed out (from another one, or its
     // token revoked); the toast says so.
@@ -175,12 +187,10 @@ const Omerta = (() => {
     toast(err instanceof ApiError ? refusal(err, document.body.dataset.kind) : t("error.network"));
   }
 
-  // A name for each seat: the player's name, "Vito (AI, greedy)" ("Vito (AI, expert, searches
-  // 1 s a move)": the search levels say what they are), or "open seat".
+  // A name for each seat: the player's name, the AI's own name ("Vito": its level is a badge
+  // beside it, aiBadge), or "open seat".
   function seatName(seat) {
-    if (seat.kind === "ai") {
-      return t("seat.ai_named", { name: seat.name, level: t("ai." + levelName(seat.level)) });
-    }
+    if (seat.kind === "ai") return seat.name;
     if (seat.kind === "open") return t("seat.open");
     if (seat.kind === "reserved") return t("seat.reserved", { name: seat.name || t("seat.player") });
     return seat.name || t("seat.player");
@@ -198,6 +208,16 @@ const Omerta = (() => {
   const AI_LEVELS = ["random", "greedy"];
   function levelName(level) {
     return typeof level === "number" ? AI_LEVELS[Math.min(level, AI_LEVELS.length - 1)] : level;
+  }
+
+  // An AI seat's short level ("AI · expert"), what the level does in its explanation (null for
+  // any other seat).
+  function aiBadge(seat) {
+    if (seat.kind !== "ai") return null;
+    const level = levelName(seat.level);
+    const badge = tip(t("seat.ai_badge", { level: t("ai.badge." + level) }), t("ai." + level));
+    badge.classList.add("ai-badge");
+    return badge;
   }
 
   // The player page of a seat's person (also when a bot took the seat over), or of its AI
@@ -241,6 +261,6 @@ const Omerta = (() => {
   }
 
   return { API, LANG, MESSAGES, t, tn, api, ApiError, refusal, me, createPlayer, el, append, toast,
-           showError, seatName, seatNames, commandId, pageUrl, profileUrl, tip, optionTip,
+           showError, seatName, seatNames, aiBadge, commandId, pageUrl, profileUrl, tip, optionTip,
            confirmMove, setTitle };
 })();

@@ -86,12 +86,7 @@ const GameUI = (() => {
     if (!v) return [];
     if (v.phase === "over") return [el("p", {}, t("fam.prompt.over"))];
     if (v.to_move === null) return [el("p", {}, t("fam.phase." + v.phase))]; // between turns
-    if (ctx.seat === null) {
-      return [el("p", {}, t("game.watching", { name: ctx.names[v.to_move] }))];
-    }
-    if (!ctx.legal.length) {
-      return [el("p", { class: "waiting" }, t("game.waiting", { name: ctx.names[v.to_move] }))];
-    }
+    if (ctx.seat === null || !ctx.legal.length) return ctx.waiting([v.to_move]);
     const step = nextStep(ctx);
     const parts = [];
     if (swapping(ctx)) {
@@ -191,7 +186,9 @@ const GameUI = (() => {
 
   function playerZone(ctx, seat, own) {
     const v = ctx.view;
-    const hand = own ? v.hand : (ctx.hands ? ctx.hands[seat] : null);
+    // Both hands once the game is over (the view's), or at a replay's step (tracked by it).
+    const shown = v.hands || ctx.hands;
+    const hand = own ? v.hand : (shown ? shown[seat] : null);
     const area = v.areas[seat];
     return el("section", { class: "player" + (v.to_move === seat ? " active" : ""),
       "aria-label": ctx.names[seat], dataset: { seat } },

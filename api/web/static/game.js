@@ -8,7 +8,7 @@
   const gameId = document.body.dataset.gameId;
   const ctx = {
     game: null, view: null, table: null, legal: [], version: 0, seat: null, names: [], events: [],
-    refusal: null, send, redraw: draw,
+    refusal: null, send, redraw: draw, waiting,
   };
   const SEAT_POLL_MS = 3000;
   const RECONNECT_MS = 2000;
@@ -117,6 +117,16 @@
     }
   }
 
+  // The prompt while the viewer has no move to make: whom the page waits for. Never the viewer
+  // (between a step of the other's moves that hands over the turn and the moves being offered)
+  // and never nobody: then the page is still catching up.
+  function waiting(seats) {
+    const names = seats.filter((s) => s !== ctx.seat).map((s) => ctx.names[s]).join(", ");
+    if (!names) return [el("p", { class: "waiting" }, t("game.catching_up"))];
+    if (ctx.seat === null) return [el("p", {}, t("game.watching", { name: names }))];
+    return [el("p", { class: "waiting" }, t("game.waiting", { name: names }))];
+  }
+
   function drawSeats() {
     const box = document.getElementById("seats");
     const toAct = new Set(ctx.game.to_act);
@@ -125,6 +135,7 @@
       dataset: { seat: s.seat },
     }, GameUI.seatMark(s.seat), " ",
       profileUrl(s) ? el("a", { href: profileUrl(s) }, ctx.names[s.seat]) : ctx.names[s.seat],
+      Omerta.aiBadge(s),
       s.seat === ctx.seat ? el("span", { class: "you-tag" }, t("seat.you")) : null,
       toAct.has(s.seat) ? el("span", { class: "turn-tag" }, t("seat.to_act")) : null)));
   }
@@ -190,10 +201,6 @@
     if (record.version <= logVersion) return;
     logVersion = record.version;
     ctx.events.push(record.event);
-    if (record.type === "game_ended" && record.event.hands) {
-      ctx.hands = record.event.hands; // Famiglia's end shows both hands
-      if (ctx.view) draw();
-    }
     logged.push(record);
     const line = logLine(record);
     if (line) document.getElementById("log").prepend(line);

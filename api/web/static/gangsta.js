@@ -176,11 +176,7 @@ const GameUI = (() => {
     const v = ctx.view;
     if (!v) return [];
     if (v.stage === "over") return [el("p", {}, t("g.prompt.over"))];
-    const waiting = v.to_act.filter((s) => s !== ctx.seat).map((s) => ctx.names[s]).join(", ");
-    if (ctx.seat === null) return [el("p", {}, t("game.watching", { name: waiting }))];
-    if (!ctx.legal.length) {
-      return [el("p", { class: "waiting" }, t("game.waiting", { name: waiting }))];
-    }
+    if (ctx.seat === null || !ctx.legal.length) return ctx.waiting(v.to_act);
     const { loose } = grouped(ctx);
     return [el("p", { class: "ask" }, ask(ctx)), el("div", { class: "buttons" }, loose)];
   }
@@ -331,8 +327,9 @@ const GameUI = (() => {
       el("div", { class: "rows" },
         row(t("g.heist_row"), v.heist_row, (id) => Cards.heist(id,
           { actions: groups.byCard[id], marked: id === v.heist })),
+        // Empty for want of gangsters only once the deck is (before the first deal it is full).
         row(t("g.market"), v.market, (id) => Cards.gangster(id, { actions: groups.byCard[id] }),
-          t("g.market_empty"))),
+          v.gangster_deck ? null : t("g.market_empty"))),
       currentHeist(ctx, groups),
       el("div", { class: "players" }, others.map((p) => playerPanel(ctx, p, groups))),
       mine ? playerPanel(ctx, mine, groups) : null,
@@ -363,7 +360,7 @@ const GameUI = (() => {
     switch (e.type) {
       case "game_started": return also(tn("g.ev.started", { name: who(e.start_player) }),
         tn("g.ev.start_money", { money: money(e.money) }),
-        tn("g.ev.bosses", { list: e.bosses.map((b, s) => [s ? ", " : "", names[s], " ", g(b)]) }));
+        tn("g.ev.bosses", { list: e.bosses.map((b, s) => el("span", {}, names[s], " ", g(b))) }));
       case "cards_dealt": return tn("g.ev.dealt." + e.row, { cards: e.cards.map((c) =>
         e.row === "heists" ? (Cards.isSnitch(c) ? t("gangsta.snitch") : h(c)) : g(c)) });
       case "deck_reshuffled": return tn("g.ev.reshuffled." + e.row, { n: e.size });

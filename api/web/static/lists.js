@@ -2,7 +2,7 @@
 "use strict";
 
 const Lists = (() => {
-  const { api, el, t, showError, seatNames, pageUrl } = Omerta;
+  const { api, el, t, showError, seatNames, aiBadge, pageUrl } = Omerta;
 
   function when(ms) {
     return new Date(ms).toLocaleString(Omerta.LANG === "ja" ? "ja-JP" : "en-GB",
@@ -78,7 +78,8 @@ const Lists = (() => {
     return el("li", { class: "game-entry" + (myTurn ? " my-turn" : ""),
       dataset: { gameId: entry.game_id } },
       el("span", { class: "kind" }, t("game." + entry.game)),
-      el("span", { class: "who" }, seatNames(entry.seats).join(" · ")),
+      el("span", { class: "who" }, seatNames(entry.seats).map((name, i) =>
+        [i ? " · " : "", name, entry.seats[i].kind === "ai" ? " " : "", aiBadge(entry.seats[i])])),
       el("span", { class: "when" }, t("list.created", { when: when(entry.created) }),
         status ? el("strong", { class: "status" }, " · " + status) : null),
       progress(entry),

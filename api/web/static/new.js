@@ -32,13 +32,14 @@
     drawSeatRows();
   }
 
-  // The AI levels a seat may get, greedy first (the default), where the game offers them
-  // (GET /games: ai_levels); the value after "ai-" is what the API is sent.
+  // The AI levels a seat may get, weakest to strongest, where the game offers them (GET /games:
+  // ai_levels); the value after "ai-" is what the API is sent.
+  const DEFAULT_AI = "ai-1"; // greedy: a fair first opponent, and quick
   function aiChoices(kind) {
-    const labels = [["ai-1", "greedy", t("new.seat_ai_greedy")],
+    const labels = [["ai-0", "random", t("new.seat_ai_random")],
+      ["ai-1", "greedy", t("new.seat_ai_greedy")],
       ["ai-medium", "medium", t("new.seat_ai_medium")],
-      ["ai-expert", "expert", t("new.seat_ai_expert")],
-      ["ai-0", "random", t("new.seat_ai_random")]];
+      ["ai-expert", "expert", t("new.seat_ai_expert")]];
     return labels.filter(([, level]) => kind.ai_levels.includes(level))
       .map(([value, , text]) => [value, text]);
   }
@@ -53,7 +54,8 @@
       rows.push(el("div", { class: "seat-row" },
         el("label", { for: id }, t("new.seat_n", { n: seat + 1 })),
         el("select", { id, name: id, disabled: seat === 0 },
-          choices.map(([value, text]) => el("option", { value }, text)))));
+          choices.map(([value, text]) => el("option", { value, selected: value === DEFAULT_AI },
+            text)))));
     }
     document.getElementById("seat-rows").replaceChildren(...rows);
   }

@@ -98,7 +98,7 @@
       }
       document.getElementById("seats").replaceChildren(...game.seats.map((s) =>
         el("span", { class: "seat" + (s.seat === game.your_seat ? " you" : "") },
-          GameUI.seatMark(s.seat), " ", names[s.seat])));
+          GameUI.seatMark(s.seat), " ", names[s.seat], " ", Omerta.aiBadge(s))));
       slider.max = String(records.length);
       bind("first", () => 1);
       bind("prev", (s) => s - 1);

@@ -16,6 +16,9 @@ function resultParts(result, names, viewer) {
   return [
     el("h2", {}, t("result.over"), " — ", title),
     el("p", { class: "reason" }, t("reason." + result.reason, details)),
+    // Equal scores at the top: what decided (the column of the counts compared is in the table).
+    details.tie_break
+      ? el("p", { class: "tie-break" }, t("result.tie_break." + document.body.dataset.kind)) : null,
     el("table", { class: "scores" },
       el("thead", {}, el("tr", {}, el("th", { scope: "col" }, t("result.player")),
         extra.map((k) => el("th", { scope: "col" }, t("result." + k))),

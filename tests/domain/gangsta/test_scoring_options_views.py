@@ -174,3 +174,12 @@ def test_terminal_runner_plays_random_players_to_the_end(capsys: pytest.CaptureF
     assert main(game, ["--seats", "4", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "seat 0:" in out and "game_ended" in out and "winners:" in out
+
+
+def test_the_result_says_a_tie_was_broken_by_the_gangster_counts() -> None:
+    s = build([[101, 152, 141], [102, 125]], [0, 3], heists=[[], [210]])
+    result = game.evolve(s, final(s)).result
+    assert result.winners == [0]
+    assert result.details["gangsters"] == [3, 2] and result.details["tie_break"] is True
+    s = build([[101, 152, 141], [102, 125]], [0, 3])
+    assert game.evolve(s, final(s)).result.details["tie_break"] is False  # no tie: 6 to 5

@@ -171,3 +171,41 @@ def test_the_table_view_says_who_may_offer_a_draw() -> None:
     assert not table_view(offered, 0).can_offer_draw and not table_view(offered, 1).can_offer_draw
     declined = send("famiglia", offered, 1, DeclineDraw())
     assert not table_view(declined, 0).can_offer_draw and table_view(declined, 1).can_offer_draw
+
+
+def ended_by_the_table(name: str, how: str) -> Any:
+    """A 2-player game the table ended: seat 1 concedes or forfeits on time, or a draw."""
+    state = started(name, 2)
+    if how == "conceded":
+        return send(name, state, 1, Concede())
+    if how == "timed_out":
+        return apply(name, state, time_out(state, 1, True))
+    return send(name, send(name, state, 0, OfferDraw()), 1, AcceptDraw())
+
+
+@pytest.mark.parametrize("how", ["conceded", "timed_out", "draw_agreed"])
+@pytest.mark.parametrize("seat", [0, 1, None])
+def test_a_game_the_table_ended_is_viewed_as_over_like_a_rules_end(
+    how: str, seat: int | None
+) -> None:
+    """Pages read the end from the view alone (its phase or stage, who is to move): a game the
+    table ended must not show anyone still to move, for the seats and for a spectator."""
+    famiglia = GAMES["famiglia"].view(ended_by_the_table("famiglia", how), seat)
+    assert (famiglia.phase, famiglia.to_move, famiglia.actions) == ("over", None, [])
+    gangsta = GAMES["gangsta"].view(ended_by_the_table("gangsta", how), seat)
+    assert (gangsta.stage, gangsta.to_act, gangsta.owed, gangsta.jets) == ("over", (), (), ())
+    assert gangsta.result is not None and gangsta.result.reason == how
+
+
+@pytest.mark.parametrize("how", ["conceded", "timed_out", "draw_agreed"])
+def test_famiglia_shows_both_hands_once_the_table_ended_it_as_at_a_rules_end(how: str) -> None:
+    state = ended_by_the_table("famiglia", how)
+    hands = [list(hand) for hand in state.game.hands]
+    for seat in (0, 1, None):
+        assert GAMES["famiglia"].view(state, seat).hands == hands
+
+
+def test_famiglia_hides_the_other_hand_while_the_game_runs() -> None:
+    state = started("famiglia", 2)
+    assert GAMES["famiglia"].view(state, 0).hands is None
+    assert GAMES["famiglia"].view(state, None).hands is None
