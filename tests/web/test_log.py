@@ -53,6 +53,7 @@ TABLE_SAMPLES: dict[str, Any] = {
     "draw_declined": table.DrawDeclined(seat=1),
     "draw_agreed": table.DrawAgreed(),
     "undone": table.Undone(seat=3),
+    "expired": table.Expired(days=14),
 }
 
 
