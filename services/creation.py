@@ -30,8 +30,11 @@ class Creation(Snapshots):
         ai: Mapping[Any, Any] | None = None,
         clock: Mapping[str, Any] | None = None,
         on_timeout: Mapping[str, Any] | None = None,
+        game_id: str | None = None,
     ) -> str:
         """Start a new game and return its id (22 url-safe characters, 128 random bits).
+        ``game_id``, a keyed creation's id (``idempotency.game_id``), replaces the random one:
+        a game already stored under it is this creation's, made by an earlier try.
 
         ``ai`` maps AI seats to their level (``{1: 3}``); ``clock`` and ``on_timeout`` are the
         time control and the time-out policy as plain data (``services.clocks``). The game's
@@ -68,7 +71,7 @@ class Creation(Snapshots):
             on_timeout=policy,
             takeover=policy.level,
         )
-        return self._start(meta, validated)
+        return self._start(meta, validated, game_id)
 
     def create_like(self, earlier: GameMeta) -> str:
         """A new game with every creation setting of ``earlier`` (a rematch): everything a
@@ -77,15 +80,19 @@ class Creation(Snapshots):
         validated = self.games[earlier.game].options(earlier.options)
         return self._start(msgspec.structs.replace(earlier, created=self.store.clock()), validated)
 
-    def _start(self, meta: GameMeta, validated: Any) -> str:
-        """Store a new game's creation events (from a fresh secret) and its metadata."""
+    def _start(self, meta: GameMeta, validated: Any, game_id: str | None = None) -> str:
+        """Store a new game's creation events (from a fresh secret) and its metadata, under
+        ``game_id`` if given (an earlier try's game there is kept and its id returned)."""
         game, rules = meta.game, self.games[meta.game]
         secret = Secret(seed=secrets.token_bytes(32), salt=secrets.token_bytes(16))
         events = rules.start(meta.seats, secret, validated)
-        game_id = shards.new_id(16)  # in its shard's slot: one script appends to both
+        given = game_id is not None
+        game_id = game_id or shards.new_id(16)  # in its shard's slot: one script appends to both
         appended = self.store.append(
             game_id, 0, b"", CREATION_COMMAND_ID, None, self._encode(game, events), meta=meta
         )
+        if given and appended.status == "duplicate":  # its creation was stored by an earlier try
+            return game_id
         if appended.status != "ok":  # 120 random bits never collide; a store that says so lies
             raise RuntimeError(f"creating game {game_id} failed: {appended.status}")
         state = replay(rules, events)

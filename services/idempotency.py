@@ -27,9 +27,11 @@ A join and its record are one script (both in the game's slot). A game's creatio
 first (a pending record, ``PENDING_MS``: a twin request meanwhile gets 409
 ``idempotency_key_in_use``), appends the game, writes the final record, then seats the creator
 (the seats, invites and public flag once, in one script on the game's keys): a retry finding the
-final record seats the creator where the first stopped before. A process lost after the append
-and before the final record leaves a game without seats, and once the pending record expired a
-retry makes a new game.
+final record seats the creator where the first stopped before. A keyed creation's game id is
+derived from the server's secret, the player, the key and the body (``game_id``), so a retry
+after any failure, even one after the append whose answer was lost, appends to that same id,
+finds the first try's game there and completes it; a failed creation gives its pending record
+back at once (``release_game``), and a process lost midway leaves it to expire.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from typing import Any
 import msgspec
 import redis
 
+from services import serversecret, shards
 from services.commandinput import MAX_COMMAND_ID
 from services.errors import BadRequest, ServiceError
 from services.store import unavailable
@@ -47,6 +50,12 @@ from services.store import unavailable
 TTL_MS = 24 * 3600 * 1000
 PENDING_MS = 30_000  # far longer than a creation takes
 MIN_PLAYER_KEY = 16
+
+# KEYS: a game's creation record.  ARGV: its pending value.  Deletes it only while pending.
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
 
 
 class Record(msgspec.Struct, omit_defaults=True):
@@ -124,14 +133,26 @@ def replayed(raw: bytes, body_fingerprint: str) -> Record:
     return record
 
 
+def game_id(client: redis.Redis, creator: str, key: str, body_fingerprint: str) -> str:
+    """The id of the game that ``creator``'s request with ``key`` and this body makes: every
+    retry computes the same one, nobody without the server's secret can."""
+    seed = serversecret.derive(
+        serversecret.load(client), "game", creator, _hash(key), body_fingerprint
+    )
+    return shards.derived_id(seed, 16)
+
+
+def _pending(body_fingerprint: str) -> bytes:
+    return encode(Record(body_fingerprint, pending=True))
+
+
 def begin_game(client: redis.Redis, creator: str, key: str, body_fingerprint: str) -> Record | None:
     """Take ``key`` for a game's creation by ``creator``: None to go ahead (the creation then
     writes its record, ``Players.open_table``), else the record of the game it already made
     (409 while that creation is under way, or for another body)."""
     name = games_key(creator, key)
-    pending = encode(Record(body_fingerprint, pending=True))
     with unavailable():
-        if client.set(name, pending, nx=True, px=PENDING_MS):
+        if client.set(name, _pending(body_fingerprint), nx=True, px=PENDING_MS):
             return None
         earlier = client.get(name)
     if earlier is None:  # it expired a moment ago: that creation failed
@@ -139,7 +160,8 @@ def begin_game(client: redis.Redis, creator: str, key: str, body_fingerprint: st
     return replayed(earlier, body_fingerprint)
 
 
-def release_game(client: redis.Redis, creator: str, key: str) -> None:
-    """Give ``key`` back: the creation it was taken for made nothing (refused, or failed)."""
+def release_game(client: redis.Redis, creator: str, key: str, body_fingerprint: str) -> None:
+    """Give ``key`` back after a failed creation: a retry makes the game, or finds the one this
+    try appended (``game_id``). A final record already written stays: it answers the retry."""
     with unavailable():
-        client.delete(games_key(creator, key))
+        client.eval(RELEASE, 1, games_key(creator, key), _pending(body_fingerprint))

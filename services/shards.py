@@ -24,6 +24,8 @@ added by moving slots, and with them whole shards, to new masters (``deploy/READ
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import secrets
 
 from redis.crc import key_slot
@@ -74,3 +76,16 @@ def new_id(nbytes: int) -> str:
         drawn = secrets.token_urlsafe(nbytes)
         if slot(drawn) in HOME:
             return drawn
+
+
+def derived_id(seed: bytes, nbytes: int) -> str:
+    """An id shaped like ``new_id``'s, in a shard's home slot too, but the same every time for
+    one ``seed``: what a retried creation computes to find the first try's game. Only who knows
+    the seed can compute it, so it is as unguessable as the seed."""
+    counter = 0
+    while True:  # about 1 try in 256 hashes to a home slot, as in new_id
+        drawn = hashlib.sha256(seed + counter.to_bytes(8, "big")).digest()[:nbytes]
+        derived = base64.urlsafe_b64encode(drawn).rstrip(b"=").decode()
+        if slot(derived) in HOME:
+            return derived
+        counter += 1

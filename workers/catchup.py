@@ -32,6 +32,14 @@ shard's own keys only:
    "started" that long ago died with its worker, unless it holds its version's search lease
    (``jobs.lease_key``: a search runs, or ran within its budget and margin).
 4. Ratings: finished games that no rating job folded (``workers.ratings.catch_up``).
+5. Failed projection jobs (RQ's failed registry of the projections queue) of the shard: a
+   ``project_changed`` job is run again here (its shard's changed games are projected) and a
+   ``project`` job's game projected, and then the job is deleted: its work is done. A
+   ``project`` job whose game is still behind after step 1 (a game that fails to project) is
+   run again only with ``revive_failed`` (a worker start), and stays failed if it fails again,
+   for operators to see. (RQ marked failed a job whose worker died in it once its retries were
+   spent, and until RQ's cleanup was fixed, ``workers.runtime.OmertaJob``, one that had run
+   after such a death.)
 
 ``oldest_ai_due_ms`` tells operators how long the longest-waiting AI move has been owed, in any
 shard (``omerta status``).
@@ -50,10 +58,11 @@ import msgspec
 import redis
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
-from rq.registry import ScheduledJobRegistry
+from rq.registry import FailedJobRegistry, ScheduledJobRegistry
 
 from services import keys, shards
 from services import readmodels as rm
+from services.errors import Unavailable
 from services.seats import seats_key
 from services.store import now_ms, unavailable
 from workers import jobs, ratings, runtime
@@ -62,6 +71,7 @@ from workers.projection import Projector, trim_feed
 log = logging.getLogger(__name__)
 
 CURSOR = "workers:feed-cursor"
+PROJECTION_JOBS = ("workers.jobs.project_changed", "workers.jobs.project")
 BATCH = 1000
 
 
@@ -70,6 +80,7 @@ class CaughtUp(NamedTuple):
     projected: int
     ai_jobs: int
     rated: int = 0
+    settled: int = 0  # failed projection jobs done again and deleted
 
 
 def catch_up(
@@ -89,7 +100,9 @@ def catch_up(
         entries, projected = entries + seen, projected + lagging
     projected += _check_seats(projector, held)
     ai_jobs = _revive_ai(projector.redis, held, now_ms() - ai_grace_ms, revive_failed)
-    return CaughtUp(entries, projected, ai_jobs, ratings.catch_up(projector.redis))
+    rated = ratings.catch_up(projector.redis)
+    settled = _settle_failed_projections(projector, held, revive_failed)
+    return CaughtUp(entries, projected, ai_jobs, rated, settled)
 
 
 def cursor_key(shard: int) -> str:
@@ -201,6 +214,54 @@ def _waiting(client: redis.Redis, job_id: str, gave_up: bool) -> bool:
     if status == JobStatus.FAILED:
         return gave_up
     return status == JobStatus.DEFERRED
+
+
+def _settle_failed_projections(projector: Projector, held: list[int], revive: bool) -> int:
+    """Step 5 of the pass: how many failed projection jobs were done again and deleted."""
+    queues = runtime.queues_client()
+    registry = FailedJobRegistry(
+        runtime.PROJECTIONS, connection=queues, job_class=runtime.OmertaJob
+    )
+    settled = 0
+    for job_id in registry.get_job_ids():
+        try:
+            job = runtime.OmertaJob.fetch(job_id, connection=queues)
+        except NoSuchJobError:
+            continue
+        if job.func_name not in PROJECTION_JOBS:
+            continue
+        whole_shard = job.func_name == PROJECTION_JOBS[0]
+        (arg,) = job.args  # project_changed(shard), project(game_id)
+        if (arg if whole_shard else shards.of(arg)) not in held:
+            continue
+        if whole_shard:
+            jobs.project_changed(arg)
+        elif not revive and _behind(projector, arg):
+            continue  # its game still fails to project: left failed until a worker's start
+        elif not _projected(projector, arg):
+            continue
+        registry.remove(job, delete_job=True)
+        settled += 1
+    return settled
+
+
+def _projected(projector: Projector, game_id: str) -> bool:
+    """Project the game; False if that fails (logged), but for the store being down (raised)."""
+    try:
+        jobs.project_with(projector, game_id)
+    except Unavailable:
+        raise
+    except Exception:
+        log.exception("projecting %s failed again: its job stays failed", game_id)
+        return False
+    return True
+
+
+def _behind(projector: Projector, game_id: str) -> bool:
+    """Whether the game's read model is behind its events."""
+    with unavailable():
+        version = projector.store.version(game_id)
+    return bool(_lagging(projector.redis, {game_id: version}))
 
 
 def oldest_ai_due_ms(client: redis.Redis) -> int | None:

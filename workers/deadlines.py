@@ -33,6 +33,7 @@ from collections.abc import Iterable
 
 import msgspec
 import redis
+from rq import Retry
 from rq.exceptions import DuplicateJobError
 from rq.job import Job
 
@@ -51,6 +52,10 @@ JOB_TIMEOUT = 30
 FAILURE_TTL = 7 * 24 * 3600
 DEADLINE = "workers.deadlines.deadline"
 LOW_TIME = "workers.deadlines.low_time"
+# A job whose worker died in it is found abandoned by RQ and, with retries left, run again:
+# without them it failed for good, and its seat was never timed out (the catch-up re-arms only
+# a job that is gone). Running a clock's job twice is harmless: it checks the game first.
+RETRY = Retry(max=3, interval=[1, 5, 30])
 
 
 # RQ's ids are letters, digits, "-" and "_"; a game id may hold both, so it comes last.
@@ -102,6 +107,7 @@ def schedule(job_id: str, at: int, func: str, *args: object) -> bool:
             job_timeout=JOB_TIMEOUT,
             result_ttl=0,
             failure_ttl=FAILURE_TTL,
+            retry=RETRY,
             description=job_id,
         )
     except DuplicateJobError:

@@ -11,6 +11,9 @@ scheduler: ``workers.deadlines``) follows; ``omerta-notify`` (notifications, ``w
 and ``omerta-mail`` (mails of links, ``workers.mailer``) come last. ``NAMES`` are their short
 names (``omerta worker --queues``).
 
+RQ's jobs here are ``OmertaJob``s (the queues' and the workers' job class): RQ's own, but for
+the executions that a worker killed in a job left behind (see its docstring).
+
 ``serves_projections``: whether this process's worker takes projection jobs (off in a worker of
 the AI queue alone: its AI jobs then leave the changed games to the projection workers).
 """
@@ -22,6 +25,8 @@ from typing import Any
 
 import redis
 from rq import Queue
+from rq.executions import Execution, ExecutionRegistry
+from rq.job import Job
 
 from services.commands import service
 from services.config import connect_queues, settings
@@ -37,6 +42,32 @@ QUEUES = (PROJECTIONS, AI, CLOCKS, NOTIFY, MAIL)
 NAMES = {"projections": PROJECTIONS, "ai": AI, "clocks": CLOCKS, "notify": NOTIFY, "mail": MAIL}
 
 serves_projections = True
+
+
+class LiveExecutions(ExecutionRegistry):
+    """A job's executions, less those whose record is gone (``get_executions``)."""
+
+    def get_executions(self, start: int = 0, end: int = -1) -> list[Execution]:
+        """RQ's, skipping an execution whose record expired with the heartbeats of the worker
+        killed in it: its entry here outlives it by 60 s, and RQ's read of it ("Execution …
+        not found") made the cleanup of the job's next run fail, so a job that had run stayed
+        failed."""
+        found = []
+        for execution_id in self.get_execution_ids(start, end):
+            try:
+                found.append(Execution.fetch(execution_id, self.job_id, self.connection))
+            except ValueError:  # RQ's "not found in Redis"
+                continue
+        return found
+
+
+class OmertaJob(Job):
+    """RQ's job, whose executions tolerate the records a killed worker lost."""
+
+    @property
+    def execution_registry(self) -> ExecutionRegistry:
+        return LiveExecutions(self.id, connection=self.connection)
+
 
 _lock = threading.Lock()
 _projector: Projector | None = None
@@ -73,7 +104,7 @@ def queue(name: str) -> Queue:
     with _lock:
         found = _queues.get(name)
         if found is None:
-            found = _queues[name] = Queue(name, connection=connection)
+            found = _queues[name] = Queue(name, connection=connection, job_class=OmertaJob)
         return found
 
 

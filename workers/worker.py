@@ -76,6 +76,8 @@ STOP_GRACE = 35.0
 class OmertaWorker(SimpleWorker):
     """An RQ worker whose maintenance also runs the catch-up pass."""
 
+    job_class = runtime.OmertaJob
+
     def __init__(
         self,
         *args: Any,
@@ -200,10 +202,10 @@ class OmertaWorker(SimpleWorker):
         revived = _pass("notifications' catch-up pass", lambda: notify.catch_up(store, which))
         if revived:
             log.warning("catch-up: %d notifications re-enqueued", revived)
-        if done.projected or done.ai_jobs or done.rated:  # jobs were lost (or late)
+        if done.projected or done.ai_jobs or done.rated or done.settled:  # jobs were lost (or late)
             log.warning(
                 "catch-up: %d feed entries, %d games projected, %d AI moves re-enqueued, "
-                "%d games rated",
+                "%d games rated, %d failed projection jobs settled",
                 *done,
             )
 

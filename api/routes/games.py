@@ -122,6 +122,7 @@ def create() -> Response:
             d.service.notify(made.game, made.version)
             return _created(made.game, made.seat, made.version, codes)
     try:
+        derived = idempotency.game_id(d.players.redis, player.id, key, fingerprint) if key else None
         game_id = d.service.create_game(
             new.game,
             new.seats,
@@ -129,16 +130,17 @@ def create() -> Response:
             new.ai,
             clock=msgspec.to_builtins(new.clock) if new.clock is not None else None,
             on_timeout=msgspec.to_builtins(new.on_timeout) if new.on_timeout else None,
+            game_id=derived,
         )
+        loaded = d.service.load(game_id)
+        codes = d.players.open_table(
+            game_id, loaded.meta.created, humans, player.id, seat, new.public,
+            key=key, fingerprint=fingerprint, version=loaded.version,
+        )  # fmt: skip
     except BaseException:
-        if key:  # nothing was made: the key may be used again
-            idempotency.release_game(d.players.redis, player.id, key)
+        if key:  # its retry makes the game, or finds and completes the one made here
+            idempotency.release_game(d.players.redis, player.id, key, fingerprint)
         raise
-    loaded = d.service.load(game_id)
-    codes = d.players.open_table(
-        game_id, loaded.meta.created, humans, player.id, seat, new.public,
-        key=key, fingerprint=fingerprint, version=loaded.version,
-    )  # fmt: skip
     d.service.notify(game_id, loaded.version)  # read models show the seats
     return _created(game_id, seat, loaded.version, codes)
 

@@ -16,6 +16,8 @@ from services import idempotency, keys
 from services.commands import CommandService
 from services.errors import Unavailable
 from services.players import Players
+from services.seats import player_games_key
+from services.store import EventStore
 from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server
@@ -156,6 +158,64 @@ def test_a_game_retried_after_a_lost_answer_is_the_same_game(
     assert api.ok("GET", "/me/games", ann)["games"][0]["game_id"] == game_id
     bob = api.player("Bob")  # the invites of the answer open the seats
     assert api.join(bob, game_id, first.json["invites"][1]["code"]) == 2
+
+
+def assert_retries_give(api: Api, ann: Who, real_redis: redis.Redis) -> None:
+    """A retry of ``NEW`` by Ann answers with the one game stored, as every later retry does."""
+    first = api.call("POST", "/games", ann, json=NEW, headers=keyed())
+    again = api.call("POST", "/games", ann, json=NEW, headers=keyed())
+    assert first.status_code == again.status_code == 201, first.json
+    assert first.json == again.json and len(first.json["invites"]) == 2
+    stored = games_in(real_redis)
+    assert len(stored) == 1 and first.json["game_id"].encode() in stored[0]
+    assert real_redis.zrange(player_games_key(ann.id), 0, -1) == [first.json["game_id"].encode()]
+
+
+def test_a_game_retried_after_its_append_lost_its_answer_is_the_same_game(
+    store_api: tuple[Api, redis.Redis], fail_once: Callable[[Any, str], None]
+) -> None:
+    api, real_redis = store_api
+    ann = api.player("Ann")
+    fail_once(EventStore, "append")  # stored, but the answer is lost (a master killed)
+    refused(api.call("POST", "/games", ann, json=NEW, headers=keyed()), 503, "store_unavailable")
+    assert len(games_in(real_redis)) == 1
+    assert_retries_give(api, ann, real_redis)
+
+
+def is_final_record(name: Any, value: Any = b"", *args: Any, **kwargs: Any) -> bool:
+    return str(name).startswith("idem:") and b'"pending":true' not in bytes(value)
+
+
+@pytest.mark.parametrize("pending", ["released", "expired"])
+def test_a_game_retried_after_its_record_was_not_written_is_the_same_game(
+    api: Api, real_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch, pending: str
+) -> None:
+    """The game is appended, then writing its idempotency record fails: the pending record is
+    given back at once, or (the process lost) expires; either way the retry finds the game."""
+    ann = api.player("Ann")
+    real_set = real_redis.set
+
+    def failing_set(*args: Any, **kwargs: Any) -> Any:
+        if is_final_record(*args, **kwargs):
+            raise Unavailable("the store stopped answering")
+        return real_set(*args, **kwargs)
+
+    def lost(*args: Any) -> None:
+        raise Unavailable("the process was lost")
+
+    monkeypatch.setattr(real_redis, "set", failing_set)
+    if pending == "expired":
+        monkeypatch.setattr(idempotency, "release_game", lost)
+    refused(api.call("POST", "/games", ann, json=NEW, headers=keyed()), 503, "store_unavailable")
+    monkeypatch.undo()
+    assert len(games_in(real_redis)) == 1
+    records = list(real_redis.scan_iter("idem:*:games:*"))
+    if pending == "expired":
+        assert len(records) == 1
+        real_redis.delete(*records)  # as its expiry would
+    else:
+        assert records == []
+    assert_retries_give(api, ann, real_redis)
 
 
 def test_a_game_key_with_another_body_is_refused(api: Api, real_redis: redis.Redis) -> None:

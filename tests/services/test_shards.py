@@ -34,6 +34,14 @@ def test_ids_spread_over_the_shards() -> None:
     assert min(counts) > 40 and max(counts) < 180  # about 100 each
 
 
+def test_a_derived_id_is_the_same_for_its_seed_and_in_a_home_slot() -> None:
+    derived = [shards.derived_id(bytes([n]) * 32, 16) for n in range(64)]
+    assert derived == [shards.derived_id(bytes([n]) * 32, 16) for n in range(64)]
+    assert len(set(derived)) == 64
+    for made in derived:
+        assert len(made) == 22 and shards.in_home_slot(made)
+
+
 def test_an_older_id_still_has_a_shard() -> None:
     older = "not-drawn-by-new-id"
     assert not shards.in_home_slot(older)
