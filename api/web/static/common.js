@@ -79,6 +79,38 @@ const Omerta = (() => {
     return data;
   }
 
+  // A creating POST (a player, a game, a seat) with an Idempotency-Key: a repeat of the same
+  // request (a double click, a retry after an answer that never came) gets the first answer.
+  // The key is kept until an answer arrives, so a later deliberate repeat creates anew.
+  const creationKeys = new Map();
+  async function create(path, body) {
+    const request = path + " " + JSON.stringify(body ?? null);
+    if (!creationKeys.has(request)) creationKeys.set(request, randomHex(16));
+    const made = await api("POST", path, body, { "Idempotency-Key": creationKeys.get(request) });
+    creationKeys.delete(request);
+    return made;
+  }
+
+  // A form whose submission sends a request: `handler` runs with the form's buttons disabled,
+  // so a second click (or Enter) while the first is in flight does nothing.
+  function onSubmitOnce(form, handler) {
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      if (form.dataset.busy) return;
+      form.dataset.busy = "yes";
+      const buttons = [...form.querySelectorAll("button")];
+      const focused = document.activeElement;
+      for (const button of buttons) button.disabled = true;
+      try {
+        await handler(event);
+      } finally {
+        for (const button of buttons) button.disabled = false;
+        delete form.dataset.busy;
+        if (buttons.includes(focused) && document.activeElement === document.body) focused.focus();
+      }
+    });
+  }
+
   // The player of this browser (the API's cookie), or null when there is none yet.
   let mePromise = null;
   function me() {
@@ -93,7 +125,7 @@ const Omerta = (() => {
 
   // `replace`: the page has asked, and the person wants to leave this browser's player.
   async function createPlayer(name, replace) {
-    const made = await api("POST", "/players", replace ? { name, replace: true } : { name });
+    const made = await create("/players", replace ? { name, replace: true } : { name });
     mePromise = Promise.resolve({ id: made.id, name: made.name });
     showMe();
     document.dispatchEvent(new CustomEvent("omerta:player"));
@@ -208,10 +240,15 @@ const Omerta = (() => {
     return null;
   }
 
-  function commandId() {
-    const bytes = new Uint8Array(12);
+  // getRandomValues, unlike randomUUID, works on a plain-http address too.
+  function randomHex(size) {
+    const bytes = new Uint8Array(size);
     crypto.getRandomValues(bytes);
-    return "web-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  function commandId() {
+    return "web-" + randomHex(12);
   }
 
   function pageUrl(gameId, what) {
@@ -240,7 +277,8 @@ const Omerta = (() => {
     });
   }
 
-  return { API, LANG, MESSAGES, t, tn, api, ApiError, refusal, me, createPlayer, el, append, toast,
+  return { API, LANG, MESSAGES, t, tn, api, create, onSubmitOnce, ApiError, refusal, me,
+           createPlayer, el, append, toast,
            showError, seatName, seatNames, commandId, pageUrl, profileUrl, tip, optionTip,
            confirmMove, setTitle };
 })();

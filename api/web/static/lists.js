@@ -39,12 +39,16 @@ const Lists = (() => {
       Number.isFinite(first) ? [" · ", Clock.countdown(first)] : null);
   }
 
-  async function join(entry) {
+  // The button stays disabled while its request is in flight: a double click takes one seat.
+  async function join(entry, button) {
+    button.disabled = true;
     try {
-      await api("POST", `/games/${entry.game_id}/join`, {});
+      await Omerta.create(`/games/${entry.game_id}/join`, {});
       location.href = pageUrl(entry.game_id);
     } catch (err) {
       showError(err);
+    } finally {
+      button.disabled = false;
     }
   }
 
@@ -63,7 +67,7 @@ const Lists = (() => {
       : myTurn ? t("list.your_turn") : mine ? t("list.waiting") : null;
     const links = [];
     if (kind === "lobby" && !mine) {
-      links.push(el("button", { type: "button", class: "primary", onclick: () => join(entry) },
+      links.push(el("button", { type: "button", class: "primary", onclick: (event) => join(entry, event.currentTarget) },
         t("list.join")));
       links.push(el("a", { class: "button", href: pageUrl(entry.game_id) }, t("list.watch")));
     } else {
