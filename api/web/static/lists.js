@@ -52,11 +52,13 @@ const Lists = (() => {
     }
   }
 
-  // A finished game of the player's: won, lost or shared, with the scores in seat order.
+  // A finished game of the player's: won, lost, shared or a draw (everybody won, as the
+  // profile page counts it), with the scores in seat order.
   function outcome(entry) {
     const { winners, scores } = entry.result;
     const key = !winners.includes(entry.your_seat) ? "list.lost"
-      : winners.length > 1 ? "list.shared" : "list.won";
+      : winners.length === scores.length ? "list.draw"
+        : winners.length > 1 ? "list.shared" : "list.won";
     return t(key, { scores: scores.join(" : ") });
   }
 
