@@ -60,3 +60,18 @@ def test_a_vacation_starts_and_ends_with_the_keyboard(page: Page) -> None:
     expect(page.locator("h1")).to_have_text("休暇")
     expect(page.locator("#vacation-state")).to_have_text("休暇中ではありません。")
     assert errors == []
+
+
+def test_a_seat_waiting_under_a_per_move_clock_shows_its_time_per_move(page: Page) -> None:
+    errors = watch_errors(page)
+    sign_up(page, "Pia")
+    made = page.request.post(
+        "/games",
+        data={"game": "famiglia", "seats": 2, "clock": {"type": "per_move", "seconds": 86400}},
+    ).json()
+    page.goto(f"/play/{made['game_id']}")
+    waiting = page.locator("#clocks .seat-clock[data-seat='1']")
+    expect(waiting).to_have_text(re.compile(r"24 h for the next move$"))
+    page.goto("/language/ja?next=" + f"/play/{made['game_id']}")
+    expect(waiting).to_have_text(re.compile(r"次の手に24時間$"))
+    assert errors == []
