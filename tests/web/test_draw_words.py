@@ -3,12 +3,10 @@ in "Your games" and on the profile (it read "shared win" in the list)."""
 
 from __future__ import annotations
 
-import time
-
 from playwright.sync_api import Page, expect
 
 from services import commands
-from tests.web.flows import sign_up, watch_errors
+from tests.web.flows import reload_until, sign_up, watch_errors
 from tests.web.test_ending_moves import new_game, play
 
 
@@ -27,10 +25,6 @@ def test_an_agreed_draw_is_a_draw_in_the_list_and_on_the_profile(page: Page) -> 
             f" · {draw} · {scores}"
         )
         row = page.locator(f"#games tr:has(a[href='/play/{game_id}'])")
-        deadline = time.monotonic() + 30
-        page.goto(f"/profile/{me}")
-        while not row.count():  # the ratings' worker projects the game soon
-            assert time.monotonic() < deadline, "the game never reached the profile"
-            page.reload()
+        reload_until(page, f"/profile/{me}", row)
         expect(row.locator("td").last).to_have_text(draw)
     assert errors == []
