@@ -1,10 +1,11 @@
-"""Idempotency-Keys for creating a player, creating a game and joining (issue 13, finding 6).
+"""Idempotency-Keys for creating a player, creating a game, joining and adding a webhook (issue
+13, finding 6).
 
 A client that got no answer (a 503 after the write, a lost connection) retries with the same
 ``Idempotency-Key`` and gets the first answer again; nothing new is created. The same key with
 another body is refused (409 ``idempotency_key_reused``). A key names one request of one client:
-of the same player for a game's creation and a join (joins also of one game); for a player's
-creation, where there is no player yet, the key alone, which must then be long enough to be
+of the same player for a game's creation, a join and a webhook (joins also of one game); for a
+player's creation, where there is no player yet, the key alone, which must then be long enough to be
 unguessable (``MIN_PLAYER_KEY``: a random UUID is).
 
 Records (JSON ``Record``), each expiring after ``TTL_MS`` (a retry comes within seconds; a day
@@ -14,6 +15,8 @@ covers a client that was offline). Only the key's SHA-256 is kept:
 ``idem:{<player id>}:games:<sha256 of key>``         the game made, the creator's seat, the
                                                      version and the seats with an invite
 ``idem:{<game id>}:join:<sha256 of player id|key>``  the seat taken
+``idem:{<player id>}:webhooks:<sha256 of key>``      the webhook added (its secret is derived
+                                                     from its id: ``services.webhooks``)
 
 A first answer's secrets (a player's token, invite codes) are not kept either: with a key they
 are derived from the server's secret and the key (``services.serversecret``), so a replay makes
@@ -58,6 +61,7 @@ class Record(msgspec.Struct, omit_defaults=True):
     invited: list[int] = []  # a game's creation: the seats given an invite code
     public: bool = False  # a game's creation: listed in the lobby
     pending: bool = False  # a game's creation under way
+    hook: str | None = None  # a webhook's creation: the webhook
 
 
 class KeyReused(ServiceError):
@@ -108,6 +112,10 @@ def games_key(player_id: str, key: str) -> str:
 
 def join_key(game_id: str, player_id: str, key: str) -> str:
     return f"idem:{{{game_id}}}:join:{_hash(player_id, key)}"
+
+
+def webhooks_key(player_id: str, key: str) -> str:
+    return f"idem:{{{player_id}}}:webhooks:{_hash(key)}"
 
 
 def encode(record: Record) -> bytes:

@@ -1,6 +1,7 @@
 """A double click creates one thing (issue of a new player): "Start playing" one player,
-"Create the game" one game. The button is disabled while its request is in flight, and every
-creating POST carries an ``Idempotency-Key``, so a repeat gets the first answer."""
+"Create the game" one game, "Add" one webhook. The button is disabled while its request is in
+flight, and every creating POST carries an ``Idempotency-Key``, so a repeat gets the first
+answer."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from services.embedded import EmbeddedServer
 from services.players import Players
 from tests.web.flows import watch_errors
 
-CREATING = re.compile(r"/(players|games|games/[^/]+/join)$")
+CREATING = re.compile(r"/(players|games|games/[^/]+/join|me/webhooks)$")
 
 
 def players_named(players: Players, name: str) -> list[str]:
@@ -25,7 +26,7 @@ def players_named(players: Players, name: str) -> list[str]:
     return found
 
 
-def test_double_clicks_create_one_player_and_one_game(
+def test_double_clicks_create_one_player_one_game_and_one_webhook(
     page: Page, embedded_server: EmbeddedServer
 ) -> None:
     errors = watch_errors(page)
@@ -50,5 +51,12 @@ def test_double_clicks_create_one_player_and_one_game(
     expect(page.locator("#board section").first).to_be_visible()
     assert players_named(players, name) == [dora]
     assert len(players.games_of(dora)) == 1
+
+    page.goto("/notifications")
+    page.get_by_label("Webhook URL").fill("https://hooks.example.org/dora")
+    page.get_by_role("button", name="Add", exact=True).dblclick()
+    expect(page.locator("#hook-secret")).to_be_visible()
+    expect(page.locator("#hooks li")).to_have_count(1)
+    assert len(page.request.get("/me/webhooks").json()["webhooks"]) == 1
     assert posts and all(len(r.headers.get("idempotency-key", "")) >= 16 for r in posts)
     assert errors == []

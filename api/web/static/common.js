@@ -91,22 +91,30 @@ const Omerta = (() => {
     return made;
   }
 
+  // Runs `action` with `buttons` disabled, so a second click while its request is in flight
+  // does nothing; a keyboard user's focus on one of them comes back afterwards.
+  async function whileBusy(buttons, action) {
+    const focused = document.activeElement;
+    for (const button of buttons) button.disabled = true;
+    try {
+      return await action();
+    } finally {
+      for (const button of buttons) button.disabled = false;
+      if (buttons.includes(focused) && document.activeElement === document.body) focused.focus();
+    }
+  }
+
   // A form whose submission sends a request: `handler` runs with the form's buttons disabled,
-  // so a second click (or Enter) while the first is in flight does nothing.
+  // and a submission meanwhile (Enter in a field) is dropped.
   function onSubmitOnce(form, handler) {
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       if (form.dataset.busy) return;
       form.dataset.busy = "yes";
-      const buttons = [...form.querySelectorAll("button")];
-      const focused = document.activeElement;
-      for (const button of buttons) button.disabled = true;
       try {
-        await handler(event);
+        await whileBusy([...form.querySelectorAll("button")], () => handler(event));
       } finally {
-        for (const button of buttons) button.disabled = false;
         delete form.dataset.busy;
-        if (buttons.includes(focused) && document.activeElement === document.body) focused.focus();
       }
     });
   }
@@ -277,7 +285,7 @@ const Omerta = (() => {
     });
   }
 
-  return { API, LANG, MESSAGES, t, tn, api, create, onSubmitOnce, ApiError, refusal, me,
+  return { API, LANG, MESSAGES, t, tn, api, create, whileBusy, onSubmitOnce, ApiError, refusal, me,
            createPlayer, el, append, toast,
            showError, seatName, seatNames, commandId, pageUrl, profileUrl, tip, optionTip,
            confirmMove, setTitle };

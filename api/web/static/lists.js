@@ -39,16 +39,12 @@ const Lists = (() => {
       Number.isFinite(first) ? [" · ", Clock.countdown(first)] : null);
   }
 
-  // The button stays disabled while its request is in flight: a double click takes one seat.
   async function join(entry, button) {
-    button.disabled = true;
     try {
-      await Omerta.create(`/games/${entry.game_id}/join`, {});
+      await Omerta.whileBusy([button], () => Omerta.create(`/games/${entry.game_id}/join`, {}));
       location.href = pageUrl(entry.game_id);
     } catch (err) {
       showError(err);
-    } finally {
-      button.disabled = false;
     }
   }
 
