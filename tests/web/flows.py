@@ -118,10 +118,14 @@ def my_turn_or_over(page: Page) -> str:
     return "over" if page.locator("#result").is_visible() else "turn"
 
 
-def reload_until(page: Page, path: str, shown: Locator, seconds: float = 30) -> None:
+# What a worker projects (lists, ratings) shows within this, even on a busy machine.
+PROJECTED_MS = 20_000
+
+
+def reload_until(page: Page, path: str, shown: Locator) -> None:
     """Opens ``path`` and reloads it until ``shown`` is there: a page drawn on the server from
     what a worker projects (ratings) has it a moment after the game ended."""
-    deadline = time.monotonic() + seconds
+    deadline = time.monotonic() + PROJECTED_MS / 1000
     page.goto(path)
     while not shown.count():
         assert time.monotonic() < deadline, f"{path} never showed {shown}"

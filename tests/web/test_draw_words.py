@@ -6,7 +6,7 @@ from __future__ import annotations
 from playwright.sync_api import Page, expect
 
 from services import commands
-from tests.web.flows import reload_until, sign_up, watch_errors
+from tests.web.flows import PROJECTED_MS, reload_until, sign_up, watch_errors
 from tests.web.test_ending_moves import new_game, play
 
 
@@ -22,7 +22,7 @@ def test_an_agreed_draw_is_a_draw_in_the_list_and_on_the_profile(page: Page) -> 
     for lang, draw in (("en", "draw"), ("ja", "引き分け")):
         page.goto(f"/language/{lang}?next=/")
         expect(page.locator(f"li[data-game-id='{game_id}'] .status")).to_have_text(
-            f" · {draw} · {scores}"
+            f" · {draw} · {scores}", timeout=PROJECTED_MS
         )
         row = page.locator(f"#games tr:has(a[href='/play/{game_id}'])")
         reload_until(page, f"/profile/{me}", row)

@@ -9,7 +9,7 @@ from typing import Any
 
 from playwright.sync_api import APIRequestContext, BrowserContext, Page, expect
 
-from tests.web.flows import reload_until, watch_errors
+from tests.web.flows import PROJECTED_MS, reload_until, watch_errors
 from tests.web.test_ending_moves import play
 
 NARROW = {"width": 360, "height": 740}
@@ -35,7 +35,7 @@ def fits(page: Page, lang: str, pages: dict[str, str]) -> list[str]:
     wide = []
     for path, ready in pages.items():
         page.goto(path)
-        expect(page.locator(ready).first).to_be_visible(timeout=20_000)  # after the worker
+        expect(page.locator(ready).first).to_be_visible(timeout=PROJECTED_MS)
         width = page.evaluate("document.documentElement.scrollWidth")
         if width > NARROW["width"]:
             wide.append(f"{lang} {path}: {width} px")
