@@ -79,9 +79,10 @@ const Omerta = (() => {
     return data;
   }
 
-  // A creating POST (a player, a game, a seat) with an Idempotency-Key: a repeat of the same
-  // request (a double click, a retry after an answer that never came) gets the first answer.
-  // The key is kept until an answer arrives, so a later deliberate repeat creates anew.
+  // A creating POST (a player, a game, a seat, a webhook) with an Idempotency-Key: a repeat of
+  // the same request (a double click, a retry after an error or an answer that never came)
+  // gets the first answer. The key is dropped once the request succeeded, so a later
+  // deliberate repeat creates anew.
   const creationKeys = new Map();
   async function create(path, body) {
     const request = path + " " + JSON.stringify(body ?? null);
@@ -112,7 +113,7 @@ const Omerta = (() => {
       if (form.dataset.busy) return;
       form.dataset.busy = "yes";
       try {
-        await whileBusy([...form.querySelectorAll("button")], () => handler(event));
+        await whileBusy([...form.querySelectorAll("button")], handler);
       } finally {
         delete form.dataset.busy;
       }
@@ -285,8 +286,7 @@ const Omerta = (() => {
     });
   }
 
-  return { API, LANG, MESSAGES, t, tn, api, create, whileBusy, onSubmitOnce, ApiError, refusal, me,
-           createPlayer, el, append, toast,
-           showError, seatName, seatNames, commandId, pageUrl, profileUrl, tip, optionTip,
-           confirmMove, setTitle };
+  return { API, LANG, MESSAGES, t, tn, api, create, whileBusy, onSubmitOnce, ApiError, refusal,
+           me, createPlayer, el, append, toast, showError, seatName, seatNames, commandId,
+           pageUrl, profileUrl, tip, optionTip, confirmMove, setTitle };
 })();
