@@ -28,7 +28,7 @@ import unicodedata
 import msgspec
 import redis
 
-from services import keys, shards
+from services import idempotency, keys, shards
 from services.errors import BadRequest
 from services.store import now_ms, unavailable
 
@@ -36,15 +36,22 @@ MAX_TEXT = 500
 KEEP = 200  # messages kept per game
 JOINERS = frozenset({"\u200c", "\u200d"})  # zero-width (non-)joiners: emoji and scripts need them
 
-# KEYS: the chat, the side feed.  ARGV: seat, text, time, KEEP, SIDE_FEED_KEEP, game id.
-# Returns the message's number.
+# KEYS: the chat, the side feed[, an Idempotency-Key's record].  ARGV: seat, text, time, KEEP,
+# SIDE_FEED_KEEP, game id, the body's fingerprint, the record's TTL in ms.
+# Returns the record (``idempotency.Record``) of the message stored, or the key's earlier one.
 POST = """
+if KEYS[3] then
+  local earlier = redis.call('GET', KEYS[3])
+  if earlier then return earlier end
+end
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local n = 1
 if #last > 0 then n = tonumber(string.match(last[1][1], '^(%d+)')) + 1 end
 redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[4], n .. '-0', 's', ARGV[1], 't', ARGV[2], 'at', ARGV[3])
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'game', ARGV[6])
-return n
+local record = cjson.encode({fingerprint = ARGV[7], message = n, time = tonumber(ARGV[3])})
+if KEYS[3] then redis.call('SET', KEYS[3], record, 'PX', ARGV[8]) end
+return record
 """
 
 
@@ -89,16 +96,23 @@ class Chat:
         self.redis = client
         self._post = client.register_script(POST)
 
-    def post(self, game_id: str, seat: int, text: object) -> ChatMessage:
+    def post(
+        self, game_id: str, seat: int, text: object, key: str | None = None, fingerprint: str = ""
+    ) -> ChatMessage:
         """Store a message of ``seat`` (the caller checked it is the writer's); ``bad_chat``
-        for a text ``clean`` refuses, and nothing is stored then."""
+        for a text ``clean`` refuses, and nothing is stored then. With an idempotency key, the
+        key's first message again if there was one (the seat's keys are its own)."""
         kept = clean(text)
-        when = now_ms()
-        args = [seat, kept, when, KEEP, keys.SIDE_FEED_KEEP, game_id]
+        names = [chat_key(game_id), keys.side_feed_key(shards.of(game_id))]
+        args = [seat, kept, now_ms(), KEEP, keys.SIDE_FEED_KEEP, game_id]
+        args += [fingerprint, idempotency.TTL_MS]
+        if key is not None:
+            names.append(idempotency.chat_key(game_id, seat, key))
         with unavailable():
-            side_feed = keys.side_feed_key(shards.of(game_id))
-            number = self._post(keys=[chat_key(game_id), side_feed], args=args)
-        return ChatMessage(int(number), seat, kept, when)
+            stored = self._post(keys=names, args=args)
+        record = idempotency.replayed(stored, fingerprint)
+        assert record.message is not None and record.time is not None
+        return ChatMessage(record.message, seat, kept, record.time)
 
     def read(self, game_id: str, after: int = 0) -> list[ChatMessage]:
         """The messages kept with a number after ``after``, oldest first."""

@@ -183,16 +183,27 @@ class Emails:
                 self.redis.delete(key)
         return link
 
-    def _redeemed(self, purpose: str, found: str) -> Link | None:
+    def usable(self, purpose: str, token: str) -> bool:
+        """Whether the link would work now; nothing is used up (a mail scanner's fetch)."""
+        with unavailable():
+            found = self.redis.get(link_key(_digest(token)))
+        return found is not None and self._valid(purpose, found.decode()) is not None
+
+    def _valid(self, purpose: str, found: str) -> Link | None:
+        """The link a stored value names, if it is of ``purpose`` and still holds."""
         kind, player_id, hashed = found.split("|")
         email = self.get(player_id)
         if kind != purpose or email is None or address_hash(email.address) != hashed:
             return None
-        if purpose == VERIFY:
-            self._verify(player_id, email.address)
-        elif not email.verified:
+        if purpose != VERIFY and not email.verified:
             return None
         return Link(player_id, email.address)
+
+    def _redeemed(self, purpose: str, found: str) -> Link | None:
+        link = self._valid(purpose, found)
+        if link is not None and purpose == VERIFY:
+            self._verify(link.player_id, link.address)
+        return link
 
     def _verify(self, player_id: str, address: str) -> None:
         """The record's mark, then the index (see the module docstring): the mark alone changes

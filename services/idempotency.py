@@ -1,11 +1,13 @@
-"""Idempotency-Keys for creating a player, creating a game and joining (issue 13, finding 6).
+"""Idempotency-Keys for creating a player, creating a game, joining, adding a webhook and
+writing in a game's chat (issue 13, finding 6).
 
 A client that got no answer (a 503 after the write, a lost connection) retries with the same
 ``Idempotency-Key`` and gets the first answer again; nothing new is created. The same key with
 another body is refused (409 ``idempotency_key_reused``). A key names one request of one client:
-of the same player for a game's creation and a join (joins also of one game); for a player's
-creation, where there is no player yet, the key alone, which must then be long enough to be
-unguessable (``MIN_PLAYER_KEY``: a random UUID is).
+of the same player for a game's creation, a join and a webhook (joins also of one game), of
+the same seat of one game for a chat message; for a player's creation, where there is no player
+yet, the key alone, which must then be long enough to be unguessable (``MIN_PLAYER_KEY``: a
+random UUID is).
 
 Records (JSON ``Record``), each expiring after ``TTL_MS`` (a retry comes within seconds; a day
 covers a client that was offline). Only the key's SHA-256 is kept:
@@ -14,6 +16,10 @@ covers a client that was offline). Only the key's SHA-256 is kept:
 ``idem:{<player id>}:games:<sha256 of key>``         the game made, the creator's seat, the
                                                      version and the seats with an invite
 ``idem:{<game id>}:join:<sha256 of player id|key>``  the seat taken
+``idem:{<player id>}:webhooks:<sha256 of key>``      the webhook added (its secret is derived
+                                                     from its id: ``services.webhooks``)
+``idem:{<game id>}:chat:<sha256 of seat|key>``       the chat message written, and when (one
+                                                     script with the message, ``services.chat``)
 
 A first answer's secrets (a player's token, invite codes) are not kept either: with a key they
 are derived from the server's secret and the key (``services.serversecret``), so a replay makes
@@ -67,6 +73,9 @@ class Record(msgspec.Struct, omit_defaults=True):
     invited: list[int] = []  # a game's creation: the seats given an invite code
     public: bool = False  # a game's creation: listed in the lobby
     pending: bool = False  # a game's creation under way
+    hook: str | None = None  # a webhook's creation: the webhook
+    message: int | None = None  # a chat message's: its number
+    time: int | None = None  # a chat message's: when it was written (ms since the epoch)
 
 
 class KeyReused(ServiceError):
@@ -117,6 +126,14 @@ def games_key(player_id: str, key: str) -> str:
 
 def join_key(game_id: str, player_id: str, key: str) -> str:
     return f"idem:{{{game_id}}}:join:{_hash(player_id, key)}"
+
+
+def webhooks_key(player_id: str, key: str) -> str:
+    return f"idem:{{{player_id}}}:webhooks:{_hash(key)}"
+
+
+def chat_key(game_id: str, seat: int, key: str) -> str:
+    return f"idem:{{{game_id}}}:chat:{_hash(str(seat), key)}"
 
 
 def encode(record: Record) -> bytes:

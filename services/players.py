@@ -125,6 +125,12 @@ class Players(Seats):
         assert made is not None
         return made, token
 
+    def made_with(self, key: str) -> str | None:
+        """The player a creation with ``key`` made (None: none, or its record expired)."""
+        with unavailable():
+            raw = self.redis.get(idempotency.players_key(key))
+        return None if raw is None else msgspec.json.decode(raw, type=Record).player
+
     def _write(self, player: Player, token: str) -> None:
         """The player (unless there) and then its token (see the module docstring)."""
         with unavailable():

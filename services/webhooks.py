@@ -32,7 +32,7 @@ import msgspec
 import redis
 import requests
 
-from services import config, serversecret
+from services import config, idempotency, serversecret
 from services.notifications import Notice
 from services.store import unavailable
 
@@ -105,9 +105,25 @@ class Webhooks:
     def __init__(self, client: redis.Redis) -> None:
         self.redis = client
 
-    def add(self, player_id: str, url: str) -> tuple[Hook, str]:
-        """Register ``url`` (checked by the caller): the hook and its signing secret."""
+    def add(
+        self, player_id: str, url: str, key: str | None = None, fingerprint: str = ""
+    ) -> tuple[Hook, str]:
+        """Register ``url`` (checked by the caller): the hook and its signing secret; with an
+        idempotency key, the key's first hook again if there was one (written if missing, as
+        after a request lost between the key's record and the hook)."""
         hook = Hook("wh_" + secrets.token_hex(8), url, int(time.time() * 1000))
+        if key is not None:
+            record = idempotency.encode(idempotency.Record(fingerprint, hook=hook.id))
+            name = idempotency.webhooks_key(player_id, key)
+            with unavailable():
+                earlier = self.redis.set(name, record, nx=True, px=idempotency.TTL_MS, get=True)
+            if earlier is not None:
+                first = idempotency.replayed(earlier, fingerprint).hook
+                assert first is not None
+                found = self.get(player_id, first)
+                if found is not None:
+                    return found, self.secret(found.id)
+                hook = msgspec.structs.replace(hook, id=first)
         with unavailable():
             if self.redis.hlen(hooks_key(player_id)) >= MAX_HOOKS:
                 raise TooMany()

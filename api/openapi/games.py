@@ -46,6 +46,8 @@ PLAYER_KEY = _creation_key(
 )
 GAME_KEY = _creation_key("each player's keys are their own")
 JOIN_KEY = _creation_key("each player's keys are their own, per game")
+WEBHOOK_KEY = _creation_key("each player's keys are their own")
+CHAT_KEY = _creation_key("each seat's keys are its own, per game")
 LAST_EVENT_ID = {
     "name": "Last-Event-ID",
     "in": "header",

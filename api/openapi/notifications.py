@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from api.openapi.games import WEBHOOK_KEY
 from api.openapi.route import Route, path_param
 from api.routes import push, webhooks
 
@@ -33,6 +34,7 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         (201, webhooks.WebhookCreated),
         body=webhooks.NewWebhook,
         auth="required",
+        params=(WEBHOOK_KEY,),
         errors=(400, 401, 409),
         tag="notifications",
         description="The body is JSON: delivery, event (your_turn, game_ended, "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from api import schemas
-from api.openapi.games import GAME_ID
+from api.openapi.games import CHAT_KEY, GAME_ID
 from api.openapi.route import Route, query
 
 SOCIAL_ROUTES: tuple[Route, ...] = (
@@ -31,8 +31,8 @@ SOCIAL_ROUTES: tuple[Route, ...] = (
         (201, schemas.ChatMessage),
         body=schemas.ChatIn,
         auth="required",
-        params=(GAME_ID,),
-        errors=(400, 401, 403, 404, 415, 429),
+        params=(GAME_ID, CHAT_KEY),
+        errors=(400, 401, 403, 404, 409, 415, 429),
         description="`text`: 1 to 500 characters once line breaks are made spaces and other "
         "control characters dropped (400 `bad_chat`). Spectators read but may not write (403 "
         "`not_seated`). A message is kept with the game, outside its events (the last 200). "

@@ -3,13 +3,14 @@ game reads; live, the messages come with the game's events (``api.sse``)."""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, request
 
 from api.context import caller, deps
 from api.jsonio import body, reply
 from api.params import query_number
 from api.problems import ApiError
-from api.schemas import ChatIn, ChatOut
+from api.schemas import COMMAND_ID_HEADER, ChatIn, ChatOut
+from services import idempotency
 
 bp = Blueprint("chat", __name__)
 
@@ -23,7 +24,9 @@ def post(game_id: str) -> Response:
     if seat is None:
         raise ApiError(403, "not_seated", "only the game's players write in its chat", case="chat")
     sent = body(ChatIn)
-    return reply(d.chat.post(game_id, seat, sent.text), 201)
+    key = idempotency.check_key(request.headers.get(COMMAND_ID_HEADER))
+    message = d.chat.post(game_id, seat, sent.text, key, idempotency.fingerprint(sent))
+    return reply(message, 201)
 
 
 @bp.get("/games/<game_id>/chat")

@@ -23,7 +23,7 @@ from api.jsonio import body, reply
 from api.problems import ApiError
 from api.routes.players import with_cookie
 from api.schemas import SignedIn
-from api.web import i18n
+from api.web import i18n, mailpages
 from services import serversecret
 from services.emails import SIGNIN, VERIFY, Email, Emails, unsubscribe_valid
 from services.store import unavailable
@@ -122,6 +122,8 @@ def redeem(token: str) -> Response:
     link = _emails().redeem(SIGNIN, token)
     player = deps().players.get(link.player_id) if link is not None else None
     if player is None:
+        if request.mimetype == FORM:  # the link page's button: a page again, not JSON
+            return mailpages.bad_link_page()
         raise _bad_link()
     d = deps()
     device, session = d.players.devices.add(player.id, device_label(), d.players.clock())

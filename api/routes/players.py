@@ -22,15 +22,18 @@ TOKEN_COOKIE_AGE = 10 * 365 * 24 * 3600
 def create() -> Response:
     new = body(NewPlayer)
     d = deps()
-    if not new.replace and _cookie_player() is not None:
+    sent = request.headers.get(COMMAND_ID_HEADER)
+    # Nobody is signed in yet: the key alone names the request, so it must be unguessable.
+    key = idempotency.check_key(sent, idempotency.MIN_PLAYER_KEY)
+    present = None if new.replace else _cookie_player()
+    # A repeat of this browser's creation carries the cookie its first answer set: it gets
+    # that answer again.
+    if present is not None and (key is None or d.players.made_with(key) != present):
         raise ApiError(
             409,
             "player_exists",
             "this browser already has a player; send replace: true to start as a new one",
         )
-    sent = request.headers.get(COMMAND_ID_HEADER)
-    # Nobody is signed in yet: the key alone names the request, so it must be unguessable.
-    key = idempotency.check_key(sent, idempotency.MIN_PLAYER_KEY)
     player, token = d.players.create(new.name, key, idempotency.fingerprint(new))
     return with_cookie(reply(PlayerCreated(player.id, player.name, token), 201), token)
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 from typing import Annotated
 
 import msgspec
-from flask import Blueprint, Response
+from flask import Blueprint, Response, request
 
 from api.context import caller, deps
 from api.jsonio import body, reply
 from api.problems import ApiError
+from api.schemas import COMMAND_ID_HEADER
+from services import idempotency
 from services import notifications as nt
 from services import webhooks as wh
 
@@ -104,12 +106,13 @@ def put_notifications() -> Response:
 @bp.post("/me/webhooks")
 def add_webhook() -> Response:
     player, new = caller(), body(NewWebhook)
+    key = idempotency.check_key(request.headers.get(COMMAND_ID_HEADER))
     try:
         wh.check_url(new.url, resolve=False)
     except wh.BadUrl as exc:
         raise ApiError(400, "bad_webhook_url", str(exc)) from exc
     try:
-        hook, secret = _hooks().add(player.id, new.url)
+        hook, secret = _hooks().add(player.id, new.url, key, idempotency.fingerprint(new))
     except wh.TooMany as exc:
         raise ApiError(
             409, "too_many_webhooks", f"at most {wh.MAX_HOOKS} webhooks", max=wh.MAX_HOOKS

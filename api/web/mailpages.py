@@ -4,7 +4,8 @@ of mailed links, and the operator's list of the mails in the maildir.
 A mailed link is opened with a GET. The verification link's page verifies at once: whoever
 opens it reads that mailbox, which is all it proves. The sign-in and unsubscribe links' pages
 only show a button that posts the form (``api.routes.mail``): mail scanners that fetch every
-link must not use up a sign-in link or unsubscribe anybody.
+link must not use up a sign-in link or unsubscribe anybody. A link that no longer works
+(used, expired) shows the same "this link does not work" page on GET and from its button.
 
 ``/operator/mail`` lists the maildir's mails, newest first. It holds sign-in links, so it
 answers only the operator: with ``OMERTA_OPERATOR_TOKEN`` set, to HTTP Basic (any user, the
@@ -26,7 +27,7 @@ from api.context import deps
 from api.problems import ApiError
 from api.web import _page
 from services import config, mail, serversecret
-from services.emails import VERIFY, Emails, unsubscribe_valid
+from services.emails import SIGNIN, VERIFY, Emails, unsubscribe_valid
 
 bp = Blueprint("mailpages", __name__)
 
@@ -50,12 +51,14 @@ def email_page() -> str:
 @bp.get("/email/verify/<token>")
 def verify(token: str) -> Response:
     if Emails(deps().players.redis).redeem(VERIFY, token) is None:
-        return _bad_link()
+        return bad_link_page()
     return _link_page(title="mail.verified.title", text="mail.verified.text")
 
 
 @bp.get("/signin/email/<token>")
 def signin(token: str) -> Response:
+    if not Emails(deps().players.redis).usable(SIGNIN, token):
+        return bad_link_page()
     return _link_page(
         title="mail.signin.title",
         text="mail.signin.text",
@@ -67,7 +70,7 @@ def signin(token: str) -> Response:
 @bp.get("/mail/unsubscribe/<player_id>/<signature>")
 def unsubscribe(player_id: str, signature: str) -> Response:
     if not unsubscribe_valid(serversecret.load(deps().players.redis), player_id, signature):
-        return _bad_link()
+        return bad_link_page()
     return _link_page(
         title="mail.unsubscribe.title",
         text="mail.unsubscribe.text",
@@ -81,7 +84,8 @@ def unsubscribed() -> Response:
     return _link_page(title="mail.unsubscribe.title", text="mail.unsubscribed.text")
 
 
-def _bad_link() -> Response:
+def bad_link_page() -> Response:
+    """What a mailed link that does not work shows (used, expired or incomplete)."""
     return _link_page(410, title="mail.bad_link.title", text="mail.bad_link.text")
 
 

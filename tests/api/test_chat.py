@@ -41,6 +41,20 @@ def test_players_write_and_everyone_reads(api: Api, service: CommandService) -> 
     assert audit.verify(service.store, game_id) == []
 
 
+def test_a_message_sent_again_with_its_idempotency_key_is_stored_once(api: Api) -> None:
+    game_id, ann, bob = seated_game(api)
+    key = {"Idempotency-Key": "web-0a1b2c3d4e5f60718293a4b5"}
+    path = f"/games/{game_id}/chat"
+    first = api.call("POST", path, ann, json={"text": "hello"}, headers=key)
+    again = api.call("POST", path, ann, json={"text": "hello"}, headers=key)
+    assert first.status_code == again.status_code == 201 and again.json == first.json
+    assert chat(api, game_id) == [first.json]
+    other = api.call("POST", path, ann, json={"text": "bye"}, headers=key)
+    assert other.status_code == 409 and other.json["code"] == "idempotency_key_reused"
+    theirs = api.ok("POST", path, bob, json={"text": "hello"}, headers=key)  # each seat's own
+    assert chat(api, game_id) == [first.json, theirs]
+
+
 def test_a_spectator_reads_but_does_not_write(api: Api) -> None:
     game_id, ann, _ = seated_game(api)
     api.ok("POST", f"/games/{game_id}/chat", ann, json={"text": "hi"})

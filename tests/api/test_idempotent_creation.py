@@ -10,6 +10,7 @@ from typing import Any
 import msgspec
 import pytest
 import redis
+from flask import Flask
 
 from api.schemas import NewGame
 from services import idempotency, keys
@@ -282,3 +283,18 @@ def test_a_join_key_with_another_body_is_refused(api: Api) -> None:
     refused(api.call("POST", path, bob, json=other, headers=keyed()), 409, "idempotency_key_reused")
     carol = api.player("Carol")  # the other seat is still open
     assert api.join(carol, game["game_id"], other["invite"]) == 2
+
+
+def test_a_double_click_on_start_playing_gets_the_first_player(
+    app: Flask, real_redis: redis.Redis
+) -> None:
+    """A browser's repeat carries the cookie the first answer set: it is the first answer
+    again, not 409 ``player_exists``; another key from that browser still is."""
+    with app.test_client() as browser:  # keeps cookies, as a browser does
+        first = browser.post("/players", json={"name": "Ann"}, headers=keyed())
+        again = browser.post("/players", json={"name": "Ann"}, headers=keyed())
+        assert first.status_code == again.status_code == 201, again.json
+        assert again.json == first.json
+        other = browser.post("/players", json={"name": "Ann"}, headers=keyed(KEY[::-1]))
+        refused(other, 409, "player_exists")
+    assert len(players_in(real_redis)) == 1

@@ -152,6 +152,10 @@ def test_the_sign_in_link_signs_in_once_and_expires(
     me = web.ok("GET", "/me", Who(ann.id, ann.name, session))
     assert me["id"] == ann.id
     assert web.call("POST", path).status_code == 410  # used
+    for method, sent in (("GET", {}), ("POST", {"data": b"", "headers": {"Content-Type": FORM}})):
+        used = web.call(method, path, **sent)  # the page, and its button once more
+        assert used.status_code == 410 and used.mimetype == "text/html", (method, used.text)
+        assert "This link does not work" in used.text and "<form" not in used.text
 
     web.call("POST", "/signin/email", json={"address": ADDRESS})
     run_mail_jobs(real_redis)

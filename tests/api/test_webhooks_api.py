@@ -26,6 +26,20 @@ def test_webhooks_are_the_callers_own_and_the_secret_is_shown_once(api: Api) -> 
     assert api.call("DELETE", f"/me/webhooks/{hook['id']}", ann).status_code == 404
 
 
+def test_a_webhook_sent_again_with_its_idempotency_key_is_the_first_one(api: Api) -> None:
+    ann, bob = api.player("Ann"), api.player("Bob")
+    key = {"Idempotency-Key": "web-4f1c2b9a8e7d6c5b4a3f2e1d"}
+    first = api.call("POST", "/me/webhooks", ann, json={"url": HOOK}, headers=key)
+    again = api.call("POST", "/me/webhooks", ann, json={"url": HOOK}, headers=key)
+    assert first.status_code == again.status_code == 201 and again.json == first.json
+    assert [h["id"] for h in api.ok("GET", "/me/webhooks", ann)["webhooks"]] == [first.json["id"]]
+    other = api.call("POST", "/me/webhooks", ann, json={"url": HOOK + "/2"}, headers=key)
+    assert other.status_code == 409 and other.json["code"] == "idempotency_key_reused"
+    assert len(api.ok("GET", "/me/webhooks", ann)["webhooks"]) == 1
+    theirs = api.ok("POST", "/me/webhooks", bob, json={"url": HOOK}, headers=key)  # Bob's own key
+    assert theirs["id"] != first.json["id"]
+
+
 @pytest.mark.parametrize(
     "url", ["ftp://hooks.example.org/", "http://127.0.0.1:9/", "http://localhost/", "nothing"]
 )

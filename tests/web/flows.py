@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+import time
 
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.web.conftest import screenshot
 
@@ -115,3 +116,17 @@ def my_turn_or_over(page: Page) -> str:
         prompt = page.locator("#prompt").inner_text()
         raise AssertionError(f"no move asked for and no result; prompt: {prompt!r}") from None
     return "over" if page.locator("#result").is_visible() else "turn"
+
+
+# What a worker projects (lists, ratings) shows within this, even on a busy machine.
+PROJECTED_MS = 20_000
+
+
+def reload_until(page: Page, path: str, shown: Locator) -> None:
+    """Opens ``path`` and reloads it until ``shown`` is there: a page drawn on the server from
+    what a worker projects (ratings) has it a moment after the game ended."""
+    deadline = time.monotonic() + PROJECTED_MS / 1000
+    page.goto(path)
+    while not shown.count():
+        assert time.monotonic() < deadline, f"{path} never showed {shown}"
+        page.reload()

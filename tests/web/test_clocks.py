@@ -9,7 +9,7 @@ import re
 from playwright.sync_api import Page, expect
 
 from tests.web.conftest import PHONE, screenshot
-from tests.web.flows import sign_up, watch_errors
+from tests.web.flows import PROJECTED_MS, sign_up, watch_errors
 
 
 def test_the_countdown_shows_and_ticks(page: Page) -> None:
@@ -59,4 +59,20 @@ def test_a_vacation_starts_and_ends_with_the_keyboard(page: Page) -> None:
     page.goto("/language/ja?next=/vacation")
     expect(page.locator("h1")).to_have_text("休暇")
     expect(page.locator("#vacation-state")).to_have_text("休暇中ではありません。")
+    assert errors == []
+
+
+def test_a_seat_waiting_under_a_per_move_clock_shows_its_time_per_move(page: Page) -> None:
+    errors = watch_errors(page)
+    sign_up(page, "Pia")
+    made = page.request.post(
+        "/games",
+        data={"game": "famiglia", "seats": 2, "clock": {"type": "per_move", "seconds": 86400}},
+    ).json()
+    page.goto(f"/play/{made['game_id']}")
+    waiting = page.locator("#clocks .seat-clock[data-seat='1']")
+    # The clocks come from the read model, which the worker writes.
+    expect(waiting).to_have_text(re.compile(r"24 h for the next move$"), timeout=PROJECTED_MS)
+    page.goto("/language/ja?next=" + f"/play/{made['game_id']}")
+    expect(waiting).to_have_text(re.compile(r"次の手に24時間$"), timeout=PROJECTED_MS)
     assert errors == []

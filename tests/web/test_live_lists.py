@@ -85,7 +85,7 @@ def test_lists_and_counts_follow_the_game(new_context: Callable[..., BrowserCont
     )
     result = call(alice, "GET", f"/games/{game_id}")["result"]
     winners, scores = result["winners"], " : ".join(map(str, result["scores"]))
-    outcome = "shared win" if len(winners) > 1 else "you won" if winners == [0] else "you lost"
+    outcome = "draw" if len(winners) == 2 else "you won" if winners == [0] else "you lost"
     expect(entry).to_contain_text(f"{outcome} · {scores}")
     expect(entry.get_by_role("link", name="Result")).to_be_visible()
     expect(entry.get_by_role("link", name="Watch")).to_have_count(0)

@@ -101,3 +101,10 @@ def test_the_browsers_favicon_request_finds_the_icon(client: FlaskClient) -> Non
     found = client.get("/favicon.ico")
     assert found.status_code == 308
     assert found.headers["Location"].endswith("/web/static/icon.svg")
+
+
+@pytest.mark.parametrize("path", ["/devices", "/signin", "/notifications"])
+def test_the_email_page_is_linked_from_the_sign_in_pages(client: FlaskClient, path: str) -> None:
+    for lang, text in (("en", "Email: your address, sign-in by mail"), ("ja", "メール")):
+        page = client.get(path, headers={"Accept-Language": lang}).text
+        assert re.search(rf'<a [^>]*href="/email"[^>]*>{text}', page), (lang, path)

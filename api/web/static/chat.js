@@ -86,7 +86,7 @@
     const button = form.querySelector("button");
     button.disabled = true;
     try {
-      show(await api("POST", `/games/${gameId}/chat`, { text }));
+      show(await Omerta.create(`/games/${gameId}/chat`, { text }));
       input.value = "";
     } catch (err) {
       showError(err);

@@ -59,7 +59,15 @@ const Clock = (() => {
   }
   setInterval(tick, 1000);
 
-  // The game page: each seat of a person, with its countdown or what its bank holds.
+  // A seat not to move: what its bank holds, or under a per-move clock the time its next
+  // move will have (`bank` is then that limit, not a bank).
+  function allowance(clock, ms) {
+    return clock.type === "per_move"
+      ? el("span", { class: "next-move" }, t("clock.next_move", { time: length(ms / 1000) }))
+      : el("span", { class: "bank" }, t("clock.bank_left", { time: left(ms) }));
+  }
+
+  // The game page: each seat of a person, with its countdown or its allowance.
   function drawGame(game) {
     const box = document.getElementById("clocks");
     if (!box) return;
@@ -70,8 +78,7 @@ const Clock = (() => {
       class: "seat-clock" + (c.seat === game.your_seat ? " mine" : ""),
       dataset: { seat: c.seat } },
       el("span", { class: "who" }, names[c.seat]), " ",
-      c.deadline !== null ? countdown(c.deadline, c.paused)
-        : el("span", { class: "bank" }, t("clock.bank_left", { time: left(c.bank) }))));
+      c.deadline !== null ? countdown(c.deadline, c.paused) : allowance(game.clock, c.bank)));
     box.replaceChildren(
       el("h2", {}, t("clock.title")),
       el("p", { class: "control" }, describe(game.clock, game.on_timeout)),

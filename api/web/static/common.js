@@ -79,6 +79,47 @@ const Omerta = (() => {
     return data;
   }
 
+  // A creating POST (a player, a game, a seat, a webhook) with an Idempotency-Key: a repeat of
+  // the same request (a double click, a retry after an error or an answer that never came)
+  // gets the first answer. The key is dropped once the request succeeded, so a later
+  // deliberate repeat creates anew.
+  const creationKeys = new Map();
+  async function create(path, body) {
+    const request = path + " " + JSON.stringify(body ?? null);
+    if (!creationKeys.has(request)) creationKeys.set(request, randomHex(16));
+    const made = await api("POST", path, body, { "Idempotency-Key": creationKeys.get(request) });
+    creationKeys.delete(request);
+    return made;
+  }
+
+  // Runs `action` with `buttons` disabled, so a second click while its request is in flight
+  // does nothing; a keyboard user's focus on one of them comes back afterwards.
+  async function whileBusy(buttons, action) {
+    const focused = document.activeElement;
+    for (const button of buttons) button.disabled = true;
+    try {
+      return await action();
+    } finally {
+      for (const button of buttons) button.disabled = false;
+      if (buttons.includes(focused) && document.activeElement === document.body) focused.focus();
+    }
+  }
+
+  // A form whose submission sends a request: `handler` runs with the form's buttons disabled,
+  // and a submission meanwhile (Enter in a field) is dropped.
+  function onSubmitOnce(form, handler) {
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      if (form.dataset.busy) return;
+      form.dataset.busy = "yes";
+      try {
+        await whileBusy([...form.querySelectorAll("button")], handler);
+      } finally {
+        delete form.dataset.busy;
+      }
+    });
+  }
+
   // The player of this browser (the API's cookie), or null when there is none yet.
   let mePromise = null;
   function me() {
@@ -93,7 +134,7 @@ const Omerta = (() => {
 
   // `replace`: the page has asked, and the person wants to leave this browser's player.
   async function createPlayer(name, replace) {
-    const made = await api("POST", "/players", replace ? { name, replace: true } : { name });
+    const made = await create("/players", replace ? { name, replace: true } : { name });
     mePromise = Promise.resolve({ id: made.id, name: made.name });
     showMe();
     document.dispatchEvent(new CustomEvent("omerta:player"));
@@ -228,10 +269,15 @@ const Omerta = (() => {
     return null;
   }
 
-  function commandId() {
-    const bytes = new Uint8Array(12);
+  // getRandomValues, unlike randomUUID, works on a plain-http address too.
+  function randomHex(size) {
+    const bytes = new Uint8Array(size);
     crypto.getRandomValues(bytes);
-    return "web-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  function commandId() {
+    return "web-" + randomHex(12);
   }
 
   function pageUrl(gameId, what) {
@@ -260,7 +306,7 @@ const Omerta = (() => {
     });
   }
 
-  return { API, LANG, MESSAGES, t, tn, api, ApiError, refusal, me, createPlayer, el, append, toast,
-           showError, seatName, seatNames, aiBadge, commandId, pageUrl, profileUrl, tip, optionTip,
-           confirmMove, setTitle };
+  return { API, LANG, MESSAGES, t, tn, api, create, whileBusy, onSubmitOnce, ApiError, refusal,
+           me, createPlayer, el, append, toast, showError, seatName, seatNames, aiBadge, commandId,
+           pageUrl, profileUrl, tip, optionTip, confirmMove, setTitle };
 })();

@@ -100,9 +100,11 @@
     }
   }
 
-  document.getElementById("link-make").addEventListener("click", async () => {
+  // One link at a time: a second click meanwhile would revoke the link the first one shows.
+  const linkMake = document.getElementById("link-make");
+  linkMake.addEventListener("click", async () => {
     try {
-      const made = await api("POST", "/me/signin");
+      const made = await Omerta.whileBusy([linkMake], () => api("POST", "/me/signin"));
       document.getElementById("signin-link").value = made.link;
       document.getElementById("signin-code").value = made.code;
       showQr(made.qr);

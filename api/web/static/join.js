@@ -2,7 +2,7 @@
 "use strict";
 
 (() => {
-  const { api, t, createPlayer, showError, pageUrl } = Omerta;
+  const { create, t, createPlayer, showError, pageUrl } = Omerta;
   const gameId = document.body.dataset.gameId;
   // The code travels in the fragment (#invite=...): browsers never send it to a server's logs.
   const invite = new URLSearchParams(location.hash.slice(1)).get("invite");
@@ -17,11 +17,10 @@
     document.getElementById("name-label").hidden = !!player;
   }
 
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
+  Omerta.onSubmitOnce(form, async () => {
     try {
       if (!(await Omerta.me())) await createPlayer(name.value);
-      await api("POST", `/games/${gameId}/join`, { invite });
+      await create(`/games/${gameId}/join`, { invite });
       location.href = pageUrl(gameId);
     } catch (err) {
       showError(err);

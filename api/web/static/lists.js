@@ -39,22 +39,23 @@ const Lists = (() => {
       Number.isFinite(first) ? [" · ", Clock.countdown(first)] : null);
   }
 
-  async function join(entry) {
+  async function join(entry, button) {
     try {
-      await api("POST", `/games/${entry.game_id}/join`, {});
+      await Omerta.whileBusy([button], () => Omerta.create(`/games/${entry.game_id}/join`, {}));
       location.href = pageUrl(entry.game_id);
     } catch (err) {
       showError(err);
     }
   }
 
-  // A finished game of the player's: won, lost or shared, with the scores in seat order; or
-  // expired, nobody having joined it.
+  // A finished game of the player's: won, lost, shared or a draw (everybody won, as the
+  // profile page counts it), with the scores in seat order; or expired, nobody having joined it.
   function outcome(entry) {
     const { winners, scores, reason, details } = entry.result;
     if (reason === "expired") return t("reason.expired", details);
     const key = !winners.includes(entry.your_seat) ? "list.lost"
-      : winners.length > 1 ? "list.shared" : "list.won";
+      : winners.length === scores.length ? "list.draw"
+        : winners.length > 1 ? "list.shared" : "list.won";
     return t(key, { scores: scores.join(" : ") });
   }
 
@@ -65,7 +66,7 @@ const Lists = (() => {
       : myTurn ? t("list.your_turn") : mine ? t("list.waiting") : null;
     const links = [];
     if (kind === "lobby" && !mine) {
-      links.push(el("button", { type: "button", class: "primary", onclick: () => join(entry) },
+      links.push(el("button", { type: "button", class: "primary", onclick: (event) => join(entry, event.currentTarget) },
         t("list.join")));
       links.push(el("a", { class: "button", href: pageUrl(entry.game_id) }, t("list.watch")));
     } else {

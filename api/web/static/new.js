@@ -201,8 +201,7 @@
     go.focus();
   }
 
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
+  Omerta.onSubmitOnce(form, async () => {
     const n = Number(document.getElementById("seat-count").value);
     const ai = {};
     for (let seat = 1; seat < n; seat++) {
@@ -213,7 +212,7 @@
       }
     }
     try {
-      const made = await api("POST", "/games", { game: current().name, seats: n, ai, seat: 0,
+      const made = await Omerta.create("/games", { game: current().name, seats: n, ai, seat: 0,
         options: chosenOptions(), public: document.getElementById("public").checked,
         ...chosenClock() });
       // Nobody to invite (only AI opponents): straight to the game.

@@ -172,11 +172,10 @@
     }
   }
 
-  document.getElementById("hook-form").addEventListener("submit", async (event) => {
-    event.preventDefault();
+  Omerta.onSubmitOnce(document.getElementById("hook-form"), async () => {
     const input = document.getElementById("hook-url");
     try {
-      const made = await api("POST", "/me/webhooks", { url: input.value });
+      const made = await Omerta.create("/me/webhooks", { url: input.value });
       const secret = document.getElementById("hook-secret");
       secret.textContent = t("notify.hook_secret", { url: made.url, secret: made.secret });
       secret.hidden = false;

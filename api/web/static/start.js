@@ -21,8 +21,7 @@
     }
   }
 
-  document.getElementById("name-form").addEventListener("submit", async (event) => {
-    event.preventDefault();
+  Omerta.onSubmitOnce(document.getElementById("name-form"), async () => {
     try {
       // This browser's player lives only in its cookie: replacing it loses its seats, so ask.
       const existing = await Omerta.me().catch(() => null);
