@@ -69,6 +69,7 @@ API_CODES: dict[str, tuple[int, str]] = {
     "bad_on_timeout": (400, "a time-out policy other than takeover or forfeit, or no bot level"),
     "bad_vacation": (400, "a vacation that ends before it starts, or given both days and a date"),
     "unknown_game_name": (400, "no game of that name is on offer"),
+    "bad_expected_version": (400, "an expected_version that is not a version number >= 0"),
     "bad_command_id": (400, "an Idempotency-Key that is empty or longer than 128 characters"),
     "reserved_command_id": (400, "an Idempotency-Key with the AI seats' prefix (ai-)"),
     "weak_idempotency_key": (400, "POST /players: an Idempotency-Key shorter than 16 characters"),

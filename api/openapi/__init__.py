@@ -19,9 +19,10 @@ from api.openapi.games import GAME_ROUTES
 from api.openapi.identity import IDENTITY_ROUTES
 from api.openapi.notifications import NOTIFICATION_ROUTES
 from api.openapi.ratings import RATING_ROUTES
+from api.openapi.refusals import codes_of
 from api.openapi.route import JSON, Route
 from api.openapi.social import SOCIAL_ROUTES
-from api.problems import API_CODES, Problem
+from api.problems import Problem
 from api.schemas import InboxEvent
 from domain import GAMES
 from services.rematch import Offer
@@ -94,10 +95,11 @@ def _operation(route: Route) -> dict[str, Any]:
     responses: dict[str, Any] = {str(status): {"description": "OK", "content": content}}
     if status == 204:
         responses[str(status)] = {"description": "Done (no body)"}
-    # Every write: 415 json_required, 403 cross_origin (api.security).
-    writes = {403, 415} if route.method in ("post", "put", "patch", "delete") else set()
-    for code in sorted(set(route.errors) | writes | {500}):
-        responses[str(code)] = {"$ref": f"#/components/responses/Problem{code}"}
+    by_status: dict[int, list[str]] = {}
+    for code, code_status in sorted(codes_of(route).items()):
+        by_status.setdefault(code_status, []).append(code)
+    for code_status, codes in sorted(by_status.items()):
+        responses[str(code_status)] = _problem_response(codes)
     op: dict[str, Any] = {
         "operationId": f"{route.method}_{route.path}".replace("/", "_")
         .replace("{", "")
@@ -123,18 +125,21 @@ def _operation(route: Route) -> dict[str, Any]:
     return op
 
 
-def _problem_responses() -> dict[str, Any]:
-    statuses = sorted({status for status, _ in API_CODES.values()} | {500})
-    out = {}
-    for status in statuses:
-        codes = sorted(c for c, (s, _) in API_CODES.items() if s == status)
-        out[f"Problem{status}"] = {
-            "description": "problem details; code: " + ", ".join(codes),
-            "content": {
-                "application/problem+json": {"schema": {"$ref": REF.format(name="Problem")}}
-            },
-        }
-    return out
+def _problem_response(codes: list[str]) -> dict[str, Any]:
+    """A refusal with one of ``codes``; ``type`` links each code's entry on the API page."""
+    return {
+        "description": "problem details; code: " + ", ".join(codes),
+        "content": {
+            "application/problem+json": {
+                "schema": {
+                    "allOf": [
+                        {"$ref": REF.format(name="Problem")},
+                        {"properties": {"code": {"enum": codes}}},
+                    ]
+                }
+            }
+        },
+    }
 
 
 def document() -> dict[str, Any]:
@@ -158,7 +163,6 @@ def document() -> dict[str, Any]:
         "paths": paths,
         "components": {
             "schemas": _components(),
-            "responses": _problem_responses(),
             "securitySchemes": {
                 "bearer": {
                     "type": "http",

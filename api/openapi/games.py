@@ -77,7 +77,23 @@ GAME_ROUTES: tuple[Route, ...] = (
         body=schemas.NewGame,
         auth="required",
         params=(GAME_KEY,),
-        errors=(400, 401, 409, 429),
+        codes=(
+            "bad_ai",
+            "bad_ai_level",
+            "bad_clock",
+            "bad_command_id",
+            "bad_on_timeout",
+            "bad_options",
+            "bad_seats",
+            "idempotency_key_in_use",
+            "idempotency_key_reused",
+            "rate_limited",
+            "store_unavailable",
+            "too_many_open_games",
+            "unknown_game",
+            "unknown_game_name",
+            "weak_idempotency_key",
+        ),
     ),
     Route(
         "get",
@@ -86,7 +102,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         (200, schemas.GameOut),
         auth="optional",
         params=(GAME_ID,),
-        errors=(401, 404),
+        codes=("store_unavailable", "unknown_game"),
     ),
     Route(
         "post",
@@ -96,7 +112,17 @@ GAME_ROUTES: tuple[Route, ...] = (
         body=schemas.JoinGame,
         auth="required",
         params=(GAME_ID, JOIN_KEY),
-        errors=(400, 401, 403, 404, 409, 429),
+        codes=(
+            "bad_command_id",
+            "bad_invite",
+            "idempotency_key_in_use",
+            "idempotency_key_reused",
+            "no_open_seat",
+            "rate_limited",
+            "store_unavailable",
+            "unknown_game",
+            "weak_idempotency_key",
+        ),
     ),
     Route(
         "get",
@@ -105,7 +131,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         (200, schemas.ViewOut),
         auth="optional",
         params=(GAME_ID,),
-        errors=(401, 404),
+        codes=("store_unavailable", "unknown_game"),
     ),
     Route(
         "get",
@@ -114,7 +140,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         (200, schemas.LegalOut),
         auth="required",
         params=(GAME_ID,),
-        errors=(401, 403, 404),
+        codes=("not_seated", "store_unavailable", "unknown_game"),
     ),
     Route(
         "post",
@@ -124,7 +150,24 @@ GAME_ROUTES: tuple[Route, ...] = (
         body=schemas.CommandIn,
         auth="required",
         params=(GAME_ID, IDEMPOTENCY),
-        errors=(400, 401, 403, 404, 409, 413, 422, 429),
+        rules=True,
+        codes=(
+            "bad_command",
+            "bad_command_id",
+            "bad_expected_version",
+            "command_id_reused",
+            "conflict",
+            "not_seated",
+            "not_your_seat",
+            "rate_limited",
+            "reserved_command_id",
+            "seat_taken_over",
+            "store_unavailable",
+            "unknown_command",
+            "unknown_game",
+            "wrong_game_command",
+            "wrong_seat",
+        ),
     ),
     Route(
         "get",
@@ -133,7 +176,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         (200, schemas.HistoryOut),
         auth="optional",
         params=(GAME_ID, AFTER),
-        errors=(400, 401, 404),
+        codes=("bad_parameter", "store_unavailable", "unknown_game", "wrong_seat"),
     ),
     Route(
         "get",
@@ -142,7 +185,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         (200, schemas.ViewOut),
         auth="optional",
         params=(GAME_ID, path_param("version", "integer", "1 to the game's version")),
-        errors=(401, 404),
+        codes=("store_unavailable", "unknown_game", "unknown_version"),
     ),
     Route(
         "get",
@@ -151,7 +194,14 @@ GAME_ROUTES: tuple[Route, ...] = (
         (200, None),
         auth="optional",
         params=(GAME_ID, AFTER, LAST_EVENT_ID, CHAT),
-        errors=(400, 401, 404, 429),
+        codes=(
+            "bad_parameter",
+            "rate_limited",
+            "store_unavailable",
+            "too_many_streams",
+            "unknown_game",
+            "wrong_seat",
+        ),
         media="text/event-stream",
         description="Each message: `id` the version, `event` the type, `data` an EventOut. "
         "Chat messages written meanwhile come as `event: chat` (no `id`), `data` a "
@@ -167,7 +217,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "Public games with an open seat",
         (200, schemas.GameList),
         auth="optional",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="players",
     ),
     Route(
@@ -177,7 +227,16 @@ GAME_ROUTES: tuple[Route, ...] = (
         (201, schemas.PlayerCreated),
         body=schemas.NewPlayer,
         params=(PLAYER_KEY,),
-        errors=(400, 409, 429),
+        codes=(
+            "bad_command_id",
+            "bad_name",
+            "idempotency_key_in_use",
+            "idempotency_key_reused",
+            "player_exists",
+            "rate_limited",
+            "store_unavailable",
+            "weak_idempotency_key",
+        ),
         tag="players",
         description="Also sets the token as an HttpOnly cookie for the web pages. When the "
         "request's cookie already names a player, the answer is 409 `player_exists` unless "
@@ -190,7 +249,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "The caller",
         (200, schemas.PlayerOut),
         auth="required",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="players",
     ),
     Route(
@@ -199,7 +258,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "The caller's games",
         (200, schemas.GameList),
         auth="required",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="players",
     ),
     Route(
@@ -208,7 +267,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "The caller's games waiting for the caller",
         (200, schemas.GameList),
         auth="required",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="players",
         description="Waiting longest first; `waiting_since` (ms) is when the caller's seat "
         "began to owe its decision, `to_act` the seats to act.",
@@ -220,7 +279,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         (200, None),
         auth="required",
         params=(INBOX_EVENT_ID,),
-        errors=(400, 401, 429),
+        codes=("bad_parameter", "store_unavailable", "too_many_streams"),
         media="text/event-stream",
         tag="players",
         description="One stream per player for every page. Each message: `event` `inbox`, "
@@ -240,7 +299,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         body=schemas.Seen,
         auth="required",
         params=(GAME_ID,),
-        errors=(400, 401, 404),
+        codes=("store_unavailable", "unknown_game"),
         description="Kept per player and game on the server (so it follows the player to "
         "every device); an older version than the stored one changes nothing, one past the "
         "game's is taken as the game's. The answer's `previous` is what was stored before: "
@@ -252,7 +311,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "/readyz",
         "The event store answers",
         (200, schemas.Health),
-        errors=(503,),
+        codes=("store_unavailable",),
         tag="operations",
     ),
     Route("get", "/openapi.json", "This document", (200, None), tag="operations"),

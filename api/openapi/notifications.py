@@ -13,7 +13,7 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         "The caller's notification preferences, per channel and event",
         (200, webhooks.NotificationPrefs),
         auth="required",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="notifications",
     ),
     Route(
@@ -23,7 +23,7 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         (200, webhooks.NotificationPrefs),
         body=webhooks.NotificationPrefs,
         auth="required",
-        errors=(400, 401),
+        codes=("store_unavailable",),
         tag="notifications",
     ),
     Route(
@@ -33,7 +33,7 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         (201, webhooks.WebhookCreated),
         body=webhooks.NewWebhook,
         auth="required",
-        errors=(400, 401, 409),
+        codes=("bad_webhook_url", "store_unavailable", "too_many_webhooks"),
         tag="notifications",
         description="The body is JSON: delivery, event (your_turn, game_ended, "
         "player_joined, time_low), game_id, game, version, seat. Headers: X-Omerta-Timestamp, "
@@ -49,7 +49,7 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         "The caller's webhooks",
         (200, webhooks.WebhookList),
         auth="required",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="notifications",
     ),
     Route(
@@ -59,7 +59,7 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         (200, webhooks.WebhookList),
         auth="required",
         params=(HOOK_ID,),
-        errors=(401, 404),
+        codes=("store_unavailable", "unknown_webhook"),
         tag="notifications",
     ),
     Route(
@@ -76,7 +76,12 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         (201, push.SubscriptionOut),
         body=push.NewSubscription,
         auth="required",
-        errors=(400, 401, 409),
+        codes=(
+            "bad_push_endpoint",
+            "bad_push_keys",
+            "store_unavailable",
+            "too_many_push_subscriptions",
+        ),
         tag="notifications",
         description="Each event the caller wants on the push channel is pushed to the "
         "endpoint, encrypted for the browser's keys (RFC 8291, aes128gcm) and signed with the "
@@ -91,7 +96,7 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         "The caller's browsers that get pushes",
         (200, push.SubscriptionList),
         auth="required",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="notifications",
     ),
     Route(
@@ -101,7 +106,7 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         (200, push.SubscriptionList),
         body=push.Unsubscribe,
         auth="required",
-        errors=(400, 401, 404),
+        codes=("store_unavailable", "unknown_push_subscription"),
         tag="notifications",
     ),
 )
