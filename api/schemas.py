@@ -285,6 +285,9 @@ class ViewOut(msgspec.Struct, frozen=True):
 
 
 class LegalOut(msgspec.Struct, frozen=True):
+    """The game's own moves the seat may send at ``version``; never the table's commands
+    (concede, draws, undo: the game's ``table`` says which apply)."""
+
     game_id: str
     version: int
     seat: int
@@ -295,7 +298,8 @@ class Accepted(msgspec.Struct, frozen=True):
     """The command's events are versions ``first`` to ``version`` (none if first > version);
     ``duplicate``: an earlier request with this Idempotency-Key stored them. What follows at
     ``version``, to save a request: ``to_act``, the seats owing a decision, and ``legal``, the
-    caller's commands (as ``GET .../legal`` would list them); both null for a duplicate."""
+    caller's moves (as ``GET .../legal`` would list them: not the table's commands); both null
+    for a duplicate."""
 
     game_id: str
     command_id: str

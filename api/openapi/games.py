@@ -7,8 +7,11 @@ from typing import Any
 from api import schemas
 from api.openapi.route import Route, path_param, query
 from api.schemas import COMMAND_ID_HEADER
+from domain.table import messages as table_messages
 from services.idempotency import MIN_PLAYER_KEY
 
+# The table's commands (domain.table), which GET .../legal never lists.
+TABLE = ", ".join(f"`{kind.__struct_config__.tag}`" for kind in table_messages.COMMANDS)
 GAME_ID = path_param("game_id", about="the game's id (from POST /games)")
 AFTER = query("after", "only events after this version")
 CHAT = query("chat", "also the chat messages after this number, and past the game's end")
@@ -136,10 +139,14 @@ GAME_ROUTES: tuple[Route, ...] = (
     Route(
         "get",
         "/games/{game_id}/legal",
-        "Every command the caller may send now",
+        "The game's own moves the caller may send now (not the table's commands)",
         (200, schemas.LegalOut),
         auth="required",
         params=(GAME_ID,),
+        description=f"Lists the moves of the game's rules only. The table's commands ({TABLE}) "
+        "are never listed: any seat may send `concede` while the game goes on, and the game's "
+        "`table` (GET /games/{id} or .../view) says when the others apply: `can_offer_draw`, "
+        "`draw_offer` (the other seat's offer: `accept_draw` or `decline_draw`), `can_undo`.",
         codes=("not_seated", "store_unavailable", "unknown_game"),
     ),
     Route(

@@ -10,7 +10,7 @@ import functools
 from pathlib import Path
 
 import domain
-from api.openapi.route import Route
+from api.openapi.route import Route, routed_by_type
 from api.problems import API_CODES
 from api.web import i18n
 
@@ -61,6 +61,8 @@ def codes_of(route: Route) -> dict[str, int]:
         codes |= {"malformed_json", "invalid_body", "body_too_large", "json_required"}
     if route.method in WRITES:
         codes.add("cross_origin")
+    if routed_by_type(route):
+        codes.add("not_found")
     out = {code: API_CODES[code][0] for code in codes}
     if route.rules:
         out |= dict.fromkeys(rule_codes(), RULE_STATUS)

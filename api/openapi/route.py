@@ -27,13 +27,18 @@ class Route:
 
 
 def path_param(name: str, kind: str = "string", about: str = "") -> dict[str, Any]:
-    return {
-        "name": name,
-        "in": "path",
-        "required": True,
-        "schema": {"type": kind},
-        "description": about,
-    }
+    """A path parameter; an integer one is a whole number >= 0, as the router's int converter
+    takes (anything else: 404 not_found, no operation of the API)."""
+    schema: dict[str, Any] = {"type": kind}
+    if kind == "integer":
+        schema["minimum"] = 0
+    return {"name": name, "in": "path", "required": True, "schema": schema, "description": about}
+
+
+def routed_by_type(route: Route) -> bool:
+    """Whether the router itself refuses some paths of ``route`` (404 not_found): those with
+    an integer parameter that is not a whole number."""
+    return any(p["in"] == "path" and p["schema"]["type"] == "integer" for p in route.params)
 
 
 def query(name: str, about: str) -> dict[str, Any]:

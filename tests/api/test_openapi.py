@@ -8,6 +8,7 @@ import pytest
 from flask import Flask
 
 from api.problems import API_CODES
+from domain.table import messages as table_messages
 from tests.api.helpers import Api
 
 pytestmark = pytest.mark.server
@@ -75,3 +76,23 @@ def test_game_kinds_carry_their_presets_and_what_is_not_available(api: Api) -> N
     # The rules refuse to switch these on (not implemented): a page must not offer them.
     assert "action1_strict_order" in kinds["famiglia"]["unavailable"]
     assert "double_pass_ends" not in kinds["famiglia"]["unavailable"]
+
+
+def test_legal_says_it_lists_no_table_command(api: Api) -> None:
+    """GET .../legal lists the game's own moves, never the table's (concede, offer_draw, ...):
+    the document says so and names them, and where a client learns which of them apply."""
+    document = api.ok("GET", "/openapi.json")
+    op = document["paths"]["/games/{game_id}/legal"]["get"]
+    about = op["summary"] + " " + op["description"]
+    tags = [kind.__struct_config__.tag for kind in table_messages.COMMANDS]
+    assert "every command" not in op["summary"].lower()
+    for tag in tags:
+        assert f"`{tag}`" in about
+    assert "can_offer_draw" in about and "can_undo" in about
+    assert "table" in document["components"]["schemas"]["LegalOut"]["description"]
+    ann, bob = api.player("Ann"), api.player("Bob")
+    created = api.new_game(ann, game="famiglia", seats=2)
+    api.join(bob, created["game_id"], created["invites"][0]["code"])
+    for player in (ann, bob):
+        moves = api.ok("GET", f"/games/{created['game_id']}/legal", player)["commands"]
+        assert not {m["type"] for m in moves} & set(tags)

@@ -58,6 +58,8 @@ def _raisable(app: Flask, method: str, path: str, op: dict[str, Any]) -> set[str
         codes |= EVERY_WRITE
     if "requestBody" in op:
         codes |= EVERY_BODY
+    if any(p["in"] == "path" and p["schema"]["type"] == "integer" for p in op["parameters"]):
+        codes.add("not_found")  # the router's int converter refuses -1
     if endpoint in {e for e, _ in limits.ENDPOINTS.values()}:
         codes.add("rate_limited")
     if endpoint in (limits.ENDPOINTS["streams"][0], limits.PLAYER_STREAM):
