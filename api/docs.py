@@ -81,6 +81,11 @@ def render(document: dict[str, Any]) -> str:
         for method, op in methods.items()
     ]
     entries = {**API_CODES, **{c: (RULE_STATUS, m) for c, m in rule_codes().items()}}
+    calls = [
+        _operation(f"(the webhook's URL: {name})", method, op)
+        for name, methods in document.get("webhooks", {}).items()
+        for method, op in methods.items()
+    ]
     codes = "".join(
         f'<tr id="problem-{escape(code)}"><td><code>{escape(code)}</code></td>'
         f"<td>{status}</td><td>{escape(meaning)}</td></tr>"
@@ -93,6 +98,7 @@ def render(document: dict[str, Any]) -> str:
         f"<h1>{escape(info['title'])} API</h1><p>{escape(info['description'])}</p>"
         '<p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>'
         f"<h2>Operations</h2>{''.join(ops)}"
+        f"<h2>Webhooks</h2>{''.join(calls)}"
         "<h2>Error codes</h2><p>Every error is <code>application/problem+json</code> with "
         "<code>type</code>, <code>title</code>, <code>status</code>, <code>detail</code>, "
         "<code>code</code> and <code>params</code> (the values the detail names; "

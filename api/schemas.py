@@ -313,7 +313,14 @@ class Accepted(msgspec.Struct, frozen=True):
 class EventOut(msgspec.Struct, frozen=True):
     """One event of the history, as the caller may see it (everything once the game is over).
     ``command_id`` is the caller's own key for its own commands; another seat's command shows
-    ``#<version>`` (the version of its first event in the answer), ``""`` the game's creation."""
+    ``#<version>`` (the version of its first event in the answer), ``""`` the game's creation.
+
+    `prev` and `hash` chain the game's events: `prev` of version 1 is 64 zeros, `prev` of
+    version v is the `hash` of version v-1, and `hash` is the hex SHA-256 of the event's record
+    as the server stores it (MessagePack, which no answer carries: the event in it is
+    unredacted). A client checks that the chain is unbroken and that a later copy of the
+    history extends the one it holds (the same `hash` at the same version); any change to a
+    stored event breaks the chain from there on."""
 
     version: int
     type: str

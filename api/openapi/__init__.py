@@ -17,7 +17,7 @@ import msgspec
 from api.openapi.clocks import CLOCK_ROUTES
 from api.openapi.games import GAME_ROUTES
 from api.openapi.identity import IDENTITY_ROUTES
-from api.openapi.notifications import NOTIFICATION_ROUTES
+from api.openapi.notifications import NOTIFICATION_ROUTES, WEBHOOK_CALL
 from api.openapi.ratings import RATING_ROUTES
 from api.openapi.refusals import codes_of
 from api.openapi.route import JSON, Route
@@ -26,6 +26,7 @@ from api.problems import Problem
 from api.schemas import InboxEvent
 from domain import GAMES
 from services.rematch import Offer
+from services.webhooks import WebhookBody
 
 REF = "#/components/schemas/{name}"
 ROUTES: tuple[Route, ...] = (
@@ -66,17 +67,17 @@ GAME_FIELDS = {
     ("EventOut", "event"): _any_of("Event"),
 }
 
-# What the data of a stream's messages holds, where no route's JSON body names it.
-STREAM_DATA = (InboxEvent, Offer)
+# What no route's JSON body names: the data of a stream's messages, a webhook call's body.
+UNROUTED = (InboxEvent, Offer, WebhookBody)
 
 
 def _components() -> dict[str, Any]:
     api_types = [r.body for r in ROUTES if r.body] + [r.ok[1] for r in ROUTES if r.ok[1]]
     named = _game_unions()
     shown, components = msgspec.json.schema_components(
-        [*api_types, Problem, *STREAM_DATA, *named.values()], ref_template=REF
+        [*api_types, Problem, *UNROUTED, *named.values()], ref_template=REF
     )
-    first = len(api_types) + 1 + len(STREAM_DATA)
+    first = len(api_types) + 1 + len(UNROUTED)
     for name, schema in zip(named, shown[first:], strict=True):
         components[name] = schema  # a union inline, or an alias of a struct's own component
     for (struct, prop), schema in GAME_FIELDS.items():
@@ -161,6 +162,7 @@ def document() -> dict[str, Any]:
             "(`Sec-Fetch-Site` / `Origin`, else 403 `cross_origin`).",
         },
         "paths": paths,
+        "webhooks": {"notice": WEBHOOK_CALL},
         "components": {
             "schemas": _components(),
             "securitySchemes": {

@@ -183,6 +183,12 @@ GAME_ROUTES: tuple[Route, ...] = (
         (200, schemas.HistoryOut),
         auth="optional",
         params=(GAME_ID, AFTER),
+        description="A game's shuffles come from a secret fixed at its start. Its first "
+        "event (`game_started`) carries `commitment`: the hex SHA-256 of the secret's `salt` "
+        "bytes followed by its `seed` bytes. The event that ends the game reveals the "
+        "`secret` (`seed` and `salt`, base64): a client checks that SHA-256(salt + seed) is "
+        "the commitment, so the cards were not chosen after the start. While the game runs "
+        "the secret and the hidden cards are left out of what the caller may not see.",
         codes=("bad_parameter", "store_unavailable", "unknown_game", "wrong_seat"),
     ),
     Route(

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from api.openapi.route import Route, path_param
+from typing import Any
+
+from api.openapi.route import JSON, Route, path_param
 from api.routes import push, webhooks
+from services import webhooks as calls
 
 HOOK_ID = path_param("hook_id", about="the webhook's id (from POST /me/webhooks)")
 NOTIFICATION_ROUTES: tuple[Route, ...] = (
@@ -35,13 +38,8 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         auth="required",
         codes=("bad_webhook_url", "store_unavailable", "too_many_webhooks"),
         tag="notifications",
-        description="The body is JSON: delivery, event (your_turn, game_ended, "
-        "player_joined, time_low), game_id, game, version, seat. Headers: X-Omerta-Timestamp, "
-        'X-Omerta-Signature ("sha256=" and the hex HMAC-SHA256, keyed with the secret, of '
-        'the timestamp, ".", and the body) and X-Omerta-Delivery, the same on every try: a '
-        "call whose answer was lost is made again, so dedupe on it. A 2xx answer within the "
-        "timeout is a delivery; anything else (redirects are not followed) is retried with "
-        "backoff. The URL must be http(s) and not name a private or loopback address.",
+        description="Each call is the `notice` webhook of this document (its body and "
+        "headers). The URL must be http(s) and not name a private or loopback address.",
     ),
     Route(
         "get",
@@ -110,3 +108,43 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         tag="notifications",
     ),
 )
+
+
+def _header(name: str, kind: str, about: str) -> dict[str, Any]:
+    return {"name": name, "in": "header", "required": True, "schema": {"type": kind},
+            "description": about}  # fmt: skip
+
+
+REF = "#/components/schemas/WebhookBody"
+# The call the server makes to a webhook's URL (OpenAPI's top-level ``webhooks``).
+WEBHOOK_CALL: dict[str, Any] = {
+    "post": {
+        "operationId": "webhook_notice",
+        "summary": "One event for the webhook's player, POSTed to its URL",
+        "description": "A 2xx answer within the timeout is a delivery; anything else "
+        "(redirects are not followed) is retried with backoff, with the same "
+        f"{calls.DELIVERY}: a call whose answer was lost is made again, so dedupe on it. "
+        "Check the signature, and refuse a timestamp far from now (a replayed call).",
+        "parameters": [
+            _header(
+                calls.TIMESTAMP,
+                "integer",
+                "when the call was signed: whole seconds since the Unix epoch (UTC)",
+            ),
+            _header(
+                calls.SIGNATURE,
+                "string",
+                '"sha256=" and the hex HMAC-SHA256, keyed '
+                "with the webhook's secret (UTF-8), of the timestamp's decimal digits, "
+                '".", and the body\'s exact bytes',
+            ),
+            _header(
+                calls.DELIVERY,
+                "string",
+                "the sending's id, the same on every try (the body's `delivery`)",
+            ),
+        ],
+        "requestBody": {"required": True, "content": {JSON: {"schema": {"$ref": REF}}}},
+        "responses": {"2XX": {"description": "delivered"}},
+    }
+}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -9,6 +10,7 @@ from flask import Flask
 
 from api.problems import API_CODES
 from domain.table import messages as table_messages
+from services import notifications, webhooks
 from tests.api.helpers import Api
 
 pytestmark = pytest.mark.server
@@ -96,3 +98,20 @@ def test_legal_says_it_lists_no_table_command(api: Api) -> None:
     for player in (ann, bob):
         moves = api.ok("GET", f"/games/{created['game_id']}/legal", player)["commands"]
         assert not {m["type"] for m in moves} & set(tags)
+
+
+def test_the_webhook_call_is_documented_as_sent(api: Api) -> None:
+    document = api.ok("GET", "/openapi.json")
+    call = document["webhooks"]["notice"]["post"]
+    headers = {p["name"]: p for p in call["parameters"] if p["in"] == "header"}
+    assert set(headers) == {webhooks.TIMESTAMP, webhooks.SIGNATURE, webhooks.DELIVERY}
+    stamp = headers[webhooks.TIMESTAMP]
+    assert stamp["schema"]["type"] == "integer" and "seconds since" in stamp["description"]
+    ref = call["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    body = document["components"]["schemas"][ref.rsplit("/", 1)[-1]]
+    assert sorted(body["properties"]["event"]["enum"]) == sorted(notifications.EVENTS)
+    notice = notifications.Notice("p1", "your_turn", "g1", "famiglia", 7, 1)
+    sent = json.loads(webhooks.payload(notice, "d1"))
+    assert set(sent) == set(body["properties"]) == set(body["required"])
+    page = api.call("GET", "/docs").data.decode()
+    assert 'id="webhook_notice"' in page and webhooks.TIMESTAMP in page
