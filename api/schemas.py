@@ -14,7 +14,15 @@ import msgspec
 from domain.core import Result
 from domain.table import TableView
 from services.chat import ChatMessage
-from services.clocks import Bank, OnTimeout, PerMove
+from services.clocks import (
+    MAX_BANK,
+    MAX_INCREMENT,
+    MAX_PER_MOVE,
+    MIN_CLOCK,
+    Bank,
+    OnTimeout,
+    PerMove,
+)
 from services.commandinput import MAX_COMMAND_ID
 from services.players import MAX_NAME
 
@@ -48,20 +56,27 @@ class NoClockIn(_In, tag="none", tag_field="type"):
     """No clock."""
 
 
-class PerMoveIn(_In, tag="per_move", tag_field="type"):
-    """A limit per move: every stretch of owing a decision gets ``seconds`` (1 to 30 days)."""
+def _seconds(low: int, high: int) -> msgspec.Meta:
+    """Seconds from ``low`` to ``high``, as the document shows them; the service checks them
+    (400 ``bad_clock`` with the bounds in ``params``, not a schema's ``invalid_body``)."""
+    return msgspec.Meta(extra_json_schema={"minimum": low, "maximum": high})
 
-    seconds: int
+
+class PerMoveIn(_In, tag="per_move", tag_field="type"):
+    """A limit per move: every stretch of owing a decision gets ``seconds`` (a minute to 30
+    days)."""
+
+    seconds: Annotated[int, _seconds(MIN_CLOCK, MAX_PER_MOVE)]
 
 
 class BankIn(_In, tag="bank", tag_field="type"):
-    """A time bank (seconds): ``initial`` (1 s to 60 days) to spend over the game,
+    """A time bank (seconds): ``initial`` (a minute to 60 days) to spend over the game,
     ``increment`` (up to 7 days) added after each move, the total capped at ``cap`` (default:
     ``initial``; at least ``initial``)."""
 
-    initial: int
-    increment: int = 0
-    cap: int | None = None
+    initial: Annotated[int, _seconds(MIN_CLOCK, MAX_BANK)]
+    increment: Annotated[int, _seconds(0, MAX_INCREMENT)] = 0
+    cap: Annotated[int, _seconds(MIN_CLOCK, MAX_BANK)] | None = None
 
 
 class OnTimeoutIn(_In):

@@ -27,6 +27,7 @@
 | ``OMERTA_SMTP_TIMEOUT`` | seconds each step of an SMTP exchange may take | ``30`` |
 | ``OMERTA_MAIL_DIGEST_SECONDS`` | at most one notification mail per player and game in | (g) |
 | ``OMERTA_VACATION_DAYS`` | days a year a player may pause their clocks (``vacation``) | ``21`` |
+| ``OMERTA_MIN_CLOCK_SECONDS`` | the shortest clock a game may have (a move, a bank) | ``60`` |
 
 (a) ``http://`` and the bind address; read by ``public_url()``.  (b) ``127.0.0.1:8000``.
 (c) a random one, made once and kept in the store.  (d) ``10,60,300,1800,7200``.
@@ -66,6 +67,7 @@ from redis.backoff import ExponentialBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
 
+from services.clocks import MIN_CLOCK
 from services.embedded import HOST, EmbeddedServer
 
 DEFAULT_BIND = "127.0.0.1:8000"
@@ -104,6 +106,7 @@ class Settings(msgspec.Struct, frozen=True):
     # Notification mails (workers.notify_mail)
     mail_digest_seconds: int = 3600
     vacation_days: int = 21
+    min_clock_seconds: int = MIN_CLOCK  # lower only for the tests of time-outs
     # The CPU priority (niceness) of a worker of the AI queue alone (workers.worker)
     ai_nice: int = 15
     # How long a worker's shard leases last unrenewed (workers.leases): a dead worker's shards
@@ -138,6 +141,7 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         smtp_timeout=float(env.get("OMERTA_SMTP_TIMEOUT") or 30.0),
         mail_digest_seconds=_at_least_one(env, "OMERTA_MAIL_DIGEST_SECONDS", 3600),
         vacation_days=_days(env, "OMERTA_VACATION_DAYS", 21),
+        min_clock_seconds=_at_least_one(env, "OMERTA_MIN_CLOCK_SECONDS", MIN_CLOCK),
         ai_nice=_niceness(env, "OMERTA_AI_NICE", 15),
         lease_seconds=_at_least_one(env, "OMERTA_LEASE_SECONDS", 10),
         **_servers(env),

@@ -115,3 +115,12 @@ def test_the_webhook_call_is_documented_as_sent(api: Api) -> None:
     assert set(sent) == set(body["properties"]) == set(body["required"])
     page = api.call("GET", "/docs").data.decode()
     assert 'id="webhook_notice"' in page and webhooks.TIMESTAMP in page
+
+
+def test_the_clocks_bounds_are_in_the_document(api: Api) -> None:
+    schemas = api.ok("GET", "/openapi.json")["components"]["schemas"]
+    per_move, bank = schemas["PerMoveIn"]["properties"], schemas["BankIn"]["properties"]
+    day = 86_400
+    assert (per_move["seconds"]["minimum"], per_move["seconds"]["maximum"]) == (60, 30 * day)
+    assert (bank["initial"]["minimum"], bank["initial"]["maximum"]) == (60, 60 * day)
+    assert (bank["increment"]["minimum"], bank["increment"]["maximum"]) == (0, 7 * day)
