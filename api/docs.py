@@ -55,7 +55,7 @@ def _operation(path: str, method: str, op: dict[str, Any]) -> str:
             f"{escape(param.get('description', ''))}</div>"
         )
     body = op.get("requestBody", {}).get("content", {}).get("application/json")
-    if body:
+    if body and _ref_name(body["schema"]):
         parts.append(f"<div>Body: <code>{escape(_ref_name(body['schema']))}</code></div>")
     answers = []
     for status, response in op["responses"].items():

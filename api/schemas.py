@@ -112,10 +112,11 @@ class JoinGame(_In):
 
 
 class ChatIn(_In):
-    """A chat message: 1 to 500 characters once control characters are dropped (see
-    ``services.chat``); a seated player's only."""
+    """A chat message: 1 to 500 characters once line breaks and tabs are made spaces and
+    other control characters dropped (else 400 ``bad_chat``); a seated player's only."""
 
-    text: Any
+    # Any: a text that is no string is the chat's own refusal (bad_chat), not invalid_body.
+    text: Annotated[Any, msgspec.Meta(extra_json_schema={"type": "string", "minLength": 1})]
 
 
 class CommandIn(_In):

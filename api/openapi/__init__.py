@@ -20,7 +20,7 @@ from api.openapi.identity import IDENTITY_ROUTES
 from api.openapi.notifications import NOTIFICATION_ROUTES, WEBHOOK_CALL
 from api.openapi.ratings import RATING_ROUTES
 from api.openapi.refusals import codes_of
-from api.openapi.route import JSON, Route
+from api.openapi.route import FORM, JSON, Route
 from api.openapi.social import SOCIAL_ROUTES
 from api.problems import Problem
 from api.schemas import InboxEvent
@@ -118,6 +118,13 @@ def _operation(route: Route) -> dict[str, Any]:
         op["requestBody"] = {
             "required": True,
             "content": {JSON: {"schema": _schema_of(route.body)}},
+        }
+    if route.form:
+        anything = {"schema": {"type": "object"}}
+        op["requestBody"] = {"required": False, "content": {FORM: anything, JSON: anything}}
+        responses["303"] = {
+            "description": "the answer to a form: the next page (Location)",
+            "headers": {"Location": {"schema": {"type": "string"}}},
         }
     if route.auth == "required":
         op["security"] = [{"bearer": []}, {"cookie": []}]

@@ -7,8 +7,8 @@ from api.routes import ratings
 
 PAGE = (
     query("offset", "skip this many entries"),
-    query("limit", f"at most this many entries, 1 to {ratings.MAX_LIMIT} "
-          f"(default {ratings.DEFAULT_LIMIT})"),
+    query("limit", f"at most this many entries (default {ratings.DEFAULT_LIMIT})",
+          1, ratings.MAX_LIMIT),
 )  # fmt: skip
 RATING = (
     "Ratings are OpenSkill (Plackett-Luce) per player and game, from finished games: `rating` "

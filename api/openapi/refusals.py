@@ -59,7 +59,9 @@ def codes_of(route: Route) -> dict[str, int]:
         codes.add("bad_token")
     if route.body is not None:
         codes |= {"malformed_json", "invalid_body", "body_too_large", "json_required"}
-    if route.method in WRITES:
+    if route.form:  # a form, JSON, or nothing: any other body is refused
+        codes.add("json_required")
+    if route.method in WRITES and not route.any_origin:
         codes.add("cross_origin")
     if routed_by_type(route):
         codes.add("not_found")

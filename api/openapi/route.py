@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 JSON = "application/json"
+FORM = "application/x-www-form-urlencoded"
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,9 @@ class Route:
     # operation of its kind shares are added (api.openapi.refusals.codes_of).
     codes: tuple[str, ...] = ()
     rules: bool = False  # the games' rules decide: 422 with the rules' own codes
+    # Also takes a form (a mailed link's page posts one) and answers it with a 303.
+    form: bool = False
+    any_origin: bool = False  # a write whose origin is not checked (no 403 cross_origin)
     tag: str = "games"
     media: str = JSON
     description: str = ""
@@ -41,11 +45,9 @@ def routed_by_type(route: Route) -> bool:
     return any(p["in"] == "path" and p["schema"]["type"] == "integer" for p in route.params)
 
 
-def query(name: str, about: str) -> dict[str, Any]:
-    return {
-        "name": name,
-        "in": "query",
-        "required": False,
-        "schema": {"type": "integer", "minimum": 0},
-        "description": about,
-    }
+def query(name: str, about: str, low: int = 0, high: int | None = None) -> dict[str, Any]:
+    """An optional whole-number query parameter from ``low`` (to ``high``)."""
+    schema: dict[str, Any] = {"type": "integer", "minimum": low}
+    if high is not None:
+        schema["maximum"] = high
+    return {"name": name, "in": "query", "required": False, "schema": schema, "description": about}

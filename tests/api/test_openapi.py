@@ -8,7 +8,9 @@ import re
 import pytest
 from flask import Flask
 
+from api import security
 from api.problems import API_CODES
+from api.routes import ratings
 from domain.table import messages as table_messages
 from services import notifications, webhooks
 from tests.api.helpers import Api
@@ -124,3 +126,60 @@ def test_the_clocks_bounds_are_in_the_document(api: Api) -> None:
     assert (per_move["seconds"]["minimum"], per_move["seconds"]["maximum"]) == (60, 30 * day)
     assert (bank["initial"]["minimum"], bank["initial"]["maximum"]) == (60, 60 * day)
     assert (bank["increment"]["minimum"], bank["increment"]["maximum"]) == (0, 7 * day)
+
+
+def test_limit_bounds_are_the_ones_refused(api: Api) -> None:
+    document = api.ok("GET", "/openapi.json")
+    for path in ("/leaderboard/{game}", "/players/{player_id}"):
+        params = {p["name"]: p for p in document["paths"][path]["get"]["parameters"]}
+        limit = params["limit"]["schema"]
+        assert (limit["minimum"], limit["maximum"]) == (1, ratings.MAX_LIMIT)
+    assert api.call("GET", "/leaderboard/famiglia?limit=1").status_code == 200
+    assert api.call("GET", "/leaderboard/famiglia?limit=0").json["code"] == "bad_parameter"
+    too_many = f"/leaderboard/famiglia?limit={ratings.MAX_LIMIT + 1}"
+    assert api.call("GET", too_many).json["code"] == "bad_parameter"
+
+
+def _endpoint_paths(app: Flask, endpoints: frozenset[str]) -> set[str]:
+    return {
+        re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)
+        for rule in app.url_map.iter_rules()
+        if rule.endpoint in endpoints
+    }
+
+
+def test_every_answer_with_a_body_has_its_schema(api: Api) -> None:
+    paths = api.ok("GET", "/openapi.json")["paths"]
+    for path, status in (
+        ("/signin/email", "202"),
+        ("/email/verify/{token}", "200"),
+        ("/mail/unsubscribe/{player_id}/{signature}", "200"),
+    ):
+        content = paths[path]["post"]["responses"][status]["content"]
+        assert "$ref" in content["application/json"]["schema"], path
+
+
+def test_form_routes_list_their_303_and_only_they_take_a_form(app: Flask, api: Api) -> None:
+    paths = api.ok("GET", "/openapi.json")["paths"]
+    forms = _endpoint_paths(app, security.FORM_ENDPOINTS)
+    any_origin = _endpoint_paths(app, security.ANY_ORIGIN_ENDPOINTS)
+    assert forms
+    for path, ops in paths.items():
+        for method, op in ops.items():
+            content = op.get("requestBody", {}).get("content", {})
+            form = path in forms and method == "post"
+            assert ("303" in op["responses"]) == form, path
+            assert (security.FORM in content) == form, path
+            assert ("415" in op["responses"]) == bool(content), path  # a body of another type
+            if method != "get":
+                assert ("403" in op["responses"]) == (path not in any_origin), path
+    assert "form" not in paths["/email/verify/{token}"]["post"].get("description", "")
+
+
+def test_text_fields_are_typed(api: Api) -> None:
+    schemas = api.ok("GET", "/openapi.json")["components"]["schemas"]
+    text = schemas["ChatIn"]["properties"]["text"]
+    assert (text["type"], text["minLength"]) == ("string", 1)
+    for name in ("NewEmail", "SignInByMail"):
+        address = schemas[name]["properties"]["address"]
+        assert (address["type"], address["format"]) == ("string", "email")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from flask import Flask
 
-from api import limits
+from api import limits, security
 from api.problems import API_CODES
 from tests.api.helpers import Api
 from tests.api.raised import raised_codes
@@ -54,9 +54,11 @@ def _raisable(app: Flask, method: str, path: str, op: dict[str, Any]) -> set[str
     codes = raised_codes(app.view_functions[endpoint]) | EVERY_OPERATION
     if {"bearer": []} in op.get("security", []) and {} in op["security"]:
         codes.discard("missing_token")  # no token: a spectator
-    if method != "get":
+    if method != "get" and endpoint not in security.ANY_ORIGIN_ENDPOINTS:
         codes |= EVERY_WRITE
-    if "requestBody" in op:
+    if endpoint in security.FORM_ENDPOINTS:
+        codes.add("json_required")  # a form or JSON; another body is refused
+    elif "requestBody" in op:
         codes |= EVERY_BODY
     if any(p["in"] == "path" and p["schema"]["type"] == "integer" for p in op["parameters"]):
         codes.add("not_found")  # the router's int converter refuses -1
