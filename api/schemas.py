@@ -290,7 +290,7 @@ class ChatOut(msgspec.Struct, frozen=True):
 
 class ViewOut(msgspec.Struct, frozen=True):
     """What the caller's seat (None: a spectator) may see at ``version``: the game's own view,
-    and the table's part (``domain.table.table_view``)."""
+    and the table's part (as in GET /games/{id})."""
 
     game_id: str
     game: str

@@ -120,8 +120,9 @@ def _operation(route: Route) -> dict[str, Any]:
             "content": {JSON: {"schema": _schema_of(route.body)}},
         }
     if route.form:
-        anything = {"schema": {"type": "object"}}
-        op["requestBody"] = {"required": False, "content": {FORM: anything, JSON: anything}}
+        # The body is not read but for its type: any JSON, or a form (of any fields).
+        form = {FORM: {"schema": {"type": "object"}}, JSON: {"schema": {}}}
+        op["requestBody"] = {"required": False, "content": form}
         responses["303"] = {
             "description": "the answer to a form: the next page (Location)",
             "headers": {"Location": {"schema": {"type": "string"}}},
@@ -150,35 +151,59 @@ def _problem_response(codes: list[str]) -> dict[str, Any]:
     }
 
 
+def _short_names(doc: dict[str, Any]) -> dict[str, Any]:
+    """``<game>.<Name>`` for the schemas msgspec names after their module (two games' types of
+    one name): a client has no module to look at. A game's alias of one (``famiglia.Options``)
+    becomes the schema itself."""
+    renames = {
+        name: f"{name.split('.')[1]}.{name.split('.')[-1]}"
+        for name in doc["components"]["schemas"]
+        if name.startswith("domain.")
+    }
+    assert len(set(renames.values())) == len(renames), "two schemas would get one name"
+    text = msgspec.json.encode(doc).decode()
+    for old, new in renames.items():
+        text = text.replace(f'"{REF.format(name=old)}"', f'"{REF.format(name=new)}"')
+    out: dict[str, Any] = msgspec.json.decode(text)
+    schemas = out["components"]["schemas"]
+    for old, new in renames.items():
+        assert schemas.get(new, {"$ref": REF.format(name=new)}) == {"$ref": REF.format(name=new)}
+        schemas[new] = schemas.pop(old)
+    return out
+
+
 def document() -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
     for route in ROUTES:
         paths.setdefault(route.path, {})[route.method] = _operation(route)
-    return {
-        "openapi": "3.1.0",
-        "info": {
-            "title": "Omerta",
-            "version": "1",
-            "description": "Play Famiglia and Gangsta! by web. Create a player (POST /players) "
-            "to get a token; send it as `Authorization: Bearer <token>`. Errors are RFC 9457 "
-            "problem+json with a stable `code` and `params`, the values its `detail` names "
-            "(`case` tells apart the messages of one code). `detail` is English, or Japanese "
-            "when the request sends `Accept-Language: ja`. Every POST takes a JSON body "
-            "(`Content-Type: application/json`, else 415 `json_required`); one sent without a "
-            "bearer token (the web pages' cookie) must come from this site's own pages "
-            "(`Sec-Fetch-Site` / `Origin`, else 403 `cross_origin`).",
-        },
-        "paths": paths,
-        "webhooks": {"notice": WEBHOOK_CALL},
-        "components": {
-            "schemas": _components(),
-            "securitySchemes": {
-                "bearer": {
-                    "type": "http",
-                    "scheme": "bearer",
-                    "description": "the token from POST /players",
-                },
-                "cookie": {"type": "apiKey", "in": "cookie", "name": "omerta_token"},
+    return _short_names(
+        {
+            "openapi": "3.1.0",
+            "info": {
+                "title": "Omerta",
+                "version": "1",
+                "description": "Play Famiglia and Gangsta! by web. Create a player (POST /players) "
+                "to get a token; send it as `Authorization: Bearer <token>`. Errors are RFC 9457 "
+                "problem+json with a stable `code` and `params`, the values its `detail` names "
+                "(`case` tells apart the messages of one code). `detail` is English, or Japanese "
+                "when the request sends `Accept-Language: ja`. A request's body is JSON "
+                "(`Content-Type: application/json`, else 415 `json_required`; the mailed links' "
+                "routes also take a form). A write sent without a bearer token (the web "
+                "pages' cookie) must come from this site's own pages (`Sec-Fetch-Site` / "
+                "`Origin`, else 403 `cross_origin`).",
             },
-        },
-    }
+            "paths": paths,
+            "webhooks": {"notice": WEBHOOK_CALL},
+            "components": {
+                "schemas": _components(),
+                "securitySchemes": {
+                    "bearer": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "the token from POST /players",
+                    },
+                    "cookie": {"type": "apiKey", "in": "cookie", "name": "omerta_token"},
+                },
+            },
+        }
+    )

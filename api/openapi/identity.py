@@ -230,7 +230,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "Mail a one-time sign-in link (15 minutes) to a verified address",
         (202, mail.MailSent),
         body=mail.SignInByMail,
-        codes=("rate_limited", "store_unavailable"),
+        codes=("bad_email", "rate_limited", "store_unavailable"),
         tag="players",
         description="The answer is the same whether or not the address is a player's.",
     ),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -183,3 +184,33 @@ def test_text_fields_are_typed(api: Api) -> None:
     for name in ("NewEmail", "SignInByMail"):
         address = schemas[name]["properties"]["address"]
         assert (address["type"], address["format"]) == ("string", "email")
+
+
+SOURCE_NAMES = re.compile(r"\w\.py\b|\bdocs/\w|\b(?:api|services|domain|workers)\.\w")
+
+
+def test_the_prose_names_no_source_file(api: Api) -> None:
+    """A client reads the document, not the server's source."""
+    document = api.ok("GET", "/openapi.json")
+    found = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("description", "summary") and isinstance(value, str):
+                    found.extend(SOURCE_NAMES.findall(value) and [value[:80]])
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(document)
+    assert found == []
+
+
+def test_no_schema_is_named_after_a_module(api: Api) -> None:
+    document = api.ok("GET", "/openapi.json")
+    named = [k for k in document["components"]["schemas"] if SOURCE_NAMES.search(k)]
+    assert named == []
+    gangsta_events = document["components"]["schemas"]["gangsta.Event"]
+    assert "#/components/schemas/gangsta.GameStarted" in json.dumps(gangsta_events)
