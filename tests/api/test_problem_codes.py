@@ -20,8 +20,9 @@ pytestmark = pytest.mark.server
 
 PROBLEM = "application/problem+json"
 # What every operation of a kind answers with, raised before or around the view (api.security,
-# api.jsonio's body limit, the error handler of api.problems).
-EVERY_OPERATION = {"internal"}
+# api.jsonio's body limit, the error handler of api.problems, gunicorn's limits of a request's
+# line and headers: api.problemworker).
+EVERY_OPERATION = {"internal", "uri_too_long", "headers_too_large"}
 EVERY_WRITE = {"cross_origin"}
 EVERY_BODY = {"malformed_json", "invalid_body", "body_too_large", "json_required"}
 # Codes the walk over the source cannot see, and why.
