@@ -232,7 +232,8 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         body=mail.SignInByMail,
         codes=("bad_email", "rate_limited", "store_unavailable"),
         tag="players",
-        description="The answer is the same whether or not the address is a player's.",
+        description="The answer is the same whether or not the address is a player's; what "
+        "is no address at all is refused (400 `bad_email`).",
     ),
     Route(
         "post",
