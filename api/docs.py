@@ -6,7 +6,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from api.problems import API_CODES
+from api.openapi.refusals import RULE_STATUS, rule_codes
+from api.problems import API_CODES, MEDIA_TYPE
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
@@ -24,6 +25,16 @@ def _ref_name(schema: dict[str, Any]) -> str:
     if schema.get("type") == "array" and "items" in schema:
         return f"list of {_ref_name(schema['items'])}"
     return ""
+
+
+def _problem_codes(response: dict[str, Any]) -> list[str]:
+    """The codes a problem response lists (api.openapi._problem_response); [] for others."""
+    schema = response.get("content", {}).get(MEDIA_TYPE, {}).get("schema", {})
+    return [
+        c
+        for part in schema.get("allOf", [])
+        for c in part.get("properties", {}).get("code", {}).get("enum", [])
+    ]
 
 
 def _operation(path: str, method: str, op: dict[str, Any]) -> str:
@@ -44,11 +55,16 @@ def _operation(path: str, method: str, op: dict[str, Any]) -> str:
             f"{escape(param.get('description', ''))}</div>"
         )
     body = op.get("requestBody", {}).get("content", {}).get("application/json")
-    if body:
+    if body and _ref_name(body["schema"]):
         parts.append(f"<div>Body: <code>{escape(_ref_name(body['schema']))}</code></div>")
     answers = []
     for status, response in op["responses"].items():
         content = response.get("content", {})
+        codes = _problem_codes(response)
+        if codes:
+            links = ", ".join(f'<a href="#problem-{escape(c)}">{escape(c)}</a>' for c in codes)
+            answers.append(f"{escape(status)} {links}")
+            continue
         shown = [_ref_name(c.get("schema", {})) or media for media, c in content.items()]
         answers.append(
             f"{escape(status)} <code>{escape(', '.join(shown))}</code>" if shown else escape(status)
@@ -64,10 +80,16 @@ def render(document: dict[str, Any]) -> str:
         for path, methods in document["paths"].items()
         for method, op in methods.items()
     ]
+    entries = {**API_CODES, **{c: (RULE_STATUS, m) for c, m in rule_codes().items()}}
+    calls = [
+        _operation(f"(the webhook's URL: {name})", method, op)
+        for name, methods in document.get("webhooks", {}).items()
+        for method, op in methods.items()
+    ]
     codes = "".join(
         f'<tr id="problem-{escape(code)}"><td><code>{escape(code)}</code></td>'
         f"<td>{status}</td><td>{escape(meaning)}</td></tr>"
-        for code, (status, meaning) in sorted(API_CODES.items(), key=lambda c: (c[1][0], c[0]))
+        for code, (status, meaning) in sorted(entries.items(), key=lambda c: (c[1][0], c[0]))
     )
     return (
         "<!doctype html><html lang=en><meta charset=utf-8>"
@@ -76,12 +98,14 @@ def render(document: dict[str, Any]) -> str:
         f"<h1>{escape(info['title'])} API</h1><p>{escape(info['description'])}</p>"
         '<p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>'
         f"<h2>Operations</h2>{''.join(ops)}"
+        f"<h2>Webhooks</h2>{''.join(calls)}"
         "<h2>Error codes</h2><p>Every error is <code>application/problem+json</code> with "
         "<code>type</code>, <code>title</code>, <code>status</code>, <code>detail</code>, "
         "<code>code</code> and <code>params</code> (the values the detail names; "
         "<code>case</code> tells apart the messages of one code). <code>detail</code> is "
         "English, or Japanese with <code>Accept-Language: ja</code>. A refused command appends "
-        "nothing. Rule violations (422) carry the rule's own code (e.g. "
-        "<code>not_your_turn</code>).</p>"
+        "nothing. A move the rules refuse (422) carries the rule's own code (e.g. "
+        "<code>not_your_turn</code>; its meaning here is the English text of its first "
+        "message). Each operation lists the codes it answers with.</p>"
         f"<table><tr><th>code</th><th>status</th><th>meaning</th></tr>{codes}</table></html>"
     )

@@ -69,6 +69,7 @@ API_CODES: dict[str, tuple[int, str]] = {
     "bad_on_timeout": (400, "a time-out policy other than takeover or forfeit, or no bot level"),
     "bad_vacation": (400, "a vacation that ends before it starts, or given both days and a date"),
     "unknown_game_name": (400, "no game of that name is on offer"),
+    "bad_expected_version": (400, "an expected_version that is not a version number >= 0"),
     "bad_command_id": (400, "an Idempotency-Key that is empty or longer than 128 characters"),
     "reserved_command_id": (400, "an Idempotency-Key with the AI seats' prefix (ai-)"),
     "weak_idempotency_key": (400, "POST /players: an Idempotency-Key shorter than 16 characters"),
@@ -120,8 +121,13 @@ API_CODES: dict[str, tuple[int, str]] = {
     "passkeys_unavailable": (409, "the service's public URL is an IP address: no passkeys"),
     "bad_link": (410, "a mailed link that was used, expired or never was one"),
     "body_too_large": (413, "the body is larger than the server accepts"),
+    "uri_too_long": (
+        414,
+        "the request line (method, path and query) is longer than the server reads",
+    ),
     "json_required": (415, "a state-changing request's body must be application/json"),
     "rule_violation": (422, "the rules refuse the command (code: the rule's own code)"),
+    "headers_too_large": (431, "a header is larger than the server reads, or there are too many"),
     "rate_limited": (429, "too many requests of this kind: wait Retry-After seconds"),
     "too_many_streams": (429, "the client holds the most live-event streams allowed open"),
     "store_unavailable": (503, "the event store did not answer"),
@@ -142,7 +148,16 @@ def problem_response(
     params = params or {}
     if request and _language() != i18n.DEFAULT:
         detail = i18n.refusal(_language(), code, params, game) or detail
-    body = Problem(
+    body = encode(status, code, detail, params, version)
+    return Response(body, status=status, mimetype=MEDIA_TYPE)
+
+
+def encode(
+    status: int, code: str, detail: str, params: dict[str, Any], version: int | None = None
+) -> bytes:
+    """The problem as JSON (also for what the web server refuses before the app:
+    ``api.problemworker``)."""
+    problem = Problem(
         type=TYPE_BASE + code,
         title=HTTPStatus(status).phrase,
         status=status,
@@ -151,7 +166,7 @@ def problem_response(
         params=params,
         version=version,
     )
-    return Response(msgspec.json.encode(body), status=status, mimetype=MEDIA_TYPE)
+    return msgspec.json.encode(problem)
 
 
 def _language() -> str:

@@ -14,7 +14,15 @@ import msgspec
 from domain.core import Result
 from domain.table import TableView
 from services.chat import ChatMessage
-from services.clocks import Bank, OnTimeout, PerMove
+from services.clocks import (
+    MAX_BANK,
+    MAX_INCREMENT,
+    MAX_PER_MOVE,
+    MIN_CLOCK,
+    Bank,
+    OnTimeout,
+    PerMove,
+)
 from services.commandinput import MAX_COMMAND_ID
 from services.players import MAX_NAME
 
@@ -48,20 +56,27 @@ class NoClockIn(_In, tag="none", tag_field="type"):
     """No clock."""
 
 
-class PerMoveIn(_In, tag="per_move", tag_field="type"):
-    """A limit per move: every stretch of owing a decision gets ``seconds`` (1 to 30 days)."""
+def _seconds(low: int, high: int) -> msgspec.Meta:
+    """Seconds from ``low`` to ``high``, as the document shows them; the service checks them
+    (400 ``bad_clock`` with the bounds in ``params``, not a schema's ``invalid_body``)."""
+    return msgspec.Meta(extra_json_schema={"minimum": low, "maximum": high})
 
-    seconds: int
+
+class PerMoveIn(_In, tag="per_move", tag_field="type"):
+    """A limit per move: every stretch of owing a decision gets ``seconds`` (a minute to 30
+    days)."""
+
+    seconds: Annotated[int, _seconds(MIN_CLOCK, MAX_PER_MOVE)]
 
 
 class BankIn(_In, tag="bank", tag_field="type"):
-    """A time bank (seconds): ``initial`` (1 s to 60 days) to spend over the game,
+    """A time bank (seconds): ``initial`` (a minute to 60 days) to spend over the game,
     ``increment`` (up to 7 days) added after each move, the total capped at ``cap`` (default:
     ``initial``; at least ``initial``)."""
 
-    initial: int
-    increment: int = 0
-    cap: int | None = None
+    initial: Annotated[int, _seconds(MIN_CLOCK, MAX_BANK)]
+    increment: Annotated[int, _seconds(0, MAX_INCREMENT)] = 0
+    cap: Annotated[int, _seconds(MIN_CLOCK, MAX_BANK)] | None = None
 
 
 class OnTimeoutIn(_In):
@@ -97,10 +112,11 @@ class JoinGame(_In):
 
 
 class ChatIn(_In):
-    """A chat message: 1 to 500 characters once control characters are dropped (see
-    ``services.chat``); a seated player's only."""
+    """A chat message: 1 to 500 characters once line breaks and tabs are made spaces and
+    other control characters dropped (else 400 ``bad_chat``); a seated player's only."""
 
-    text: Any
+    # Any: a text that is no string is the chat's own refusal (bad_chat), not invalid_body.
+    text: Annotated[Any, msgspec.Meta(extra_json_schema={"type": "string", "minLength": 1})]
 
 
 class CommandIn(_In):
@@ -274,7 +290,7 @@ class ChatOut(msgspec.Struct, frozen=True):
 
 class ViewOut(msgspec.Struct, frozen=True):
     """What the caller's seat (None: a spectator) may see at ``version``: the game's own view,
-    and the table's part (``domain.table.table_view``)."""
+    and the table's part (as in GET /games/{id})."""
 
     game_id: str
     game: str
@@ -285,6 +301,9 @@ class ViewOut(msgspec.Struct, frozen=True):
 
 
 class LegalOut(msgspec.Struct, frozen=True):
+    """The game's own moves the seat may send at ``version``; never the table's commands
+    (concede, draws, undo: the game's ``table`` says which apply)."""
+
     game_id: str
     version: int
     seat: int
@@ -295,7 +314,8 @@ class Accepted(msgspec.Struct, frozen=True):
     """The command's events are versions ``first`` to ``version`` (none if first > version);
     ``duplicate``: an earlier request with this Idempotency-Key stored them. What follows at
     ``version``, to save a request: ``to_act``, the seats owing a decision, and ``legal``, the
-    caller's commands (as ``GET .../legal`` would list them); both null for a duplicate."""
+    caller's moves (as ``GET .../legal`` would list them: not the table's commands); both null
+    for a duplicate."""
 
     game_id: str
     command_id: str
@@ -309,7 +329,14 @@ class Accepted(msgspec.Struct, frozen=True):
 class EventOut(msgspec.Struct, frozen=True):
     """One event of the history, as the caller may see it (everything once the game is over).
     ``command_id`` is the caller's own key for its own commands; another seat's command shows
-    ``#<version>`` (the version of its first event in the answer), ``""`` the game's creation."""
+    ``#<version>`` (the version of its first event in the answer), ``""`` the game's creation.
+
+    `prev` and `hash` chain the game's events: `prev` of version 1 is 64 zeros, `prev` of
+    version v is the `hash` of version v-1, and `hash` is the hex SHA-256 of the event's record
+    as the server stores it (MessagePack, which no answer carries: the event in it is
+    unredacted). A client checks that the chain is unbroken and that a later copy of the
+    history extends the one it holds (the same `hash` at the same version); any change to a
+    stored event breaks the chain from there on."""
 
     version: int
     type: str

@@ -30,6 +30,10 @@ import msgspec
 from services.errors import BadRequest
 
 DAY = 86_400
+# The shortest limit a game may be created with (a move, a bank): play by web is slow, and a
+# seat timed out in seconds is no game. A setting (OMERTA_MIN_CLOCK_SECONDS) lowers it for the
+# tests of time-outs, which must not wait minutes.
+MIN_CLOCK = 60
 MAX_PER_MOVE = 30 * DAY
 MAX_BANK = 60 * DAY
 MAX_INCREMENT = 7 * DAY
@@ -92,17 +96,18 @@ def _seconds(value: Any, name: str, low: int, high: int) -> int:
     return value
 
 
-def parse_clock(data: Mapping[str, Any] | None) -> Clock | None:
-    """The time control of a creation's ``clock`` (plain data), validated; ``bad_clock``."""
+def parse_clock(data: Mapping[str, Any] | None, shortest: int = MIN_CLOCK) -> Clock | None:
+    """The time control of a creation's ``clock`` (plain data), validated; ``bad_clock``.
+    ``shortest``: the fewest seconds a move's limit or a bank may start with."""
     if data is None or (data.get("type", "none") == "none" and set(data) <= {"type"}):
         return None
     kind = data.get("type")
     if kind == "per_move":
         _only(data, {"type", "seconds"})
-        return PerMove(_seconds(data.get("seconds"), "seconds", 1, MAX_PER_MOVE))
+        return PerMove(_seconds(data.get("seconds"), "seconds", shortest, MAX_PER_MOVE))
     if kind == "bank":
         _only(data, {"type", "initial", "increment", "cap"})
-        initial = _seconds(data.get("initial"), "initial", 1, MAX_BANK)
+        initial = _seconds(data.get("initial"), "initial", shortest, MAX_BANK)
         increment = _seconds(data.get("increment", 0), "increment", 0, MAX_INCREMENT)
         cap = data.get("cap")
         if cap is not None:

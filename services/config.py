@@ -28,6 +28,7 @@
 | ``OMERTA_MAIL_DIGEST_SECONDS`` | at most one notification mail per player and game in | (g) |
 | ``OMERTA_VACATION_DAYS`` | days a year a player may pause their clocks (``vacation``) | ``21`` |
 | ``OMERTA_OPEN_GAME_DAYS`` | days an open game waits for a player to join, then expires | ``14`` |
+| ``OMERTA_MIN_CLOCK_SECONDS`` | the shortest clock a game may have (a move, a bank) | ``60`` |
 
 (a) ``http://`` and the bind address; read by ``public_url()``.  (b) ``127.0.0.1:8000``.
 (c) a random one, made once and kept in the store.  (d) ``10,60,300,1800,7200``.
@@ -67,6 +68,7 @@ from redis.backoff import ExponentialBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
 
+from services.clocks import MIN_CLOCK
 from services.embedded import HOST, EmbeddedServer
 
 DEFAULT_BIND = "127.0.0.1:8000"
@@ -108,6 +110,7 @@ class Settings(msgspec.Struct, frozen=True):
     # Days an open game nobody joined waits before it expires (workers.expiry); a fraction of
     # a day is allowed (tests use seconds)
     open_game_days: float = 14.0
+    min_clock_seconds: int = MIN_CLOCK  # lower only for the tests of time-outs
     # The CPU priority (niceness) of a worker of the AI queue alone (workers.worker)
     ai_nice: int = 15
     # How long a worker's shard leases last unrenewed (workers.leases): a dead worker's shards
@@ -143,6 +146,7 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         mail_digest_seconds=_at_least_one(env, "OMERTA_MAIL_DIGEST_SECONDS", 3600),
         vacation_days=_days(env, "OMERTA_VACATION_DAYS", 21),
         open_game_days=_some_days(env, "OMERTA_OPEN_GAME_DAYS", 14.0),
+        min_clock_seconds=_at_least_one(env, "OMERTA_MIN_CLOCK_SECONDS", MIN_CLOCK),
         ai_nice=_niceness(env, "OMERTA_AI_NICE", 15),
         lease_seconds=_at_least_one(env, "OMERTA_LEASE_SECONDS", 10),
         **_servers(env),

@@ -12,7 +12,7 @@ import msgspec
 
 from domain import bots
 from domain.core import RuleViolation, Secret, replay
-from services import clocks, shards
+from services import clocks, config, shards
 from services.commandinput import is_int, parse_ai
 from services.errors import BadRequest
 from services.records import GameMeta
@@ -59,7 +59,7 @@ class Creation(Snapshots):
         except RuleViolation as exc:
             raise BadRequest(exc.message, code=exc.code, params=exc.params, game=game) from None
         ai_seats = parse_ai(ai, seats, game)
-        time_control = clocks.parse_clock(clock)
+        time_control = clocks.parse_clock(clock, config.settings().min_clock_seconds)
         policy = clocks.parse_on_timeout(on_timeout, bots.LEVELS)
         meta = GameMeta(
             game=game,

@@ -146,8 +146,8 @@ class Emails:
             self.redis.delete(key)
 
     def owner(self, address: str) -> str | None:
-        """The player whose verified address this is."""
-        hashed = address_hash(address)
+        """The player whose verified address this is; BadAddress for what is no address."""
+        hashed = address_hash(normalize(address))
         with unavailable():
             found = self.redis.get(owner_key(hashed))
         if found is None:

@@ -26,6 +26,7 @@ import ipaddress
 import secrets
 import socket
 import time
+from typing import Literal
 from urllib.parse import urlsplit
 
 import msgspec
@@ -153,16 +154,30 @@ def sign(secret: str, timestamp: int, body: bytes) -> str:
     return "sha256=" + mac.hexdigest()
 
 
+class WebhookBody(msgspec.Struct, frozen=True):
+    """The JSON body of a webhook call: ``delivery`` the sending's id (the same on every try),
+    ``event`` what happened, the game (``game_id``, ``game``: its name) at ``version``, and
+    ``seat``: the receiver's own (your_turn, game_ended, time_low) or the joiner's
+    (player_joined)."""
+
+    delivery: str
+    event: Literal["your_turn", "game_ended", "player_joined", "time_low"]
+    game_id: str
+    game: str
+    version: int
+    seat: int
+
+
 def payload(notice: Notice, delivery: str) -> bytes:
     return msgspec.json.encode(
-        {
-            "delivery": delivery,
-            "event": notice.event,
-            "game_id": notice.game_id,
-            "game": notice.game,
-            "version": notice.version,
-            "seat": notice.seat,
-        }
+        WebhookBody(
+            delivery=delivery,
+            event=notice.event,  # type: ignore[arg-type]  # a notifications.Event
+            game_id=notice.game_id,
+            game=notice.game,
+            version=notice.version,
+            seat=notice.seat,
+        )
     )
 
 

@@ -17,14 +17,16 @@ import msgspec
 from api.openapi.clocks import CLOCK_ROUTES
 from api.openapi.games import GAME_ROUTES
 from api.openapi.identity import IDENTITY_ROUTES
-from api.openapi.notifications import NOTIFICATION_ROUTES
+from api.openapi.notifications import NOTIFICATION_ROUTES, WEBHOOK_CALL
 from api.openapi.ratings import RATING_ROUTES
-from api.openapi.route import JSON, Route
+from api.openapi.refusals import codes_of
+from api.openapi.route import FORM, JSON, Route
 from api.openapi.social import SOCIAL_ROUTES
-from api.problems import API_CODES, Problem
+from api.problems import Problem
 from api.schemas import InboxEvent
 from domain import GAMES
 from services.rematch import Offer
+from services.webhooks import WebhookBody
 
 REF = "#/components/schemas/{name}"
 ROUTES: tuple[Route, ...] = (
@@ -65,17 +67,17 @@ GAME_FIELDS = {
     ("EventOut", "event"): _any_of("Event"),
 }
 
-# What the data of a stream's messages holds, where no route's JSON body names it.
-STREAM_DATA = (InboxEvent, Offer)
+# What no route's JSON body names: the data of a stream's messages, a webhook call's body.
+UNROUTED = (InboxEvent, Offer, WebhookBody)
 
 
 def _components() -> dict[str, Any]:
     api_types = [r.body for r in ROUTES if r.body] + [r.ok[1] for r in ROUTES if r.ok[1]]
     named = _game_unions()
     shown, components = msgspec.json.schema_components(
-        [*api_types, Problem, *STREAM_DATA, *named.values()], ref_template=REF
+        [*api_types, Problem, *UNROUTED, *named.values()], ref_template=REF
     )
-    first = len(api_types) + 1 + len(STREAM_DATA)
+    first = len(api_types) + 1 + len(UNROUTED)
     for name, schema in zip(named, shown[first:], strict=True):
         components[name] = schema  # a union inline, or an alias of a struct's own component
     for (struct, prop), schema in GAME_FIELDS.items():
@@ -94,10 +96,11 @@ def _operation(route: Route) -> dict[str, Any]:
     responses: dict[str, Any] = {str(status): {"description": "OK", "content": content}}
     if status == 204:
         responses[str(status)] = {"description": "Done (no body)"}
-    # Every write: 415 json_required, 403 cross_origin (api.security).
-    writes = {403, 415} if route.method in ("post", "put", "patch", "delete") else set()
-    for code in sorted(set(route.errors) | writes | {500}):
-        responses[str(code)] = {"$ref": f"#/components/responses/Problem{code}"}
+    by_status: dict[int, list[str]] = {}
+    for code, code_status in sorted(codes_of(route).items()):
+        by_status.setdefault(code_status, []).append(code)
+    for code_status, codes in sorted(by_status.items()):
+        responses[str(code_status)] = _problem_response(codes)
     op: dict[str, Any] = {
         "operationId": f"{route.method}_{route.path}".replace("/", "_")
         .replace("{", "")
@@ -116,6 +119,14 @@ def _operation(route: Route) -> dict[str, Any]:
             "required": True,
             "content": {JSON: {"schema": _schema_of(route.body)}},
         }
+    if route.form:
+        # The body is not read but for its type: any JSON, or a form (of any fields).
+        form = {FORM: {"schema": {"type": "object"}}, JSON: {"schema": {}}}
+        op["requestBody"] = {"required": False, "content": form}
+        responses["303"] = {
+            "description": "the answer to a form: the next page (Location)",
+            "headers": {"Location": {"schema": {"type": "string"}}},
+        }
     if route.auth == "required":
         op["security"] = [{"bearer": []}, {"cookie": []}]
     elif route.auth == "optional":
@@ -123,17 +134,41 @@ def _operation(route: Route) -> dict[str, Any]:
     return op
 
 
-def _problem_responses() -> dict[str, Any]:
-    statuses = sorted({status for status, _ in API_CODES.values()} | {500})
-    out = {}
-    for status in statuses:
-        codes = sorted(c for c, (s, _) in API_CODES.items() if s == status)
-        out[f"Problem{status}"] = {
-            "description": "problem details; code: " + ", ".join(codes),
-            "content": {
-                "application/problem+json": {"schema": {"$ref": REF.format(name="Problem")}}
-            },
-        }
+def _problem_response(codes: list[str]) -> dict[str, Any]:
+    """A refusal with one of ``codes``; ``type`` links each code's entry on the API page."""
+    return {
+        "description": "problem details; code: " + ", ".join(codes),
+        "content": {
+            "application/problem+json": {
+                "schema": {
+                    "allOf": [
+                        {"$ref": REF.format(name="Problem")},
+                        {"properties": {"code": {"enum": codes}}},
+                    ]
+                }
+            }
+        },
+    }
+
+
+def _short_names(doc: dict[str, Any]) -> dict[str, Any]:
+    """``<game>.<Name>`` for the schemas msgspec names after their module (two games' types of
+    one name): a client has no module to look at. A game's alias of one (``famiglia.Options``)
+    becomes the schema itself."""
+    renames = {
+        name: f"{name.split('.')[1]}.{name.split('.')[-1]}"
+        for name in doc["components"]["schemas"]
+        if name.startswith("domain.")
+    }
+    assert len(set(renames.values())) == len(renames), "two schemas would get one name"
+    text = msgspec.json.encode(doc).decode()
+    for old, new in renames.items():
+        text = text.replace(f'"{REF.format(name=old)}"', f'"{REF.format(name=new)}"')
+    out: dict[str, Any] = msgspec.json.decode(text)
+    schemas = out["components"]["schemas"]
+    for old, new in renames.items():
+        assert schemas.get(new, {"$ref": REF.format(name=new)}) == {"$ref": REF.format(name=new)}
+        schemas[new] = schemas.pop(old)
     return out
 
 
@@ -141,31 +176,34 @@ def document() -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
     for route in ROUTES:
         paths.setdefault(route.path, {})[route.method] = _operation(route)
-    return {
-        "openapi": "3.1.0",
-        "info": {
-            "title": "Omerta",
-            "version": "1",
-            "description": "Play Famiglia and Gangsta! by web. Create a player (POST /players) "
-            "to get a token; send it as `Authorization: Bearer <token>`. Errors are RFC 9457 "
-            "problem+json with a stable `code` and `params`, the values its `detail` names "
-            "(`case` tells apart the messages of one code). `detail` is English, or Japanese "
-            "when the request sends `Accept-Language: ja`. Every POST takes a JSON body "
-            "(`Content-Type: application/json`, else 415 `json_required`); one sent without a "
-            "bearer token (the web pages' cookie) must come from this site's own pages "
-            "(`Sec-Fetch-Site` / `Origin`, else 403 `cross_origin`).",
-        },
-        "paths": paths,
-        "components": {
-            "schemas": _components(),
-            "responses": _problem_responses(),
-            "securitySchemes": {
-                "bearer": {
-                    "type": "http",
-                    "scheme": "bearer",
-                    "description": "the token from POST /players",
-                },
-                "cookie": {"type": "apiKey", "in": "cookie", "name": "omerta_token"},
+    return _short_names(
+        {
+            "openapi": "3.1.0",
+            "info": {
+                "title": "Omerta",
+                "version": "1",
+                "description": "Play Famiglia and Gangsta! by web. Create a player (POST /players) "
+                "to get a token; send it as `Authorization: Bearer <token>`. Errors are RFC 9457 "
+                "problem+json with a stable `code` and `params`, the values its `detail` names "
+                "(`case` tells apart the messages of one code). `detail` is English, or Japanese "
+                "when the request sends `Accept-Language: ja`. A request's body is JSON "
+                "(`Content-Type: application/json`, else 415 `json_required`; the mailed links' "
+                "routes also take a form). A write sent without a bearer token (the web "
+                "pages' cookie) must come from this site's own pages (`Sec-Fetch-Site` / "
+                "`Origin`, else 403 `cross_origin`).",
             },
-        },
-    }
+            "paths": paths,
+            "webhooks": {"notice": WEBHOOK_CALL},
+            "components": {
+                "schemas": _components(),
+                "securitySchemes": {
+                    "bearer": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "the token from POST /players",
+                    },
+                    "cookie": {"type": "apiKey", "in": "cookie", "name": "omerta_token"},
+                },
+            },
+        }
+    )

@@ -20,7 +20,7 @@ CLOCK_ROUTES: tuple[Route, ...] = (
         "The caller's vacations: the running one, the days left this year",
         (200, clocks.VacationOut),
         auth="required",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="clocks",
         description=VACATION_ABOUT,
     ),
@@ -31,7 +31,7 @@ CLOCK_ROUTES: tuple[Route, ...] = (
         (200, clocks.VacationOut),
         body=clocks.NewVacation,
         auth="required",
-        errors=(400, 401, 409, 429),
+        codes=("bad_vacation", "rate_limited", "store_unavailable", "vacation_refused"),
         tag="clocks",
         description=VACATION_ABOUT + " A vacation while one runs, or longer than the days "
         "left, is refused (409 vacation_refused).",
@@ -42,7 +42,7 @@ CLOCK_ROUTES: tuple[Route, ...] = (
         "End the running vacation now (the days not begun are given back)",
         (200, clocks.VacationOut),
         auth="required",
-        errors=(401, 429),
+        codes=("rate_limited", "store_unavailable"),
         tag="clocks",
     ),
 )

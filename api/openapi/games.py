@@ -7,8 +7,11 @@ from typing import Any
 from api import schemas
 from api.openapi.route import Route, path_param, query
 from api.schemas import COMMAND_ID_HEADER
+from domain.table import messages as table_messages
 from services.idempotency import MIN_PLAYER_KEY
 
+# The table's commands (domain.table), which GET .../legal never lists.
+TABLE = ", ".join(f"`{kind.__struct_config__.tag}`" for kind in table_messages.COMMANDS)
 GAME_ID = path_param("game_id", about="the game's id (from POST /games)")
 AFTER = query("after", "only events after this version")
 CHAT = query("chat", "also the chat messages after this number, and past the game's end")
@@ -79,7 +82,23 @@ GAME_ROUTES: tuple[Route, ...] = (
         body=schemas.NewGame,
         auth="required",
         params=(GAME_KEY,),
-        errors=(400, 401, 409, 429),
+        codes=(
+            "bad_ai",
+            "bad_ai_level",
+            "bad_clock",
+            "bad_command_id",
+            "bad_on_timeout",
+            "bad_options",
+            "bad_seats",
+            "idempotency_key_in_use",
+            "idempotency_key_reused",
+            "rate_limited",
+            "store_unavailable",
+            "too_many_open_games",
+            "unknown_game",
+            "unknown_game_name",
+            "weak_idempotency_key",
+        ),
     ),
     Route(
         "get",
@@ -88,7 +107,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         (200, schemas.GameOut),
         auth="optional",
         params=(GAME_ID,),
-        errors=(401, 404),
+        codes=("store_unavailable", "unknown_game"),
     ),
     Route(
         "post",
@@ -98,7 +117,17 @@ GAME_ROUTES: tuple[Route, ...] = (
         body=schemas.JoinGame,
         auth="required",
         params=(GAME_ID, JOIN_KEY),
-        errors=(400, 401, 403, 404, 409, 429),
+        codes=(
+            "bad_command_id",
+            "bad_invite",
+            "idempotency_key_in_use",
+            "idempotency_key_reused",
+            "no_open_seat",
+            "rate_limited",
+            "store_unavailable",
+            "unknown_game",
+            "weak_idempotency_key",
+        ),
     ),
     Route(
         "get",
@@ -107,16 +136,20 @@ GAME_ROUTES: tuple[Route, ...] = (
         (200, schemas.ViewOut),
         auth="optional",
         params=(GAME_ID,),
-        errors=(401, 404),
+        codes=("store_unavailable", "unknown_game"),
     ),
     Route(
         "get",
         "/games/{game_id}/legal",
-        "Every command the caller may send now",
+        "The game's own moves the caller may send now (not the table's commands)",
         (200, schemas.LegalOut),
         auth="required",
         params=(GAME_ID,),
-        errors=(401, 403, 404),
+        description=f"Lists the moves of the game's rules only. The table's commands ({TABLE}) "
+        "are never listed: any seat may send `concede` while the game goes on, and the game's "
+        "`table` (GET /games/{id} or .../view) says when the others apply: `can_offer_draw`, "
+        "`draw_offer` (the other seat's offer: `accept_draw` or `decline_draw`), `can_undo`.",
+        codes=("not_seated", "store_unavailable", "unknown_game"),
     ),
     Route(
         "post",
@@ -126,7 +159,24 @@ GAME_ROUTES: tuple[Route, ...] = (
         body=schemas.CommandIn,
         auth="required",
         params=(GAME_ID, IDEMPOTENCY),
-        errors=(400, 401, 403, 404, 409, 413, 422, 429),
+        rules=True,
+        codes=(
+            "bad_command",
+            "bad_command_id",
+            "bad_expected_version",
+            "command_id_reused",
+            "conflict",
+            "not_seated",
+            "not_your_seat",
+            "rate_limited",
+            "reserved_command_id",
+            "seat_taken_over",
+            "store_unavailable",
+            "unknown_command",
+            "unknown_game",
+            "wrong_game_command",
+            "wrong_seat",
+        ),
     ),
     Route(
         "get",
@@ -135,7 +185,13 @@ GAME_ROUTES: tuple[Route, ...] = (
         (200, schemas.HistoryOut),
         auth="optional",
         params=(GAME_ID, AFTER),
-        errors=(400, 401, 404),
+        description="A game's shuffles come from a secret fixed at its start. Its first "
+        "event (`game_started`) carries `commitment`: the hex SHA-256 of the secret's `salt` "
+        "bytes followed by its `seed` bytes. The event that ends the game reveals the "
+        "`secret` (`seed` and `salt`, base64): a client checks that SHA-256(salt + seed) is "
+        "the commitment, so the cards were not chosen after the start. While the game runs "
+        "the secret and the hidden cards are left out of what the caller may not see.",
+        codes=("bad_parameter", "store_unavailable", "unknown_game", "wrong_seat"),
     ),
     Route(
         "get",
@@ -144,7 +200,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         (200, schemas.ViewOut),
         auth="optional",
         params=(GAME_ID, path_param("version", "integer", "1 to the game's version")),
-        errors=(401, 404),
+        codes=("store_unavailable", "unknown_game", "unknown_version"),
     ),
     Route(
         "get",
@@ -153,7 +209,14 @@ GAME_ROUTES: tuple[Route, ...] = (
         (200, None),
         auth="optional",
         params=(GAME_ID, AFTER, LAST_EVENT_ID, CHAT),
-        errors=(400, 401, 404, 429),
+        codes=(
+            "bad_parameter",
+            "rate_limited",
+            "store_unavailable",
+            "too_many_streams",
+            "unknown_game",
+            "wrong_seat",
+        ),
         media="text/event-stream",
         description="Each message: `id` the version, `event` the type, `data` an EventOut. "
         "Chat messages written meanwhile come as `event: chat` (no `id`), `data` a "
@@ -169,7 +232,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "Public games with an open seat",
         (200, schemas.GameList),
         auth="optional",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="players",
     ),
     Route(
@@ -179,7 +242,16 @@ GAME_ROUTES: tuple[Route, ...] = (
         (201, schemas.PlayerCreated),
         body=schemas.NewPlayer,
         params=(PLAYER_KEY,),
-        errors=(400, 409, 429),
+        codes=(
+            "bad_command_id",
+            "bad_name",
+            "idempotency_key_in_use",
+            "idempotency_key_reused",
+            "player_exists",
+            "rate_limited",
+            "store_unavailable",
+            "weak_idempotency_key",
+        ),
         tag="players",
         description="Also sets the token as an HttpOnly cookie for the web pages. When the "
         "request's cookie already names a player, the answer is 409 `player_exists` unless "
@@ -192,7 +264,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "The caller",
         (200, schemas.PlayerOut),
         auth="required",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="players",
     ),
     Route(
@@ -201,7 +273,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "The caller's games",
         (200, schemas.GameList),
         auth="required",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="players",
     ),
     Route(
@@ -210,7 +282,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "The caller's games waiting for the caller",
         (200, schemas.GameList),
         auth="required",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="players",
         description="Waiting longest first; `waiting_since` (ms) is when the caller's seat "
         "began to owe its decision, `to_act` the seats to act.",
@@ -222,7 +294,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         (200, None),
         auth="required",
         params=(INBOX_EVENT_ID,),
-        errors=(400, 401, 429),
+        codes=("bad_parameter", "store_unavailable", "too_many_streams"),
         media="text/event-stream",
         tag="players",
         description="One stream per player for every page. Each message: `event` `inbox`, "
@@ -242,7 +314,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         body=schemas.Seen,
         auth="required",
         params=(GAME_ID,),
-        errors=(400, 401, 404),
+        codes=("store_unavailable", "unknown_game"),
         description="Kept per player and game on the server (so it follows the player to "
         "every device); an older version than the stored one changes nothing, one past the "
         "game's is taken as the game's. The answer's `previous` is what was stored before: "
@@ -254,7 +326,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "/readyz",
         "The event store answers",
         (200, schemas.Health),
-        errors=(503,),
+        codes=("store_unavailable",),
         tag="operations",
     ),
     Route("get", "/openapi.json", "This document", (200, None), tag="operations"),

@@ -23,7 +23,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "Sign in on this device with the sign-in link or the recovery code",
         (200, schemas.SignedIn),
         body=schemas.SignIn,
-        errors=(400, 401, 429),
+        codes=("bad_signin", "rate_limited", "store_unavailable"),
         tag="devices",
         description="Send `link` (the sign-in link's part after `#`) or `code` (the recovery "
         "code). The answer holds a new device token for the same player (once; the server "
@@ -36,7 +36,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "When the caller's sign-in link and recovery code were made (null: none)",
         (200, schemas.SignInState),
         auth="required",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="devices",
     ),
     Route(
@@ -45,7 +45,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "Make a new sign-in link and recovery code (the old ones stop working)",
         (201, schemas.SignInLink),
         auth="required",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="devices",
         description="Both are shown only in this answer (the server keeps their hashes), the "
         "link as text and as a QR code (SVG).",
@@ -56,7 +56,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "Revoke the sign-in link and recovery code",
         (204, None),
         auth="required",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="devices",
     ),
     Route(
@@ -65,7 +65,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "The caller's signed-in devices, last used first",
         (200, schemas.DeviceList),
         auth="required",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="devices",
         description="The token POST /players returned is the first device. Last use is "
         "updated at most once a minute.",
@@ -77,7 +77,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         (204, None),
         auth="required",
         params=(path_param("device_id", about="a device's id from GET /me/devices"),),
-        errors=(401, 404),
+        codes=("store_unavailable", "unknown_device"),
         tag="devices",
     ),
     Route(
@@ -87,7 +87,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         (200, schemas.SignedOut),
         body=schemas.SignOut,
         auth="required",
-        errors=(400, 401),
+        codes=("store_unavailable",),
         tag="devices",
     ),
     Route(
@@ -96,7 +96,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "Options for registering a passkey (navigator.credentials.create), with a challenge",
         (200, WEBAUTHN_OPTIONS),
         auth="required",
-        errors=(401, 409),
+        codes=("passkeys_unavailable", "store_unavailable"),
         tag="devices",
         description="`PublicKeyCredentialCreationOptionsJSON`: bytes as base64url. The "
         "challenge is kept by the server for 5 minutes and answers once. A discoverable "
@@ -111,7 +111,14 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         (201, passkeys.PasskeyOut),
         body=passkeys.NewPasskey,
         auth="required",
-        errors=(400, 401, 409),
+        codes=(
+            "bad_passkey",
+            "passkey_challenge",
+            "passkey_exists",
+            "passkeys_unavailable",
+            "store_unavailable",
+            "too_many_passkeys",
+        ),
         tag="devices",
         description="`credential` is `PublicKeyCredential.toJSON()` of the answer. 400 "
         "`passkey_challenge`: not the answer to a live registration challenge of the caller's; "
@@ -123,7 +130,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "The caller's passkeys, newest first",
         (200, passkeys.PasskeyList),
         auth="required",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="devices",
     ),
     Route(
@@ -134,7 +141,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         body=passkeys.PasskeyLabel,
         auth="required",
         params=(PASSKEY_ID,),
-        errors=(400, 401, 404),
+        codes=("store_unavailable", "unknown_passkey"),
         tag="devices",
     ),
     Route(
@@ -144,7 +151,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         (204, None),
         auth="required",
         params=(PASSKEY_ID,),
-        errors=(401, 404),
+        codes=("store_unavailable", "unknown_passkey"),
         tag="devices",
     ),
     Route(
@@ -152,7 +159,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "/signin/passkey/options",
         "Options for signing in with a passkey (navigator.credentials.get), with a challenge",
         (200, WEBAUTHN_OPTIONS),
-        errors=(409, 429),
+        codes=("passkeys_unavailable", "rate_limited", "store_unavailable"),
         tag="devices",
         description="`PublicKeyCredentialRequestOptionsJSON`, naming no credential: the "
         "browser offers the passkeys it has for this site. Rate-limited per address.",
@@ -163,7 +170,14 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "Sign in on this device with a passkey: the browser's answer to the options",
         (200, schemas.SignedIn),
         body=passkeys.PasskeySignIn,
-        errors=(400, 401, 409, 429),
+        codes=(
+            "bad_passkey",
+            "passkey_challenge",
+            "passkeys_unavailable",
+            "rate_limited",
+            "store_unavailable",
+            "unknown_credential",
+        ),
         tag="devices",
         description="A new device token for the passkey's player, as `POST /signin` gives "
         "(and the pages' cookie). 401 `unknown_credential`: the passkey is nobody's here. "
@@ -176,7 +190,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         (202, mail.EmailOut),
         body=mail.NewEmail,
         auth="required",
-        errors=(400, 401, 429),
+        codes=("bad_email", "rate_limited", "store_unavailable"),
         tag="players",
     ),
     Route(
@@ -185,7 +199,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "The caller's email address and its state",
         (200, mail.EmailOut),
         auth="required",
-        errors=(401, 404),
+        codes=("no_email", "store_unavailable"),
         tag="players",
     ),
     Route(
@@ -195,7 +209,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         (200, mail.EmailOut),
         body=mail.Subscription,
         auth="required",
-        errors=(400, 401, 404),
+        codes=("no_email", "store_unavailable"),
         tag="players",
         description="The one-click unsubscribe of the mails turns them off too; the mails go "
         "only to a verified address.",
@@ -204,21 +218,22 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "post",
         "/email/verify/{token}",
         "Verify the address with the mailed link's token (once)",
-        (200, None),
+        (200, mail.Verified),
         params=(LINK_TOKEN,),
-        errors=(410,),
+        codes=("bad_link", "store_unavailable"),
         tag="players",
-        description=FORM_TOO,
+        description="Takes no body.",
     ),
     Route(
         "post",
         "/signin/email",
         "Mail a one-time sign-in link (15 minutes) to a verified address",
-        (202, None),
+        (202, mail.MailSent),
         body=mail.SignInByMail,
-        errors=(400, 429),
+        codes=("bad_email", "rate_limited", "store_unavailable"),
         tag="players",
-        description="The answer is the same whether or not the address is a player's.",
+        description="The answer is the same whether or not the address is a player's; what "
+        "is no address at all is refused (400 `bad_email`).",
     ),
     Route(
         "post",
@@ -226,21 +241,26 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "Sign in with the mailed link's token (once): sets the cookie, returns a token",
         (200, schemas.SignedIn),
         params=(LINK_TOKEN,),
-        errors=(410,),
+        codes=("bad_link", "store_unavailable"),
         tag="players",
         description=FORM_TOO,
+        form=True,
     ),
     Route(
         "post",
         "/mail/unsubscribe/{player_id}/{signature}",
         "One-click unsubscribe from notification mails (RFC 8058)",
-        (200, None),
+        (200, mail.Unsubscribed),
         params=(
             path_param("player_id", about="the player"),
             path_param("signature", about="the link's signature"),
         ),
-        errors=(410,),
+        codes=("bad_link", "store_unavailable"),
         tag="players",
-        description="Mail clients post the form `List-Unsubscribe=One-Click`; " + FORM_TOO,
+        description="Mail clients post the form `List-Unsubscribe=One-Click` (answered "
+        "200); any other form is the page's own button (answered 303). " + FORM_TOO + " The "
+        "signed link is all the right it needs: it is taken from any site.",
+        form=True,
+        any_origin=True,
     ),
 )

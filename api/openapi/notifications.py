@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from api.openapi.games import WEBHOOK_KEY
-from api.openapi.route import Route, path_param
+from api.openapi.route import JSON, Route, path_param
 from api.routes import push, webhooks
+from services import webhooks as calls
 
 HOOK_ID = path_param("hook_id", about="the webhook's id (from POST /me/webhooks)")
 NOTIFICATION_ROUTES: tuple[Route, ...] = (
@@ -14,7 +17,7 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         "The caller's notification preferences, per channel and event",
         (200, webhooks.NotificationPrefs),
         auth="required",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="notifications",
     ),
     Route(
@@ -24,7 +27,7 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         (200, webhooks.NotificationPrefs),
         body=webhooks.NotificationPrefs,
         auth="required",
-        errors=(400, 401),
+        codes=("store_unavailable",),
         tag="notifications",
     ),
     Route(
@@ -35,15 +38,10 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         body=webhooks.NewWebhook,
         auth="required",
         params=(WEBHOOK_KEY,),
-        errors=(400, 401, 409),
+        codes=("bad_webhook_url", "store_unavailable", "too_many_webhooks"),
         tag="notifications",
-        description="The body is JSON: delivery, event (your_turn, game_ended, "
-        "player_joined, time_low), game_id, game, version, seat. Headers: X-Omerta-Timestamp, "
-        'X-Omerta-Signature ("sha256=" and the hex HMAC-SHA256, keyed with the secret, of '
-        'the timestamp, ".", and the body) and X-Omerta-Delivery, the same on every try: a '
-        "call whose answer was lost is made again, so dedupe on it. A 2xx answer within the "
-        "timeout is a delivery; anything else (redirects are not followed) is retried with "
-        "backoff. The URL must be http(s) and not name a private or loopback address.",
+        description="Each call is the `notice` webhook of this document (its body and "
+        "headers). The URL must be http(s) and not name a private or loopback address.",
     ),
     Route(
         "get",
@@ -51,7 +49,7 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         "The caller's webhooks",
         (200, webhooks.WebhookList),
         auth="required",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="notifications",
     ),
     Route(
@@ -61,7 +59,7 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         (200, webhooks.WebhookList),
         auth="required",
         params=(HOOK_ID,),
-        errors=(401, 404),
+        codes=("store_unavailable", "unknown_webhook"),
         tag="notifications",
     ),
     Route(
@@ -78,7 +76,12 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         (201, push.SubscriptionOut),
         body=push.NewSubscription,
         auth="required",
-        errors=(400, 401, 409),
+        codes=(
+            "bad_push_endpoint",
+            "bad_push_keys",
+            "store_unavailable",
+            "too_many_push_subscriptions",
+        ),
         tag="notifications",
         description="Each event the caller wants on the push channel is pushed to the "
         "endpoint, encrypted for the browser's keys (RFC 8291, aes128gcm) and signed with the "
@@ -93,7 +96,7 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         "The caller's browsers that get pushes",
         (200, push.SubscriptionList),
         auth="required",
-        errors=(401,),
+        codes=("store_unavailable",),
         tag="notifications",
     ),
     Route(
@@ -103,7 +106,47 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         (200, push.SubscriptionList),
         body=push.Unsubscribe,
         auth="required",
-        errors=(400, 401, 404),
+        codes=("store_unavailable", "unknown_push_subscription"),
         tag="notifications",
     ),
 )
+
+
+def _header(name: str, kind: str, about: str) -> dict[str, Any]:
+    return {"name": name, "in": "header", "required": True, "schema": {"type": kind},
+            "description": about}  # fmt: skip
+
+
+REF = "#/components/schemas/WebhookBody"
+# The call the server makes to a webhook's URL (OpenAPI's top-level ``webhooks``).
+WEBHOOK_CALL: dict[str, Any] = {
+    "post": {
+        "operationId": "webhook_notice",
+        "summary": "One event for the webhook's player, POSTed to its URL",
+        "description": "A 2xx answer within the timeout is a delivery; anything else "
+        "(redirects are not followed) is retried with backoff, with the same "
+        f"{calls.DELIVERY}: a call whose answer was lost is made again, so dedupe on it. "
+        "Check the signature, and refuse a timestamp far from now (a replayed call).",
+        "parameters": [
+            _header(
+                calls.TIMESTAMP,
+                "integer",
+                "when the call was signed: whole seconds since the Unix epoch (UTC)",
+            ),
+            _header(
+                calls.SIGNATURE,
+                "string",
+                '"sha256=" and the hex HMAC-SHA256, keyed '
+                "with the webhook's secret (UTF-8), of the timestamp's decimal digits, "
+                '".", and the body\'s exact bytes',
+            ),
+            _header(
+                calls.DELIVERY,
+                "string",
+                "the sending's id, the same on every try (the body's `delivery`)",
+            ),
+        ],
+        "requestBody": {"required": True, "content": {JSON: {"schema": {"$ref": REF}}}},
+        "responses": {"2XX": {"description": "delivered"}},
+    }
+}

@@ -7,8 +7,8 @@ from api.routes import ratings
 
 PAGE = (
     query("offset", "skip this many entries"),
-    query("limit", f"at most this many entries, 1 to {ratings.MAX_LIMIT} "
-          f"(default {ratings.DEFAULT_LIMIT})"),
+    query("limit", f"at most this many entries (default {ratings.DEFAULT_LIMIT})",
+          1, ratings.MAX_LIMIT),
 )  # fmt: skip
 RATING = (
     "Ratings are OpenSkill (Plackett-Luce) per player and game, from finished games: `rating` "
@@ -22,7 +22,7 @@ RATING_ROUTES: tuple[Route, ...] = (
         "A game's leaderboard: rated players and AI levels, best first",
         (200, ratings.LeaderboardOut),
         params=(path_param("game", about="famiglia or gangsta"), *PAGE),
-        errors=(400, 404),
+        codes=("bad_parameter", "store_unavailable", "unknown_leaderboard"),
         tag="ratings",
         description=RATING,
     ),
@@ -35,7 +35,7 @@ RATING_ROUTES: tuple[Route, ...] = (
             path_param("player_id", about="a player id (from a game's seats) or ai:<level>"),
             *PAGE,
         ),
-        errors=(400, 404),
+        codes=("bad_parameter", "store_unavailable", "unknown_player"),
         tag="ratings",
         description=RATING + " `offset` and `limit` page the games.",
     ),

@@ -14,7 +14,14 @@ SOCIAL_ROUTES: tuple[Route, ...] = (
         (200, schemas.RematchOut),
         auth="required",
         params=(GAME_ID,),
-        errors=(401, 403, 404, 409, 415, 429),
+        codes=(
+            "game_not_over",
+            "not_seated",
+            "rate_limited",
+            "rematch_pending",
+            "store_unavailable",
+            "unknown_game",
+        ),
         description="For a seated player of a finished game (403 `not_seated` otherwise; 409 "
         "`game_not_over` while it runs). The first request makes a new game with the same "
         "seats and creation settings (options, AI seats and their levels, time control, public "
@@ -32,7 +39,7 @@ SOCIAL_ROUTES: tuple[Route, ...] = (
         body=schemas.ChatIn,
         auth="required",
         params=(GAME_ID, CHAT_KEY),
-        errors=(400, 401, 403, 404, 409, 415, 429),
+        codes=("bad_chat", "not_seated", "rate_limited", "store_unavailable", "unknown_game"),
         description="`text`: 1 to 500 characters once line breaks are made spaces and other "
         "control characters dropped (400 `bad_chat`). Spectators read but may not write (403 "
         "`not_seated`). A message is kept with the game, outside its events (the last 200). "
@@ -44,8 +51,7 @@ SOCIAL_ROUTES: tuple[Route, ...] = (
         "/games/{game_id}/chat",
         "The game's chat, oldest first (everyone who can see the game)",
         (200, schemas.ChatOut),
-        auth="optional",
         params=(GAME_ID, query("after", "only messages with a number after this one")),
-        errors=(400, 401, 404),
+        codes=("bad_parameter", "store_unavailable", "unknown_game"),
     ),
 )

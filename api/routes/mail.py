@@ -15,6 +15,8 @@ address except the caller's own, to the caller.
 
 from __future__ import annotations
 
+from typing import Annotated, Literal
+
 import msgspec
 from flask import Blueprint, Response, current_app, redirect, request
 
@@ -34,8 +36,12 @@ bp = Blueprint("mail", __name__)
 FORM = "application/x-www-form-urlencoded"
 
 
+# An address as the service takes it (else 400 bad_email): the schema only says so.
+Address = Annotated[str, msgspec.Meta(extra_json_schema={"format": "email"})]
+
+
 class NewEmail(msgspec.Struct, forbid_unknown_fields=True):
-    address: str
+    address: Address
 
 
 class EmailOut(msgspec.Struct):
@@ -49,10 +55,25 @@ class Subscription(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class SignInByMail(msgspec.Struct, forbid_unknown_fields=True):
-    address: str
+    address: Address
 
 
-SENT = {"status": "accepted", "detail": "if that address is verified, a sign-in link is on its way"}
+class MailSent(msgspec.Struct, frozen=True):
+    """The same answer whether or not the address is a player's."""
+
+    status: Literal["accepted"]
+    detail: str
+
+
+class Verified(msgspec.Struct, frozen=True):
+    verified: bool
+
+
+class Unsubscribed(msgspec.Struct, frozen=True):
+    unsubscribed: bool
+
+
+SENT = MailSent("accepted", "if that address is verified, a sign-in link is on its way")
 
 
 def _emails() -> Emails:
@@ -105,7 +126,7 @@ def verify(token: str) -> Response:
     link = _emails().redeem(VERIFY, token)
     if link is None:
         raise _bad_link()
-    return reply({"verified": True})
+    return reply(Verified(verified=True))
 
 
 @bp.post("/signin/email")
@@ -143,7 +164,7 @@ def unsubscribe(player_id: str, signature: str) -> Response:
     if request.mimetype == FORM and request.form.get("List-Unsubscribe") != "One-Click":
         # The page's own button (api.web.mailpages).
         return redirect(f"{request.script_root}/mail/unsubscribed", 303)
-    return reply({"unsubscribed": True})
+    return reply(Unsubscribed(unsubscribed=True))
 
 
 def _bad_link() -> ApiError:

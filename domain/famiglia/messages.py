@@ -15,8 +15,8 @@ from domain.famiglia.cards import Card
 
 
 class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """The rule options (FAMIGLIA.md, "Options"); ``options()`` in rules.py also accepts
-    ``preset: "published"`` (see docs/famiglia.md)."""
+    """The rule options (the rules page, /rules/famiglia, "Options"). A game's creation also
+    takes ``preset: "published"`` (GET /games lists the options each preset sets)."""
 
     # Two consecutive turns without a recruit end the game at once (FAMIGLIA.md, "The deck").
     double_pass_ends: bool = True

@@ -18,8 +18,9 @@ Money = Annotated[int, msgspec.Meta(ge=0, le=20)]
 
 
 class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """The named rule options of GANGSTA.md; every default is the user's description.
-    ``options()`` in rules.py also accepts ``preset: "published"`` (see docs/gangsta.md)."""
+    """The named rule options of the rules page (/rules/gangsta); every default is the
+    description's. A game's creation also takes ``preset: "published"`` (GET /games lists the
+    options each preset sets)."""
 
     domination_snitches: Annotated[tuple[Money, ...], msgspec.Meta(min_length=5, max_length=5)] = (
         2,

@@ -37,7 +37,7 @@ class DeclineDraw(_Message, tag="decline_draw"):
 
 
 class Undo(_Message, tag="undo"):
-    """Take back one's moves since the undo point (docs/table.md, "Undo")."""
+    """Take back one's moves since the undo point (the table's ``can_undo`` says when)."""
 
 
 COMMANDS = (Concede, OfferDraw, AcceptDraw, DeclineDraw, Undo)

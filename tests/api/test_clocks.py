@@ -59,6 +59,8 @@ MINUTE = {"type": "per_move", "seconds": 60}
     "spec, code",
     [
         ({"clock": {"type": "per_move", "seconds": 0}}, "bad_clock"),
+        ({"clock": {"type": "per_move", "seconds": 1}}, "bad_clock"),
+        ({"clock": {"type": "bank", "initial": 59}}, "bad_clock"),
         ({"clock": {"type": "per_move", "seconds": 10**8}}, "bad_clock"),
         ({"clock": {"type": "bank", "initial": 100, "cap": 50}}, "bad_clock"),
         ({"clock": {"type": "sundial"}}, "invalid_body"),

@@ -60,7 +60,7 @@ def _play(port: int, policy: str) -> tuple[dict[str, Any], list[dict[str, Any]],
 
 @pytest.fixture
 def port(workers_redis: redis.Redis, redis_url: str, worker_process: subprocess.Popen) -> Any:
-    with serve({**os.environ, "REDIS_URL": redis_url}) as port:
+    with serve({**os.environ, "REDIS_URL": redis_url, "OMERTA_MIN_CLOCK_SECONDS": "1"}) as port:
         yield port
     assert worker_process.poll() is None
 

@@ -318,3 +318,10 @@ def test_adding_addresses_is_limited_per_player(
         api.call("POST", "/me/email", ann, json={"address": ADDRESS}).status_code for _ in range(2)
     ]
     assert codes == [202, 429]
+
+
+def test_a_sign_in_mail_for_no_address_is_refused(api: Api) -> None:
+    """The document says an address (format email): what is none is a 400, for a known or an
+    unknown player alike (it reveals nothing)."""
+    refused = api.call("POST", "/signin/email", json={"address": "useratexample.com"})
+    assert (refused.status_code, refused.json["code"]) == (400, "bad_email")

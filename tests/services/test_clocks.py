@@ -105,10 +105,11 @@ def test_bad_clocks_are_refused(data: dict, case: str) -> None:
 def test_good_clocks_parse() -> None:
     assert clocks.parse_clock(None) is None
     assert clocks.parse_clock({"type": "none"}) is None
-    assert clocks.parse_clock({"type": "per_move", "seconds": 1}) == PerMove(1)
-    assert clocks.parse_clock({"type": "bank", "initial": 5, "increment": 1, "cap": 9}) == Bank(
-        5, 1, 9
-    )
+    assert clocks.parse_clock({"type": "per_move", "seconds": 60}) == PerMove(60)
+    bank = {"type": "bank", "initial": 60, "increment": 1, "cap": 90}
+    assert clocks.parse_clock(bank) == Bank(60, 1, 90)
+    # the setting for the tests of time-outs
+    assert clocks.parse_clock({"type": "per_move", "seconds": 1}, shortest=1) == PerMove(1)
 
 
 def test_the_time_out_policy_is_validated() -> None:

@@ -1,0 +1,55 @@
+"""gunicorn's gevent worker, whose own refusals of an oversized request are problem+json like
+every refusal of the app's: a request line over ``limit_request_line`` (414 ``uri_too_long``)
+and a header over ``limit_request_field_size``, or more than ``limit_request_fields`` of them
+(431 ``headers_too_large``). gunicorn refuses them before the app sees the request, in HTML.
+
+Loaded by gunicorn from the ``worker_class`` setting (``api.server.settings``), in the process
+``api.serving`` has patched for gevent.
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Any
+
+from gunicorn import util
+from gunicorn.http.errors import LimitRequestHeaders, LimitRequestLine
+from gunicorn.workers.ggevent import GeventWorker
+
+from api import problems
+
+
+def refusal(exc: BaseException, cfg: Any) -> bytes | None:
+    """The whole HTTP answer to ``exc`` if it is an oversized request; None otherwise."""
+    if isinstance(exc, LimitRequestLine):
+        status, code = 414, "uri_too_long"
+        params = {"max": cfg.limit_request_line}
+        detail = f"the request line is longer than {cfg.limit_request_line} bytes"
+    elif isinstance(exc, LimitRequestHeaders):
+        status, code = 431, "headers_too_large"
+        params = {"max": cfg.limit_request_field_size, "count": cfg.limit_request_fields}
+        detail = (
+            f"a header is longer than {cfg.limit_request_field_size} bytes, or there are more "
+            f"than {cfg.limit_request_fields} headers"
+        )
+    else:
+        return None
+    body = problems.encode(status, code, detail, params)
+    head = (
+        f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nConnection: close\r\n"
+        f"Content-Type: {problems.MEDIA_TYPE}\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode("latin-1") + body
+
+
+class ProblemWorker(GeventWorker):
+    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        answer = refusal(exc, self.cfg)
+        if answer is None:
+            super().handle_error(req, client, addr, exc)
+            return
+        self.log.warning("Invalid request from ip=%s: %s", (addr or ("",))[0], exc)
+        try:
+            util.write_nonblock(client, answer)
+        except OSError:  # the client is gone: nothing to tell
+            self.log.debug("Failed to send error message.")
