@@ -120,6 +120,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         codes=(
             "bad_command_id",
             "bad_invite",
+            "game_expired",
             "idempotency_key_in_use",
             "idempotency_key_reused",
             "no_open_seat",

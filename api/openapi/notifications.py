@@ -38,7 +38,15 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         body=webhooks.NewWebhook,
         auth="required",
         params=(WEBHOOK_KEY,),
-        codes=("bad_webhook_url", "store_unavailable", "too_many_webhooks"),
+        codes=(
+            "bad_command_id",
+            "bad_webhook_url",
+            "idempotency_key_in_use",
+            "idempotency_key_reused",
+            "store_unavailable",
+            "too_many_webhooks",
+            "weak_idempotency_key",
+        ),
         tag="notifications",
         description="Each call is the `notice` webhook of this document (its body and "
         "headers). The URL must be http(s) and not name a private or loopback address.",

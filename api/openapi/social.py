@@ -15,6 +15,7 @@ SOCIAL_ROUTES: tuple[Route, ...] = (
         auth="required",
         params=(GAME_ID,),
         codes=(
+            "game_expired",
             "game_not_over",
             "not_seated",
             "rate_limited",
@@ -39,7 +40,17 @@ SOCIAL_ROUTES: tuple[Route, ...] = (
         body=schemas.ChatIn,
         auth="required",
         params=(GAME_ID, CHAT_KEY),
-        codes=("bad_chat", "not_seated", "rate_limited", "store_unavailable", "unknown_game"),
+        codes=(
+            "bad_chat",
+            "bad_command_id",
+            "idempotency_key_in_use",
+            "idempotency_key_reused",
+            "not_seated",
+            "rate_limited",
+            "store_unavailable",
+            "unknown_game",
+            "weak_idempotency_key",
+        ),
         description="`text`: 1 to 500 characters once line breaks are made spaces and other "
         "control characters dropped (400 `bad_chat`). Spectators read but may not write (403 "
         "`not_seated`). A message is kept with the game, outside its events (the last 200). "
