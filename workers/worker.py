@@ -70,6 +70,9 @@ RESTART_RESET = 60.0  # a loop that ran this long starts the pauses over
 # Seconds a worker asked to stop may take: its job ends first (a mail's SMTP timeout is 30 s),
 # and systemd's TimeoutStopSec (40 s) kills a worker that takes longer.
 STOP_GRACE = 35.0
+# Seconds a worker's stop waits for RQ's scheduler process (asked again every second) before
+# killing it: well within STOP_GRACE and the supervisor's STOP_SECONDS.
+SCHEDULER_STOP = 10.0
 
 
 class OmertaWorker(SimpleWorker):
@@ -142,6 +145,23 @@ class OmertaWorker(SimpleWorker):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(process.pid, signal.SIGKILL)
         os._exit(1)
+
+    def stop_scheduler(self) -> None:
+        """RQ's (SIGTERM, then wait for RQ's scheduler process), asking again every second and
+        killing it after ``SCHEDULER_STOP`` seconds: a SIGTERM that reaches the scheduler before
+        it installed its own handler is lost, and RQ's wait never ended (seen under load)."""
+        process = self.scheduler._process if self.scheduler is not None else None  # RQ's
+        if process is None or not process.pid:
+            return
+        deadline = time.monotonic() + SCHEDULER_STOP
+        while process.is_alive() and time.monotonic() < deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGTERM)
+            process.join(min(1.0, max(0.0, deadline - time.monotonic())))
+        if process.is_alive():
+            log.warning("RQ's scheduler (pid %d) did not stop: killed", process.pid)
+            process.kill()
+        process.join()
 
     def heartbeat(self, timeout: int | None = None, pipeline: Pipeline | None = None) -> None:
         """RQ's heartbeat, at most every ``HEARTBEAT_EVERY`` seconds and in one round trip.
