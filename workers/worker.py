@@ -70,6 +70,9 @@ RESTART_RESET = 60.0  # a loop that ran this long starts the pauses over
 # Seconds a worker asked to stop may take: its job ends first (a mail's SMTP timeout is 30 s),
 # and systemd's TimeoutStopSec (40 s) kills a worker that takes longer.
 STOP_GRACE = 35.0
+# A SIGTERM or SIGINT before RQ's handlers are in place (``run``): under load an ``omerta run``
+# stopped right after its start ended workers silently at the default handler.
+_STOP_WHILE_STARTING = threading.Event()
 # Seconds a worker's stop waits for RQ's scheduler process (asked again every second) before
 # killing it: well within STOP_GRACE and the supervisor's STOP_SECONDS.
 SCHEDULER_STOP = 10.0
@@ -128,6 +131,13 @@ class OmertaWorker(SimpleWorker):
             self._overdue.daemon = True
             self._overdue.start()
         super().request_stop(signum, frame)
+
+    def _install_signal_handlers(self) -> None:
+        """RQ's; a stop asked before them (``run``'s handler: the worker starting) stops the
+        work loop at its first turn."""
+        super()._install_signal_handlers()
+        if _STOP_WHILE_STARTING.is_set():
+            self.stop_asked = self._stop_requested = True
 
     def _stop_overdue(self) -> None:
         """Still here ``STOP_GRACE`` seconds after a stop was asked: something hangs (a CI run
@@ -324,6 +334,8 @@ def run(
         lower_priority()
     pause = RESTART_FIRST
     while True:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda signum, frame: _STOP_WHILE_STARTING.set())
         worker = make_worker(interval, name, queues)
         log.info(
             "worker %s started (pid %d, nice %d): %s",

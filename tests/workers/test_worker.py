@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -188,3 +189,34 @@ def test_the_scheduler_is_told_to_stop_until_it_does_and_killed_at_last(
         if process.is_alive():
             process.kill()
             process.join()
+
+
+def test_a_worker_asked_to_stop_while_it_starts_stops_cleanly(
+    workers_redis: redis.Redis, redis_url: str, tmp_path: Path
+) -> None:
+    """A SIGTERM before RQ's handlers are in place (here: as RQ's work loop starts; under load,
+    ``omerta run`` stopped right after its start) stops the worker as any stop does: it ended
+    silently, without its "stopped" line."""
+    log = tmp_path / "worker.log"
+    script = (
+        "import os, signal; from workers.worker import OmertaWorker\n"
+        "started = OmertaWorker.bootstrap\n"
+        "def bootstrap(self, *args, **kwargs):\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    return started(self, *args, **kwargs)\n"
+        "OmertaWorker.bootstrap = bootstrap\n" + WORKER
+    )
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", script, "worker", "--interval", "1"],
+            env={**os.environ, "REDIS_URL": redis_url},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        assert proc.wait(60) == 0, log.read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert re.search(r"worker \S+ stopped", log.read_text()), log.read_text()
