@@ -76,6 +76,7 @@ _STOP_WHILE_STARTING = threading.Event()
 # Seconds a worker's stop waits for RQ's scheduler process (asked again every second) before
 # killing it: well within STOP_GRACE and the supervisor's STOP_SECONDS.
 SCHEDULER_STOP = 10.0
+PUBSUB_STOP = 2.0  # seconds a worker's stop waits for RQ's pubsub thread (see unsubscribe)
 
 
 class OmertaWorker(SimpleWorker):
@@ -172,6 +173,18 @@ class OmertaWorker(SimpleWorker):
             log.warning("RQ's scheduler (pid %d) did not stop: killed", process.pid)
             process.kill()
         process.join()
+
+    def unsubscribe(self) -> None:
+        """RQ's, with a bounded wait for redis-py's pubsub thread: after the unsubscribe it may
+        wait for a subscription for RQ's 60 s, and RQ waited for it without bound (a stop
+        right after the start hung so). One still waiting is a daemon: it ends with the
+        process, and closes its connection itself if it ends before."""
+        if self.pubsub_thread is None:
+            return
+        self.pubsub.unsubscribe()
+        self.pubsub_thread.stop(timeout=PUBSUB_STOP)
+        if not self.pubsub_thread.is_alive():
+            self.pubsub.close()
 
     def heartbeat(self, timeout: int | None = None, pipeline: Pipeline | None = None) -> None:
         """RQ's heartbeat, at most every ``HEARTBEAT_EVERY`` seconds and in one round trip.

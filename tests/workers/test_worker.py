@@ -196,7 +196,8 @@ def test_a_worker_asked_to_stop_while_it_starts_stops_cleanly(
 ) -> None:
     """A SIGTERM before RQ's handlers are in place (here: as RQ's work loop starts; under load,
     ``omerta run`` stopped right after its start) stops the worker as any stop does: it ended
-    silently, without its "stopped" line."""
+    silently, without its "stopped" line. So soon after its start, RQ's wait for its pubsub
+    thread hung for a minute (``OmertaWorker.unsubscribe``)."""
     log = tmp_path / "worker.log"
     script = (
         "import os, signal; from workers.worker import OmertaWorker\n"
