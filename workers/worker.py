@@ -346,6 +346,7 @@ def run(
     if queues is not None and queues == [runtime.AI]:
         lower_priority()
     pause = RESTART_FIRST
+    _STOP_WHILE_STARTING.clear()  # (an earlier run in this process, a test's, was stopped)
     while True:
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda signum, frame: _STOP_WHILE_STARTING.set())
