@@ -48,10 +48,17 @@ def smtp_server(inbox: Inbox | None = None) -> Iterator[Inbox]:
         controller.stop()
 
 
-def link_in(mail: EmailMessage, path: str) -> str:
-    """The path (from ``path`` on, with its token) of the link the mail's text carries."""
+def find_link(mail: EmailMessage, path: str) -> str | None:
+    """The path (from ``path`` on, with its token) of the link the mail's text carries; None
+    when it carries none (another mail to the same address: a notice of a move)."""
     body = mail.get_body(("plain",))
     assert body is not None
     found = re.search(rf"http://[^/\s]+({re.escape(path)}[A-Za-z0-9_-]+)", body.get_content())
-    assert found, body.get_content()
-    return found.group(1)
+    return found.group(1) if found else None
+
+
+def link_in(mail: EmailMessage, path: str) -> str:
+    """The path (from ``path`` on, with its token) of the link the mail's text carries."""
+    link = find_link(mail, path)
+    assert link, mail.get_body(("plain",))
+    return link

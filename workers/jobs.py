@@ -22,8 +22,9 @@ seat's view and legal commands only, and for a search level its own redacted his
 * a failure of the move (a bot error) is recorded in the game's ``ai:{<id>}:error`` (shown
   with its read model) and re-raised, so RQ retries it (``AI_RETRY``) and finally keeps it in
   its failed registry; a later success clears it. The store down or refusing writes (memory
-  full) is re-raised unrecorded: no failure of the move, so the catch-up's periodic pass moves
-  it again once the store is back, instead of leaving it for a worker's restart;
+  full), or RQ's job timeout (a worker too slow under load), is re-raised unrecorded: no
+  failure of the move, so the catch-up's periodic pass moves it again once the store is back,
+  instead of leaving it for a worker's restart;
 * then, whatever the outcome, it projects the game itself (the ``project_changed`` job its
   append may wake finds it done): the read model and the next AI move follow at once, without a
   queue in between. A retry of a job that failed after its append repairs the read model that
@@ -67,6 +68,7 @@ from contextlib import nullcontext
 import msgspec
 import redis
 from rq import Retry
+from rq.timeouts import JobTimeoutException
 
 from domain import bots
 from domain.core import Game
@@ -242,7 +244,7 @@ def _move(game_id: str, version: int) -> str:
         )
     except Conflict:
         return "stale"
-    except (Unavailable, redis.RedisError):
+    except (Unavailable, redis.RedisError, JobTimeoutException):
         raise
     except Exception as exc:
         _record_error(game_id, rm.AiError(seat, version, f"{type(exc).__name__}: {exc}", now_ms()))

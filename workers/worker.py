@@ -71,6 +71,13 @@ RESTART_RESET = 60.0  # a loop that ran this long starts the pauses over
 # Seconds a worker asked to stop may take: its job ends first (a mail's SMTP timeout is 30 s),
 # and systemd's TimeoutStopSec (40 s) kills a worker that takes longer.
 STOP_GRACE = 35.0
+# A SIGTERM or SIGINT before RQ's handlers are in place (``run``): under load an ``omerta run``
+# stopped right after its start ended workers silently at the default handler.
+_STOP_WHILE_STARTING = threading.Event()
+# Seconds a worker's stop waits for RQ's scheduler process (asked again every second) before
+# killing it: well within STOP_GRACE and the supervisor's STOP_SECONDS.
+SCHEDULER_STOP = 10.0
+PUBSUB_STOP = 2.0  # seconds a worker's stop waits for RQ's pubsub thread (see unsubscribe)
 
 
 class OmertaWorker(SimpleWorker):
@@ -129,6 +136,13 @@ class OmertaWorker(SimpleWorker):
             self._overdue.start()
         super().request_stop(signum, frame)
 
+    def _install_signal_handlers(self) -> None:
+        """RQ's; a stop asked before them (``run``'s handler: the worker starting) stops the
+        work loop at its first turn."""
+        super()._install_signal_handlers()
+        if _STOP_WHILE_STARTING.is_set():
+            self.stop_asked = self._stop_requested = True
+
     def _stop_overdue(self) -> None:
         """Still here ``STOP_GRACE`` seconds after a stop was asked: something hangs (a CI run
         once saw a worker outlive SIGTERM by 30 s). Its stacks go to the log, its scheduler and
@@ -145,6 +159,35 @@ class OmertaWorker(SimpleWorker):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(process.pid, signal.SIGKILL)
         os._exit(1)
+
+    def stop_scheduler(self) -> None:
+        """RQ's (SIGTERM, then wait for RQ's scheduler process), asking again every second and
+        killing it after ``SCHEDULER_STOP`` seconds: a SIGTERM that reaches the scheduler before
+        it installed its own handler is lost, and RQ's wait never ended (seen under load)."""
+        process = self.scheduler._process if self.scheduler is not None else None  # RQ's
+        if process is None or not process.pid:
+            return
+        deadline = time.monotonic() + SCHEDULER_STOP
+        while process.is_alive() and time.monotonic() < deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGTERM)
+            process.join(min(1.0, max(0.0, deadline - time.monotonic())))
+        if process.is_alive():
+            log.warning("RQ's scheduler (pid %d) did not stop: killed", process.pid)
+            process.kill()
+        process.join()
+
+    def unsubscribe(self) -> None:
+        """RQ's, with a bounded wait for redis-py's pubsub thread: after the unsubscribe it may
+        wait for a subscription for RQ's 60 s, and RQ waited for it without bound (a stop
+        right after the start hung so). One still waiting is a daemon: it ends with the
+        process, and closes its connection itself if it ends before."""
+        if self.pubsub_thread is None:
+            return
+        self.pubsub.unsubscribe()
+        self.pubsub_thread.stop(timeout=PUBSUB_STOP)
+        if not self.pubsub_thread.is_alive():
+            self.pubsub.close()
 
     def heartbeat(self, timeout: int | None = None, pipeline: Pipeline | None = None) -> None:
         """RQ's heartbeat, at most every ``HEARTBEAT_EVERY`` seconds and in one round trip.
@@ -307,7 +350,10 @@ def run(
     if queues is not None and queues == [runtime.AI]:
         lower_priority()
     pause = RESTART_FIRST
+    _STOP_WHILE_STARTING.clear()  # (an earlier run in this process, a test's, was stopped)
     while True:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda signum, frame: _STOP_WHILE_STARTING.set())
         worker = make_worker(interval, name, queues)
         log.info(
             "worker %s started (pid %d, nice %d): %s",

@@ -54,7 +54,7 @@ def start(cwd: Path, port: int, log: IO[bytes], *options: str) -> subprocess.Pop
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 100  # generous: CI's machine may be loaded 8 times over
     while True:
         try:
             if http(f"http://127.0.0.1:{port}", "GET", "/readyz")["status"] == "ok":

@@ -14,7 +14,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -37,6 +36,20 @@ from tests.api.omerta_run import (
 pytestmark = pytest.mark.server
 
 
+WAIT = 100.0  # seconds a condition may take on a loaded machine (CI: load 16 on 2 cores)
+WORKER_LINE = re.compile(r"workers\.worker: worker \S+ (started|stopped)")
+
+
+def workers_started(log: Path, count: int) -> None:
+    """Until the run's log says ``count`` workers started (a Ctrl-C before would stop a
+    worker still importing: no line of it at all)."""
+    wait_until(
+        lambda: WORKER_LINE.findall(log.read_text()).count("started") >= count,
+        WAIT,
+        f"{count} workers started",
+    )
+
+
 def test_omerta_run_serves_plays_stops_and_keeps_the_data(tmp_path: Path) -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
@@ -47,12 +60,12 @@ def test_omerta_run_serves_plays_stops_and_keeps_the_data(tmp_path: Path) -> Non
         ann = http(base, "POST", "/players", {"name": "Ann"})
         game = http(base, "POST", "/games", {"game": "famiglia", "seats": 2, "ai": {"1": 0}},
                     ann["token"])  # fmt: skip
-        deadline = time.monotonic() + 30
-        while 1 in (table := http(base, "GET", f"/games/{game['game_id']}"))["to_act"]:
-            assert time.monotonic() < deadline, "the worker never moved the AI seat"
-            time.sleep(0.1)
+        path = f"/games/{game['game_id']}"
+        wait_until(lambda: 1 not in http(base, "GET", path)["to_act"], WAIT, "the AI seat to move")
+        table = http(base, "GET", path)
         assert table["to_act"] == [0] or table["result"] is not None
         store_port = run_store_port(tmp_path)
+        workers_started(tmp_path / "run.log", 2)
     finally:
         status = ctrl_c(proc)
     assert status == 0
@@ -65,6 +78,7 @@ def test_omerta_run_serves_plays_stops_and_keeps_the_data(tmp_path: Path) -> Non
         with urllib.request.urlopen(base + "/", timeout=10) as page:  # the web pages too
             assert page.headers.get_content_type() == "text/html"
         assert http(base, "GET", f"/games/{game['game_id']}")["version"] == table["version"]
+        workers_started(tmp_path / "run.log", 4)
     finally:
         assert ctrl_c(proc) == 0
     log.close()
@@ -72,7 +86,7 @@ def test_omerta_run_serves_plays_stops_and_keeps_the_data(tmp_path: Path) -> Non
     assert "Traceback" not in output, "the stop was not clean (the store went first?)"
     assert output.count("Shutting down: Master") == 2  # gunicorn stopped gracefully twice
     # started, stopped, twice: the worker and the AI worker
-    assert len(re.findall(r"workers\.worker: worker \S+ (started|stopped)", output)) == 8
+    assert len(WORKER_LINE.findall(output)) == 8
     assert not per_job_lines(output), per_job_lines(output)  # quiet by default
 
 
@@ -96,12 +110,16 @@ def test_verbose_logs_every_job_and_request(tmp_path: Path) -> None:
             game = http(base, "POST", "/games", {"game": "famiglia", "seats": 2, "ai": {"1": 0}},
                         ann["token"])  # fmt: skip
             wait_until(lambda: 1 not in http(base, "GET", f"/games/{game['game_id']}")["to_act"],
-                       30, "the AI seat to move")  # fmt: skip
+                       WAIT, "the AI seat to move")  # fmt: skip
+
+            def logged(what: str) -> bool:  # the move is visible before RQ logs its job
+                return any(
+                    what in line for line in per_job_lines((tmp_path / "run.log").read_text())
+                )
+
+            wait_until(lambda: logged("Job OK") and logged('"POST /games'), WAIT, "the job lines")
         finally:
             assert ctrl_c(proc) == 0
-    output = (tmp_path / "run.log").read_text()
-    lines = per_job_lines(output)
-    assert any("Job OK" in line for line in lines) and any('"POST /games' in line for line in lines)
 
 
 def test_a_child_that_dies_while_starting_stops_everything(tmp_path: Path) -> None:

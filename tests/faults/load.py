@@ -17,6 +17,7 @@ from typing import Any
 from tests.api.omerta_run import call, children, http, wait_until
 
 Say = Callable[[str], None]
+STALLS = 5  # a player may wait this many stall deadlines while the others move (games_go_on)
 
 
 @dataclass
@@ -85,14 +86,22 @@ def statuses(players: list[Player]) -> Counter[int]:
     return sum((p.statuses for p in players), Counter())
 
 
-def games_go_on(players: list[Player], what: str, timeout: float = 60) -> float:
-    """Seconds until every player got a move acknowledged after now."""
+def games_go_on(players: list[Player], what: str, stall: float = 60) -> float:
+    """Seconds until every player got a move acknowledged after now. A loaded machine is slow,
+    a service that did not heal makes no moves: this fails when no player got one for
+    ``stall`` seconds, or when some player got none for ``STALLS`` times that."""
+    began = time.monotonic()
     moves = [p.moves for p in players]
-    return wait_until(
-        lambda: all(p.moves > n for p, n in zip(players, moves, strict=True)),
-        timeout,
-        f"moves after {what}",
-    )
+    seen, progress = sum(moves), began
+    while not all(p.moves > n for p, n in zip(players, moves, strict=True)):
+        now = time.monotonic()
+        if (total := sum(p.moves for p in players)) > seen:
+            seen, progress = total, now
+        waiting = [p.name for p, n in zip(players, moves, strict=True) if p.moves <= n]
+        assert now - progress < stall, f"timed out waiting for moves after {what}: {waiting}"
+        assert now - began < STALLS * stall, f"{waiting} never moved after {what}"
+        time.sleep(0.1)
+    return time.monotonic() - began
 
 
 def kill_and_heal(cwd: Path, base: str, name: str, players: list[Player], say: Say) -> None:

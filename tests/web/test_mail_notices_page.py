@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 from playwright.sync_api import BrowserContext, expect
 
-from tests.smtp import Inbox, link_in
-from tests.web.signins import wait_for_mail
+from tests.smtp import Inbox
+from tests.web.signins import wait_for_link
 
 ADDRESS = "sal.notices@example.org"
 
@@ -28,7 +28,7 @@ def test_the_email_page_shows_and_switches_the_notification_mails(
     state, toggle = page.locator("#notices-state"), page.locator("#notices-toggle")
     expect(state).to_have_text("Notification mails start once this address is confirmed.")
     expect(page.locator("#notices-switch")).to_be_hidden()
-    page.goto(link_in(wait_for_mail(smtp_inbox, ADDRESS, 1), "/email/verify/"))
+    page.goto(wait_for_link(smtp_inbox, ADDRESS, "/email/verify/", 0)[1])
     page.goto("/email")
     expect(state).to_contain_text("Notification mails are on")
     expect(toggle).to_have_text("Turn notification mails off")

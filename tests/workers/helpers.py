@@ -103,6 +103,18 @@ def wait(condition: Callable[[], bool], timeout: float, what: str) -> None:
         time.sleep(0.02)
 
 
+def wait_moving(game_id: str, done: Callable[[], bool], stall: float, what: str) -> None:
+    """Until ``done()``, while the game moves: fails when its version stayed the same for
+    ``stall`` seconds (an AI worker at a low priority on a loaded machine is slow, not stuck)."""
+    version, moved = commands.load(game_id).version, time.monotonic()
+    while not done():
+        if (now := commands.load(game_id).version) != version:
+            version, moved = now, time.monotonic()
+        if time.monotonic() - moved > stall:
+            raise AssertionError(f"{what}: no move for {stall:.0f} s, at version {version}")
+        time.sleep(0.02)
+
+
 @contextmanager
 def projectors_racing(store: EventStore, game_ids: list[str], count: int) -> Iterator[None]:
     """``count`` projectors (own caches, as so many worker processes) project ``game_ids`` over

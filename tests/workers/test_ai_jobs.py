@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -200,3 +201,36 @@ def test_an_ai_move_the_store_refused_through_its_retries_is_moved_again(
     model = read_models.game(game_id)
     assert model is not None and model.ai_error is None
     assert model.summary.status == "finished"
+
+
+def test_an_ai_move_its_job_timeout_ended_is_moved_again(
+    workers_redis: redis.Redis,
+    read_models: ReadModels,
+    drain: Callable[[], None],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """RQ's job timeout ending an AI move (a CI run under load: the AI worker at a low priority
+    took longer than the timeout) is no failure of the bot: the periodic catch-up pass moves it
+    again (recorded as the bot's failure, the game waited for a worker's restart)."""
+    working = bots.choose
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        signal.pause()  # until RQ's timeout (1 s here) ends it with its SIGALRM
+        raise AssertionError("RQ's job timeout did not end the move")
+
+    monkeypatch.setattr(bots, "choose", slow)
+    monkeypatch.setattr(jobs, "ai_timeout", lambda meta: 1)
+    monkeypatch.setattr(jobs, "AI_RETRY", Retry(max=1))  # no interval: no scheduler needed
+    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    version = commands.load(game_id).version
+    drain()
+    failed = FailedJobRegistry(queue=runtime.queue(runtime.AI))
+    assert f"ai-{version}-{game_id}" in failed.get_job_ids()
+    model = read_models.game(game_id)
+    assert model is not None and model.ai_error is None
+
+    monkeypatch.setattr(bots, "choose", working)
+    assert catchup.catch_up(runtime.projector(), revive_failed=False).ai_jobs == 1
+    drain()
+    model = read_models.game(game_id)
+    assert model is not None and model.summary.status == "finished"

@@ -221,10 +221,14 @@ const Omerta = (() => {
   document.addEventListener("click", dismissError, true); // before the action's own handler
   document.addEventListener("submit", dismissError, true);
 
-  function showError(err) {
-    // A 401 is no fault of the page: this device was signed out (from another one, or its
-    // token revoked); the toast says so.
+  // Logs a page's fault. A 401 is none: this device was signed out (from another one, or its
+  // token revoked), and the toast of the next request says so.
+  function logFault(err) {
     if (!(err instanceof ApiError && err.status === 401)) console.error(err);
+  }
+
+  function showError(err) {
+    logFault(err);
     toast(err instanceof ApiError ? refusal(err, document.body.dataset.kind) : t("error.network"));
   }
 
@@ -307,6 +311,6 @@ const Omerta = (() => {
   }
 
   return { API, LANG, MESSAGES, t, tn, api, create, whileBusy, onSubmitOnce, ApiError, refusal,
-           me, createPlayer, el, append, toast, showError, seatName, seatNames, aiBadge, commandId,
-           pageUrl, profileUrl, tip, optionTip, confirmMove, setTitle };
+           me, createPlayer, el, append, toast, logFault, showError, seatName, seatNames, aiBadge,
+           commandId, pageUrl, profileUrl, tip, optionTip, confirmMove, setTitle };
 })();

@@ -70,7 +70,7 @@ const Steps = (() => {
           }
         }
       } catch (err) {
-        console.error(err); // a step that cannot be drawn: the current view follows anyway
+        Omerta.logFault(err); // a step that cannot be drawn: the current view follows anyway
         queue.length = 0;
       }
       try {

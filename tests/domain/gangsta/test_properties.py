@@ -238,17 +238,24 @@ def play_checked(seats: int, n: int, raw: dict[str, Any]) -> None:
     assert sorted(all_places(state)) == SORTED_CARDS
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seats=st.integers(2, 4), n=st.integers(0, 2**32), raw=st.sampled_from(OPTION_SETS))
-def test_random_legal_games_keep_every_invariant(seats: int, n: int, raw: dict) -> None:
-    play_checked(seats, n, raw)
+# The tests of many games run one option set each: together they took most of pytest's
+# 600-s timeout on a loaded machine; split, no test nears it.
+BY_OPTIONS = pytest.mark.parametrize("which", range(len(OPTION_SETS)))
 
 
+@BY_OPTIONS
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seats=st.integers(2, 4), n=st.integers(0, 2**32))
+def test_random_legal_games_keep_every_invariant(which: int, seats: int, n: int) -> None:
+    play_checked(seats, n, OPTION_SETS[which])
+
+
+@BY_OPTIONS
 @pytest.mark.parametrize("seats", [2, 3, 4])
-def test_many_seeds_end_and_score_by_the_rule(seats: int) -> None:
+def test_many_seeds_end_and_score_by_the_rule(which: int, seats: int) -> None:
     """More games, lighter checks: every game ends and scores follow the rule."""
-    for n in range(100):
-        raw = OPTION_SETS[n % len(OPTION_SETS)]
+    for n in range(which, 100, len(OPTION_SETS)):
+        raw = OPTION_SETS[which]
         state = replay(game, game.start(seats, secret_for(1000 + n), game.options(raw)))
         rng = Rng(n.to_bytes(8, "big"), b"many-seeds")
         for _ in range(5000):
@@ -265,12 +272,13 @@ def test_many_seeds_end_and_score_by_the_rule(seats: int) -> None:
         assert game.result(state).scores == expected_scores(state)
 
 
-def test_lost_gangsters_never_come_back_to_the_market() -> None:
+@BY_OPTIONS
+def test_lost_gangsters_never_come_back_to_the_market(which: int) -> None:
     """GANGSTA.md, A turn 4: gangsters lost from a gang (snitch, gang war, assassination) leave
     the game; only pass discards are reshuffled. Many 4-player games with lots of losses."""
     losses = 0
-    for n in range(40):
-        raw = OPTION_SETS[n % len(OPTION_SETS)]
+    for n in range(which, 40, len(OPTION_SETS)):
+        raw = OPTION_SETS[which]
         state = replay(game, game.start(4, secret_for(5000 + n), game.options(raw)))
         rng = Rng(n.to_bytes(8, "big"), b"lost-gangsters")
         lost: set[int] = set()
@@ -289,7 +297,7 @@ def test_lost_gangsters_never_come_back_to_the_market() -> None:
         else:
             raise AssertionError("the game did not end")
         losses += len(lost)
-    assert losses > 40  # the games really lost gangsters
+    assert losses > 5  # the games really lost gangsters
 
 
 @pytest.mark.parametrize("seats", [2, 3, 4])
