@@ -70,6 +70,8 @@ RESTART_RESET = 60.0  # a loop that ran this long starts the pauses over
 # Seconds a worker asked to stop may take: its job ends first (a mail's SMTP timeout is 30 s),
 # and systemd's TimeoutStopSec (40 s) kills a worker that takes longer.
 STOP_GRACE = 35.0
+COMMANDS_POLL = 1.0  # seconds RQ's commands thread waits for one before it looks for a stop
+COMMANDS_STOP = 5.0  # seconds a stop waits for that thread (a daemon: left behind after that)
 
 
 class OmertaWorker(SimpleWorker):
@@ -125,6 +127,30 @@ class OmertaWorker(SimpleWorker):
             self._overdue.daemon = True
             self._overdue.start()
         super().request_stop(signum, frame)
+
+    def subscribe(self) -> None:
+        """RQ's, with a thread that waits ``COMMANDS_POLL`` seconds at a time for a command
+        (RQ's: 60) and so sees its stop soon after it is asked."""
+        self.pubsub = self.connection.pubsub()
+        self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
+        self.pubsub_thread = self.pubsub.run_in_thread(
+            sleep_time=COMMANDS_POLL, daemon=True, exception_handler=self._pubsub_exception_handler
+        )
+
+    def unsubscribe(self) -> None:
+        """Stop the commands thread, waiting ``COMMANDS_STOP`` seconds at most. RQ unsubscribed
+        and then waited for the thread without bound, and the thread could have read the
+        unsubscription's answer before it was told to stop: it then waited 60 s for a
+        subscription. The thread closes its connection as it ends (the server forgets the
+        subscription then)."""
+        thread = self.pubsub_thread
+        if thread is None or self.pubsub is None:
+            return
+        thread.stop(timeout=COMMANDS_STOP)
+        if thread.is_alive():  # stuck in a read: the connection is its own until it ends
+            log.warning("worker %s: its commands thread did not stop", self.name)
+        else:
+            self.pubsub.close()  # the thread's own close, if an error ended it
 
     def _stop_overdue(self) -> None:
         """Still here ``STOP_GRACE`` seconds after a stop was asked: something hangs (a CI run
