@@ -70,6 +70,8 @@ RESTART_RESET = 60.0  # a loop that ran this long starts the pauses over
 # Seconds a worker asked to stop may take: its job ends first (a mail's SMTP timeout is 30 s),
 # and systemd's TimeoutStopSec (40 s) kills a worker that takes longer.
 STOP_GRACE = 35.0
+SCHEDULER_TERM_EVERY = 1.0  # seconds between the SIGTERMs to RQ's scheduler process at a stop
+SCHEDULER_KILL_AFTER = 10.0  # seconds after which a scheduler still there is killed
 COMMANDS_POLL = 1.0  # seconds RQ's commands thread waits for one before it looks for a stop
 COMMANDS_STOP = 5.0  # seconds a stop waits for that thread (a daemon: left behind after that)
 
@@ -91,6 +93,7 @@ class OmertaWorker(SimpleWorker):
         kwargs.setdefault("worker_ttl", interval + 15)
         super().__init__(*args, **kwargs)
         self._first_pass = True
+        self._starting = False  # in ``work``, until RQ installs its signal handlers
         self._beat_at = float("-inf")
         self.stop_asked = False
         self._overdue: threading.Timer | None = None  # armed by a stop request
@@ -107,6 +110,10 @@ class OmertaWorker(SimpleWorker):
     def work(self, *args: Any, **kwargs: Any) -> bool:
         """RQ's work loop, holding shard leases meanwhile (taken before the first catch-up pass,
         let go at the end)."""
+        # RQ installs its SIGTERM handler once started (registered, subscribed, its scheduler
+        # forked): a stop asked before that killed the worker outright, still registered.
+        self._starting = True
+        super()._install_signal_handlers()  # RQ's; ours, which RQ calls, ends the start
         renewer = leases.Renewer(self.leases) if self.leases is not None else None
         if renewer is not None:
             renewer.start()
@@ -126,7 +133,18 @@ class OmertaWorker(SimpleWorker):
             self._overdue = threading.Timer(STOP_GRACE, self._stop_overdue)
             self._overdue.daemon = True
             self._overdue.start()
+        if self._starting:
+            # RQ would raise StopRequested in the middle of its start, outside the loop whose
+            # end unregisters the worker: its loop stops at its first turn instead.
+            self._stop_requested = True
+            return
         super().request_stop(signum, frame)
+
+    def _install_signal_handlers(self) -> None:
+        """RQ's, called once the worker has started: a stop request stops it at once from now
+        on."""
+        self._starting = False
+        super()._install_signal_handlers()
 
     def subscribe(self) -> None:
         """RQ's, with a thread that waits ``COMMANDS_POLL`` seconds at a time for a command
@@ -151,6 +169,29 @@ class OmertaWorker(SimpleWorker):
             log.warning("worker %s: its commands thread did not stop", self.name)
         else:
             self.pubsub.close()  # the thread's own close, if an error ended it
+
+    def stop_scheduler(self) -> None:
+        """SIGTERM to RQ's scheduler process every ``SCHEDULER_TERM_EVERY`` seconds until it
+        ends, SIGKILL after ``SCHEDULER_KILL_AFTER``. RQ sent one and waited without bound:
+        one sent before the scheduler had its own handler (it has the worker's until then,
+        through the fork) was lost."""
+        process = self.scheduler._process if self.scheduler is not None else None  # RQ's
+        if process is None or not process.pid:
+            return
+        deadline = time.monotonic() + SCHEDULER_KILL_AFTER
+        while process.exitcode is None and time.monotonic() < deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGTERM)
+            process.join(SCHEDULER_TERM_EVERY)
+        if process.exitcode is None:
+            log.warning(
+                "worker %s: RQ's scheduler (pid %d) still there %.0f s after SIGTERM: killed",
+                self.name,
+                process.pid,
+                SCHEDULER_KILL_AFTER,
+            )
+            process.kill()
+            process.join()
 
     def _stop_overdue(self) -> None:
         """Still here ``STOP_GRACE`` seconds after a stop was asked: something hangs (a CI run
@@ -195,6 +236,8 @@ class OmertaWorker(SimpleWorker):
         super().set_state(state, pipeline)
 
     def run_maintenance_tasks(self) -> None:
+        if self.stop_asked:  # during the start: the loop stops right after this
+            return
         super().run_maintenance_tasks()
         if self.ai_fallback:
             now = time.monotonic()
