@@ -1,8 +1,7 @@
 """``omerta worker``: an RQ worker on the configured server, with RQ's scheduler (retries with
 an interval are scheduled jobs, and so are the games' deadlines, ``workers.deadlines``: the
 scheduler looks every second, RQ's default interval, so a deadline fires within a second or
-two), the expiries of open games nobody joins (``workers.expiry``) and the catch-up passes
-(``workers.catchup``, ``deadlines.catch_up``, ``expiry.catch_up``, the notifications')
+two) and the catch-up passes (``workers.catchup``, ``deadlines.catch_up``, the notifications')
 as part of its maintenance: at start, then every ``interval`` seconds (also while idle). Each
 catch-up covers the shards the worker holds (``workers.leases``: a thread renews them every few
 seconds, a long job in between), so that several workers share the shards and one takes over
@@ -55,7 +54,7 @@ from rq.exceptions import StopRequested
 from services import lifeline, shards
 from services.commands import service
 from services.config import settings
-from workers import catchup, deadlines, enqueue, expiry, leases, notify, runtime
+from workers import catchup, deadlines, enqueue, leases, notify, runtime
 
 T = TypeVar("T")
 
@@ -71,19 +70,17 @@ RESTART_RESET = 60.0  # a loop that ran this long starts the pauses over
 # Seconds a worker asked to stop may take: its job ends first (a mail's SMTP timeout is 30 s),
 # and systemd's TimeoutStopSec (40 s) kills a worker that takes longer.
 STOP_GRACE = 35.0
-# A SIGTERM or SIGINT before RQ's handlers are in place (``run``): under load an ``omerta run``
-# stopped right after its start ended workers silently at the default handler.
+# A SIGTERM or SIGINT before the worker's own handlers are in place (``run``): under load an
+# ``omerta run`` stopped right after its start ended workers silently at the default handler.
 _STOP_WHILE_STARTING = threading.Event()
-# Seconds a worker's stop waits for RQ's scheduler process (asked again every second) before
-# killing it: well within STOP_GRACE and the supervisor's STOP_SECONDS.
-SCHEDULER_STOP = 10.0
-PUBSUB_STOP = 2.0  # seconds a worker's stop waits for RQ's pubsub thread (see unsubscribe)
+SCHEDULER_TERM_EVERY = 1.0  # seconds between the SIGTERMs to RQ's scheduler process at a stop
+SCHEDULER_KILL_AFTER = 10.0  # seconds after which a scheduler still there is killed
+COMMANDS_POLL = 1.0  # seconds RQ's commands thread waits for one before it looks for a stop
+COMMANDS_STOP = 5.0  # seconds a stop waits for that thread (a daemon: left behind after that)
 
 
 class OmertaWorker(SimpleWorker):
     """An RQ worker whose maintenance also runs the catch-up pass."""
-
-    job_class = runtime.OmertaJob
 
     def __init__(
         self,
@@ -99,6 +96,7 @@ class OmertaWorker(SimpleWorker):
         kwargs.setdefault("worker_ttl", interval + 15)
         super().__init__(*args, **kwargs)
         self._first_pass = True
+        self._starting = False  # in ``work``, until RQ installs its signal handlers
         self._beat_at = float("-inf")
         self.stop_asked = False
         self._overdue: threading.Timer | None = None  # armed by a stop request
@@ -115,6 +113,12 @@ class OmertaWorker(SimpleWorker):
     def work(self, *args: Any, **kwargs: Any) -> bool:
         """RQ's work loop, holding shard leases meanwhile (taken before the first catch-up pass,
         let go at the end)."""
+        # RQ installs its SIGTERM handler once started (registered, subscribed, its scheduler
+        # forked): a stop asked before that killed the worker outright, still registered.
+        self._starting = True
+        super()._install_signal_handlers()  # RQ's; ours, which RQ calls, ends the start
+        if _STOP_WHILE_STARTING.is_set():  # asked before this worker was made
+            self.request_stop(signal.SIGTERM, None)
         renewer = leases.Renewer(self.leases) if self.leases is not None else None
         if renewer is not None:
             renewer.start()
@@ -134,14 +138,65 @@ class OmertaWorker(SimpleWorker):
             self._overdue = threading.Timer(STOP_GRACE, self._stop_overdue)
             self._overdue.daemon = True
             self._overdue.start()
+        if self._starting:
+            # RQ would raise StopRequested in the middle of its start, outside the loop whose
+            # end unregisters the worker: its loop stops at its first turn instead.
+            self._stop_requested = True
+            return
         super().request_stop(signum, frame)
 
     def _install_signal_handlers(self) -> None:
-        """RQ's; a stop asked before them (``run``'s handler: the worker starting) stops the
-        work loop at its first turn."""
+        """RQ's, called once the worker has started: a stop request stops it at once from now
+        on."""
+        self._starting = False
         super()._install_signal_handlers()
-        if _STOP_WHILE_STARTING.is_set():
-            self.stop_asked = self._stop_requested = True
+
+    def subscribe(self) -> None:
+        """RQ's, with a thread that waits ``COMMANDS_POLL`` seconds at a time for a command
+        (RQ's: 60) and so sees its stop soon after it is asked."""
+        self.pubsub = self.connection.pubsub()
+        self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
+        self.pubsub_thread = self.pubsub.run_in_thread(
+            sleep_time=COMMANDS_POLL, daemon=True, exception_handler=self._pubsub_exception_handler
+        )
+
+    def unsubscribe(self) -> None:
+        """Stop the commands thread, waiting ``COMMANDS_STOP`` seconds at most. RQ unsubscribed
+        and then waited for the thread without bound, and the thread could have read the
+        unsubscription's answer before it was told to stop: it then waited 60 s for a
+        subscription. The thread closes its connection as it ends (the server forgets the
+        subscription then)."""
+        thread = self.pubsub_thread
+        if thread is None or self.pubsub is None:
+            return
+        thread.stop(timeout=COMMANDS_STOP)
+        if thread.is_alive():  # stuck in a read: the connection is its own until it ends
+            log.warning("worker %s: its commands thread did not stop", self.name)
+        else:
+            self.pubsub.close()  # the thread's own close, if an error ended it
+
+    def stop_scheduler(self) -> None:
+        """SIGTERM to RQ's scheduler process every ``SCHEDULER_TERM_EVERY`` seconds until it
+        ends, SIGKILL after ``SCHEDULER_KILL_AFTER``. RQ sent one and waited without bound:
+        one sent before the scheduler had its own handler (it has the worker's until then,
+        through the fork) was lost."""
+        process = self.scheduler._process if self.scheduler is not None else None  # RQ's
+        if process is None or not process.pid:
+            return
+        deadline = time.monotonic() + SCHEDULER_KILL_AFTER
+        while process.exitcode is None and time.monotonic() < deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGTERM)
+            process.join(SCHEDULER_TERM_EVERY)
+        if process.exitcode is None:
+            log.warning(
+                "worker %s: RQ's scheduler (pid %d) still there %.0f s after SIGTERM: killed",
+                self.name,
+                process.pid,
+                SCHEDULER_KILL_AFTER,
+            )
+            process.kill()
+            process.join()
 
     def _stop_overdue(self) -> None:
         """Still here ``STOP_GRACE`` seconds after a stop was asked: something hangs (a CI run
@@ -159,35 +214,6 @@ class OmertaWorker(SimpleWorker):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(process.pid, signal.SIGKILL)
         os._exit(1)
-
-    def stop_scheduler(self) -> None:
-        """RQ's (SIGTERM, then wait for RQ's scheduler process), asking again every second and
-        killing it after ``SCHEDULER_STOP`` seconds: a SIGTERM that reaches the scheduler before
-        it installed its own handler is lost, and RQ's wait never ended (seen under load)."""
-        process = self.scheduler._process if self.scheduler is not None else None  # RQ's
-        if process is None or not process.pid:
-            return
-        deadline = time.monotonic() + SCHEDULER_STOP
-        while process.is_alive() and time.monotonic() < deadline:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(process.pid, signal.SIGTERM)
-            process.join(min(1.0, max(0.0, deadline - time.monotonic())))
-        if process.is_alive():
-            log.warning("RQ's scheduler (pid %d) did not stop: killed", process.pid)
-            process.kill()
-        process.join()
-
-    def unsubscribe(self) -> None:
-        """RQ's, with a bounded wait for redis-py's pubsub thread: after the unsubscribe it may
-        wait for a subscription for RQ's 60 s, and RQ waited for it without bound (a stop
-        right after the start hung so). One still waiting is a daemon: it ends with the
-        process, and closes its connection itself if it ends before."""
-        if self.pubsub_thread is None:
-            return
-        self.pubsub.unsubscribe()
-        self.pubsub_thread.stop(timeout=PUBSUB_STOP)
-        if not self.pubsub_thread.is_alive():
-            self.pubsub.close()
 
     def heartbeat(self, timeout: int | None = None, pipeline: Pipeline | None = None) -> None:
         """RQ's heartbeat, at most every ``HEARTBEAT_EVERY`` seconds and in one round trip.
@@ -215,6 +241,8 @@ class OmertaWorker(SimpleWorker):
         super().set_state(state, pipeline)
 
     def run_maintenance_tasks(self) -> None:
+        if self.stop_asked:  # during the start: the loop stops right after this
+            return
         super().run_maintenance_tasks()
         if self.ai_fallback:
             now = time.monotonic()
@@ -241,14 +269,13 @@ class OmertaWorker(SimpleWorker):
             return
         store = runtime.projector().redis  # self.connection is RQ's server
         _pass("deadlines' catch-up pass", lambda: deadlines.catch_up(store, self.connection, which))
-        _pass("expiries' catch-up pass", lambda: expiry.catch_up(store, self.connection, which))
         revived = _pass("notifications' catch-up pass", lambda: notify.catch_up(store, which))
         if revived:
             log.warning("catch-up: %d notifications re-enqueued", revived)
-        if done.projected or done.ai_jobs or done.rated or done.settled:  # jobs were lost (or late)
+        if done.projected or done.ai_jobs or done.rated:  # jobs were lost (or late)
             log.warning(
                 "catch-up: %d feed entries, %d games projected, %d AI moves re-enqueued, "
-                "%d games rated, %d failed projection jobs settled",
+                "%d games rated",
                 *done,
             )
 

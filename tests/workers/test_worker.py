@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import re
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 import redis
-from rq.scheduler import RQScheduler
 
 from tests.workers.helpers import WORKER, wait
 from workers import catchup, deadlines, notify, runtime, worker
@@ -146,66 +142,29 @@ def test_a_worker_whose_stop_hangs_ends_itself_with_its_stacks_in_the_log(
     assert scheduler and not any(Path(f"/proc/{pid}").exists() for pid in scheduler)
 
 
-def _deaf_scheduler(terms_to_end: int, started: Any) -> None:
-    """A stand-in for RQ's scheduler process that ends at its ``terms_to_end``-th SIGTERM (0:
-    never; a scheduler forked while another handler was in place, before its own)."""
-    heard = 0
-
-    def term(signum: int, frame: object) -> None:
-        nonlocal heard
-        heard += 1
-        if heard == terms_to_end:
-            os._exit(0)
-
-    signal.signal(signal.SIGTERM, term)
-    started.set()
-    while True:
-        time.sleep(0.05)
+# Where a stop during the start comes: while the worker is made (before it has handlers of its
+# own), and as RQ's work loop starts (before RQ's).
+WHILE_STARTING = {
+    "made": "import workers.worker as w\nstarted = w.make_worker\n",
+    "bootstrap": "from workers.worker import OmertaWorker as w\nstarted = w.bootstrap\n",
+}
 
 
-@pytest.mark.parametrize(("terms_to_end", "exitcode"), [(3, 0), (0, -signal.SIGKILL)])
-def test_the_scheduler_is_told_to_stop_until_it_does_and_killed_at_last(
-    workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch, terms_to_end: int, exitcode: int
-) -> None:
-    """A CI run under load saw a worker hang at its stop in RQ's join of the scheduler: a
-    SIGTERM that reached the scheduler before its own handler was lost. The worker asks again
-    every second, and kills it after ``SCHEDULER_STOP``."""
-    monkeypatch.setattr(worker, "SCHEDULER_STOP", 5.0)
-    context = multiprocessing.get_context("fork")
-    started = context.Event()
-    process = context.Process(target=_deaf_scheduler, args=(terms_to_end, started), daemon=True)
-    process.start()
-    try:
-        assert started.wait(60)
-        w = worker.make_worker()
-        w.scheduler = RQScheduler(w.queues, connection=workers_redis)
-        w.scheduler._process = process
-        stopping = threading.Thread(target=w.stop_scheduler, daemon=True)
-        stopping.start()
-        stopping.join(60)  # a generous bound: the worker's own is SCHEDULER_STOP
-        assert not stopping.is_alive(), "the worker still waits for its scheduler"
-        assert process.exitcode == exitcode
-    finally:
-        if process.is_alive():
-            process.kill()
-            process.join()
-
-
+@pytest.mark.parametrize("where", WHILE_STARTING)
 def test_a_worker_asked_to_stop_while_it_starts_stops_cleanly(
-    workers_redis: redis.Redis, redis_url: str, tmp_path: Path
+    workers_redis: redis.Redis, redis_url: str, tmp_path: Path, where: str
 ) -> None:
-    """A SIGTERM before RQ's handlers are in place (here: as RQ's work loop starts; under load,
-    ``omerta run`` stopped right after its start) stops the worker as any stop does: it ended
-    silently, without its "stopped" line. So soon after its start, RQ's wait for its pubsub
-    thread hung for a minute (``OmertaWorker.unsubscribe``)."""
+    """A SIGTERM before the handlers are in place (under load, ``omerta run`` stopped right
+    after its start) stops the worker as any stop does: it ended silently, without its
+    "stopped" line. So soon after its start, RQ's wait for its commands thread hung for a
+    minute (``OmertaWorker.unsubscribe``)."""
     log = tmp_path / "worker.log"
+    name = "make_worker" if where == "made" else "bootstrap"
     script = (
-        "import os, signal; from workers.worker import OmertaWorker\n"
-        "started = OmertaWorker.bootstrap\n"
-        "def bootstrap(self, *args, **kwargs):\n"
+        "import os, signal\n" + WHILE_STARTING[where] + "def stopped_there(*args, **kwargs):\n"
         "    os.kill(os.getpid(), signal.SIGTERM)\n"
-        "    return started(self, *args, **kwargs)\n"
-        "OmertaWorker.bootstrap = bootstrap\n" + WORKER
+        "    return started(*args, **kwargs)\n"
+        f"w.{name} = stopped_there\n" + WORKER
     )
     with open(log, "ab") as out:
         proc = subprocess.Popen(
