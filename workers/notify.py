@@ -50,7 +50,7 @@ _webhooks = pending.Pending(PENDING, "webhook", "workers.notify.deliver_webhook"
 _notices = msgspec.json.Decoder(list[nt.Notice])
 
 
-def on_change(before: Summary | None, after: Summary) -> None:
+def on_change(before: Summary, after: Summary) -> None:
     notices = nt.derive(before, after)
     if not notices:
         return
