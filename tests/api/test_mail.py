@@ -314,3 +314,23 @@ def test_adding_addresses_is_limited_per_player(
         api.call("POST", "/me/email", ann, json={"address": ADDRESS}).status_code for _ in range(2)
     ]
     assert codes == [202, 429]
+
+
+def test_list_unsubscribe_is_plain_ascii_whatever_the_sender_and_host(
+    web: Api, site: Flask, smtp: Inbox, real_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """RFC 2369 and RFC 8058 want bare <URL>s: a sender with a display name (not ASCII) and a
+    public host that is not ASCII must give no encoded word, and a mailto of the address
+    alone."""
+    monkeypatch.setenv("OMERTA_MAIL_FROM", "Omerta Café <omerta@example.net>")
+    site.config["OMERTA_PUBLIC_URL"] = "http://omértà.example"
+    ann = web.player("Ann")
+    assert web.call("POST", "/me/email", ann, json={"address": ADDRESS}).status_code == 202
+    run_mail_jobs(real_redis)
+    [raw] = smtp.raw
+    [header] = [line for line in raw.split(b"\r\n") if line.startswith(b"List-Unsubscribe:")]
+    found = re.fullmatch(rb"List-Unsubscribe: <(mailto:[!-~]+)>, <(http://[!-~]+)>", header)
+    assert found, header
+    mailto, url = (part.decode() for part in found.groups())
+    assert mailto.startswith("mailto:omerta@example.net?subject=unsubscribe%20")
+    assert url.startswith(f"http://xn--omrt-3na5c.example/mail/unsubscribe/{ann.id}/")
