@@ -40,8 +40,10 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         'X-Omerta-Signature ("sha256=" and the hex HMAC-SHA256, keyed with the secret, of '
         'the timestamp, ".", and the body) and X-Omerta-Delivery, the same on every try: a '
         "call whose answer was lost is made again, so dedupe on it. A 2xx answer within the "
-        "timeout is a delivery; anything else (redirects are not followed) is retried with "
-        "backoff. The URL must be http(s) and not name a private or loopback address.",
+        "timeout is a delivery; anything else (redirects are not followed; a host that does "
+        "not resolve, a refused connection, a timeout) is retried with backoff "
+        "(OMERTA_WEBHOOK_BACKOFF), then given up; GET /me/webhooks shows the last failure. "
+        "The URL must be http(s) and not name a private or loopback address.",
     ),
     Route(
         "get",
@@ -51,6 +53,8 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         auth="required",
         errors=(401,),
         tag="notifications",
+        description="Each with its last failed delivery (last_failure; null once a delivery "
+        "to it succeeds): when, why, and whether the sending was given up after the last try.",
     ),
     Route(
         "delete",

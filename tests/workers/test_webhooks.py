@@ -16,6 +16,7 @@ import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -262,3 +263,43 @@ def test_a_preference_turned_off_sends_nothing(
             api.ok("PUT", "/me/notifications", who, json={"webhook": {"your_turn": True}})
         _move(api, read_models, table)
         wait(lambda: len(hooks.calls) == 1, 30, "the webhook call")
+
+
+@pytest.fixture
+def public_hosts_only(hooks_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Webhooks' default (set before the worker starts): each try resolves the host first and
+    refuses a private address."""
+    monkeypatch.delenv("OMERTA_WEBHOOKS_ALLOW_PRIVATE")
+    monkeypatch.setenv("OMERTA_WEBHOOK_BACKOFF", "1,1")
+
+
+def test_a_host_that_does_not_resolve_is_tried_with_backoff_then_given_up_and_shown(
+    public_hosts_only: None,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: list,
+    tmp_path: Path,
+) -> None:
+    """A name that does not resolve is a failed delivery like any other: tried as the backoff
+    says, then given up, logged once without a traceback, shown in the listing; nothing sends
+    it again afterwards."""
+    table = _table(api, read_models)
+    _quiet(workers_redis)
+    for who in table.players.values():
+        _register(api, who, "http://omerta-webhook-test.invalid/hook")
+    waiting, _ = _move(api, read_models, table)
+
+    def failure() -> Any:
+        (hook,) = api.ok("GET", "/me/webhooks", waiting)["webhooks"]
+        return hook["last_failure"]
+
+    wait(lambda: (f := failure()) is not None and f["given_up"], 60, "the sending given up")
+    assert _quiet(workers_redis) == set()
+    found = failure()
+    assert found == {"at": found["at"], "reason": "dns", "status": None, "given_up": True}
+    log = tmp_path / "worker.log"
+    wait(lambda: "given up" in log.read_text(), 10, "the give-up logged")
+    text = log.read_text()
+    assert "Traceback" not in text, text
+    assert text.count("webhook delivery failed") == 3 and text.count("given up") == 1, text
