@@ -16,10 +16,10 @@ A seat's owner who did not hold it before counts as newly owing its decision: a 
 seat was owed a decision since the deal is told it is their turn.
 
 A game's first projection (nothing stored before) is compared with the game as created
-(``as_created``): only the creator's seat taken, and the decisions owed since the creation
-time owed. So seats taken before that projection (within milliseconds of the creation) are
-announced, and a joiner to act first is told, as they would be after a projection in between;
-the creator is told nothing they did themselves.
+(``as_created``): only the creator's seat taken, and only the creator's decisions owed. So
+seats taken before that projection (within milliseconds of the creation) are announced, and a
+joiner to act first is told, as they would be after a projection in between; the creator is
+told nothing they did themselves.
 
 Preferences: ``player:{<id>}:notify``, a hash ``<channel>.<event>`` -> ``1``/``0``; an unset
 pair is on (a player who registers a webhook wants its calls).
@@ -70,13 +70,16 @@ class Notice(msgspec.Struct, frozen=True):
 
 def as_created(after: Summary, creator: str | None) -> Summary:
     """``after``'s game as its creator made it: every seat of another player open, nothing owed
-    but the decisions owed since the creation (``creator`` None: not known, every player's seat
-    open)."""
+    but the creator's decisions (``creator`` None: not known, every player's seat open). The
+    creator sits at the table from its creation and sees what they owe: only a turn of theirs
+    that came round again before this projection goes untold (the store keeps no earlier
+    summary to tell it from the first)."""
     seats = [
         s if s.kind != "player" or s.player == creator else SeatSummary(s.seat, "open")
         for s in after.seats
     ]
-    due = {seat: since for seat, since in after.due.items() if since <= after.created}
+    theirs = {s.seat for s in seats if s.kind == "player"}
+    due = {seat: since for seat, since in after.due.items() if seat in theirs}
     return msgspec.structs.replace(
         after, version=0, seats=seats, status="running", to_act=sorted(due), due=due, result=None
     )

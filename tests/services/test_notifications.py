@@ -89,9 +89,9 @@ def test_a_seat_taken_notifies_the_others_not_the_joiner() -> None:
 
 
 def test_a_game_first_projected_is_compared_with_the_game_as_its_creator_made_it() -> None:
-    """Ann created it (at time 0: the decision owed since then was owed to her seat already);
-    Bob and Cat joined before its first projection, Bob's seat owes a decision."""
-    after = summary([ANN, BOB, CAT], {0: 0, 1: 0})
+    """Ann created it (the decision her seat owes she knew of); Bob and Cat joined before its
+    first projection, Bob's seat owes a decision."""
+    after = summary([ANN, BOB, CAT], {0: 10, 1: 10})
     assert events(nt.derive(nt.as_created(after, "ann"), after)) == [
         ("bob", "your_turn", 1),
         ("ann", "player_joined", 1),
@@ -99,7 +99,7 @@ def test_a_game_first_projected_is_compared_with_the_game_as_its_creator_made_it
         ("ann", "player_joined", 2),
         ("bob", "player_joined", 2),
     ]
-    alone = summary([ANN, OPEN2], {0: 0})
+    alone = summary([ANN, OPEN2], {0: 10})
     assert nt.derive(nt.as_created(alone, "ann"), alone) == []
 
 

@@ -13,6 +13,8 @@ import json
 import random
 import signal
 import subprocess
+import threading
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -303,3 +305,71 @@ def test_a_host_that_does_not_resolve_is_tried_with_backoff_then_given_up_and_sh
     text = log.read_text()
     assert "Traceback" not in text, text
     assert text.count("webhook delivery failed") == 3 and text.count("given up") == 1, text
+
+
+def test_games_starting_while_others_end_send_every_notice_once(
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: list[subprocess.Popen[bytes]],
+    redis_url: str,
+    tmp_path: Path,
+) -> None:
+    """Two workers; four games end (a concession) while four new games are made and joined at
+    once (their first projection may come before or after the join): every notice the read
+    models imply reaches its player's webhook exactly once: ``game_ended`` to both players of
+    an ended game, ``player_joined`` to a creator, ``your_turn`` to a joiner who acts first."""
+    worker.append(start_worker(redis_url, tmp_path / "worker2.log"))
+    ending = [_table(api, read_models) for _ in range(4)]
+    creators = [api.player(f"Carl{i}") for i in range(4)]
+    joiners = [api.player(f"Dan{i}") for i in range(4)]
+    _quiet(workers_redis)
+    with receiver() as hooks:
+        for table in ending:
+            for who in table.players.values():
+                _register(api, who, hooks.url)
+        for who in (*creators, *joiners):
+            _register(api, who, hooks.url)
+        app = create_app()
+        expected: Counter[tuple[str, str, int]] = Counter()
+        for table in ending:
+            expected.update(("game_ended", table.game_id, seat) for seat in table.players)
+        lock = threading.Lock()
+        start = threading.Barrier(len(ending) + len(creators))
+
+        def concede(table: Table) -> None:
+            with app.test_client(use_cookies=False) as client:
+                start.wait()
+                Api(client).play(table.players[0], table.game_id, {"type": "concede"})
+
+        def start_game(creator: Who, joiner: Who) -> None:
+            with app.test_client(use_cookies=False) as client:
+                caller = Api(client)
+                start.wait()
+                created = caller.new_game(creator, game="famiglia", seats=2)
+                seat = caller.join(joiner, created["game_id"], created["invites"][0]["code"])
+                game, state, _, _ = service().load(created["game_id"])
+                with lock:
+                    expected[("player_joined", created["game_id"], seat)] += 1
+                    if list(game.to_act(state)) == [seat]:
+                        expected[("your_turn", created["game_id"], seat)] += 1
+
+        threads = [threading.Thread(target=concede, args=(t,)) for t in ending]
+        threads += [
+            threading.Thread(target=start_game, args=pair)
+            for pair in zip(creators, joiners, strict=True)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(expected) == 8 + 4 + sum(1 for e, _, _ in expected if e == "your_turn")
+
+        def told() -> Counter[tuple[str, str, int]]:
+            bodies = [json.loads(call.body) for call in list(hooks.calls)]
+            return Counter((b["event"], b["game_id"], b["seat"]) for b in bodies)
+
+        for table in ending:
+            _projected(read_models, table.game_id)
+        assert _quiet(workers_redis) == set()
+        assert told() == expected
