@@ -101,6 +101,8 @@ def test_a_game_first_projected_is_compared_with_the_game_as_its_creator_made_it
     ]
     alone = summary([ANN, OPEN2], {0: 10})
     assert nt.derive(nt.as_created(alone, "ann"), alone) == []
+    # Ann's game list not written yet (her creation is under way): nobody else joined.
+    assert nt.derive(nt.as_created(alone, None), alone) == []
 
 
 def test_delivery_ids_differ_by_every_part_and_repeat_for_the_same() -> None:
