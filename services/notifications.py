@@ -71,10 +71,10 @@ class Notice(msgspec.Struct, frozen=True):
 def as_created(after: Summary, creator: str | None) -> Summary:
     """``after``'s game as its creator made it: every seat of another player open, nothing owed
     but the creator's decisions (``creator`` None: not known yet, the creation is still being
-    written, so nobody else can have joined: every seat as it is). The
-    creator sits at the table from its creation and sees what they owe: only a turn of theirs
-    that came round again before this projection goes untold (the store keeps no earlier
-    summary to tell it from the first)."""
+    written, so nobody else can have joined: every seat as it is). The creator sits at the
+    table from its creation and sees what they owe: only a turn of theirs that came round
+    again before this projection goes untold (the store keeps no earlier summary to tell it
+    from the first)."""
     seats = [
         s if s.kind != "player" or creator in (None, s.player) else SeatSummary(s.seat, "open")
         for s in after.seats

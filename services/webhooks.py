@@ -15,7 +15,7 @@ address is refused (at registration and again before each send: DNS may change),
 A failed try (the host does not resolve or resolves to an address webhooks may not call, the
 connection is refused or breaks, the timeout passes, an answer other than 2xx) raises
 ``DeliveryFailed`` with its ``reason``; the jobs try again as ``OMERTA_WEBHOOK_BACKOFF`` says,
-then give up (``workers.notify``). The hook's last failure (``Failure``) is kept in
+then give up (``workers.notify``). The hook's last failure (``WebhookFailure``) is kept in
 ``player:{<id>}:webhook-failures`` (hook id -> JSON) until a delivery to it succeeds, for the
 listing and the notifications page.
 
@@ -66,14 +66,17 @@ class Unresolved(BadUrl):
     """The URL's host name does not resolve."""
 
 
-class Failure(msgspec.Struct, frozen=True):
+Reason = Literal["dns", "address", "connection", "timeout", "status"]
+
+
+class WebhookFailure(msgspec.Struct, frozen=True):
     """A hook's last failed try: when (ms since the epoch); why (``reason``: ``dns`` the host
     does not resolve, ``address`` it resolves to an address webhooks may not call,
     ``connection`` refused or broken, ``timeout``, ``status`` an answer other than 2xx, whose
     ``status`` it is); whether its sending was given up (it was the last try)."""
 
     at: int
-    reason: Literal["dns", "address", "connection", "timeout", "status"]
+    reason: Reason
     status: int | None = None
     given_up: bool = False
 
@@ -91,7 +94,7 @@ def failures_key(player_id: str) -> str:
 
 
 _hook = msgspec.json.Decoder(Hook)
-_failure = msgspec.json.Decoder(Failure)
+_failure = msgspec.json.Decoder(WebhookFailure)
 
 
 def check_url(url: str, allow_private: bool | None = None, resolve: bool = True) -> None:
@@ -161,7 +164,7 @@ class Webhooks:
         with unavailable():
             return bool(pipe.execute()[0])
 
-    def failed(self, player_id: str, hook_id: str, failure: Failure) -> None:
+    def failed(self, player_id: str, hook_id: str, failure: WebhookFailure) -> None:
         """Keep ``failure`` as the hook's last, unless the hook was deleted meanwhile."""
         with unavailable():
             if self.redis.hexists(hooks_key(player_id), hook_id):
@@ -172,7 +175,7 @@ class Webhooks:
         with unavailable():
             self.redis.hdel(failures_key(player_id), hook_id)
 
-    def failures(self, player_id: str) -> dict[str, Failure]:
+    def failures(self, player_id: str) -> dict[str, WebhookFailure]:
         """hook id -> its last failure, for the hooks whose last delivery failed."""
         with unavailable():
             stored = self.redis.hgetall(failures_key(player_id))
@@ -201,13 +204,9 @@ def payload(notice: Notice, delivery: str) -> bytes:
 
 
 class DeliveryFailed(Exception):
-    """A try failed: ``reason`` and ``status`` as in ``Failure``."""
+    """A try failed: ``reason`` and ``status`` as in ``WebhookFailure``."""
 
-    def __init__(
-        self,
-        reason: Literal["dns", "address", "connection", "timeout", "status"],
-        status: int | None = None,
-    ) -> None:
+    def __init__(self, reason: Reason, status: int | None = None) -> None:
         super().__init__(reason if status is None else f"{reason} {status}")
         self.reason, self.status = reason, status
 

@@ -13,8 +13,8 @@ for the try), POSTs it, and marks it sent (or releases the claim on a failure, a
 it with ``OMERTA_WEBHOOK_BACKOFF``). A second try of a sent one does nothing; a try that meets a
 live claim fails and is retried later. Every failed try (``webhooks.DeliveryFailed``: no DNS,
 refused, timeout, not 2xx) is logged in one line without a traceback (``workers.worker``) and
-kept as the hook's last failure (``Webhooks.failed``); the last try's gives the sending up:
-logged once as a warning, the job ends without raising.
+kept as the hook's last failure (``Webhooks.failed``); after the last try the sending is
+given up: logged once as a warning, and the job ends without raising.
 
 A worker killed mid-send leaves the claim to expire and the job in RQ's started registry (RQ
 notices it only a minute later). The catch-up (``catch_up``, from the worker's maintenance)
@@ -123,7 +123,7 @@ def deliver_webhook(player: str, hook_id: str, member: str) -> str:
     except wh.DeliveryFailed as exc:
         nt.release(client, delivery, token)
         given_up = _webhooks.after_failure(client, member)
-        hooks.failed(player, hook_id, wh.Failure(now_ms(), exc.reason, exc.status, given_up))
+        hooks.failed(player, hook_id, wh.WebhookFailure(now_ms(), exc.reason, exc.status, given_up))
         log.info("webhook delivery failed: %s to hook %s (%s)", delivery, hook_id, exc)
         if not given_up:
             raise

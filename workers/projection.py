@@ -282,7 +282,7 @@ class Projector:
         if self.on_change is not None:
             after = rm.joined(models.fields["summary"], models.fields["progress"])
             assert after is not None
-            self.on_change(before or as_created(after, creator), after)
+            self.on_change(before if before is not None else as_created(after, creator), after)
         checkpoint = (folded.version, len(seating.owners), seating.clock_rev)
         self._write_inboxes(game_id, checkpoint, models.inboxes)
         shard = shards.of(game_id)

@@ -59,7 +59,7 @@ class WebhookOut(msgspec.Struct, frozen=True):
     id: str
     url: str
     created: int
-    last_failure: wh.Failure | None = None
+    last_failure: wh.WebhookFailure | None = None
 
 
 class WebhookCreated(msgspec.Struct, frozen=True):

@@ -202,7 +202,7 @@ def test_a_webhooks_last_failed_delivery_is_shown_in_english_and_japanese_on_a_p
     me = page.request.get("/me").json()
     (hook,) = page.request.get("/me/webhooks").json()["webhooks"]
     # As the worker records it (``workers.notify``): the host stopped resolving, given up.
-    failure = webhooks.Failure(1_700_000_000_000, "dns", None, True)
+    failure = webhooks.WebhookFailure(1_700_000_000_000, "dns", None, True)
     webhooks.Webhooks(embedded_server.client()).failed(me["id"], hook["id"], failure)
     page.reload()
     expect(page.locator(".hook-failure")).to_contain_text(
