@@ -335,6 +335,7 @@ def test_games_starting_while_others_end_send_every_notice_once(
         for table in ending:
             expected.update(("game_ended", table.game_id, seat) for seat in table.players)
         lock = threading.Lock()
+        started: list[str] = []
         start = threading.Barrier(len(ending) + len(creators))
 
         def concede(table: Table) -> None:
@@ -350,6 +351,7 @@ def test_games_starting_while_others_end_send_every_notice_once(
                 seat = caller.join(joiner, created["game_id"], created["invites"][0]["code"])
                 game, state, _, _ = service().load(created["game_id"])
                 with lock:
+                    started.append(created["game_id"])
                     expected[("player_joined", created["game_id"], seat)] += 1
                     if list(game.to_act(state)) == [seat]:
                         expected[("your_turn", created["game_id"], seat)] += 1
@@ -363,13 +365,20 @@ def test_games_starting_while_others_end_send_every_notice_once(
             thread.start()
         for thread in threads:
             thread.join()
+        # Every thread did its part (one that raised added nothing).
+        assert len(started) == 4
         assert len(expected) == 8 + 4 + sum(1 for e, _, _ in expected if e == "your_turn")
 
         def told() -> Counter[tuple[str, str, int]]:
             bodies = [json.loads(call.body) for call in list(hooks.calls)]
             return Counter((b["event"], b["game_id"], b["seat"]) for b in bodies)
 
-        for table in ending:
-            _projected(read_models, table.game_id)
+        for game_id in [*(t.game_id for t in ending), *started]:
+            _projected(read_models, game_id)
+        wait(
+            lambda: all(s.kind == "player" for g in started for s in read_models.summary(g).seats),
+            30,
+            "the seats projected",
+        )
         assert _quiet(workers_redis) == set()
         assert told() == expected
