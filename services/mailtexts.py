@@ -2,7 +2,8 @@
 as.
 
 Every mail carries the headers of RFC 2369 and RFC 8058: ``List-Unsubscribe`` with a ``mailto:``
-and the signed one-click HTTPS (or HTTP, as the public URL is) link, and
+and the signed one-click HTTPS (or HTTP, as the public URL is) link, both plain ASCII (a mail
+client finds no URL in an encoded word), and
 ``List-Unsubscribe-Post: List-Unsubscribe=One-Click``, so a mail client can offer
 "unsubscribe" and do it with one POST. Unsubscribing stops notification mails; a link the
 player asked for (verification, sign-in) is still sent.
@@ -13,10 +14,10 @@ from __future__ import annotations
 import json
 from email import policy
 from email.message import EmailMessage
-from email.utils import formatdate, make_msgid
+from email.utils import formatdate, make_msgid, parseaddr
 from functools import cache
 from importlib.resources import files
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 LANGUAGES = ("en", "ja")
 # Header lines up to RFC 5322's hard limit: at the default 78 a long URL of List-Unsubscribe,
@@ -84,7 +85,7 @@ def message(
     built["Date"] = formatdate(localtime=False)
     built["Message-ID"] = f"<{message_id}@{domain}>" if message_id else make_msgid(domain=domain)
     built["Auto-Submitted"] = "auto-generated"  # RFC 3834: no auto-replies to it
-    built["List-Unsubscribe"] = f"<{unsubscribe_mailto}>, <{unsubscribe_url}>"
+    built["List-Unsubscribe"] = f"<{unsubscribe_mailto}>, <{ascii_url(unsubscribe_url)}>"
     built["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     built.set_content(
         body + text(lang, "footer", unsubscribe=unsubscribe_url), cte="quoted-printable"
@@ -94,5 +95,17 @@ def message(
 
 
 def mailto(sender: str, player_id: str, signature: str) -> str:
-    """The ``mailto:`` of ``List-Unsubscribe``: a mail to the sender naming the signed link."""
-    return f"mailto:{sender}?subject={quote(f'unsubscribe {player_id} {signature}')}"
+    """The ``mailto:`` of ``List-Unsubscribe``: a mail to the sender's address (without its
+    display name) naming the signed link; ASCII."""
+    address = quote(parseaddr(sender)[1], safe="@")
+    return f"mailto:{address}?subject={quote(f'unsubscribe {player_id} {signature}')}"
+
+
+def ascii_url(url: str) -> str:
+    """``url`` in ASCII (its host in IDNA, the rest percent-encoded): a header's bare URL
+    (RFC 2369), which any other character would turn into an RFC 2047 encoded word."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").encode("idna").decode("ascii")
+    netloc = host if parts.port is None else f"{host}:{parts.port}"
+    path = quote(parts.path, safe="/%")
+    return urlunsplit((parts.scheme, netloc, path, quote(parts.query, safe="=&%"), ""))

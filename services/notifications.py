@@ -12,10 +12,14 @@ found stored, and the one it is about to write) and names the events owed to its
 change: ``workers.deadlines`` sends it from a job scheduled for that moment, once per (game,
 version, seat) as every notice is (its delivery ids).
 
-A game first projected (nothing stored before) notifies nobody: its creator made it. So a seat
-taken before that first projection (within milliseconds of the creation: a bot, not a person
-following an invite) is announced to nobody; the read model cannot tell the creator's seat
-from the joiner's.
+A seat's owner who did not hold it before counts as newly owing its decision: a joiner whose
+seat was owed a decision since the deal is told it is their turn.
+
+A game's first projection (nothing stored before) is compared with the game as created
+(``as_created``): only the creator's seat taken, and only the creator's decisions owed. So
+seats taken before that projection (within milliseconds of the creation) are announced, and a
+joiner to act first is told, as they would be after a projection in between; the creator is
+told nothing they did themselves.
 
 Preferences: ``player:{<id>}:notify``, a hash ``<channel>.<event>`` -> ``1``/``0``; an unset
 pair is on (a player who registers a webhook wants its calls).
@@ -36,7 +40,7 @@ from enum import StrEnum
 import msgspec
 import redis
 
-from services.readmodels import Summary
+from services.readmodels import SeatSummary, Summary
 from services.store import unavailable
 
 
@@ -64,11 +68,31 @@ class Notice(msgspec.Struct, frozen=True):
     seat: int
 
 
-def derive(before: Summary | None, after: Summary) -> list[Notice]:
+def as_created(after: Summary, creator: str | None) -> Summary:
+    """``after``'s game as its creator made it: every seat of another player open, nothing owed
+    but the creator's decisions (``creator`` None: not known yet, the creation is still being
+    written, so nobody else can have joined: every seat as it is). The creator sits at the
+    table from its creation and sees what they owe: only a turn of theirs that came round
+    again before this projection goes untold (the store keeps no earlier summary to tell it
+    from the first)."""
+    seats = [
+        s if s.kind != "player" or creator in (None, s.player) else SeatSummary(s.seat, "open")
+        for s in after.seats
+    ]
+    theirs = {s.seat for s in seats if s.kind == "player"}
+    due = {seat: since for seat, since in after.due.items() if seat in theirs}
+    return msgspec.structs.replace(
+        after, version=0, seats=seats, status="running", to_act=sorted(due), due=due, result=None
+    )
+
+
+def _owners(summary: Summary) -> dict[int, str]:
+    return {s.seat: s.player for s in summary.seats if s.kind == "player" and s.player}
+
+
+def derive(before: Summary, after: Summary) -> list[Notice]:
     """The notices owed by the change from ``before`` to ``after`` (see the module docstring)."""
-    if before is None:
-        return []
-    owners = {s.seat: s.player for s in after.seats if s.kind == "player" and s.player}
+    owners, owned = _owners(after), _owners(before)
     found: list[Notice] = []
 
     def notice(player: str, event: Event, seat: int) -> None:
@@ -76,7 +100,7 @@ def derive(before: Summary | None, after: Summary) -> list[Notice]:
 
     for seat, since in sorted(after.due.items()):
         owner = owners.get(seat)
-        if owner is not None and before.due.get(seat) != since:
+        if owner is not None and (before.due.get(seat) != since or owned.get(seat) != owner):
             notice(owner, Event.YOUR_TURN, seat)
     if before.status != "finished" and after.status == "finished":
         for seat, owner in sorted(owners.items()):

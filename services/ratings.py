@@ -193,11 +193,23 @@ _rated = msgspec.msgpack.Decoder(RatedGame)
 _point = msgspec.msgpack.Decoder(tuple[str, float, float])
 
 
+# KEYS[1]: a leaderboard, KEYS[2]: its ratings. ARGV: the first and last place (from 0). The
+# count, the names of those places best first and their ratings, read at one moment: a fold
+# between reads would show ratings out of the order read (the fold writes both at once).
+PAGE = """
+local names = redis.call('ZREVRANGE', KEYS[1], ARGV[1], ARGV[2])
+local stored = {}
+for i, name in ipairs(names) do stored[i] = redis.call('HGET', KEYS[2], name) end
+return {redis.call('ZCARD', KEYS[1]), names, stored}
+"""
+
+
 class Ratings:
     """The ratings on one Redis client: folding games in (the workers), reading (the API)."""
 
     def __init__(self, client: redis.Redis) -> None:
         self.redis = client
+        self._page = client.register_script(PAGE)
 
     # -- folding ------------------------------------------------------------------------------
 
@@ -334,20 +346,20 @@ class Ratings:
     def leaderboard(
         self, game: str, offset: int, limit: int
     ) -> tuple[int, list[tuple[str, Rating]]]:
-        """(how many are rated, the identities from ``offset``, best first)."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.zcard(leaderboard_key(game))
-        pipe.zrevrange(leaderboard_key(game), offset, offset + limit - 1)
+        """(how many are rated, the identities from ``offset``, best first), read atomically
+        (``PAGE``)."""
         with unavailable():
-            total, names = pipe.execute()
-            stored = self.redis.hmget(ratings_key(game), names) if names else []
+            total, names, stored = self._page(
+                keys=[leaderboard_key(game), ratings_key(game)], args=[offset, offset + limit - 1]
+            )
         rows = [(n.decode(), _rating.decode(r)) for n, r in zip(names, stored, strict=True) if r]
         return int(total), rows
 
     def of(self, identity: str, games: Iterable[str]) -> dict[str, tuple[Rating, int]]:
-        """The identity's rating and place (1 is best) on each game's leaderboard it is on."""
+        """The identity's rating and place (1 is best) on each game's leaderboard it is on (one
+        transaction: the place is the rating's)."""
         kinds = sorted(games)
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self.redis.pipeline(transaction=True)
         for kind in kinds:
             pipe.hget(ratings_key(kind), identity)
             pipe.zrevrank(leaderboard_key(kind), identity)

@@ -12,6 +12,13 @@ URLs: http or https only; a host that resolves to a private, loopback, link-loca
 address is refused (at registration and again before each send: DNS may change), unless
 ``OMERTA_WEBHOOKS_ALLOW_PRIVATE`` is set. Redirects are never followed (a 3xx is a failure).
 
+A failed try (the host does not resolve or resolves to an address webhooks may not call, the
+connection is refused or breaks, the timeout passes, an answer other than 2xx) raises
+``DeliveryFailed`` with its ``reason``; the jobs try again as ``OMERTA_WEBHOOK_BACKOFF`` says,
+then give up (``workers.notify``). The hook's last failure (``WebhookFailure``) is kept in
+``player:{<id>}:webhook-failures`` (hook id -> JSON) until a delivery to it succeeds, for the
+listing and the notifications page.
+
 At-least-once at the edge: a receiver that got the body but whose answer never reached us (the
 worker died, the connection broke, the answer came after the timeout) is sent it again by the
 retry, with the same delivery id: receivers dedupe on ``X-Omerta-Delivery``. Everywhere else
@@ -32,6 +39,7 @@ from urllib.parse import urlsplit
 import msgspec
 import redis
 import requests
+from urllib3.exceptions import NameResolutionError
 
 from services import config, idempotency, serversecret
 from services.notifications import Notice
@@ -54,6 +62,25 @@ class BadUrl(ValueError):
     """The URL is no http(s) URL, or names an address webhooks may not call."""
 
 
+class Unresolved(BadUrl):
+    """The URL's host name does not resolve."""
+
+
+Reason = Literal["dns", "address", "connection", "timeout", "status"]
+
+
+class WebhookFailure(msgspec.Struct, frozen=True):
+    """A hook's last failed try: when (ms since the epoch); why (``reason``: ``dns`` the host
+    does not resolve, ``address`` it resolves to an address webhooks may not call,
+    ``connection`` refused or broken, ``timeout``, ``status`` an answer other than 2xx, whose
+    ``status`` it is); whether its sending was given up (it was the last try)."""
+
+    at: int
+    reason: Reason
+    status: int | None = None
+    given_up: bool = False
+
+
 class TooMany(Exception):
     pass
 
@@ -62,7 +89,12 @@ def hooks_key(player_id: str) -> str:
     return f"player:{{{player_id}}}:webhooks"
 
 
+def failures_key(player_id: str) -> str:
+    return f"player:{{{player_id}}}:webhook-failures"
+
+
 _hook = msgspec.json.Decoder(Hook)
+_failure = msgspec.json.Decoder(WebhookFailure)
 
 
 def check_url(url: str, allow_private: bool | None = None, resolve: bool = True) -> None:
@@ -93,7 +125,7 @@ def check_url(url: str, allow_private: bool | None = None, resolve: bool = True)
         try:
             infos = socket.getaddrinfo(host, port or 443, proto=socket.IPPROTO_TCP)
         except (OSError, UnicodeError, ValueError) as exc:
-            raise BadUrl("the host does not resolve") from exc
+            raise Unresolved("the host does not resolve") from exc
         addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
     if not all(address.is_global for address in addresses):
         raise BadUrl(PRIVATE)
@@ -142,8 +174,28 @@ class Webhooks:
         return None if raw is None else _hook.decode(raw)
 
     def delete(self, player_id: str, hook_id: str) -> bool:
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hdel(hooks_key(player_id), hook_id)
+        pipe.hdel(failures_key(player_id), hook_id)
         with unavailable():
-            return bool(self.redis.hdel(hooks_key(player_id), hook_id))
+            return bool(pipe.execute()[0])
+
+    def failed(self, player_id: str, hook_id: str, failure: WebhookFailure) -> None:
+        """Keep ``failure`` as the hook's last, unless the hook was deleted meanwhile."""
+        with unavailable():
+            if self.redis.hexists(hooks_key(player_id), hook_id):
+                self.redis.hset(failures_key(player_id), hook_id, msgspec.json.encode(failure))
+
+    def delivered(self, player_id: str, hook_id: str) -> None:
+        """A delivery succeeded: the hook's last failure is over."""
+        with unavailable():
+            self.redis.hdel(failures_key(player_id), hook_id)
+
+    def failures(self, player_id: str) -> dict[str, WebhookFailure]:
+        """hook id -> its last failure, for the hooks whose last delivery failed."""
+        with unavailable():
+            stored = self.redis.hgetall(failures_key(player_id))
+        return {hook_id.decode(): _failure.decode(raw) for hook_id, raw in stored.items()}
 
     def secret(self, hook_id: str) -> str:
         return serversecret.derive_token(serversecret.load(self.redis), "webhook", hook_id)
@@ -182,12 +234,21 @@ def payload(notice: Notice, delivery: str) -> bytes:
 
 
 class DeliveryFailed(Exception):
-    pass
+    """A try failed: ``reason`` and ``status`` as in ``WebhookFailure``."""
+
+    def __init__(self, reason: Reason, status: int | None = None) -> None:
+        super().__init__(reason if status is None else f"{reason} {status}")
+        self.reason, self.status = reason, status
 
 
 def post(hook: Hook, secret: str, delivery: str, body: bytes, timeout: float) -> int:
     """POST ``body`` to the hook once; its status. Raises ``DeliveryFailed`` unless 2xx."""
-    check_url(hook.url)
+    try:
+        check_url(hook.url)
+    except Unresolved as exc:
+        raise DeliveryFailed("dns") from exc
+    except BadUrl as exc:
+        raise DeliveryFailed("address") from exc
     timestamp = int(time.time())
     headers = {
         "Content-Type": "application/json",
@@ -207,8 +268,15 @@ def post(hook: Hook, secret: str, delivery: str, body: bytes, timeout: float) ->
             stream=True,
         ) as response:
             status = response.status_code
+    except requests.Timeout as exc:
+        raise DeliveryFailed("timeout") from exc
+    except requests.ConnectionError as exc:
+        # requests wraps urllib3's MaxRetryError, whose reason is the cause
+        cause = getattr(exc.args[0] if exc.args else None, "reason", None)
+        unresolved = isinstance(cause, NameResolutionError)
+        raise DeliveryFailed("dns" if unresolved else "connection") from exc
     except requests.RequestException as exc:
-        raise DeliveryFailed(f"{type(exc).__name__}") from exc
+        raise DeliveryFailed("connection") from exc
     if not 200 <= status < 300:
-        raise DeliveryFailed(f"HTTP {status}")
+        raise DeliveryFailed("status", status)
     return status

@@ -11,7 +11,10 @@ job's arguments, score: when it is due to be looked at again, ms).
 ``deliver_webhook`` claims the sending (``notifications.claim``, a lease longer than RQ's limit
 for the try), POSTs it, and marks it sent (or releases the claim on a failure, and RQ retries
 it with ``OMERTA_WEBHOOK_BACKOFF``). A second try of a sent one does nothing; a try that meets a
-live claim fails and is retried later.
+live claim fails and is retried later. Every failed try (``webhooks.DeliveryFailed``: no DNS,
+refused, timeout, not 2xx) is logged in one line without a traceback (``workers.worker``) and
+kept as the hook's last failure (``Webhooks.failed``); after the last try the sending is
+given up: logged once as a warning, and the job ends without raising.
 
 A worker killed mid-send leaves the claim to expire and the job in RQ's started registry (RQ
 notices it only a minute later). The catch-up (``catch_up``, from the worker's maintenance)
@@ -40,6 +43,7 @@ from services import notifications as nt
 from services import webhooks as wh
 from services.commands import service
 from services.readmodels import Summary
+from services.store import now_ms
 from workers import notify_mail, notify_mail_pending, notify_push, pending, runtime
 
 log = logging.getLogger(__name__)
@@ -50,7 +54,7 @@ _webhooks = pending.Pending(PENDING, "webhook", "workers.notify.deliver_webhook"
 _notices = msgspec.json.Decoder(list[nt.Notice])
 
 
-def on_change(before: Summary | None, after: Summary) -> None:
+def on_change(before: Summary, after: Summary) -> None:
     notices = nt.derive(before, after)
     if not notices:
         return
@@ -90,9 +94,10 @@ def fan_out(notices_json: str) -> int:
 
 
 def deliver_webhook(player: str, hook_id: str, member: str) -> str:
-    """Send one notice to one hook, once: ``sent``, ``duplicate`` (sent before) or ``gone``
-    (the hook was deleted, or the player no longer wants the event since it was queued).
-    Raises (RQ retries) on a failed call or a claim held elsewhere."""
+    """Send one notice to one hook, once: ``sent``, ``duplicate`` (sent before), ``gone``
+    (the hook was deleted, or the player no longer wants the event since it was queued) or
+    ``given_up`` (the last try failed). Raises (RQ retries) on a failed call with tries left
+    or a claim held elsewhere."""
     client = _client()
     notice = _webhooks.decode(member)[2]
     hooks = wh.Webhooks(client)
@@ -115,11 +120,19 @@ def deliver_webhook(player: str, hook_id: str, member: str) -> str:
             wh.payload(notice, delivery),
             config.settings().webhook_timeout,
         )
-    except wh.DeliveryFailed:
+    except wh.DeliveryFailed as exc:
         nt.release(client, delivery, token)
-        _webhooks.after_failure(client, member)
-        raise
+        given_up = _webhooks.after_failure(client, member)
+        hooks.failed(player, hook_id, wh.WebhookFailure(now_ms(), exc.reason, exc.status, given_up))
+        log.info("webhook delivery failed: %s to hook %s (%s)", delivery, hook_id, exc)
+        if not given_up:
+            raise
+        log.warning(
+            "webhook delivery %s to hook %s of %s given up: %s", delivery, hook_id, player, exc
+        )
+        return "given_up"
     nt.mark_sent(client, delivery)
+    hooks.delivered(player, hook_id)
     _webhooks.done(client, member)
     return "sent"
 

@@ -110,16 +110,17 @@ class Pending:
         with unavailable():
             client.zrem(self.key(self.decode(entry)[0]), entry)
 
-    def after_failure(self, client: redis.Redis, entry: str) -> None:
+    def after_failure(self, client: redis.Redis, entry: str) -> bool:
         """Keep the catch-up off this sending until RQ's next try is due (or forget it: the
-        last)."""
+        last); whether that was the last try."""
         job = get_current_job()
         left = job.retries_left if job is not None else None
         if not left:
             self.done(client, entry)
-            return
+            return True
         backoff = config.settings().webhook_backoff
         self.hold(client, entry, backoff[min(len(backoff) - left, len(backoff) - 1)] + lease())
+        return False
 
     def revive(self, client: redis.Redis, which: Iterable[int] = range(shards.SHARDS)) -> int:
         """Enqueue again the sendings in the sets of the shards ``which`` past their time that

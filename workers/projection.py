@@ -32,6 +32,7 @@ from services import keys, shards, vacation
 from services import readmodels as rm
 from services.clocks import SeatClock
 from services.codec import EventCodec
+from services.notifications import as_created
 from services.records import Entry, decode_meta
 from services.rematch import reserved_key
 from services.seating import ai_levels
@@ -153,7 +154,7 @@ class Projector:
         self._codecs: dict[str, EventCodec] = {}
         self._cache: StateCache[Folded] = StateCache(cache_size)
         # Told (stored summary, new summary) before each write: the notifications' hook.
-        self.on_change: Callable[[rm.Summary | None, rm.Summary], None] | None = None
+        self.on_change: Callable[[rm.Summary, rm.Summary], None] | None = None
         # Told (game, version, seats with a deadline) after each write: the deadlines' jobs
         # are armed there (workers.deadlines).
         self.on_deadlines: Callable[[str, int, list[SeatClock]], None] | None = None
@@ -210,7 +211,11 @@ class Projector:
         held = {int(s): p.decode() for s, p in reserved.items()}
         seating = self.seating(game_id, folded, owners, public == b"1", clock_rev, held)
         ai_due = sorted(s for s in folded.due if s in ai_levels(folded.meta, folded.state))
-        written = self.write(game_id, folded, seating, rm.joined(*before))
+        stored_summary = rm.joined(*before)
+        creator = None
+        if stored_summary is None and self.on_change is not None:
+            creator = self._creator(game_id, owners)
+        written = self.write(game_id, folded, seating, stored_summary, creator)
         if written and self.on_deadlines is not None:
             deadlines = [c for c in game_clocks(folded, seating) if c.deadline is not None]
             if deadlines:
@@ -250,22 +255,40 @@ class Projector:
         paused = {s: vacation.decode(raw) for s, raw in zip(people, found[1::2], strict=True)}
         return Seating(owners, public, rev, started, paused, reserved)
 
+    def _creator(self, game_id: str, owners: dict[int, str]) -> str | None:
+        """Who of ``owners`` created the game: the first seated (the creator's game list has
+        the game from its creation time, a joiner's from the join's); None if not known yet."""
+        players = sorted(set(owners.values()))
+        pipe = self.redis.pipeline(transaction=False)
+        for player_id in players:
+            pipe.zscore(player_games_key(player_id), game_id)
+        with unavailable():
+            times = pipe.execute()
+        seated = [(t, p) for t, p in zip(times, players, strict=True) if t is not None]
+        return min(seated)[1] if seated else None
+
     def write(
-        self, game_id: str, folded: Folded, seating: Seating, before: rm.Summary | None = None
+        self,
+        game_id: str,
+        folded: Folded,
+        seating: Seating,
+        before: rm.Summary | None = None,
+        creator: str | None = None,
     ) -> bool:
         """Write the read models at ``folded`` unless the stored ones are as new (each step
         decides, atomically: the seated players' inboxes first, then the game's read model with
         its shard's indexes); whether the game's was written.
 
         First, ``on_change`` (the notifications, ``workers.notify``) is told the change from
-        ``before`` (the stored summary): before the write, so a projection that dies between
+        ``before`` (the stored summary; none stored: the game as ``creator`` made it,
+        ``notifications.as_created``): before the write, so a projection that dies between
         the two loses no notification (the next one, finding the old read model, tells it
         again; the notifications' delivery ids make that harmless)."""
         models = read_models(game_id, self.games[folded.meta.game], folded, seating)
         if self.on_change is not None:
             after = rm.joined(models.fields["summary"], models.fields["progress"])
             assert after is not None
-            self.on_change(before, after)
+            self.on_change(before if before is not None else as_created(after, creator), after)
         checkpoint = (folded.version, len(seating.owners), seating.clock_rev)
         self._write_inboxes(game_id, checkpoint, models.inboxes)
         shard = shards.of(game_id)

@@ -50,8 +50,10 @@ import redis
 from redis.client import Pipeline
 from rq import SimpleWorker, Worker
 from rq.exceptions import StopRequested
+from rq.job import Job
 
 from services import lifeline, shards
+from services import webhooks as wh
 from services.commands import service
 from services.config import settings
 from workers import catchup, deadlines, enqueue, leases, notify, runtime
@@ -129,6 +131,13 @@ class OmertaWorker(SimpleWorker):
                 renewer.stop()
             if self._overdue is not None:  # it stopped in time
                 self._overdue.cancel()
+
+    def handle_exception(self, job: Job, *exc_info: Any) -> None:
+        """RQ's logging of a failed job, but a webhook delivery's failure: an expected outcome
+        the job logged in one line (a traceback a try fills logs with nothing to fix)."""
+        if isinstance(exc_info[1], wh.DeliveryFailed):
+            return
+        super().handle_exception(job, *exc_info)
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         """RQ's warm shutdown, remembered: ``run`` must not start the loop again after it; and

@@ -49,7 +49,10 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         ),
         tag="notifications",
         description="Each call is the `notice` webhook of this document (its body and "
-        "headers). The URL must be http(s) and not name a private or loopback address.",
+        "headers). A 2xx answer within the timeout is a delivery; anything else (redirects are "
+        "not followed; a host that does not resolve, a refused connection, a timeout) is "
+        "retried with backoff (OMERTA_WEBHOOK_BACKOFF), then given up; GET /me/webhooks shows "
+        "the last failure. The URL must be http(s) and not name a private or loopback address.",
     ),
     Route(
         "get",
@@ -59,6 +62,8 @@ NOTIFICATION_ROUTES: tuple[Route, ...] = (
         auth="required",
         codes=("store_unavailable",),
         tag="notifications",
+        description="Each with its last failed delivery (last_failure; null once a delivery "
+        "to it succeeds): when, why, and whether the sending was given up after the last try.",
     ),
     Route(
         "delete",

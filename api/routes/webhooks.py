@@ -52,9 +52,16 @@ class NewWebhook(_In):
 
 
 class WebhookOut(msgspec.Struct, frozen=True):
+    """``last_failure``: the hook's last failed try (null once a delivery to it succeeds):
+    its time (ms), reason (``dns``: the host does not resolve, ``address``: it resolves to an
+    address webhooks may not call, ``connection``: refused or broken, ``timeout``, ``status``:
+    an answer other than 2xx, ``status`` the answer's), and whether its sending was given up
+    (the last try the backoff allows)."""
+
     id: str
     url: str
     created: int
+    last_failure: wh.WebhookFailure | None = None
 
 
 class WebhookCreated(msgspec.Struct, frozen=True):
@@ -135,5 +142,7 @@ def delete_webhook(hook_id: str) -> Response:
 
 
 def _listed(player_id: str) -> Response:
-    hooks = _hooks().list(player_id)
-    return reply(WebhookList([WebhookOut(h.id, h.url, h.created) for h in hooks]))
+    hooks = _hooks()
+    failures = hooks.failures(player_id)
+    listed = [WebhookOut(h.id, h.url, h.created, failures.get(h.id)) for h in hooks.list(player_id)]
+    return reply(WebhookList(listed))

@@ -325,3 +325,23 @@ def test_a_sign_in_mail_for_no_address_is_refused(api: Api) -> None:
     unknown player alike (it reveals nothing)."""
     refused = api.call("POST", "/signin/email", json={"address": "useratexample.com"})
     assert (refused.status_code, refused.json["code"]) == (400, "bad_email")
+
+
+def test_list_unsubscribe_is_plain_ascii_whatever_the_sender_and_host(
+    web: Api, site: Flask, smtp: Inbox, real_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """RFC 2369 and RFC 8058 want bare <URL>s: a sender with a display name (not ASCII) and a
+    public host that is not ASCII must give no encoded word, and a mailto of the address
+    alone."""
+    monkeypatch.setenv("OMERTA_MAIL_FROM", "Omerta Café <omerta@example.net>")
+    site.config["OMERTA_PUBLIC_URL"] = "http://omértà.example"
+    ann = web.player("Ann")
+    assert web.call("POST", "/me/email", ann, json={"address": ADDRESS}).status_code == 202
+    run_mail_jobs(real_redis)
+    [raw] = smtp.raw
+    [header] = [line for line in raw.split(b"\r\n") if line.startswith(b"List-Unsubscribe:")]
+    found = re.fullmatch(rb"List-Unsubscribe: <(mailto:[!-~]+)>, <(http://[!-~]+)>", header)
+    assert found, header
+    mailto, url = (part.decode() for part in found.groups())
+    assert mailto.startswith("mailto:omerta@example.net?subject=unsubscribe%20")
+    assert url.startswith(f"http://xn--omrt-3na5c.example/mail/unsubscribe/{ann.id}/")

@@ -19,7 +19,9 @@ def test_webhooks_are_the_callers_own_and_the_secret_is_shown_once(api: Api) -> 
     hook = created.json
     assert hook["url"] == HOOK and len(hook["secret"]) >= 40
     listed = api.ok("GET", "/me/webhooks", ann)["webhooks"]
-    assert listed == [{"id": hook["id"], "url": HOOK, "created": hook["created"]}]
+    assert listed == [
+        {"id": hook["id"], "url": HOOK, "created": hook["created"], "last_failure": None}
+    ]
     assert api.ok("GET", "/me/webhooks", bob)["webhooks"] == []
     assert api.call("DELETE", f"/me/webhooks/{hook['id']}", bob).json["code"] == "unknown_webhook"
     assert api.ok("DELETE", f"/me/webhooks/{hook['id']}", ann) == {"webhooks": []}

@@ -88,8 +88,21 @@ def test_a_seat_taken_notifies_the_others_not_the_joiner() -> None:
     ]
 
 
-def test_a_game_first_projected_notifies_nobody() -> None:
-    assert nt.derive(None, summary([ANN, BOB], {0: 1})) == []
+def test_a_game_first_projected_is_compared_with_the_game_as_its_creator_made_it() -> None:
+    """Ann created it (the decision her seat owes she knew of); Bob and Cat joined before its
+    first projection, Bob's seat owes a decision."""
+    after = summary([ANN, BOB, CAT], {0: 10, 1: 10})
+    assert events(nt.derive(nt.as_created(after, "ann"), after)) == [
+        ("bob", "your_turn", 1),
+        ("ann", "player_joined", 1),
+        ("cat", "player_joined", 1),
+        ("ann", "player_joined", 2),
+        ("bob", "player_joined", 2),
+    ]
+    alone = summary([ANN, OPEN2], {0: 10})
+    assert nt.derive(nt.as_created(alone, "ann"), alone) == []
+    # Ann's game list not written yet (her creation is under way): nobody else joined.
+    assert nt.derive(nt.as_created(alone, None), alone) == []
 
 
 def test_delivery_ids_differ_by_every_part_and_repeat_for_the_same() -> None:

@@ -33,7 +33,7 @@ from urllib.parse import parse_qs
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from services import push
+from services import push, webhooks
 from services.embedded import EmbeddedServer, free_port
 from tests.web.conftest import CHROMIUM, PHONE, screenshot
 from tests.web.flows import sign_up, watch_errors
@@ -186,6 +186,36 @@ def push_browser(
         yield context
     finally:
         context.close()
+
+
+def test_a_webhooks_last_failed_delivery_is_shown_in_english_and_japanese_on_a_phone(
+    new_context: Callable[..., BrowserContext], embedded_server: EmbeddedServer
+) -> None:
+    page = new_context(viewport=PHONE).new_page()
+    errors = watch_errors(page)
+    sign_up(page, "Hana")
+    page.goto("/notifications")
+    page.get_by_label("Webhook URL").fill("https://hooks.example.org/hana")
+    page.get_by_label("Webhook URL").press("Enter")  # the keyboard adds it
+    expect(page.locator("#hooks li")).to_have_count(1)
+    expect(page.locator(".hook-failure")).to_have_count(0)
+    me = page.request.get("/me").json()
+    (hook,) = page.request.get("/me/webhooks").json()["webhooks"]
+    # As the worker records it (``workers.notify``): the host stopped resolving, given up.
+    failure = webhooks.WebhookFailure(1_700_000_000_000, "dns", None, True)
+    webhooks.Webhooks(embedded_server.client()).failed(me["id"], hook["id"], failure)
+    page.reload()
+    expect(page.locator(".hook-failure")).to_contain_text(
+        "last delivery failed: the host name does not resolve"
+    )
+    expect(page.locator(".hook-failure")).to_contain_text("given up")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+    screenshot(page, "notifications-hook-failed")
+    page.goto("/language/ja?next=/notifications")
+    expect(page.locator(".hook-failure")).to_contain_text(
+        "前回の送信は失敗しました: ホスト名を解決できません"
+    )
+    assert errors == []
 
 
 def _browser_subscription(page: Page) -> dict[str, object] | None:

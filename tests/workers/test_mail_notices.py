@@ -314,8 +314,8 @@ def test_a_player_taking_a_seat_is_mailed_to_the_tables_creator(
     ann, bob = api.player("Ann"), api.player("Bob")
     _verify(api, smtp, ann)
     created = api.new_game(ann, game="famiglia", seats=2)
-    # As a person joins: after the game was first projected (a seat taken before that, within
-    # milliseconds of the creation, is announced to nobody: services.notifications).
+    # As a person joins: after the game was first projected (a seat taken before that is
+    # announced too: tests/workers/test_notify_jobs.py).
     wait(lambda: read_models.summary(created["game_id"]) is not None, 30, "the projection")
     api.join(bob, created["game_id"], created["invites"][0]["code"])
     wait(lambda: len(_notices(smtp, ann)) == 1, 30, "the mail")

@@ -4,17 +4,21 @@ the catch-ups read only the shards they are given."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import msgspec
 import pytest
 import redis
 from rq.job import Job
 
+from api.app import create_app
 from services import notifications as nt
+from services.commands import service
 from services.readmodels import SeatSummary, Summary
+from tests.api.helpers import Api
 from tests.feeds import id_in
 from workers import notify, notify_mail_pending, notify_push, runtime
+from workers.projection import Projector
 
 pytestmark = pytest.mark.server
 
@@ -92,3 +96,52 @@ def test_the_catch_up_revives_the_sendings_of_the_shards_it_is_given(
     assert notify.catch_up(client, which=[9, 60]) == 3
     assert players() == {ann, bob} and queue.count == 4
     assert notify.catch_up(client, []) == 0
+
+
+@pytest.fixture
+def api(workers_redis: redis.Redis) -> Iterator[Api]:
+    with create_app().test_client(use_cookies=False) as client:
+        yield Api(client)
+
+
+@pytest.mark.parametrize("projected_at_creation", [False, True])
+def test_a_game_whose_joiner_acts_first_tells_them_and_the_creator(
+    api: Api, projected_at_creation: bool
+) -> None:
+    """Ann creates a game at seat 1, Bob takes seat 0 (the first to act): Bob's turn and his
+    joining are notified, whether the game's first projection came before the join or after
+    it (a seat taken within milliseconds of the creation)."""
+    projector = Projector(service().store)
+    told: list[nt.Notice] = []
+    projector.on_change = lambda before, after: told.extend(nt.derive(before, after))
+    ann, bob = api.player("Ann"), api.player("Bob")
+    created = api.new_game(ann, game="famiglia", seats=2, seat=1)
+    while _first_to_act(created["game_id"]) != 0:  # the deal decides: a new game until Bob's
+        created = api.new_game(ann, game="famiglia", seats=2, seat=1)
+    if projected_at_creation:
+        projector.project(created["game_id"])
+        assert told == []  # Ann made it: nothing to tell her
+    assert api.join(bob, created["game_id"], created["invites"][0]["code"]) == 0
+    projector.project(created["game_id"])
+    assert sorted((n.player, n.event, n.seat) for n in told) == sorted(
+        [(bob.id, "your_turn", 0), (ann.id, "player_joined", 0)]
+    )
+
+
+def _first_to_act(game_id: str) -> int:
+    game, state, _, _ = service().load(game_id)
+    (seat,) = game.to_act(state)
+    return seat
+
+
+def test_a_creator_to_act_first_against_a_bot_is_told_nothing(api: Api) -> None:
+    projector = Projector(service().store)
+    told: list[nt.Notice] = []
+    projector.on_change = lambda before, after: told.extend(nt.derive(before, after))
+    ann = api.player("Ann")
+    spec = {"game": "famiglia", "seats": 2, "seat": 0, "ai": {"1": "random"}}
+    created = api.new_game(ann, **spec)
+    while _first_to_act(created["game_id"]) != 0:
+        created = api.new_game(ann, **spec)
+    assert projector.project(created["game_id"]) is not None
+    assert told == []

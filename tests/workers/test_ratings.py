@@ -249,3 +249,34 @@ def test_a_running_game_is_not_rated(workers_redis: redis.Redis) -> None:
     runtime.projector().project(game_id)
     assert rt.Ratings(workers_redis).rate(game_id) == "not_finished"
     assert msgspec.to_builtins(stored(workers_redis)) == {"famiglia": {}, "gangsta": {}}
+
+
+def test_the_leaderboard_is_in_the_order_of_the_ratings_it_shows_while_they_change(
+    real_redis: redis.Redis,
+) -> None:
+    """A writer moves ten identities' ratings (as folds do: ratings and leaderboard in one
+    transaction) while the leaderboard is read: every page read is in the order of its
+    ratings, and the rated count is the page's."""
+    board = rt.Ratings(real_redis)
+    names = [f"p{i}" for i in range(10)]
+    stop = threading.Event()
+
+    def write() -> None:
+        rng = random.Random(7)
+        while not stop.is_set():
+            moved = {n: rt.Rating(rng.uniform(10, 40), rng.uniform(1, 8), 1) for n in names}
+            with real_redis.pipeline(transaction=True) as pipe:
+                rt._write(pipe, "gangsta", moved, [])
+                pipe.execute()
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        for _ in range(2000):
+            total, rows = board.leaderboard("gangsta", 0, 10)
+            ordinals = [rating.ordinal for _, rating in rows]
+            assert ordinals == sorted(ordinals, reverse=True), rows
+            assert total == len(rows)
+    finally:
+        stop.set()
+        writer.join()

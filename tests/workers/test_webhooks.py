@@ -13,9 +13,12 @@ import json
 import random
 import signal
 import subprocess
+import threading
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -262,3 +265,120 @@ def test_a_preference_turned_off_sends_nothing(
             api.ok("PUT", "/me/notifications", who, json={"webhook": {"your_turn": True}})
         _move(api, read_models, table)
         wait(lambda: len(hooks.calls) == 1, 30, "the webhook call")
+
+
+@pytest.fixture
+def public_hosts_only(hooks_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Webhooks' default (set before the worker starts): each try resolves the host first and
+    refuses a private address."""
+    monkeypatch.delenv("OMERTA_WEBHOOKS_ALLOW_PRIVATE")
+    monkeypatch.setenv("OMERTA_WEBHOOK_BACKOFF", "1,1")
+
+
+def test_a_host_that_does_not_resolve_is_tried_with_backoff_then_given_up_and_shown(
+    public_hosts_only: None,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: list,
+    tmp_path: Path,
+) -> None:
+    """A name that does not resolve is a failed delivery like any other: tried as the backoff
+    says, then given up, logged once without a traceback, shown in the listing; nothing sends
+    it again afterwards."""
+    table = _table(api, read_models)
+    _quiet(workers_redis)
+    for who in table.players.values():
+        _register(api, who, "http://omerta-webhook-test.invalid/hook")
+    waiting, _ = _move(api, read_models, table)
+
+    def failure() -> Any:
+        (hook,) = api.ok("GET", "/me/webhooks", waiting)["webhooks"]
+        return hook["last_failure"]
+
+    wait(lambda: (f := failure()) is not None and f["given_up"], 60, "the sending given up")
+    assert _quiet(workers_redis) == set()
+    found = failure()
+    assert found == {"at": found["at"], "reason": "dns", "status": None, "given_up": True}
+    log = tmp_path / "worker.log"
+    wait(lambda: "given up" in log.read_text(), 10, "the give-up logged")
+    text = log.read_text()
+    assert "Traceback" not in text, text
+    assert text.count("webhook delivery failed") == 3 and text.count("given up") == 1, text
+
+
+def test_games_starting_while_others_end_send_every_notice_once(
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: list[subprocess.Popen[bytes]],
+    redis_url: str,
+    tmp_path: Path,
+) -> None:
+    """Two workers; four games end (a concession) while four new games are made and joined at
+    once (their first projection may come before or after the join): every notice the read
+    models imply reaches its player's webhook exactly once: ``game_ended`` to both players of
+    an ended game, ``player_joined`` to a creator, ``your_turn`` to a joiner who acts first."""
+    worker.append(start_worker(redis_url, tmp_path / "worker2.log"))
+    ending = [_table(api, read_models) for _ in range(4)]
+    creators = [api.player(f"Carl{i}") for i in range(4)]
+    joiners = [api.player(f"Dan{i}") for i in range(4)]
+    _quiet(workers_redis)
+    with receiver() as hooks:
+        for table in ending:
+            for who in table.players.values():
+                _register(api, who, hooks.url)
+        for who in (*creators, *joiners):
+            _register(api, who, hooks.url)
+        app = create_app()
+        expected: Counter[tuple[str, str, int]] = Counter()
+        for table in ending:
+            expected.update(("game_ended", table.game_id, seat) for seat in table.players)
+        lock = threading.Lock()
+        started: list[str] = []
+        start = threading.Barrier(len(ending) + len(creators))
+
+        def concede(table: Table) -> None:
+            with app.test_client(use_cookies=False) as client:
+                start.wait()
+                Api(client).play(table.players[0], table.game_id, {"type": "concede"})
+
+        def start_game(creator: Who, joiner: Who) -> None:
+            with app.test_client(use_cookies=False) as client:
+                caller = Api(client)
+                start.wait()
+                created = caller.new_game(creator, game="famiglia", seats=2)
+                seat = caller.join(joiner, created["game_id"], created["invites"][0]["code"])
+                game, state, _, _ = service().load(created["game_id"])
+                with lock:
+                    started.append(created["game_id"])
+                    expected[("player_joined", created["game_id"], seat)] += 1
+                    if list(game.to_act(state)) == [seat]:
+                        expected[("your_turn", created["game_id"], seat)] += 1
+
+        threads = [threading.Thread(target=concede, args=(t,)) for t in ending]
+        threads += [
+            threading.Thread(target=start_game, args=pair)
+            for pair in zip(creators, joiners, strict=True)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        # Every thread did its part (one that raised added nothing).
+        assert len(started) == 4
+        assert len(expected) == 8 + 4 + sum(1 for e, _, _ in expected if e == "your_turn")
+
+        def told() -> Counter[tuple[str, str, int]]:
+            bodies = [json.loads(call.body) for call in list(hooks.calls)]
+            return Counter((b["event"], b["game_id"], b["seat"]) for b in bodies)
+
+        for game_id in [*(t.game_id for t in ending), *started]:
+            _projected(read_models, game_id)
+        wait(
+            lambda: all(s.kind == "player" for g in started for s in read_models.summary(g).seats),
+            30,
+            "the seats projected",
+        )
+        assert _quiet(workers_redis) == set()
+        assert told() == expected

@@ -150,12 +150,22 @@
 
   // --- webhooks ----------------------------------------------------------------------------
 
+  // A hook's last failed delivery ("last delivery failed: …"), or nothing.
+  function hookFailure(failure) {
+    if (!failure) return "";
+    const reason = t("notify.hook_reason_" + failure.reason, { status: failure.status });
+    const when = new Date(failure.at).toLocaleString(Omerta.LANG);
+    const key = failure.given_up ? "notify.hook_failed_given_up" : "notify.hook_failed";
+    return el("span", { class: "note hook-failure" }, t(key, { reason, when }));
+  }
+
   function showHooks(listed) {
     const hooks = listed.webhooks;
     document.getElementById("hooks-none").hidden = hooks.length > 0;
     document.getElementById("hooks").replaceChildren(...hooks.map((hook) =>
       el("li", { class: "device" },
         el("span", { class: "hook-url" }, hook.url), " ",
+        hookFailure(hook.last_failure), " ",
         el("button", {
           type: "button",
           "aria-label": t("notify.hook_delete_label", { url: hook.url }),
