@@ -281,10 +281,10 @@ class OmertaWorker(SimpleWorker):
         revived = _pass("notifications' catch-up pass", lambda: notify.catch_up(store, which))
         if revived:
             log.warning("catch-up: %d notifications re-enqueued", revived)
-        if done.projected or done.ai_jobs or done.rated:  # jobs were lost (or late)
+        if done.projected or done.ai_jobs or done.rated or done.settled:  # jobs lost (or late)
             log.warning(
                 "catch-up: %d feed entries, %d games projected, %d AI moves re-enqueued, "
-                "%d games rated",
+                "%d games rated, %d failed projection jobs settled",
                 *done,
             )
 
