@@ -173,9 +173,8 @@ class Renewer:
             log.warning("worker %s could not renew its leases", self.leases.name, exc_info=True)
 
 
-def report(client: config.Store) -> dict[str, object]:
-    """The leases now (``omerta status``): how many shards each worker holds, and the shards
-    that no worker holds."""
+def holding(client: config.Store) -> tuple[dict[str, int], list[int]]:
+    """The leases now: how many shards each worker holds, and the shards no worker holds."""
     pipe = client.pipeline(transaction=False)
     for shard in range(shards.SHARDS):
         pipe.get(lease_key(shard))
@@ -186,4 +185,10 @@ def report(client: config.Store) -> dict[str, object]:
             unheld.append(shard)
         else:
             holders[holder.decode()] = holders.get(holder.decode(), 0) + 1
-    return {"holders": dict(sorted(holders.items())), "unheld": unheld}
+    return dict(sorted(holders.items())), unheld
+
+
+def report(client: config.Store) -> dict[str, object]:
+    """``holding`` as ``omerta status`` shows it."""
+    holders, unheld = holding(client)
+    return {"holders": holders, "unheld": unheld}
