@@ -11,10 +11,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from services.commands import service
-from services.store import unavailable
-from workers import leases, rebuild
-
 REFUSED = 2
 
 
@@ -31,6 +27,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from services.commands import service
+    from services.store import unavailable
+    from workers import leases, rebuild
+
     store = service().store
     if not args.force:
         with unavailable():
