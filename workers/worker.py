@@ -48,19 +48,19 @@ from typing import Any, TypeVar
 
 import redis
 from redis.client import Pipeline
-from rq import SimpleWorker, Worker
+from rq import SimpleWorker
 from rq.exceptions import StopRequested
 
 from services import lifeline, shards
 from services.commands import service
 from services.config import settings
 from workers import catchup, deadlines, enqueue, leases, notify, runtime
+from workers.leases import AI_WORKER_STALE, ai_worker_alive
 
 T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
-AI_WORKER_STALE = 30.0  # seconds without an AI worker seen after which it counts as gone
 AI_GRACE_MS = 5_000  # an AI move overdue this long (after the first pass) lost its job
 SETTLE_MS = 2_000  # feed entries younger than this still have their projection job running
 HEARTBEAT_EVERY = 1.0  # seconds between the worker's own heartbeats (its key lives far longer)
@@ -103,16 +103,15 @@ class OmertaWorker(SimpleWorker):
         )
 
     def work(self, *args: Any, **kwargs: Any) -> bool:
-        """RQ's work loop, holding shard leases meanwhile (taken before the first catch-up pass,
-        let go at the end)."""
-        renewer = leases.Renewer(self.leases) if self.leases is not None else None
-        if renewer is not None:
-            renewer.start()
+        """RQ's work loop, announced alive (``leases.Presence``) and holding shard leases
+        meanwhile (taken before the first catch-up pass, let go at the end)."""
+        presence = leases.Presence(self.connection, self.name, 1000 * settings().lease_seconds)
+        renewer = leases.Renewer(presence, *([self.leases] if self.leases is not None else []))
+        renewer.start()
         try:
             return super().work(*args, **kwargs)
         finally:
-            if renewer is not None:
-                renewer.stop()
+            renewer.stop()
             if self._overdue is not None:  # it stopped in time
                 self._overdue.cancel()
 
@@ -225,19 +224,6 @@ def _pass(what: str, run: Callable[[], T]) -> T | None:
     except Exception:
         log.exception("%s failed", what)
         return None
-
-
-def ai_worker_alive(connection: redis.Redis, other_than: str | None = None) -> bool:
-    """Whether an AI worker (one serving the AI queue but not the projections) has sent a
-    heartbeat within ``AI_WORKER_STALE`` seconds."""
-    now = time.time()
-    for found in Worker.all(connection=connection, queue=runtime.queue(runtime.AI)):
-        if found.name == other_than or runtime.PROJECTIONS in found.queue_names():
-            continue
-        beat = found.last_heartbeat
-        if beat is not None and now - beat.timestamp() < AI_WORKER_STALE:
-            return True
-    return False
 
 
 def queue_names(spec: str | None) -> list[str] | None:
