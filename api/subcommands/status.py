@@ -1,14 +1,15 @@
 """``omerta status``: what an operator checks first, as one JSON object on stdout: the store it
 reads (``store``: a cluster, a server, or the embedded server that runs for ``OMERTA_VAR``; with
 none of these it says so on stderr and exits 2: it never starts a server, whose empty store
-would read as a healthy idle one), the queues' lengths, the failed jobs, the workers alive
-(``workers``: their announcements, ``workers.leases.Presence``, which lapse within a lease of a
-worker's death; RQ keeps a killed worker registered for minutes), whether an AI worker is
-(without one the default workers make the AI moves), how long the longest-owed AI move has
-waited (``oldest_ai_due_ms``: a few seconds at most while workers run, see
-``workers.catchup``), and the shard leases (``shard_leases``: how many shards each projection
-worker holds, and the shards no worker holds, ``workers.leases``: all of them while no worker
-runs, none for long while one does)."""
+would read as a healthy idle one), the shards that refuse writes for want of replicas and the
+masters without any (``replication``, ``services.replication``), the queues' lengths, the failed
+jobs, the workers alive (``workers``: their announcements, ``workers.leases.Presence``, which
+lapse within a lease of a worker's death; RQ keeps a killed worker registered for minutes),
+whether an AI worker is (without one the default workers make the AI moves), how long the
+longest-owed AI move has waited (``oldest_ai_due_ms``: a few seconds at most while workers run,
+see ``workers.catchup``), and the shard leases (``shard_leases``: how many shards each
+projection worker holds, and the shards no worker holds, ``workers.leases``: all of them while
+no worker runs, none for long while one does)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     store, settings = found
     from rq import Queue
 
+    from services.replication import replication
     from services.store import unavailable
     from workers import catchup, leases, runtime
 
@@ -55,8 +57,14 @@ def run(args: argparse.Namespace) -> int:
     queues_client = config.connect_queues(settings, client)
     queues = [Queue(name, connection=queues_client) for name in runtime.QUEUES]
     with unavailable():
+        replicas = replication(client, settings.min_replicas)
         status = {
             "store": store,
+            "replication": {
+                "min_replicas": settings.min_replicas,
+                "refused_shards": replicas.refused_shards,
+                "masters_without_replicas": replicas.masters_without_replicas,
+            },
             "queues": {q.name: q.count for q in queues},
             "failed": {q.name: q.failed_job_registry.count for q in queues},
             "workers": len(leases.alive(queues_client)),

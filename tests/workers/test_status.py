@@ -29,6 +29,7 @@ def test_status_shows_the_queues_and_the_oldest_owed_ai_move(
     idle = status(capsys)
     assert idle == {
         "store": {"kind": "server", "address": urlsplit(redis_url).netloc},
+        "replication": {"min_replicas": 0, "refused_shards": [], "masters_without_replicas": []},
         "queues": dict.fromkeys(runtime.QUEUES, 0),
         "failed": dict.fromkeys(runtime.QUEUES, 0),
         "workers": 0,
