@@ -26,7 +26,7 @@ short enough that a dead worker's shards wait only seconds. A worker unable to r
 shards by then.
 
 Liveness (``omerta status``): every worker, of any queue, also announces itself in
-``workers:alive`` on RQ's server (``Presence``, renewed by the same thread), which lapses within
+``workers:alive`` (``Presence``, renewed by the same thread), which lapses within
 ``TTL_MS`` of its death; ``ai_worker_alive`` tells whether an AI worker runs.
 
 The lease guards only the catch-up, which is idempotent: two holders at once (a holder paused
@@ -56,7 +56,7 @@ log = logging.getLogger(__name__)
 
 LEASE = "workers:lease"
 HOLDERS = "workers:lease-holders"  # sorted set: worker name -> when its announcement lapses (ms)
-ALIVE = "workers:alive"  # on RQ's server, likewise, of every worker (``Presence``)
+ALIVE = "workers:alive"  # likewise, of every worker, of any queue (``Presence``)
 TTL_MS = 10_000  # OMERTA_LEASE_SECONDS' default
 RENEWALS = 3  # passes per TTL: two may fail before a lease lapses
 
@@ -148,11 +148,11 @@ class Leases:
 
 
 class Presence:
-    """One worker's announcement in ``ALIVE`` (on RQ's server): what ``omerta status`` counts.
+    """One worker's announcement in ``ALIVE``: what ``omerta status`` counts.
     RQ keeps a worker killed by SIGKILL registered for minutes (its key's TTL); this lapses
     within ``ttl_ms``."""
 
-    def __init__(self, client: redis.Redis, name: str, ttl_ms: int = TTL_MS) -> None:
+    def __init__(self, client: config.Store, name: str, ttl_ms: int = TTL_MS) -> None:
         self._redis = client
         self.name = name
         self.ttl_ms = ttl_ms
@@ -168,7 +168,7 @@ class Presence:
         self._redis.zrem(ALIVE, self.name)
 
 
-def alive(client: redis.Redis) -> list[str]:
+def alive(client: config.Store) -> list[str]:
     """The workers whose announcement (``Presence``) has not lapsed."""
     return [name.decode() for name in client.zrangebyscore(ALIVE, now_ms(), "+inf")]
 

@@ -95,9 +95,12 @@ class OmertaWorker(SimpleWorker):
         self.ai_fallback = ai_fallback  # serves the AI queue only while no AI worker is alive
         self._ai_seen_at = float("-inf")  # when an AI worker was last seen alive
         self.serves_projections = runtime.PROJECTIONS in self.queue_names()
+        # Where the worker announces itself and holds its leases: the store's own client (not
+        # RQ's: renewals from another thread on RQ's client once held up its stop for 60 s).
+        self.store = store or self.connection
         # The shards whose catch-up this worker runs (none for a worker without projections).
         self.leases = (
-            leases.Leases(store or self.connection, self.name, 1000 * settings().lease_seconds)
+            leases.Leases(self.store, self.name, 1000 * settings().lease_seconds)
             if self.serves_projections
             else None
         )
@@ -105,7 +108,7 @@ class OmertaWorker(SimpleWorker):
     def work(self, *args: Any, **kwargs: Any) -> bool:
         """RQ's work loop, announced alive (``leases.Presence``) and holding shard leases
         meanwhile (taken before the first catch-up pass, let go at the end)."""
-        presence = leases.Presence(self.connection, self.name, 1000 * settings().lease_seconds)
+        presence = leases.Presence(self.store, self.name, 1000 * settings().lease_seconds)
         renewer = leases.Renewer(presence, *([self.leases] if self.leases is not None else []))
         renewer.start()
         try:
@@ -159,6 +162,17 @@ class OmertaWorker(SimpleWorker):
         with self.connection.pipeline() as pipe:
             super().heartbeat(pipeline=pipe)
             pipe.execute()
+
+    def unsubscribe(self) -> None:
+        """RQ's, in an order that cannot hang the stop. RQ unsubscribes, then stops the pubsub
+        thread and waits for it: a thread that read the unsubscribe's reply before the stop
+        waits 60 s for a subscription (redis-py's ``get_message``) before it looks again, and
+        the stop with it (worker stops took 35 s and more). The thread is told to end first,
+        then the reply wakes it."""
+        if self.pubsub_thread:
+            self.pubsub_thread.stop(timeout=0)
+            self.pubsub.unsubscribe()
+            self.pubsub_thread.join(timeout=1)
 
     def set_state(self, state: str, pipeline: Pipeline | None = None) -> None:
         """RQ's, without the write when that state is already stored (RQ marks the worker idle

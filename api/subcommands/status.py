@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
             },
             "queues": {q.name: q.count for q in queues},
             "failed": {q.name: q.failed_job_registry.count for q in queues},
-            "workers": len(leases.alive(queues_client)),
+            "workers": len(leases.alive(client)),
             "ai_worker_alive": leases.ai_worker_alive(queues_client),
             "oldest_ai_due_ms": catchup.oldest_ai_due_ms(client),
             "shard_leases": leases.report(client),
