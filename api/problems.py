@@ -131,6 +131,7 @@ API_CODES: dict[str, tuple[int, str]] = {
     "rate_limited": (429, "too many requests of this kind: wait Retry-After seconds"),
     "too_many_streams": (429, "the client holds the most live-event streams allowed open"),
     "store_unavailable": (503, "the event store did not answer"),
+    "store_degraded": (503, "some shards refuse writes, or some masters have no replica"),
     "internal": (500, "the server failed; nothing was changed"),
 }
 

@@ -403,8 +403,13 @@ class SeenOut(msgspec.Struct, frozen=True):
     previous: int
 
 
-class Health(msgspec.Struct, frozen=True):
-    status: Literal["ok"]
+class Health(msgspec.Struct, frozen=True, omit_defaults=True):
+    """``degraded`` (asked for with ``?degraded=ok``): the store answers but some shards refuse
+    writes, or some masters have no replica (``services.replication``)."""
+
+    status: Literal["ok", "degraded"]
+    refused_shards: list[int] = []
+    masters_without_replicas: list[str] = []
 
 
 COMMAND_ID_HEADER = "Idempotency-Key"

@@ -299,6 +299,12 @@ def embedded_port(config: Settings, preexec_fn: Callable[[], None] | None = None
             return server.port
 
 
+def running_embedded_port(config: Settings) -> int | None:
+    """The port of the embedded server that runs for ``config.var``, if one does; never starts
+    one (``omerta status``: a server of its own would be an empty store)."""
+    return _running_port(config.var / "valkey.port", config.var)
+
+
 def started_server() -> EmbeddedServer | None:
     """The embedded server this process started, if any (``omerta run`` supervises it)."""
     return _started

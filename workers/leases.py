@@ -25,6 +25,10 @@ short enough that a dead worker's shards wait only seconds. A worker unable to r
 ``TTL_MS`` (the store down) holds nothing meanwhile (``Leases.held``): another may hold its
 shards by then.
 
+Liveness (``omerta status``): every worker, of any queue, also announces itself in
+``workers:alive`` (``Presence``, renewed by the same thread), which lapses within
+``TTL_MS`` of its death; ``ai_worker_alive`` tells whether an AI worker runs.
+
 The lease guards only the catch-up, which is idempotent: two holders at once (a holder paused
 past its expiry) would project the same games twice, which changes nothing. The
 ``project_changed(shard)`` jobs run on whichever worker takes them: their ``SPOP`` of the
@@ -38,17 +42,21 @@ import math
 import random
 import threading
 import time
+from typing import Protocol
 
 import redis
 from redis.commands.core import Script
+from rq import Queue, Worker
 
 from services import config, shards
 from services.store import now_ms
+from workers import runtime
 
 log = logging.getLogger(__name__)
 
 LEASE = "workers:lease"
 HOLDERS = "workers:lease-holders"  # sorted set: worker name -> when its announcement lapses (ms)
+ALIVE = "workers:alive"  # likewise, of every worker, of any queue (``Presence``)
 TTL_MS = 10_000  # OMERTA_LEASE_SECONDS' default
 RENEWALS = 3  # passes per TTL: two may fail before a lease lapses
 
@@ -139,13 +147,65 @@ class Leases:
         return [int(script(keys=[lease_key(s)], args=[self.name, *args])) for s in held]
 
 
-class Renewer:
-    """A daemon thread that renews ``leases`` ``RENEWALS`` times per TTL, from ``start()``
-    (which makes the first pass itself) until ``stop()`` (which lets go of them)."""
+class Presence:
+    """One worker's announcement in ``ALIVE``: what ``omerta status`` counts.
+    RQ keeps a worker killed by SIGKILL registered for minutes (its key's TTL); this lapses
+    within ``ttl_ms``."""
 
-    def __init__(self, leases: Leases) -> None:
-        self.leases = leases
-        self._every = leases.ttl_ms / RENEWALS / 1000
+    def __init__(self, client: config.Store, name: str, ttl_ms: int = TTL_MS) -> None:
+        self._redis = client
+        self.name = name
+        self.ttl_ms = ttl_ms
+
+    def renew(self) -> None:
+        now = now_ms()
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.zadd(ALIVE, {self.name: now + self.ttl_ms})
+        pipe.zremrangebyscore(ALIVE, "-inf", now)
+        pipe.execute()
+
+    def release_all(self) -> None:
+        self._redis.zrem(ALIVE, self.name)
+
+
+def alive(client: config.Store) -> list[str]:
+    """The workers whose announcement (``Presence``) has not lapsed."""
+    return [name.decode() for name in client.zrangebyscore(ALIVE, now_ms(), "+inf")]
+
+
+AI_WORKER_STALE = 30.0  # seconds without an AI worker seen after which it counts as gone
+
+
+def ai_worker_alive(connection: redis.Redis, other_than: str | None = None) -> bool:
+    """Whether an AI worker (one serving the AI queue but not the projections) has sent a
+    heartbeat within ``AI_WORKER_STALE`` seconds."""
+    now = time.time()
+    for found in Worker.all(connection=connection, queue=Queue(runtime.AI, connection=connection)):
+        if found.name == other_than or runtime.PROJECTIONS in found.queue_names():
+            continue
+        beat = found.last_heartbeat
+        if beat is not None and now - beat.timestamp() < AI_WORKER_STALE:
+            return True
+    return False
+
+
+class Renewable(Protocol):
+    name: str
+    ttl_ms: int
+
+    def renew(self) -> object: ...
+
+    def release_all(self) -> None: ...
+
+
+class Renewer:
+    """A daemon thread that renews a worker's ``parts`` (its ``Presence``, its ``Leases``)
+    ``RENEWALS`` times per TTL (the first part's), from ``start()`` (which makes the first pass
+    itself) until ``stop()`` (which lets go of them)."""
+
+    def __init__(self, *parts: Renewable) -> None:
+        self.parts = parts
+        self._every = parts[0].ttl_ms / RENEWALS / 1000
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="omerta-leases", daemon=True)
 
@@ -157,25 +217,32 @@ class Renewer:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join()
-        try:
-            self.leases.release_all()
-        except redis.RedisError as exc:  # they lapse on their own
-            log.warning("worker %s could not let go of its leases: %s", self.leases.name, exc)
+        for part in self.parts:
+            try:
+                part.release_all()
+            except redis.RedisError as exc:  # they lapse on their own
+                log.warning("worker %s could not let go of its %s: %s", part.name, _what(part), exc)
 
     def _run(self) -> None:
         while not self._stop.wait(self._every):
             self._pass()
 
     def _pass(self) -> None:
-        try:
-            self.leases.renew()
-        except Exception:  # the next pass tries again; the leases lapse meanwhile
-            log.warning("worker %s could not renew its leases", self.leases.name, exc_info=True)
+        for part in self.parts:
+            try:
+                part.renew()
+            except Exception:  # the next pass tries again; the part lapses meanwhile
+                log.warning(
+                    "worker %s could not renew its %s", part.name, _what(part), exc_info=True
+                )
 
 
-def report(client: config.Store) -> dict[str, object]:
-    """The leases now (``omerta status``): how many shards each worker holds, and the shards
-    that no worker holds."""
+def _what(part: Renewable) -> str:
+    return type(part).__name__.lower()  # "presence", "leases"
+
+
+def holding(client: config.Store) -> tuple[dict[str, int], list[int]]:
+    """The leases now: how many shards each worker holds, and the shards no worker holds."""
     pipe = client.pipeline(transaction=False)
     for shard in range(shards.SHARDS):
         pipe.get(lease_key(shard))
@@ -186,4 +253,10 @@ def report(client: config.Store) -> dict[str, object]:
             unheld.append(shard)
         else:
             holders[holder.decode()] = holders.get(holder.decode(), 0) + 1
-    return {"holders": dict(sorted(holders.items())), "unheld": unheld}
+    return dict(sorted(holders.items())), unheld
+
+
+def report(client: config.Store) -> dict[str, object]:
+    """``holding`` as ``omerta status`` shows it."""
+    holders, unheld = holding(client)
+    return {"holders": holders, "unheld": unheld}

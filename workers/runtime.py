@@ -21,17 +21,18 @@ the AI queue alone: its AI jobs then leave the changed games to the projection w
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis
 from rq import Queue
 from rq.executions import Execution, ExecutionRegistry
 from rq.job import Job
 
-from services.commands import service
 from services.config import connect_queues, settings
-from services.readmodels import ReadModels
-from workers.projection import Projector
+
+if TYPE_CHECKING:  # imported where used: ``omerta status`` needs only the queues, quickly
+    from services.readmodels import ReadModels
+    from workers.projection import Projector
 
 PROJECTIONS = "omerta-projections"
 AI = "omerta-ai"
@@ -80,6 +81,8 @@ def queues_client() -> redis.Redis:
     global _queues_client
     with _lock:
         if _queues_client is None:
+            from services.commands import service
+
             _queues_client = connect_queues(settings(), service().store.redis)
         return _queues_client
 
@@ -88,9 +91,13 @@ def projector() -> Projector:
     global _projector
     with _lock:
         if _projector is None:
-            _projector = Projector(service().store)
+            from services.commands import service
+
             # They enqueue through this module.
             from workers import deadlines, expiry, notify, ratings
+            from workers.projection import Projector
+
+            _projector = Projector(service().store)
 
             _projector.on_change = notify.on_change
             _projector.on_deadlines = deadlines.on_deadlines
@@ -118,6 +125,9 @@ def enqueue(name: str, func: str, **options: Any) -> None:
 
 
 def read_models() -> ReadModels:
+    from services.commands import service
+    from services.readmodels import ReadModels
+
     return ReadModels(service().store.redis)
 
 

@@ -48,7 +48,7 @@ from typing import Any, TypeVar
 
 import redis
 from redis.client import Pipeline
-from rq import SimpleWorker, Worker
+from rq import SimpleWorker
 from rq.exceptions import StopRequested
 from rq.job import Job
 
@@ -57,12 +57,12 @@ from services import webhooks as wh
 from services.commands import service
 from services.config import settings
 from workers import catchup, deadlines, enqueue, leases, notify, runtime
+from workers.leases import AI_WORKER_STALE, ai_worker_alive
 
 T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
-AI_WORKER_STALE = 30.0  # seconds without an AI worker seen after which it counts as gone
 AI_GRACE_MS = 5_000  # an AI move overdue this long (after the first pass) lost its job
 SETTLE_MS = 2_000  # feed entries younger than this still have their projection job running
 HEARTBEAT_EVERY = 1.0  # seconds between the worker's own heartbeats (its key lives far longer)
@@ -105,30 +105,32 @@ class OmertaWorker(SimpleWorker):
         self.ai_fallback = ai_fallback  # serves the AI queue only while no AI worker is alive
         self._ai_seen_at = float("-inf")  # when an AI worker was last seen alive
         self.serves_projections = runtime.PROJECTIONS in self.queue_names()
+        # Where the worker announces itself and holds its leases: the store's own client (not
+        # RQ's: renewals from another thread on RQ's client once held up its stop for 60 s).
+        self.store = store or self.connection
         # The shards whose catch-up this worker runs (none for a worker without projections).
         self.leases = (
-            leases.Leases(store or self.connection, self.name, 1000 * settings().lease_seconds)
+            leases.Leases(self.store, self.name, 1000 * settings().lease_seconds)
             if self.serves_projections
             else None
         )
 
     def work(self, *args: Any, **kwargs: Any) -> bool:
-        """RQ's work loop, holding shard leases meanwhile (taken before the first catch-up pass,
-        let go at the end)."""
+        """RQ's work loop, announced alive (``leases.Presence``) and holding shard leases
+        meanwhile (taken before the first catch-up pass, let go at the end)."""
         # RQ installs its SIGTERM handler once started (registered, subscribed, its scheduler
         # forked): a stop asked before that killed the worker outright, still registered.
         self._starting = True
         super()._install_signal_handlers()  # RQ's; ours, which RQ calls, ends the start
         if _STOP_WHILE_STARTING.is_set():  # asked before this worker was made
             self.request_stop(signal.SIGTERM, None)
-        renewer = leases.Renewer(self.leases) if self.leases is not None else None
-        if renewer is not None:
-            renewer.start()
+        presence = leases.Presence(self.store, self.name, 1000 * settings().lease_seconds)
+        renewer = leases.Renewer(presence, *([self.leases] if self.leases is not None else []))
+        renewer.start()
         try:
             return super().work(*args, **kwargs)
         finally:
-            if renewer is not None:
-                renewer.stop()
+            renewer.stop()
             if self._overdue is not None:  # it stopped in time
                 self._overdue.cancel()
 
@@ -308,19 +310,6 @@ def _pass(what: str, run: Callable[[], T]) -> T | None:
     except Exception:
         log.exception("%s failed", what)
         return None
-
-
-def ai_worker_alive(connection: redis.Redis, other_than: str | None = None) -> bool:
-    """Whether an AI worker (one serving the AI queue but not the projections) has sent a
-    heartbeat within ``AI_WORKER_STALE`` seconds."""
-    now = time.time()
-    for found in Worker.all(connection=connection, queue=runtime.queue(runtime.AI)):
-        if found.name == other_than or runtime.PROJECTIONS in found.queue_names():
-            continue
-        beat = found.last_heartbeat
-        if beat is not None and now - beat.timestamp() < AI_WORKER_STALE:
-            return True
-    return False
 
 
 def queue_names(spec: str | None) -> list[str] | None:

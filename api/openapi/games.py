@@ -325,10 +325,21 @@ GAME_ROUTES: tuple[Route, ...] = (
     Route(
         "get",
         "/readyz",
-        "The event store answers",
+        "The event store answers and takes writes to every shard",
         (200, schemas.Health),
-        codes=("store_unavailable",),
+        codes=("bad_parameter", "store_degraded", "store_unavailable"),
         tag="operations",
+        params=(
+            {
+                "name": "degraded",
+                "in": "query",
+                "required": False,
+                "schema": {"type": "string", "enum": ["ok"]},
+                "description": "`ok`: a store that answers but is degraded is a 200 whose "
+                "`status` is `degraded` (a proxy choosing among web processes), not a 503 "
+                "`store_degraded`",
+            },
+        ),
     ),
     Route("get", "/openapi.json", "This document", (200, None), tag="operations"),
     Route("get", "/docs", "The API page (HTML)", (200, None), tag="operations", media="text/html"),

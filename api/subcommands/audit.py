@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import datetime
 import sys
+from typing import TYPE_CHECKING
 
 import msgspec
 
-from services import audit
-from services.commands import service
-from services.records import EventRecord
+if TYPE_CHECKING:
+    from services.records import EventRecord
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,6 +32,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_events(args: argparse.Namespace) -> int:
+    from services.commands import service
+
     svc = service()
     records = svc.events(args.game_id) if args.full else svc.history(args.game_id, args.seat)
     for record in records:
@@ -50,6 +52,9 @@ def _line(record: EventRecord) -> str:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    from services import audit
+    from services.commands import service
+
     store = service().store
     game_ids = sorted(store.game_ids()) if args.all else [args.game_id]
     failed = 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from api import server, supervisor
+from services.config import DEFAULT_BIND
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -13,7 +13,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "run",
         help="start the store (embedded, data in ./var), a worker, an AI worker and the web server",
     )
-    run.add_argument("--bind", default=server.DEFAULT_BIND, help="web address:port")
+    run.add_argument("--bind", default=DEFAULT_BIND, help="web address:port")
     run.add_argument("--web-workers", type=int, help="gunicorn processes (default: one per core)")
     run.add_argument(
         "--ai-workers",
@@ -28,6 +28,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_all(args: argparse.Namespace) -> int:
+    from api import supervisor
     from services import config, storecheck
 
     # A store of one's own (REDIS_URL) is checked before anything starts; the embedded one is

@@ -7,13 +7,12 @@ import json
 import os
 import sys
 
-from api import server
 from services import config
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = subparsers.add_parser("serve", help="run the HTTP API under gunicorn")
-    serve.add_argument("--bind", help=f"address:port (default {server.DEFAULT_BIND})")
+    serve.add_argument("--bind", help=f"address:port (default {config.DEFAULT_BIND})")
     serve.add_argument("--workers", type=int, help="processes (default: one per core)")
     serve.add_argument(
         "--connections", type=int, help="connections served at once per process (default 1000)"
@@ -24,6 +23,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run_serve(args: argparse.Namespace) -> int:
     """Becomes ``api.serving`` (same process id): a fresh interpreter gevent patches first.
     The bind address goes on in ``OMERTA_BIND``, which the default public URL is built on."""
+    from api import server
+
     options = server.settings(args.bind, args.workers, args.connections)
     os.environ["OMERTA_BIND"] = options["bind"][0]
     try:

@@ -1,42 +1,96 @@
-"""``omerta status``: what an operator checks first, as one JSON object on stdout: the queues'
-lengths, the failed jobs, the workers alive (and whether an AI worker is: without one the
-default workers make the AI moves), how long the longest-owed AI move has waited
-(``oldest_ai_due_ms``: a few seconds at most while workers run, see ``workers.catchup``), and
-the shard leases (``shard_leases``: how many shards each projection worker holds, and the shards
-no worker holds, ``workers.leases``: all of them while no worker runs, none for long while one
-does)."""
+"""``omerta status``: what an operator checks first, as one JSON object on stdout: the store it
+reads (``store``: a cluster, a server, or the embedded server that runs for ``OMERTA_VAR``; with
+none of these it says so on stderr and exits 2: it never starts a server, whose empty store
+would read as a healthy idle one), the shards that refuse writes for want of replicas and the
+masters without any (``replication``, ``services.replication``), the queues' lengths, the failed
+jobs, the workers alive (``workers``: their announcements, ``workers.leases.Presence``, which
+lapse within a lease of a worker's death; RQ keeps a killed worker registered for minutes),
+whether an AI worker is (without one the default workers make the AI moves), how long the
+longest-owed AI move has waited (``oldest_ai_due_ms``: a few seconds at most while workers run,
+see ``workers.catchup``), and the shard leases (``shard_leases``: how many shards each
+projection worker holds, and the shards no worker holds, ``workers.leases``: all of them while
+no worker runs, none for long while one does)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from services.config import Settings
+
+NO_STORE = 2
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "status",
-        help="queues, failed jobs, workers, the oldest owed AI move and the shard leases, as JSON",
+        help="the store, queues, failed jobs, workers, the oldest owed AI move and the shard "
+        "leases, as JSON",
     )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from rq import Worker
+    from services import config
 
-    from services.commands import service
+    configured = config.settings()
+    found = which_store(configured)
+    if found is None:
+        print(
+            "omerta status: no store to read: REDIS_URL and REDIS_CLUSTER_URL are unset and no"
+            f" embedded server runs for OMERTA_VAR {configured.var} (omerta run starts one)",
+            file=sys.stderr,
+        )
+        return NO_STORE
+    store, settings = found
+    from rq import Queue
+
+    from services.replication import replication
     from services.store import unavailable
-    from workers import catchup, leases, runtime, worker
+    from workers import catchup, leases, runtime
 
-    queues = [runtime.queue(name) for name in runtime.QUEUES]
-    client = queues[0].connection
+    client = config.connect(settings)
+    queues_client = config.connect_queues(settings, client)
+    queues = [Queue(name, connection=queues_client) for name in runtime.QUEUES]
     with unavailable():
+        replicas = replication(client, settings.min_replicas)
         status = {
+            "store": store,
+            "replication": {
+                "min_replicas": settings.min_replicas,
+                "refused_shards": replicas.refused_shards,
+                "masters_without_replicas": replicas.masters_without_replicas,
+            },
             "queues": {q.name: q.count for q in queues},
             "failed": {q.name: q.failed_job_registry.count for q in queues},
-            "workers": Worker.count(connection=client),
-            "ai_worker_alive": worker.ai_worker_alive(client),
-            "oldest_ai_due_ms": catchup.oldest_ai_due_ms(service().store.redis),
-            "shard_leases": leases.report(service().store.redis),
+            "workers": len(leases.alive(client)),
+            "ai_worker_alive": leases.ai_worker_alive(queues_client),
+            "oldest_ai_due_ms": catchup.oldest_ai_due_ms(client),
+            "shard_leases": leases.report(client),
         }
     print(json.dumps(status, indent=2))
     return 0
+
+
+def which_store(settings: Settings) -> tuple[dict[str, str], Settings] | None:
+    """What ``settings`` name as the store (kind and address, never a password), and settings
+    that reach it without starting a server; None when they name none that runs."""
+    import msgspec
+
+    from services import config
+    from services.embedded import HOST
+
+    if settings.cluster_url or settings.redis_url:
+        parts = urlsplit(settings.cluster_url or settings.redis_url or "")
+        kind = "cluster" if settings.cluster_url else "server"
+        return {"kind": kind, "address": f"{parts.hostname}:{parts.port or 6379}"}, settings
+    port = config.running_embedded_port(settings)
+    if port is None:
+        return None
+    address = f"{HOST}:{port}"
+    store = {"kind": "embedded", "address": address, "var": str(settings.var)}
+    return store, msgspec.structs.replace(settings, redis_url=f"redis://{address}/0")

@@ -6,8 +6,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from workers import worker
-
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -33,6 +31,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from services import storecheck
+    from workers import worker
 
     try:
         queues = worker.queue_names(args.queues)

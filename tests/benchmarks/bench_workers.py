@@ -13,7 +13,9 @@ every 5 ms); every other seat is AI, played by the workers. Figures:
   and for people's moves once the start's burst is over ("steady", after 10 s); goal p99 <
   100 ms;
 * AI move latency: from the event after which an AI seat owed a move to the move's own event;
-* jobs per second: jobs the two workers completed, over the wall time.
+* jobs per second: jobs the two workers completed, over the wall time;
+* ``omerta status``: how long the command takes (a process of its own, as an operator runs it)
+  while the workers are busy, every 2 s (goal < 1 s: it once took 5-14 s under load).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import NamedTuple
@@ -131,17 +134,30 @@ def run() -> None:
         ]
         try:
             wait_for_workers(client)
+            stop, status_seconds = threading.Event(), []
+            timer = threading.Thread(target=time_status, args=(stop, status_seconds))
+            timer.start()
             start = time.perf_counter()
             game_ids = create_games()
             play_person(game_ids, time.monotonic() + 900)
             wall = time.perf_counter() - start
+            stop.set()
+            timer.join()
             time.sleep(0.5)  # the last projections
             jobs = sum(
                 w.successful_job_count + w.failed_job_count for w in Worker.all(connection=client)
             )
         finally:
             stop_all(procs)
-        report(measure(game_ids, writes), wall, jobs)
+        report(measure(game_ids, writes), wall, jobs, status_seconds)
+
+
+def time_status(stop: threading.Event, took: list[float]) -> None:
+    """``omerta status`` every 2 s until ``stop``: the seconds each run took."""
+    while not stop.wait(2.0):
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "api", "status"], capture_output=True, check=True)
+        took.append(time.perf_counter() - began)
 
 
 def wait_for_workers(client: redis.Redis) -> None:
@@ -206,7 +222,7 @@ def measure(game_ids: list[str], writes: Path) -> Measured:
     return Measured(lags, latencies, len(latencies), finished)
 
 
-def report(m: Measured, wall: float, jobs: int) -> None:
+def report(m: Measured, wall: float, jobs: int, status_seconds: list[float]) -> None:
     print(
         f"  {m.finished}/{GAMES} games finished, {m.ai_moves} AI moves, "
         f"{len(m.lags['person'])} events of people's moves, {WORKERS} workers, {wall:.1f} s"
@@ -223,3 +239,7 @@ def report(m: Measured, wall: float, jobs: int) -> None:
         f"p99 {percentile(m.ai_latency, 0.99):.1f} ms"
     )
     print(f"  jobs: {jobs} done, {jobs / wall:.0f} jobs/s")
+    print(
+        f"  omerta status under this load: p50 {percentile(status_seconds, 0.5):.2f} s, "
+        f"max {max(status_seconds, default=0):.2f} s ({len(status_seconds)} runs; goal < 1 s)"
+    )

@@ -242,7 +242,8 @@ def test_verify_all_and_rebuild_on_the_cluster(service: ClusterService) -> None:
     # caught up; two snapshots in a row agree once they are done.
     before = eventually(lambda: (now := snapshot(store.redis)) == snapshot(store.redis) and now,
                         "the read models to settle")  # fmt: skip
-    rebuild = service.omerta("rebuild", "--quiet")
+    # --force: the workers hold their shards' leases, idle now that every read model is current.
+    rebuild = service.omerta("rebuild", "--quiet", "--force")
     assert rebuild.returncode == 0, rebuild.stdout + rebuild.stderr
     assert rebuild.stdout.rstrip().endswith(": identical"), rebuild.stdout
     assert snapshot(store.redis) == before
@@ -346,7 +347,7 @@ def test_a_master_killed_under_load_loses_no_acknowledged_command(
             svc.handle(game_id, *found, f"after-failover-{game_id}")
     everything = every_game(service)
     eventually(lambda: lagging(store, everything) == {}, "the read models to catch up", 120)
-    rebuild = service.omerta("rebuild", "--quiet")
+    rebuild = service.omerta("rebuild", "--quiet", "--force")  # the workers idle, as above
     assert rebuild.returncode == 0 and rebuild.stdout.rstrip().endswith(": identical"), (
         rebuild.stdout + rebuild.stderr
     )

@@ -166,6 +166,20 @@ def test_the_proxy_passes_every_live_event_route_unbuffered(services: dict[str, 
         assert upstreams == {f"{name}:8000" for name in WEB}
 
 
+def test_the_health_checks_keep_the_web_processes_of_a_degraded_store(
+    services: dict[str, Any],
+) -> None:
+    """A store some of whose shards refuse writes (a master without its replica) is every web
+    process's: /readyz's plain 503 would take them all out, refusing every request."""
+    text = (DEPLOY / "Caddyfile").read_text()
+    proxies = [body for head, body in caddy_blocks(text) if head.startswith("reverse_proxy")]
+    assert proxies
+    for body in proxies:
+        assert "health_uri /readyz?degraded=ok" in [line.strip() for line in body]
+    for name in WEB:
+        assert "/readyz?degraded=ok" in " ".join(services[name]["healthcheck"]["test"])
+
+
 def test_the_systemd_environment_documents_the_cluster_settings(
     services: dict[str, Any],
 ) -> None:

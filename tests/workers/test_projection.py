@@ -16,6 +16,7 @@ from services.readmodels import ReadModels
 from tests.services.helpers import pick_move
 from tests.workers.helpers import assert_read_models_current, projectors_racing
 from workers import runtime
+from workers.leases import lease_key
 from workers.projection import Projector, Seating
 from workers.rebuild import drop, snapshot
 
@@ -145,4 +146,27 @@ def test_rebuild_reproduces_the_incremental_read_models(
     assert omerta(["rebuild", "--quiet"]) == 1
     out = capsys.readouterr()
     assert f"differs: {rm.game_key(running)}" in out.out
+    assert snapshot(workers_redis) == before
+
+
+def test_rebuild_refuses_while_workers_hold_shard_leases(
+    workers_redis: redis.Redis,
+    read_models: ReadModels,
+    drain: Callable[[], None],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Live workers project while the rebuild drops and rebuilds: it would report their work as
+    differences (87 in an operator's run). It refuses, naming them; ``--force`` goes ahead."""
+    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "random"})
+    drain()
+    before = snapshot(workers_redis)
+    workers_redis.set(lease_key(3), "worker-a", px=60_000)
+    workers_redis.set(lease_key(9), "worker-b", px=60_000)
+    assert omerta(["rebuild", "--quiet"]) == 2
+    out = capsys.readouterr()
+    assert "worker-a" in out.err and "worker-b" in out.err and "--force" in out.err
+    assert out.out == ""
+    assert snapshot(workers_redis) == before  # nothing dropped
+    workers_redis.hset(rm.game_key(game_id), rm.VIEWS, rm.pack_views(b"{}", [b"{}"]))
+    assert omerta(["rebuild", "--quiet", "--force"]) == 1  # it ran: the damage is found
     assert snapshot(workers_redis) == before

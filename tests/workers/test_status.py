@@ -1,14 +1,18 @@
-"""``omerta status``: the queues, failed jobs, workers and the age of the oldest owed AI move."""
+"""``omerta status``: the store it reads, the queues, failed jobs, workers and the age of the
+oldest owed AI move; without a store to read it says so and starts none."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 import redis
 
 from api.cli import main
-from services import commands, shards
+from services import commands, config, shards
+from services.embedded import EmbeddedServer
 from workers import runtime
 
 pytestmark = pytest.mark.server
@@ -20,10 +24,12 @@ def status(capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
 
 
 def test_status_shows_the_queues_and_the_oldest_owed_ai_move(
-    workers_redis: redis.Redis, capsys: pytest.CaptureFixture[str]
+    workers_redis: redis.Redis, redis_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     idle = status(capsys)
     assert idle == {
+        "store": {"kind": "server", "address": urlsplit(redis_url).netloc},
+        "replication": {"min_replicas": 0, "refused_shards": [], "masters_without_replicas": []},
         "queues": dict.fromkeys(runtime.QUEUES, 0),
         "failed": dict.fromkeys(runtime.QUEUES, 0),
         "workers": 0,
@@ -38,3 +44,39 @@ def test_status_shows_the_queues_and_the_oldest_owed_ai_move(
     assert busy["queues"] == {**dict.fromkeys(runtime.QUEUES, 0), runtime.PROJECTIONS: 1}
     age = busy["oldest_ai_due_ms"]
     assert isinstance(age, int) and age >= 0
+
+
+def test_status_without_a_store_says_so_and_starts_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It once started an embedded server of its own and reported that empty store."""
+    for name in ("REDIS_URL", "REDIS_CLUSTER_URL", "RQ_REDIS_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OMERTA_VAR", str(tmp_path))
+    assert main(["status"]) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert "REDIS_URL" in out.err and "REDIS_CLUSTER_URL" in out.err and str(tmp_path) in out.err
+    assert config.started_server() is None
+    assert list(tmp_path.iterdir()) == []  # no server's files, no port file
+
+
+def test_status_reads_the_embedded_server_that_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The server ``omerta run`` started for the data directory, found by its port file."""
+    for name in ("REDIS_URL", "REDIS_CLUSTER_URL", "RQ_REDIS_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OMERTA_VAR", str(tmp_path))
+    monkeypatch.setattr(commands, "_default", None)
+    runtime.reset()
+    with EmbeddedServer(tmp_path) as server:
+        (tmp_path / "valkey.port").write_text(f"{server.port}\n")
+        found = status(capsys)
+    runtime.reset()
+    assert found["store"] == {
+        "kind": "embedded",
+        "address": f"127.0.0.1:{server.port}",
+        "var": str(tmp_path),
+    }
+    assert found["workers"] == 0 and config.started_server() is None

@@ -48,6 +48,22 @@ def test_a_state_already_stored_is_not_written_again(workers_redis: redis.Redis)
     assert workers_redis.hget(w.key, "state") == b"busy"
 
 
+def test_the_stop_does_not_wait_for_a_pubsub_thread_that_saw_the_unsubscribe(
+    workers_redis: redis.Redis,
+) -> None:
+    """RQ unsubscribes, then stops its pubsub thread and waits for it; a thread that had read
+    the unsubscribe's reply by then waited 60 s for a subscription (redis-py), and the worker's
+    stop with it. Here the thread has read it for sure."""
+    w = worker.make_worker()
+    w.subscribe()
+    wait(lambda: w.pubsub.subscribed, 10, "the subscription")
+    w.pubsub.unsubscribe()
+    wait(lambda: not w.pubsub.subscribed, 10, "the thread to read the reply")
+    began = time.monotonic()
+    w.unsubscribe()
+    assert time.monotonic() - began < 30  # generous: the hang it guards against is 60 s
+
+
 @pytest.mark.parametrize("during", ["catch_up", "deadlines", "notifications"])
 def test_a_stop_asked_during_the_catch_up_pass_stops_the_worker(
     workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch, during: str
