@@ -143,7 +143,8 @@ def redeem(token: str) -> Response:
     link = _emails().redeem(SIGNIN, token)
     player = deps().players.get(link.player_id) if link is not None else None
     if player is None:
-        if request.mimetype == FORM:  # the link page's button: a page again, not JSON
+        # The link page's button: a page again, not JSON (where the app has its pages).
+        if request.mimetype == FORM and mailpages.bp.name in current_app.blueprints:
             return mailpages.bad_link_page()
         raise _bad_link()
     d = deps()

@@ -345,3 +345,11 @@ def test_list_unsubscribe_is_plain_ascii_whatever_the_sender_and_host(
     mailto, url = (part.decode() for part in found.groups())
     assert mailto.startswith("mailto:omerta@example.net?subject=unsubscribe%20")
     assert url.startswith(f"http://xn--omrt-3na5c.example/mail/unsubscribe/{ann.id}/")
+
+
+def test_a_link_s_button_posted_to_the_api_alone_is_a_problem_not_a_failure(api: Api) -> None:
+    """The API without its web pages (as an API client's app is built, and as schemathesis
+    found it) has no page to show for a sign-in link that does not work: the form's post gets
+    the API's 410, not a 500 for a missing template."""
+    sent = api.call("POST", "/signin/email/no-such-link", data=b"", headers={"Content-Type": FORM})
+    assert sent.status_code == 410 and sent.mimetype == "application/problem+json", sent.text
