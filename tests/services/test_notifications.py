@@ -211,4 +211,6 @@ def test_signing_secrets_are_derived_per_hook_and_stored_nowhere(fake_redis: red
         for v in fake_redis.hvals(k)
     )
     assert secret.encode() not in stored and other_secret.encode() not in stored
-    assert [h.id for h in hooks.list("ann")] == [hook.id, other.id]
+    # Oldest first; two made in the same millisecond (often, here) in the order of their ids.
+    in_order = sorted([hook, other], key=lambda h: (h.created, h.id))
+    assert [h.id for h in hooks.list("ann")] == [h.id for h in in_order]
