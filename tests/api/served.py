@@ -34,24 +34,35 @@ def call(
 def serve(env: dict[str, str]) -> Iterator[int]:
     """One web process (``--workers 1``) with ``env``, ready (``/readyz`` answers 200); its
     port."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "api", "serve", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, "omerta serve exited while starting"
-            assert time.monotonic() < deadline, "omerta serve never got ready"
-            try:
-                if call(port, "GET", "/readyz")[0] == 200:
-                    break
-            except OSError:
-                time.sleep(0.2)
-        yield port
-    finally:
-        proc.terminate()
-        proc.wait(30)
+    for _ in range(5):
+        port = free_port()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "api", "serve", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            if _ready(proc, port):
+                yield port
+                return
+        finally:
+            proc.terminate()
+            proc.wait(30)
+    raise AssertionError("omerta serve exited while starting, on five ports")
+
+
+def _ready(proc: subprocess.Popen[bytes], port: int) -> bool:
+    """Whether ``proc`` got ready on ``port``; False if it exited first. The free port may be
+    taken by another test's server before ours binds it (a CI run read an HTML 501 from one):
+    ours then exits, and an answer that is not ours (not JSON) means not ready yet."""
+    deadline = time.monotonic() + 60
+    while proc.poll() is None:
+        assert time.monotonic() < deadline, "omerta serve never got ready"
+        try:
+            if call(port, "GET", "/readyz")[0] == 200:
+                return True
+        except (OSError, ValueError):  # not listening yet, or another server's answer
+            pass
+        time.sleep(0.2)
+    return False
