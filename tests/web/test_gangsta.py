@@ -133,11 +133,11 @@ def test_a_whole_game_against_the_ai(page: Page) -> None:
 
 def test_four_players_with_three_ais(page: Page) -> None:
     errors = watch_errors(page)
-    sign_up(page, "Nico")
+    sign_up(page, "Gina")
     create_game(page, "Gangsta!", ["ai-1", "ai-0", "ai-1"], options={"clans": True})
     assert my_turn_or_over(page) == "turn"  # the three AIs moved before us if they started
     expect(page.locator(".player")).to_have_count(4)
-    expect(page.locator(".player.mine")).to_contain_text("Nico")
+    expect(page.locator(".player.mine")).to_contain_text("Gina")
     expect(button(page, "pass")).to_be_visible()
     game = page.request.get(page.url.replace("/play/", "/games/")).json()
     assert game["options"]["clans"] is True
@@ -152,5 +152,5 @@ def test_four_players_with_three_ais(page: Page) -> None:
     before = shown_version(page)
     page.keyboard.press("Enter")
     wait_past(page, before)
-    expect(page.locator("#log")).to_contain_text("Nico passes and takes")
+    expect(page.locator("#log")).to_contain_text("Gina passes and takes")
     assert errors == []
