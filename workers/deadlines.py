@@ -169,6 +169,17 @@ def low_time(game_id: str, version: int, seat: int) -> str:
     return "sent"
 
 
+def indexed(client: config.Store, index: str, which: Iterable[int]) -> list[tuple[str, int]]:
+    """Every (member, score) of the read models' ``index`` in the shards ``which``: one
+    pipeline for all of them."""
+    pipe = client.pipeline(transaction=False)
+    for shard in which:
+        pipe.zrange(rm.index_key(index, shard), 0, -1, withscores=True)
+    with unavailable():
+        found = pipe.execute()
+    return [(m.decode(), int(score)) for m, score in itertools.chain.from_iterable(found)]
+
+
 def catch_up(
     client: config.Store, queues: redis.Redis, which: Iterable[int] = range(shards.SHARDS)
 ) -> int:
@@ -176,14 +187,9 @@ def catch_up(
     ``client``) whose job is gone from RQ's server (``queues``); how many. One already past
     runs at once (its job, enqueued for now). Two round trips for all of them: a pipeline of
     the indexes, one of their jobs' keys (a shard holds thousands of running games)."""
-    pipe = client.pipeline(transaction=False)
-    for shard in which:
-        pipe.zrange(rm.index_key(rm.DEADLINES, shard), 0, -1, withscores=True)
-    with unavailable():
-        found = pipe.execute()
     entries = [
-        (*rm.parse_deadline_member(member.decode()), int(score))
-        for member, score in itertools.chain.from_iterable(found)
+        (*rm.parse_deadline_member(member), score)
+        for member, score in indexed(client, rm.DEADLINES, which)
     ]
     look = queues.pipeline(transaction=False)
     for game_id, version, seat, _, at in entries:

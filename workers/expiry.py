@@ -17,7 +17,6 @@ job is missing); the close holds, so the retry appends.
 
 from __future__ import annotations
 
-import itertools
 import logging
 from collections.abc import Iterable
 
@@ -29,7 +28,7 @@ from services import readmodels as rm
 from services.commands import service
 from services.errors import RuleRejected
 from services.seats import Seats
-from services.store import now_ms, unavailable
+from services.store import now_ms
 from workers import deadlines, jobs, runtime
 
 log = logging.getLogger(__name__)
@@ -87,14 +86,9 @@ def catch_up(
     """Arm again the expiry of every game in the indexes of the shards ``which`` (in the store,
     ``client``) whose job is gone from RQ's server (``queues``); how many. One already due runs
     at once. Two round trips: a pipeline of the indexes, one of their jobs' keys."""
-    pipe = client.pipeline(transaction=False)
-    for shard in which:
-        pipe.zrange(rm.index_key(rm.UNJOINED, shard), 0, -1, withscores=True)
-    with unavailable():
-        found = pipe.execute()
     entries = [
-        (member.decode(), expires_at(int(created)))
-        for member, created in itertools.chain.from_iterable(found)
+        (game_id, expires_at(created))
+        for game_id, created in deadlines.indexed(client, rm.UNJOINED, which)
     ]
     look = queues.pipeline(transaction=False)
     for game_id, at in entries:

@@ -83,12 +83,15 @@ def stop(process: subprocess.Popen[bytes], log: Path) -> None:
     )
 
 
-def start_worker(redis_url: str, log: Path, *options: str) -> subprocess.Popen[bytes]:
-    """``omerta worker`` (the default one; ``options`` such as ``--queues ai`` added)."""
+def start_worker(
+    redis_url: str, log: Path, *options: str, script: str = WORKER
+) -> subprocess.Popen[bytes]:
+    """``omerta worker`` (the default one; ``options`` such as ``--queues ai`` added), run by
+    ``script`` (``WORKER`` after some changes), its output appended to ``log``."""
     env = {**os.environ, "REDIS_URL": redis_url}
     with open(log, "ab") as out:
         return subprocess.Popen(
-            [sys.executable, "-c", WORKER, "worker", "--interval", "1", *options],
+            [sys.executable, "-c", script, "worker", "--interval", "1", *options],
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,

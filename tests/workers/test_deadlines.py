@@ -139,6 +139,7 @@ def test_time_running_low_is_told_once(
     assert summary is not None
     (owing,) = [c for c in summary.clocks if c.deadline is not None]
     assert owing.deadline is not None
+    drain()  # the game's own notices (its first "your turn") go before the hook is there
     with receiver() as hook:
         Webhooks(workers_redis).add(owners[owing.seat], hook.url)
         monkeypatch.setattr(deadlines, "now_ms", lambda: owing.deadline - 60_000)  # 10 % left

@@ -8,7 +8,6 @@ import multiprocessing
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -80,13 +79,7 @@ def test_a_worker_asked_to_stop_during_its_start_stops_cleanly(
         "worker.OmertaWorker.subscribe = asked\n" + WORKER
     )
     log = tmp_path / "worker.log"
-    with open(log, "ab") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-c", script, "worker", "--interval", "1"],
-            env={**os.environ, "REDIS_URL": redis_url},
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+    process = start_worker(redis_url, log, script=script)
     _stopped_in_time(process, log)
     assert "stopped" in log.read_text()
     assert Worker.all(connection=workers_redis) == []

@@ -5,15 +5,13 @@ from __future__ import annotations
 import os
 import re
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 import redis
 
-from tests.workers.helpers import WORKER, wait
+from tests.workers.helpers import WORKER, start_worker, wait
 from workers import catchup, deadlines, notify, runtime, worker
 
 pytestmark = pytest.mark.server
@@ -133,13 +131,7 @@ def test_a_worker_whose_stop_hangs_ends_itself_with_its_stacks_in_the_log(
     stacks and ends, with RQ's scheduler: a supervisor starts another."""
     log = tmp_path / "worker.log"
     script = "import workers.worker; workers.worker.STOP_GRACE = 3.0\n" + WORKER
-    with open(log, "ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", script, "worker", "--interval", "1"],
-            env={**os.environ, "REDIS_URL": redis_url},
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+    proc = start_worker(redis_url, log, script=script)
     try:
         job = runtime.queue(runtime.PROJECTIONS).enqueue("time.sleep", 60)
         wait(lambda: job.get_status(refresh=True) == "started", 30, "the job to start")
@@ -182,13 +174,7 @@ def test_a_worker_asked_to_stop_while_it_starts_stops_cleanly(
         "    return started(*args, **kwargs)\n"
         f"w.{name} = stopped_there\n" + WORKER
     )
-    with open(log, "ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", script, "worker", "--interval", "1"],
-            env={**os.environ, "REDIS_URL": redis_url},
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+    proc = start_worker(redis_url, log, script=script)
     try:
         assert proc.wait(60) == 0, log.read_text()
     finally:
