@@ -405,7 +405,7 @@ class SeenOut(msgspec.Struct, frozen=True):
 
 class Health(msgspec.Struct, frozen=True, omit_defaults=True):
     """``degraded`` (asked for with ``?degraded=ok``): the store answers but some shards refuse
-    writes, or some masters have no replica (``services.replication``)."""
+    writes, or some masters have no replica."""
 
     status: Literal["ok", "degraded"]
     refused_shards: list[int] = []

@@ -212,6 +212,10 @@ class Projector:
         seating = self.seating(game_id, folded, owners, public == b"1", clock_rev, held)
         ai_due = sorted(s for s in folded.due if s in ai_levels(folded.meta, folded.state))
         stored_summary = rm.joined(*before)
+        if stored_summary is not None and not any(s.kind == "player" for s in stored_summary.seats):
+            # Projected while its creation was being written (the creator always sits): the
+            # creator's seat was shown open then, and is no join now.
+            stored_summary = None
         creator = None
         if stored_summary is None and self.on_change is not None:
             creator = self._creator(game_id, owners)

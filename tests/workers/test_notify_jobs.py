@@ -15,6 +15,7 @@ from api.app import create_app
 from services import notifications as nt
 from services.commands import service
 from services.readmodels import SeatSummary, Summary
+from services.seats import player_games_key, seats_key
 from tests.api.helpers import Api
 from tests.feeds import id_in
 from workers import notify, notify_mail_pending, notify_push, runtime
@@ -104,13 +105,14 @@ def api(workers_redis: redis.Redis) -> Iterator[Api]:
         yield Api(client)
 
 
-@pytest.mark.parametrize("projected_at_creation", [False, True])
+@pytest.mark.parametrize("first_projection", ["at_the_join", "after_creation", "during_creation"])
 def test_a_game_whose_joiner_acts_first_tells_them_and_the_creator(
-    api: Api, projected_at_creation: bool
+    api: Api, first_projection: str
 ) -> None:
     """Ann creates a game at seat 1, Bob takes seat 0 (the first to act): Bob's turn and his
-    joining are notified, whether the game's first projection came before the join or after
-    it (a seat taken within milliseconds of the creation)."""
+    joining are notified, whether the game's first projection came after the join, before it,
+    or while the creation was still being written (the events appended, the creator's seat not
+    yet: the projection saw every seat open, and Bob was then told that Ann joined)."""
     projector = Projector(service().store)
     told: list[nt.Notice] = []
     projector.on_change = lambda before, after: told.extend(nt.derive(before, after))
@@ -118,11 +120,20 @@ def test_a_game_whose_joiner_acts_first_tells_them_and_the_creator(
     created = api.new_game(ann, game="famiglia", seats=2, seat=1)
     while _first_to_act(created["game_id"]) != 0:  # the deal decides: a new game until Bob's
         created = api.new_game(ann, game="famiglia", seats=2, seat=1)
-    if projected_at_creation:
-        projector.project(created["game_id"])
+    game_id = created["game_id"]
+    if first_projection == "during_creation":
+        store = service().store.redis
+        written = {key: store.dump(key) for key in (seats_key(game_id), player_games_key(ann.id))}
+        store.delete(*written)  # as before the creation wrote them
+        projector.project(game_id)
+        for key, value in written.items():
+            store.restore(key, 0, value, replace=True)
+        assert told == []
+    if first_projection == "after_creation":
+        projector.project(game_id)
         assert told == []  # Ann made it: nothing to tell her
-    assert api.join(bob, created["game_id"], created["invites"][0]["code"]) == 0
-    projector.project(created["game_id"])
+    assert api.join(bob, game_id, created["invites"][0]["code"]) == 0
+    projector.project(game_id)
     assert sorted((n.player, n.event, n.seat) for n in told) == sorted(
         [(bob.id, "your_turn", 0), (ann.id, "player_joined", 0)]
     )
