@@ -84,6 +84,8 @@ COMMANDS_STOP = 5.0  # seconds a stop waits for that thread (a daemon: left behi
 class OmertaWorker(SimpleWorker):
     """An RQ worker whose maintenance also runs the catch-up pass."""
 
+    job_class = runtime.OmertaJob
+
     def __init__(
         self,
         *args: Any,
