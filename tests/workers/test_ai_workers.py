@@ -71,13 +71,17 @@ def finished(read_models: ReadModels, game_id: str) -> bool:
     return summary is not None and summary.status == "finished"
 
 
-def _kill_mid_search(client: redis.Redis, redis_url: str, log: Path, dead: int) -> tuple[str, int]:
+def _kill_mid_search(
+    client: redis.Redis, redis_url: str, log: Path, dead: int, default_log: Path
+) -> tuple[str, int]:
     """A new expert game, and its first search's worker killed once the search is under way:
     the game and the version searched. ``dead`` killed workers are still registered (until
-    their heartbeat expires)."""
+    their heartbeat expires). The default worker (``default_log``) must have left the AI moves
+    to the AI worker first: under load it took the search itself, and the kill missed it."""
     proc = start_worker(redis_url, log, *AI_WORKER)
     try:
         wait(lambda: ai_workers(client) == dead + 1, WAIT, "the AI worker")
+        wait(lambda: "leaves AI moves" in default_log.read_text(), WAIT, "the default worker")
         game_id = commands.create_game("famiglia", 2, ai={0: "expert", 1: "expert"})
         pattern = f"ai:{{{game_id}}}:lease:*"
         wait(lambda: bool(client.keys(pattern)), WAIT, "a search")
@@ -135,11 +139,14 @@ def test_a_search_killed_with_its_worker_is_made_by_the_next_ai_worker(
     workers_redis: redis.Redis, redis_url: str, read_models: ReadModels, tmp_path: Path
 ) -> None:
     first_log, second_log = tmp_path / "ai-1.log", tmp_path / "ai-2.log"
-    with running(redis_url, tmp_path / "worker.log"):
+    default_log = tmp_path / "worker.log"
+    with running(redis_url, default_log):
         # The kill must land within the search's second: on a loaded machine the move can win
         # that race, and then the scenario did not happen; a new game tries again.
         for attempt in range(5):
-            game_id, version = _kill_mid_search(workers_redis, redis_url, first_log, attempt)
+            game_id, version = _kill_mid_search(
+                workers_redis, redis_url, first_log, attempt, default_log
+            )
             if commands.load(game_id).version == version:
                 break
         else:
