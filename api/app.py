@@ -1,8 +1,9 @@
 """The Flask app factory: JSON in and out, problem+json errors, the API's blueprints.
 
 ``create_app()`` with no arguments uses the process-wide command service
-(``services.commands.service()``: ``REDIS_URL`` or the embedded server) with the workers'
-follow-up hook installed (``workers.enqueue``), and players on the same Redis client; tests may
+(``services.games.commands.service()``: ``REDIS_URL`` or the embedded server) with the workers'
+follow-up hook installed (``workers.projection.wake``), and players on the same Redis client; tests
+may
 pass their own. ``omerta serve`` runs it under gunicorn (``deploy/``).
 """
 
@@ -32,13 +33,13 @@ from api.routes import (
     webhooks,
 )
 from api.sse import bp as events
-from services import config
-from services.chat import Chat
-from services.commands import CommandService, service
-from services.fanout import Fanout
-from services.players import Players
-from services.rematch import Rematches
-from workers import enqueue
+from services.games.chat import Chat
+from services.games.commands import CommandService, service
+from services.games.rematch import Rematches
+from services.identity.players import Players
+from services.platform import config
+from services.readside.fanout import Fanout
+from workers.projection import wake as enqueue
 
 MAX_BODY = 64 * 1024  # the largest command is a few hundred bytes
 # A stream costs a greenlet while open, its start a few reads of the store: long streams make

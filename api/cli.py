@@ -24,7 +24,8 @@ from typing import Any
 import api.subcommands
 from services.errors import ServiceError
 
-# What ``services.creation`` makes a game id of: ``shards.new_id(16)``, a ``token_urlsafe(16)``.
+# What ``services.games.creation`` makes a game id of: ``shards.new_id(16)``, a
+# ``token_urlsafe(16)``.
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{22}")
 
 

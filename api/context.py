@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 from flask import current_app, request
 
-from services.chat import Chat
-from services.commands import CommandService
-from services.fanout import Fanout
-from services.players import Player, Players
-from services.rematch import Rematches
+from services.games.chat import Chat
+from services.games.commands import CommandService
+from services.games.rematch import Rematches
+from services.identity.players import Player, Players
+from services.readside.fanout import Fanout
 
 COOKIE = "omerta_token"
 

@@ -70,11 +70,11 @@ from api.context import caller, deps, token
 from api.jsonio import body
 from api.problems import ApiError, problem_response
 from api.schemas import NewGame, SignIn
-from services.config import Store
-from services.devices import digest, normal_code
-from services.emails import address_hash
-from services.seats import invites_key, public_key
-from services.store import unavailable
+from services.eventstore.store import unavailable
+from services.games.seats import invites_key, public_key
+from services.identity.devices import digest, normal_code
+from services.identity.emails import address_hash
+from services.platform.config import Store
 
 SWITCH = "OMERTA_RATE_LIMITS"
 

@@ -3,7 +3,7 @@ number of games waiting for them, and what the player last saw of each game
 (``PUT /games/{id}/seen``).
 
 The stream sends an ``inbox`` message at once and again each time the projection has written
-the player's inbox (``workers.projection`` adds an entry to the inbox feed of the player's
+the player's inbox (``workers.projection.projector`` adds an entry to the inbox feed of the player's
 shard, ``keys.inbox_feed_key``, in the same atomic step): ``data`` is ``{"count": <games waiting
 for the player>, "games": [{"game_id", "version"}, ...]}`` (the games that changed; none in the
 first message unless it resumes), ``id`` the entry of that feed it reflects. A client that
@@ -11,7 +11,7 @@ reconnects sends ``Last-Event-ID`` (browsers' EventSource do) and the first mess
 the games that changed since (among the next ``INBOX_BATCH`` entries of that feed). Bounded as
 the game streams are (``api.sse``: a random lifetime within ``stream_seconds``, keep-alive
 comments, no Redis connection held while open: the process's reader of the player's shard,
-``services.fanout``, wakes it; the count is read once per change by all the streams of one
+``services.readside.fanout``, wakes it; the count is read once per change by all the streams of one
 player in a process), and capped per client by ``api.limits`` (counted apart from the game
 streams: a page holds one of each).
 """
@@ -31,9 +31,9 @@ from api.jsonio import body, reply
 from api.problems import ApiError
 from api.schemas import GameChange, InboxEvent, Seen, SeenOut
 from api.sse import KEEP_ALIVE, RETRY_MS, SPREAD, stream_response
-from services import seen
 from services.errors import Unavailable
-from services.readmodels import ReadModels
+from services.readside import seen
+from services.readside.readmodels import ReadModels
 
 bp = Blueprint("presence", __name__)
 

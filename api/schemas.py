@@ -13,8 +13,8 @@ import msgspec
 
 from domain.core import Result
 from domain.table import TableView
-from services.chat import ChatMessage
-from services.clocks import (
+from services.games.chat import ChatMessage
+from services.games.clocks import (
     MAX_BANK,
     MAX_INCREMENT,
     MAX_PER_MOVE,
@@ -23,8 +23,8 @@ from services.clocks import (
     OnTimeout,
     PerMove,
 )
-from services.commandinput import MAX_COMMAND_ID
-from services.players import MAX_NAME
+from services.games.commandinput import MAX_COMMAND_ID
+from services.identity.players import MAX_NAME
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME)]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=63)]

@@ -4,7 +4,8 @@ loads the same ones for operators running gunicorn themselves).
 Worker class ``gevent`` (``api.problemworker``: its refusals of an oversized request line or
 header are problem+json): each process serves up to ``connections`` requests at once, each in a
 greenlet, so a live-events stream (``api.sse``, at most ``api.app.STREAM_SECONDS`` long, mostly
-waiting for the process's one reader of the store, ``services.fanout``) costs a greenlet, not a
+waiting for the process's one reader of the store, ``services.readside.fanout``) costs a greenlet,
+not a
 thread nor a Redis connection: a process keeps answering moves with thousands of game pages open
 (``tests/benchmarks/bench_streams.py``). Waiting for the store yields to
 the other requests at no more cost than a greenlet switch, which on two cores gave 10-25 % more
@@ -24,7 +25,7 @@ from gunicorn.app.base import BaseApplication
 
 from api import web
 from api.app import create_app
-from services import config
+from services.platform import config
 
 DEFAULT_BIND = config.DEFAULT_BIND
 

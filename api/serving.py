@@ -12,7 +12,7 @@ import json  # noqa: E402
 import sys  # noqa: E402
 
 from api import server  # noqa: E402
-from services import storecheck  # noqa: E402
+from services.platform import storecheck  # noqa: E402
 
 if __name__ == "__main__":
     if not storecheck.at_start("serve"):

@@ -9,16 +9,18 @@ Bounded: a response stays open at most ``stream_seconds`` (at least 80 % of it, 
 so that pages which connected together do not all reconnect together; then the client
 reconnects, told to wait ``retry`` ms), or until the game is over, so a gunicorn worker's
 greenlet is never held for ever. An open stream holds no Redis connection: it waits on the
-process's reader of the game's feeds (``services.fanout``, in ``Deps.fanout``: one for every
+process's reader of the game's feeds (``services.readside.fanout``, in ``Deps.fanout``: one for
+every
 shard on a single server, one per watched shard on a cluster), which wakes it when
 its game passes the version it last sent; it then reads the new records through the service (a
-pooled connection, returned at once; at most ``services.fanout.READERS`` streams read at the same
+pooled connection, returned at once; at most ``services.readside.fanout.READERS`` streams read at
+the same
 time, their start included; the streams of a game that one move wakes share one read). Between
 events a comment line every ``KEEP_ALIVE`` seconds keeps proxies from closing the connection. If
 the store fails mid-stream, the response ends (its status was sent long ago) and the browser
 reconnects.
 
-The game's chat comes along (``services.chat``): a message written while the stream is open is
+The game's chat comes along (``services.games.chat``): a message written while the stream is open is
 an SSE message ``event: chat`` (no ``id``: the last event id stays the version), ``data`` the
 ``ChatMessage``; with ``?chat=N`` also the messages after number N, and the stream then stays
 open past the game's end (a finished game's page follows its chat, and the offer of a rematch:
@@ -43,7 +45,7 @@ from api.params import header_number, query_number
 from api.routes.games import records
 from api.schemas import EventOut
 from services.errors import Unavailable
-from services.reading import Loaded
+from services.games.reading import Loaded
 
 bp = Blueprint("events", __name__)
 

@@ -2,7 +2,7 @@
 and stops it.
 
 1. The store: ``REDIS_URL`` if set, else the embedded server with its data in ``./var/``
-   (``services.config``; the data stays there across restarts).
+   (``services.platform.config``; the data stays there across restarts).
 2. Children, with ``REDIS_URL`` pointing at that store: ``omerta worker --queues
    projections,clocks,notify,mail`` (RQ: every queue but the AI moves'), ``omerta worker
    --queues ai`` (the AI moves, at a lower CPU priority; ``--ai-workers`` of them, default one)
@@ -10,7 +10,7 @@ and stops it.
 3. A child that dies once the service has started (the web server answered) is started again
    after a pause: ``RESTART_FIRST`` seconds, doubling up to ``RESTART_MAX``, back to the first
    once a child ran ``RESTART_RESET`` seconds. The embedded store is one of them: it comes back
-   on its port from its AOF, and its clients' retries (``services.config``) wait for it. A
+   on its port from its AOF, and its clients' retries (``services.platform.config``) wait for it. A
    child that dies before the service has started stops everything with exit status 1, so a
    broken start never looks like a running service.
 4. Ctrl-C, SIGTERM or SIGHUP (the terminal closed) to the supervisor: an orderly stop. It stops
@@ -39,9 +39,9 @@ from collections.abc import Callable, Sequence
 from types import FrameType
 
 from api import leftovers
-from services import lifeline
-from services.config import embedded_port, settings, started_server
-from services.embedded import HOST, EmbeddedServer
+from services.platform import lifeline
+from services.platform.config import embedded_port, settings, started_server
+from services.platform.embedded import HOST, EmbeddedServer
 
 STOP_SECONDS = 15.0
 RESTART_FIRST = 0.5
@@ -52,7 +52,7 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 def own_group_and_lifeline() -> Callable[[], None]:
     """What a child runs between fork and exec: its own process group, and SIGTERM when this
-    supervisor dies (``services.lifeline``)."""
+    supervisor dies (``services.platform.lifeline``)."""
     supervisor = os.getpid()
 
     def preexec() -> None:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import hashlib
 
 from api.schemas import GameEntry, SeatOut
-from services.players import Players
-from services.reading import Loaded
-from services.readmodels import Summary
-from services.seating import ai_levels, taken_over
+from services.games.reading import Loaded
+from services.games.seating import ai_levels, taken_over
+from services.identity.players import Players
+from services.readside.readmodels import Summary
 
 # The AI seats' names: two bots at one table are told apart everywhere (seats, log, result,
 # lists). Each game takes them in turn from its own starting point, so they are distinct within
@@ -45,7 +45,8 @@ def seat_list(
 ) -> list[SeatOut]:
     """The seats. A seat a bot took over is an AI seat with the name and id of the person it was
     taken over from (the pages show "Ann (AI, greedy)"); only an open seat's takeover gets a
-    bot's name. ``reserved``: a rematch's seats kept for their players (``services.rematch``)."""
+    bot's name. ``reserved``: a rematch's seats kept for their players
+    (``services.games.rematch``)."""
     taken = players.seats(game_id)
     names = players.names([*taken.values(), *reserved.values()])
     levels = ai_levels(loaded.meta, loaded.state)

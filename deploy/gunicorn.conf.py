@@ -14,7 +14,7 @@ monkey.patch_all()  # first: the app's imports (ssl among them) must get the pat
 import sys  # noqa: E402
 
 from api.server import settings  # noqa: E402
-from services import storecheck  # noqa: E402
+from services.platform import storecheck  # noqa: E402
 
 if not storecheck.at_start("web"):  # an evicting store (gunicorn reads this file once, at start)
     sys.exit(2)

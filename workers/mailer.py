@@ -4,11 +4,11 @@ A request only enqueues the job (``enqueue_link``, on the ``omerta-mail`` queue)
 made here, in the worker, so it is never written to the store in clear (a job's arguments
 are), and a slow or absent SMTP server never slows a page. A retry mails a fresh link; an
 earlier one stays valid until it expires or is used. ``base_url`` is the web server's public
-URL (``services.config.public_url``): the worker may have no ``OMERTA_BIND`` of its own.
+URL (``services.platform.config.public_url``): the worker may have no ``OMERTA_BIND`` of its own.
 
 The queue is on RQ's server (``workers.runtime.queues_client``), which on a Redis Cluster is
 not the store: the job reads and writes the store through the process's
-service (``services.commands.service``), never through its RQ connection.
+service (``services.games.commands.service``), never through its RQ connection.
 
 Logs never name the address (only the player id).
 """
@@ -19,10 +19,11 @@ import logging
 
 from rq import Retry
 
-from services import config, mail, mailtexts, serversecret
-from services.commands import service
-from services.emails import SIGNIN, VERIFY, Emails, unsubscribe_signature
-from services.players import Players
+from services.games.commands import service
+from services.identity.emails import SIGNIN, VERIFY, Emails, unsubscribe_signature
+from services.identity.players import Players
+from services.notify import mail, mailtexts
+from services.platform import config, serversecret
 from workers import runtime
 
 log = logging.getLogger(__name__)

@@ -1,5 +1,5 @@
 """The rating job: ``rate(game_id)`` folds a finished game into the ratings
-(``services.ratings``), once: a second run, or a copy racing the first, changes nothing.
+(``services.readside.ratings``), once: a second run, or a copy racing the first, changes nothing.
 
 The projector enqueues it (``on_finished``, installed by ``runtime.projector``) after each write
 of a finished game's read model: the end itself, and a seat taken after it. A job lost with its
@@ -11,9 +11,10 @@ from __future__ import annotations
 import redis
 from rq import Retry
 
-from services.commands import service
-from services.ratings import Ratings
-from workers import enqueue, runtime
+from services.games.commands import service
+from services.readside.ratings import Ratings
+from workers import runtime
+from workers.projection import wake as enqueue
 
 TIMEOUT = 120  # seconds: one game, or every game again after a late one
 

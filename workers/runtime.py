@@ -1,5 +1,5 @@
 """The worker process's shared objects, built on first use from the command service's store
-(``services.config.connect()``): the RQ queues and the projector.
+(``services.platform.config.connect()``): the RQ queues and the projector.
 
 RQ's queues are on ``queues_client()``: ``RQ_REDIS_URL``'s server, else the store itself (one
 server). Everything RQ keeps (queues, jobs, registries, workers) is there; everything else
@@ -7,7 +7,8 @@ server). Everything RQ keeps (queues, jobs, registries, workers) is there; every
 
 Queues: ``omerta-projections`` (projection jobs) is listed before ``omerta-ai`` (AI moves), so a
 busy worker keeps read models fresh first; ``omerta-clocks`` (deadlines, scheduled by RQ's
-scheduler: ``workers.deadlines``) follows; ``omerta-notify`` (notifications, ``workers.notify``)
+scheduler: ``workers.clocks.deadlines``) follows; ``omerta-notify`` (notifications,
+``workers.notify.notices``)
 and ``omerta-mail`` (mails of links, ``workers.mailer``) come last. ``NAMES`` are their short
 names (``omerta worker --queues``).
 
@@ -21,23 +22,27 @@ the AI queue alone: its AI jobs then leave the changed games to the projection w
 from __future__ import annotations
 
 import threading
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import redis
 from rq import Queue
 from rq.executions import Execution, ExecutionRegistry
 from rq.job import Job
+from rq.utils import import_attribute
 
-from services.config import connect_queues, settings
+from services.platform.config import connect_queues, settings
 
 if TYPE_CHECKING:  # imported where used: ``omerta status`` needs only the queues, quickly
-    from services.readmodels import ReadModels
-    from workers.projection import Projector
+    from services.readside.readmodels import ReadModels
+    from workers.projection.projector import Projector
 
 PROJECTIONS = "omerta-projections"
 AI = "omerta-ai"
-CLOCKS = "omerta-clocks"  # deadlines, "time running low", expiries (workers.deadlines, .expiry)
-NOTIFY = "omerta-notify"  # notifications (workers.notify): after the games' own work
+CLOCKS = (
+    "omerta-clocks"  # deadlines, "time running low", expiries (workers.clocks.deadlines, .expiry)
+)
+NOTIFY = "omerta-notify"  # notifications (workers.notify.notices): after the games' own work
 MAIL = "omerta-mail"  # mails of links (workers.mailer)
 QUEUES = (PROJECTIONS, AI, CLOCKS, NOTIFY, MAIL)
 NAMES = {"projections": PROJECTIONS, "ai": AI, "clocks": CLOCKS, "notify": NOTIFY, "mail": MAIL}
@@ -62,8 +67,30 @@ class LiveExecutions(ExecutionRegistry):
         return found
 
 
+# RQ stores a job's function by its dotted path: jobs queued before the workers' modules moved
+# into packages (December 2026) still run. Remove after one release.
+RENAMED = MappingProxyType(
+    {
+        "workers.deadlines.deadline": "workers.clocks.deadlines.deadline",
+        "workers.deadlines.low_time": "workers.clocks.deadlines.low_time",
+        "workers.expiry.expire": "workers.clocks.expiry.expire",
+        "workers.notify.fan_out": "workers.notify.notices.fan_out",
+        "workers.notify.deliver_webhook": "workers.notify.notices.deliver_webhook",
+        "workers.notify_push.deliver_push": "workers.notify.push.deliver_push",
+        "workers.notify_mail.deliver_mail": "workers.notify.mail.deliver_mail",
+        "workers.notify_mail.send_digest": "workers.notify.mail.send_digest",
+    }
+)
+
+
 class OmertaJob(Job):
-    """RQ's job, whose executions tolerate the records a killed worker lost."""
+    """RQ's job, whose executions tolerate the records a killed worker lost, and whose function
+    may be named by its path before a move (``RENAMED``)."""
+
+    @property
+    def func(self) -> Any:
+        renamed = RENAMED.get(self.func_name or "")
+        return import_attribute(renamed) if renamed else super().func
 
     @property
     def execution_registry(self) -> ExecutionRegistry:
@@ -77,11 +104,11 @@ _queues_client: redis.Redis | None = None
 
 
 def queues_client() -> redis.Redis:
-    """The client of RQ's server (``services.config.connect_queues``)."""
+    """The client of RQ's server (``services.platform.config.connect_queues``)."""
     global _queues_client
     with _lock:
         if _queues_client is None:
-            from services.commands import service
+            from services.games.commands import service
 
             _queues_client = connect_queues(settings(), service().store.redis)
         return _queues_client
@@ -91,11 +118,13 @@ def projector() -> Projector:
     global _projector
     with _lock:
         if _projector is None:
-            from services.commands import service
+            from services.games.commands import service
+            from workers import ratings
 
             # They enqueue through this module.
-            from workers import deadlines, expiry, notify, ratings
-            from workers.projection import Projector
+            from workers.clocks import deadlines, expiry
+            from workers.notify import notices as notify
+            from workers.projection.projector import Projector
 
             _projector = Projector(service().store)
 
@@ -125,8 +154,8 @@ def enqueue(name: str, func: str, **options: Any) -> None:
 
 
 def read_models() -> ReadModels:
-    from services.commands import service
-    from services.readmodels import ReadModels
+    from services.games.commands import service
+    from services.readside.readmodels import ReadModels
 
     return ReadModels(service().store.redis)
 

@@ -1,9 +1,11 @@
 """``omerta worker``: an RQ worker on the configured server, with RQ's scheduler (retries with
-an interval are scheduled jobs, and so are the games' deadlines, ``workers.deadlines``: the
+an interval are scheduled jobs, and so are the games' deadlines, ``workers.clocks.deadlines``: the
 scheduler looks every second, RQ's default interval, so a deadline fires within a second or
-two) and the catch-up passes (``workers.catchup``, ``deadlines.catch_up``, the notifications')
+two) and the catch-up passes (``workers.projection.catchup``, ``deadlines.catch_up``, the
+notifications')
 as part of its maintenance: at start, then every ``interval`` seconds (also while idle). Each
-catch-up covers the shards the worker holds (``workers.leases``: a thread renews them every few
+catch-up covers the shards the worker holds (``workers.projection.leases``: a thread renews them
+every few
 seconds, a long job in between), so that several workers share the shards and one takes over
 a dead one's.
 
@@ -25,7 +27,8 @@ the AI queue alone lowers its CPU priority to ``OMERTA_AI_NICE`` (default 15): i
 bounded by wall time, so on a busy machine they search less instead of holding up requests and
 projections.
 
-Store outages: the client retries for a few seconds (``services.config``), and RQ's wait for a
+Store outages: the client retries for a few seconds (``services.platform.config``), and RQ's wait
+for a
 job retries on its own. Anything else that ends RQ's work loop (an outage longer than that, a
 write refused in the middle of RQ's bookkeeping) ends it with a log line, not the process:
 ``run`` starts a new work loop after a pause (``RESTART_FIRST`` doubling to ``RESTART_MAX``;
@@ -52,12 +55,17 @@ from rq import SimpleWorker
 from rq.exceptions import StopRequested
 from rq.job import Job
 
-from services import lifeline, shards
-from services import webhooks as wh
-from services.commands import service
-from services.config import settings
-from workers import catchup, deadlines, enqueue, leases, notify, runtime
-from workers.leases import AI_WORKER_STALE, ai_worker_alive
+from services.eventstore import shards
+from services.games.commands import service
+from services.notify import webhooks as wh
+from services.platform import lifeline
+from services.platform.config import settings
+from workers import runtime
+from workers.clocks import deadlines
+from workers.notify import notices as notify
+from workers.projection import catchup, leases
+from workers.projection import wake as enqueue
+from workers.projection.leases import AI_WORKER_STALE, ai_worker_alive
 
 T = TypeVar("T")
 

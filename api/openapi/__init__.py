@@ -25,8 +25,8 @@ from api.openapi.social import SOCIAL_ROUTES
 from api.problems import Problem
 from api.schemas import InboxEvent
 from domain import GAMES
-from services.rematch import Offer
-from services.webhooks import WebhookBody
+from services.games.rematch import Offer
+from services.notify.webhooks import WebhookBody
 
 REF = "#/components/schemas/{name}"
 ROUTES: tuple[Route, ...] = (

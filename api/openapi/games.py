@@ -8,7 +8,7 @@ from api import schemas
 from api.openapi.route import Route, path_param, query
 from api.schemas import COMMAND_ID_HEADER
 from domain.table import messages as table_messages
-from services.idempotency import MIN_PLAYER_KEY
+from services.platform.idempotency import MIN_PLAYER_KEY
 
 # The table's commands (domain.table), which GET .../legal never lists.
 TABLE = ", ".join(f"`{kind.__struct_config__.tag}`" for kind in table_messages.COMMANDS)

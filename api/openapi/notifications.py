@@ -7,7 +7,7 @@ from typing import Any
 from api.openapi.games import WEBHOOK_KEY
 from api.openapi.route import JSON, Route, path_param
 from api.routes import push, webhooks
-from services import webhooks as calls
+from services.notify import webhooks as calls
 
 HOOK_ID = path_param("hook_id", about="the webhook's id (from POST /me/webhooks)")
 NOTIFICATION_ROUTES: tuple[Route, ...] = (

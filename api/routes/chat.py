@@ -1,4 +1,4 @@
-"""A game's chat (issue 15, ``services.chat``): seated players write, everyone who can see the
+"""A game's chat (issue 15, ``services.games.chat``): seated players write, everyone who can see the
 game reads; live, the messages come with the game's events (``api.sse``)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from api.jsonio import body, reply
 from api.params import query_number
 from api.problems import ApiError
 from api.schemas import COMMAND_ID_HEADER, ChatIn, ChatOut
-from services import idempotency
+from services.platform import idempotency
 
 bp = Blueprint("chat", __name__)
 

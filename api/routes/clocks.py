@@ -1,4 +1,4 @@
-"""Vacations (issue 15): ``GET/POST/DELETE /me/vacation`` (``services.vacation``).
+"""Vacations (issue 15): ``GET/POST/DELETE /me/vacation`` (``services.games.vacation``).
 
 Starting or ending a vacation moves the deadlines of every running game of the player: each
 gets its clock revision bumped and is marked changed, so the projection writes the new deadlines
@@ -14,11 +14,11 @@ from flask import Blueprint, Response
 
 from api.context import caller, deps
 from api.jsonio import body, reply
-from services import vacation
-from services.config import settings
 from services.errors import BadRequest
-from services.readmodels import ReadModels
-from services.store import now_ms
+from services.eventstore.store import now_ms
+from services.games import vacation
+from services.platform.config import settings
+from services.readside.readmodels import ReadModels
 
 bp = Blueprint("clocks", __name__)
 

@@ -1,5 +1,5 @@
 """Identity that follows the player (issue 14): the sign-in link and recovery code, signing in
-on another device with either, and the player's devices (``services.devices``)."""
+on another device with either, and the player's devices (``services.identity.devices``)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from api.schemas import (
     SignInState,
     SignOut,
 )
-from services.devices import BadSignIn, UnknownDevice
+from services.identity.devices import BadSignIn, UnknownDevice
 
 bp = Blueprint("devices", __name__)
 

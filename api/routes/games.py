@@ -1,5 +1,6 @@
 """Games: the kinds on offer, creating and joining, views, legal commands, moves, history and
-replay. Seats come from the caller's token (``services.players``); a caller without a seat in a
+replay. Seats come from the caller's token (``services.identity.players``); a caller without a seat
+in a
 game is a spectator there and sees only what spectators see."""
 
 from __future__ import annotations
@@ -37,13 +38,14 @@ from api.tables import seat_list
 from domain import GAMES, bots
 from domain.core import Game, RuleViolation, replay
 from domain.table import table_view
-from services import idempotency, vacation
-from services.commandinput import AI_COMMAND_PREFIX
-from services.commands import CommandService
 from services.errors import BadRequest
-from services.reading import Loaded
-from services.readmodels import ReadModels
-from services.store import now_ms
+from services.eventstore.store import now_ms
+from services.games import vacation
+from services.games.commandinput import AI_COMMAND_PREFIX
+from services.games.commands import CommandService
+from services.games.reading import Loaded
+from services.platform import idempotency
+from services.readside.readmodels import ReadModels
 
 bp = Blueprint("games", __name__)
 
@@ -204,7 +206,7 @@ CLOCKS_WAIT = 1.0  # seconds a game's answer waits for its projection, for fresh
 
 def game_clocks(game_id: str, loaded: Loaded) -> dict[str, Any]:
     """The time control, the policy and the seats' clocks (from the read model, which the
-    projection keeps: ``services.clocks``), as ``GameOut`` fields."""
+    projection keeps: ``services.games.clocks``), as ``GameOut`` fields."""
     meta = loaded.meta
     if meta.clock is None:
         return {}
@@ -323,7 +325,7 @@ def refuse_reserved(command_id: str) -> None:
 
 
 def records(svc: CommandService, game_id: str, seat: int | None, after: int) -> list[EventOut]:
-    """The events after ``after`` as ``seat`` may see them (services.commands.history)."""
+    """The events after ``after`` as ``seat`` may see them (services.games.commands.history)."""
     return [
         EventOut(r.version, r.type, r.time, r.actor, r.command_id, r.prev, r.hash, r.event)
         for r in svc.history(game_id, seat, after)

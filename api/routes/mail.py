@@ -26,9 +26,9 @@ from api.problems import ApiError
 from api.routes.players import with_cookie
 from api.schemas import SignedIn
 from api.web import i18n, mailpages
-from services import serversecret
-from services.emails import SIGNIN, VERIFY, Email, Emails, unsubscribe_valid
-from services.store import unavailable
+from services.eventstore.store import unavailable
+from services.identity.emails import SIGNIN, VERIFY, Email, Emails, unsubscribe_valid
+from services.platform import serversecret
 from workers import mailer
 
 bp = Blueprint("mail", __name__)

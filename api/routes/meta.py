@@ -3,7 +3,8 @@ the OpenAPI document, the API page.
 
 ``/readyz`` answers 503 ``store_unavailable`` when the store does not answer, and 503
 ``store_degraded`` when it answers but some shards refuse writes or some masters have no replica
-(``services.replication``; its params name them). ``?degraded=ok`` turns the latter into a 200
+(``services.eventstore.replication``; its params name them). ``?degraded=ok`` turns the latter into
+a 200
 whose ``status`` is ``degraded``: a proxy choosing among web processes asks so, since every
 process sees the same store and taking them all out would refuse every request instead of some.
 """
@@ -17,8 +18,8 @@ from api.context import deps
 from api.jsonio import encode, reply
 from api.problems import ApiError
 from api.schemas import Health
-from services.replication import replication
-from services.store import unavailable
+from services.eventstore.replication import replication
+from services.eventstore.store import unavailable
 
 bp = Blueprint("meta", __name__)
 

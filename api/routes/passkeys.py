@@ -1,10 +1,11 @@
-"""Passkeys (issue 14, ``services.passkeys``): a signed-in player registers one; a new device
+"""Passkeys (issue 14, ``services.identity.passkeys``): a signed-in player registers one; a new
+device
 signs in with one alone (discoverable credentials: no name asked for), which makes a device
 session as ``POST /signin`` does.
 
 Each ceremony is two requests: the options (with a challenge the server keeps) for the
 browser's ``navigator.credentials``, then its answer to verify. Answers are checked against
-the public URL's relying party and origin only (``services.passkeys.relying_party``), never
+the public URL's relying party and origin only (``services.identity.passkeys.relying_party``), never
 against what the request says its host is.
 """
 
@@ -43,7 +44,7 @@ from api.jsonio import body, reply
 from api.problems import ApiError
 from api.routes.players import with_cookie
 from api.schemas import SignedIn
-from services.passkeys import (
+from services.identity.passkeys import (
     CHALLENGE_SECONDS,
     MAX_LABEL,
     PasskeyOut,

@@ -9,9 +9,9 @@ from api.jsonio import body, reply
 from api.problems import ApiError
 from api.schemas import COMMAND_ID_HEADER, GameList, NewPlayer, PlayerCreated, PlayerOut
 from api.tables import entries
-from services import idempotency
-from services.players import Unauthorized
-from services.readmodels import ReadModels
+from services.identity.players import Unauthorized
+from services.platform import idempotency
+from services.readside.readmodels import ReadModels
 
 bp = Blueprint("players", __name__)
 

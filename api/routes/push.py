@@ -1,5 +1,6 @@
 """Browser push (issue 14): ``GET /push/key`` (the server's VAPID public key, which browsers
-subscribe with), ``POST/GET/DELETE /me/push`` (the caller's subscriptions, ``services.push``).
+subscribe with), ``POST/GET/DELETE /me/push`` (the caller's subscriptions,
+``services.notify.push``).
 
 A subscription is the browser's ``PushSubscription.toJSON()``; the page's language (its cookie,
 else Accept-Language) is the pushes' language. The endpoint is checked here for its form and,
@@ -18,10 +19,11 @@ from api.context import caller, deps
 from api.jsonio import body, reply
 from api.problems import ApiError
 from api.web import i18n
-from services import push
+from services.notify import push
 
 bp = Blueprint("push", __name__)
-# The VAPID key is made when the web server first starts (``services.push``): an operator finds
+# The VAPID key is made when the web server first starts (``services.notify.push``): an operator
+# finds
 # it in <var>/ from then on, to keep with the store's backups.
 bp.record_once(lambda _state: push.vapid())
 

@@ -1,8 +1,10 @@
-"""Ratings (``services.ratings``): a game's leaderboard and a player's page, for anybody.
+"""Ratings (``services.readside.ratings``): a game's leaderboard and a player's page, for anybody.
 
 A player id is public already (every game's seat list shows it) and grants nothing: acting as
-a player takes their token (``services.players``), a device session's token or a sign-in secret
-(``services.devices``), all of them separate random secrets kept only as hashes. So the pages
+a player takes their token (``services.identity.players``), a device session's token or a sign-in
+secret
+(``services.identity.devices``), all of them separate random secrets kept only as hashes. So the
+pages
 and these routes name players by their id. An AI level's id is ``ai:<level>``.
 
 The web pages (``api.web.ratings``) render the same answers (``leaderboard``, ``profile``).
@@ -24,8 +26,8 @@ from api.tables import entries
 from domain import GAMES
 from domain.bots import LEVELS, SEARCH_LEVELS
 from domain.core import Result
-from services import ratings as rt
-from services.readmodels import ReadModels
+from services.readside import ratings as rt
+from services.readside.readmodels import ReadModels
 
 bp = Blueprint("ratings", __name__)
 

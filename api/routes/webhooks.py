@@ -3,7 +3,8 @@
 
 A URL is checked here for its form (http or https, a host, no credentials) and, when its host
 is an address or ``localhost``, for being public; a host name is resolved, and its addresses
-checked, before every call (``services.webhooks.post``): DNS may point it elsewhere later, and a
+checked, before every call (``services.notify.webhooks.post``): DNS may point it elsewhere later,
+and a
 request here does not wait on a resolver."""
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from api.context import caller, deps
 from api.jsonio import body, reply
 from api.problems import ApiError
 from api.schemas import COMMAND_ID_HEADER
-from services import idempotency
-from services import notifications as nt
-from services import webhooks as wh
+from services.notify import notifications as nt
+from services.notify import webhooks as wh
+from services.platform import idempotency
 
 bp = Blueprint("webhooks", __name__)
 

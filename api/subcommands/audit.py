@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 if TYPE_CHECKING:
-    from services.records import EventRecord
+    from services.eventstore.records import EventRecord
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_events(args: argparse.Namespace) -> int:
-    from services.commands import service
+    from services.games.commands import service
 
     svc = service()
     records = svc.events(args.game_id) if args.full else svc.history(args.game_id, args.seat)
@@ -52,8 +52,8 @@ def _line(record: EventRecord) -> str:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from services import audit
-    from services.commands import service
+    from services.eventstore import audit
+    from services.games.commands import service
 
     store = service().store
     game_ids = sorted(store.game_ids()) if args.all else [args.game_id]

@@ -1,8 +1,9 @@
 """``omerta rebuild``: drop every read model, rebuild it from the event log, and report whether
-the result equals what the incremental projections had built (``workers.rebuild``).
+the result equals what the incremental projections had built (``workers.projection.rebuild``).
 
 Live workers project meanwhile, and their writes show up as differences (an operator saw 87
-false ones): while any worker holds a shard lease (``workers.leases``) the rebuild refuses with
+false ones): while any worker holds a shard lease (``workers.projection.leases``) the rebuild
+refuses with
 exit status 2, naming the holders. ``--force`` rebuilds anyway (the differences it reports may
 then be the workers' work)."""
 
@@ -27,9 +28,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from services.commands import service
-    from services.store import unavailable
-    from workers import leases, rebuild
+    from services.eventstore.store import unavailable
+    from services.games.commands import service
+    from workers.projection import leases, rebuild
 
     store = service().store
     if not args.force:

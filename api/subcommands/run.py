@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from services.config import DEFAULT_BIND
+from services.platform.config import DEFAULT_BIND
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run_all(args: argparse.Namespace) -> int:
     from api import supervisor
-    from services import config, storecheck
+    from services.platform import config, storecheck
 
     # A store of one's own (REDIS_URL) is checked before anything starts; the embedded one is
     # configured here, and the children check it anyway.

@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from services import config
+from services.platform import config
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -2,13 +2,16 @@
 reads (``store``: a cluster, a server, or the embedded server that runs for ``OMERTA_VAR``; with
 none of these it says so on stderr and exits 2: it never starts a server, whose empty store
 would read as a healthy idle one), the shards that refuse writes for want of replicas and the
-masters without any (``replication``, ``services.replication``), the queues' lengths, the failed
-jobs, the workers alive (``workers``: their announcements, ``workers.leases.Presence``, which
+masters without any (``replication``, ``services.eventstore.replication``), the queues' lengths,
+the failed
+jobs, the workers alive (``workers``: their announcements, ``workers.projection.leases.Presence``,
+which
 lapse within a lease of a worker's death; RQ keeps a killed worker registered for minutes),
 whether an AI worker is (without one the default workers make the AI moves), how long the
 longest-owed AI move has waited (``oldest_ai_due_ms``: a few seconds at most while workers run,
-see ``workers.catchup``), and the shard leases (``shard_leases``: how many shards each
-projection worker holds, and the shards no worker holds, ``workers.leases``: all of them while
+see ``workers.projection.catchup``), and the shard leases (``shard_leases``: how many shards each
+projection worker holds, and the shards no worker holds, ``workers.projection.leases``: all of them
+while
 no worker runs, none for long while one does)."""
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
-    from services.config import Settings
+    from services.platform.config import Settings
 
 NO_STORE = 2
 
@@ -35,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from services import config
+    from services.platform import config
 
     configured = config.settings()
     found = which_store(configured)
@@ -49,9 +52,10 @@ def run(args: argparse.Namespace) -> int:
     store, settings = found
     from rq import Queue
 
-    from services.replication import replication
-    from services.store import unavailable
-    from workers import catchup, leases, runtime
+    from services.eventstore.replication import replication
+    from services.eventstore.store import unavailable
+    from workers import runtime
+    from workers.projection import catchup, leases
 
     client = config.connect(settings)
     queues_client = config.connect_queues(settings, client)
@@ -81,8 +85,8 @@ def which_store(settings: Settings) -> tuple[dict[str, str], Settings] | None:
     that reach it without starting a server; None when they name none that runs."""
     import msgspec
 
-    from services import config
-    from services.embedded import HOST
+    from services.platform import config
+    from services.platform.embedded import HOST
 
     if settings.cluster_url or settings.redis_url:
         parts = urlsplit(settings.cluster_url or settings.redis_url or "")

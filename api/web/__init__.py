@@ -29,7 +29,7 @@ from api.context import deps
 from api.web import i18n
 from domain.famiglia import cards as famiglia_cards
 from services.errors import UnknownGame
-from services.passkeys import relying_party
+from services.identity.passkeys import relying_party
 
 bp = Blueprint(
     "web",

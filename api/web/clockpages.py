@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Flask
 
 from api.web import _page
-from services.config import settings
+from services.platform.config import settings
 
 bp = Blueprint("clockpages", __name__)
 

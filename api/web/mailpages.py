@@ -26,8 +26,9 @@ from flask.typing import ResponseReturnValue
 from api.context import deps
 from api.problems import ApiError
 from api.web import _page
-from services import config, mail, serversecret
-from services.emails import SIGNIN, VERIFY, Emails, unsubscribe_valid
+from services.identity.emails import SIGNIN, VERIFY, Emails, unsubscribe_valid
+from services.notify import mail
+from services.platform import config, serversecret
 
 bp = Blueprint("mailpages", __name__)
 

@@ -18,7 +18,7 @@ from api.routes import ratings
 from api.web import _page, i18n
 from api.web.plot import day, rating_plot
 from domain import GAMES
-from services.ratings import ai_identity, ranks
+from services.readside.ratings import ai_identity, ranks
 
 bp = Blueprint("ratingpages", __name__)
 

@@ -14,11 +14,11 @@ import redis
 from flask import Flask
 
 from api.app import create_app
-from services.commands import CommandService
-from services.players import Players
-from services.store import EventStore
+from services.eventstore.store import EventStore
+from services.games.commands import CommandService
+from services.identity.players import Players
 from tests.api.helpers import Api
-from workers.projection import Projector
+from workers.projection.projector import Projector
 
 
 @pytest.fixture

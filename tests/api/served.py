@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from services.embedded import free_port
+from services.platform.embedded import free_port
 
 
 def call(

@@ -12,7 +12,7 @@ import pytest
 
 from api.web import i18n
 from domain import bots
-from services.commands import CommandService
+from services.games.commands import CommandService
 from tests.api.helpers import Api
 
 # The ratings tests' service (rating every finished game) and site (the pages too).
@@ -83,4 +83,3 @@ def test_the_level_names_say_their_budget() -> None:
         assert f"1手{figure}秒" in table["ja"][f"ai.{level}"]
         for lang in ("en", "ja"):
             assert table[lang][f"ai.{level}"] in table[lang][f"new.seat_ai_{level}"]
-

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 import redis
 
-from services import audit
-from services.chat import MAX_TEXT, chat_key
-from services.commands import CommandService
+from services.eventstore import audit
+from services.games.chat import MAX_TEXT, chat_key
+from services.games.commands import CommandService
 from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server

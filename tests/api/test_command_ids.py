@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from services.commandinput import ai_command_id
+from services.games.commandinput import ai_command_id
 from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server

@@ -12,9 +12,9 @@ from flask import Flask
 
 from api.app import create_app
 from api.limits import RateLimits, from_env
-from services.commands import CommandService
-from services.devices import FIRST, TOUCH_MS
-from services.players import RECHECK_MS, Players, Unauthorized
+from services.games.commands import CommandService
+from services.identity.devices import FIRST, TOUCH_MS
+from services.identity.players import RECHECK_MS, Players, Unauthorized
 from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server

@@ -11,8 +11,8 @@ import pytest
 import redis
 from werkzeug.test import TestResponse
 
-from services import keys
-from services.seats import seats_key
+from services.eventstore import keys
+from services.games.seats import seats_key
 from tests.api.helpers import Api, Who
 from tests.feeds import feed_length
 

@@ -14,8 +14,8 @@ from flask import Flask
 
 from api.app import create_app
 from api.sse import KEEP_ALIVE
-from services.commands import CommandService
-from services.players import Players
+from services.games.commands import CommandService
+from services.identity.players import Players
 from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server

@@ -1,4 +1,4 @@
-"""Over HTTP, an open game nobody joined expires (workers.expiry does what ``expire`` does
+"""Over HTTP, an open game nobody joined expires (workers.clocks.expiry does what ``expire`` does
 here): a join after it is refused with 409 ``game_expired``, changing nothing; the game, its
 history, the lobby and ``omerta verify`` show the ``expired`` event."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 import redis
 
-from services.commands import CommandService
-from services.players import Players
-from services.seats import player_games_key
+from services.games.commands import CommandService
+from services.games.seats import player_games_key
+from services.identity.players import Players
 from tests.api.helpers import Api
 from tests.services.test_real_server import omerta
 

@@ -15,13 +15,13 @@ from redis.retry import Retry
 
 from api.app import create_app
 from api.cli import main
-from services import shards
-from services.commands import CommandService
-from services.embedded import free_port
 from services.errors import Unavailable
-from services.players import Players
-from services.records import GameMeta
-from services.store import EventStore, NewEvent
+from services.eventstore import shards
+from services.eventstore.records import GameMeta
+from services.eventstore.store import EventStore, NewEvent
+from services.games.commands import CommandService
+from services.identity.players import Players
+from services.platform.embedded import free_port
 from tests.api.helpers import Api
 from tests.cluster import Cluster
 from tests.feeds import id_in

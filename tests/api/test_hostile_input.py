@@ -13,8 +13,8 @@ import redis
 from flask import Flask
 
 from api.web import register
-from services import keys
-from services.seats import seats_key
+from services.eventstore import keys
+from services.games.seats import seats_key
 from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server

@@ -13,12 +13,13 @@ import redis
 from flask import Flask
 
 from api.schemas import NewGame
-from services import idempotency, keys
-from services.commands import CommandService
 from services.errors import Unavailable
-from services.players import Players
-from services.seats import player_games_key
-from services.store import EventStore
+from services.eventstore import keys
+from services.eventstore.store import EventStore
+from services.games.commands import CommandService
+from services.games.seats import player_games_key
+from services.identity.players import Players
+from services.platform import idempotency
 from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server

@@ -15,10 +15,10 @@ from redis.retry import Retry
 
 from api.app import create_app
 from api.limits import RateLimits, from_env, storage
-from services.commands import CommandService
-from services.embedded import free_port
-from services.players import Players
-from services.store import EventStore
+from services.eventstore.store import EventStore
+from services.games.commands import CommandService
+from services.identity.players import Players
+from services.platform.embedded import free_port
 from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server

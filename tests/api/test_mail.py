@@ -20,11 +20,11 @@ from rq import Queue, SimpleWorker
 from api import limits
 from api.app import create_app
 from api.web import register as register_pages
-from services import commands
-from services.commands import CommandService
-from services.emails import email_key, link_key
-from services.embedded import HOST
-from services.players import Players
+from services.games import commands
+from services.games.commands import CommandService
+from services.identity.emails import email_key, link_key
+from services.identity.players import Players
+from services.platform.embedded import HOST
 from tests.api.helpers import Api, Who
 from tests.smtp import Inbox, link_in, smtp_server
 from workers.runtime import MAIL

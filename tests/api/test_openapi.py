@@ -13,7 +13,7 @@ from api import security
 from api.problems import API_CODES
 from api.routes import ratings
 from domain.table import messages as table_messages
-from services import notifications, webhooks
+from services.notify import notifications, webhooks
 from tests.api.helpers import Api
 
 pytestmark = pytest.mark.server

@@ -17,10 +17,10 @@ from flask import Flask
 
 from api.app import create_app
 from api.limits import RateLimits
-from services import passkeys as passkeys_module
-from services.commands import CommandService
-from services.passkeys import RelyingParty, relying_party
-from services.players import Players
+from services.games.commands import CommandService
+from services.identity import passkeys as passkeys_module
+from services.identity.passkeys import RelyingParty, relying_party
+from services.identity.players import Players
 from tests.api.helpers import Api, Who
 from tests.authenticator import Authenticator, b64url, unb64url
 

@@ -12,8 +12,8 @@ from collections.abc import Callable
 import pytest
 
 from domain.core import Secret, check_commitment
-from services import audit
-from services.commands import service
+from services.eventstore import audit
+from services.games.commands import service
 from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server

@@ -1,7 +1,8 @@
 """One live stream per player (``GET /me/events``, ``api.presence``) on the real web server
 (gunicorn, gevent) with a real worker: each stream gets its player's inbox count at once and
 again after an opponent's move (once the worker has projected it), and some hundreds of open
-player streams hold no connection of the store each (``services.fanout``'s one reader follows
+player streams hold no connection of the store each (``services.readside.fanout``'s one reader
+follows
 the inbox feed too)."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from services.embedded import EmbeddedServer
+from services.platform.embedded import EmbeddedServer
 from tests.api.served import call, serve
 from tests.crowd import Crowd, allow_files
 

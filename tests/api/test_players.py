@@ -8,7 +8,7 @@ import pytest
 import redis
 from flask import Flask
 
-from services.players import Players, token_key
+from services.identity.players import Players, token_key
 from tests.api.helpers import Api
 
 pytestmark = pytest.mark.server

@@ -12,10 +12,10 @@ import pytest
 import redis
 
 from api.app import create_app
-from services.commands import CommandService
-from services.config import ConfigError, public_url
-from services.embedded import free_port
-from services.players import Players
+from services.games.commands import CommandService
+from services.identity.players import Players
+from services.platform.config import ConfigError, public_url
+from services.platform.embedded import free_port
 from tests.api.helpers import Api
 
 pytestmark = pytest.mark.server

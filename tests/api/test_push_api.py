@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import Vapid
 
-from services import push
+from services.notify import push
 from tests.api.helpers import Api
 
 pytestmark = pytest.mark.server
@@ -64,7 +64,7 @@ def test_processes_starting_together_make_one_key(tmp_path: Path) -> None:
     path, go = tmp_path / "var" / push.KEY_FILE, tmp_path / "go"
     script = (
         "import sys, time, pathlib\n"
-        "from services import push\n"
+        "from services.notify import push\n"
         "go = pathlib.Path(sys.argv[2])\n"
         "while not go.exists(): time.sleep(0.001)\n"
         "sys.stdout.buffer.write(push.load_or_create_key(pathlib.Path(sys.argv[1])))\n"

@@ -12,13 +12,13 @@ from flask import Flask
 
 from api import web
 from api.app import create_app
-from services.commands import CommandService
-from services.players import Players
-from services.ratings import Ratings
-from services.store import EventStore
+from services.eventstore.store import EventStore
+from services.games.commands import CommandService
+from services.identity.players import Players
+from services.readside.ratings import Ratings
 from tests.api.helpers import Api, Who
 from tests.workers.test_ratings import play_to_the_end
-from workers.projection import Projector
+from workers.projection.projector import Projector
 
 pytestmark = pytest.mark.server
 

@@ -91,7 +91,9 @@ def service_refusals() -> set[str]:
 
 
 def _error_class_code(name: str) -> str | None:
-    from services import errors, players, seats
+    from services import errors
+    from services.games import seats
+    from services.identity import players
 
     kind = getattr(errors, name, None) or getattr(players, name, None) or getattr(seats, name, None)
     if isinstance(kind, type) and issubclass(kind, errors.ServiceError) and name != "ApiError":

@@ -11,9 +11,9 @@ import msgspec
 import pytest
 import redis
 
-from services.commands import CommandService
-from services.players import Players
-from services.rematch import Rematches
+from services.games.commands import CommandService
+from services.games.rematch import Rematches
+from services.identity.players import Players
 from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from api.leftovers import start_time
-from services.embedded import EmbeddedServer, free_port
+from services.platform.embedded import EmbeddedServer, free_port
 from tests.api.omerta_run import (
     children,
     ctrl_c,

@@ -28,8 +28,8 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from api.app import create_app
-from services.commands import CommandService
-from services.players import Players
+from services.games.commands import CommandService
+from services.identity.players import Players
 from tests.api.helpers import Api
 
 pytestmark = pytest.mark.server

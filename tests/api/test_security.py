@@ -19,8 +19,8 @@ import pytest
 from flask import Flask
 
 from api.app import create_app
-from services.commands import CommandService
-from services.players import Players
+from services.games.commands import CommandService
+from services.identity.players import Players
 from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server

@@ -13,8 +13,8 @@ from flask.testing import FlaskClient
 
 from api.app import create_app
 from api.limits import RateLimits, from_env
-from services.commands import CommandService
-from services.players import Players
+from services.games.commands import CommandService
+from services.identity.players import Players
 from tests.api.helpers import Api
 
 pytestmark = pytest.mark.server

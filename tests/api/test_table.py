@@ -1,6 +1,6 @@
 """The table over HTTP (issue 15): concede, draws, undo and seats bots took over, through the
 usual command endpoint; the table's part in ``GET /games/{id}`` and the views; the new events in
-history, replay and ``omerta verify`` (services.audit)."""
+history, replay and ``omerta verify`` (services.eventstore.audit)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from services.audit import verify
-from services.commands import CommandService
+from services.eventstore.audit import verify
+from services.games.commands import CommandService
 from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server

@@ -47,8 +47,8 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from services.config import settings
-from services.embedded import EmbeddedServer, free_port
+from services.platform.config import settings
+from services.platform.embedded import EmbeddedServer, free_port
 from tests.benchmarks.common import median, wait_ready
 
 CLIENTS = 16
@@ -228,7 +228,6 @@ def latency(label: str, times: list[float]) -> None:
     cuts = statistics.quantiles(times, n=100) if len(times) > 1 else [float("nan")] * 99
     print(f"  {label:<28} {len(times):>7} requests  "
           f"p50 {cuts[49] * 1000:6.1f} ms  p99 {cuts[98] * 1000:6.1f} ms")  # fmt: skip
-
 
 
 def run() -> None:

@@ -51,8 +51,8 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from services import keys
-from services.embedded import EmbeddedServer, free_port
+from services.eventstore import keys
+from services.platform.embedded import EmbeddedServer, free_port
 from tests.benchmarks.bench_api import WORKER_NICE, _cpu_of
 from tests.benchmarks.bench_workers import percentile
 from tests.benchmarks.common import progress, stop_all, wait_ready
@@ -203,9 +203,10 @@ def finished_games(env: dict[str, str], count: int) -> list[str]:
     """``count`` games played to their end through the command service in this process (as
     the API would play them, its enqueue hook waking the worker's projections; over HTTP they
     would take minutes on a loaded machine)."""
-    from services import commands
+    from services.games import commands
     from tests.services.helpers import play_out
-    from workers import enqueue, runtime
+    from workers import runtime
+    from workers.projection import wake as enqueue
 
     os.environ.update(env)
     commands._default = None  # the process-wide service, on the bench's store

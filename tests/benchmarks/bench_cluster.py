@@ -40,9 +40,9 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
-from services.commands import CommandService
-from services.embedded import HOST, EmbeddedServer
-from services.store import EventStore
+from services.eventstore.store import EventStore
+from services.games.commands import CommandService
+from services.platform.embedded import HOST, EmbeddedServer
 from tests.benchmarks.bench_api import _cpu_of
 from tests.benchmarks.bench_workers import percentile
 from tests.benchmarks.common import median

@@ -103,9 +103,9 @@ def kind_of(args: list[bytes]) -> str:
 def play(game_ids: list[str], deadline: float) -> None:
     """Answer for seat PERSON in every game until every game is over (as bench_workers)."""
     from domain import bots
-    from services import commands
     from services.errors import Conflict
-    from services.readmodels import FINISHED
+    from services.games import commands
+    from services.readside.readmodels import FINISHED
     from workers import runtime
 
     read_models = runtime.read_models()
@@ -150,9 +150,10 @@ def game_memory(client: redis.Redis, game_id: str) -> int:
 
 
 def run() -> None:
-    from services import commands
-    from services.embedded import EmbeddedServer
-    from workers import enqueue, runtime
+    from services.games import commands
+    from services.platform.embedded import EmbeddedServer
+    from workers import runtime
+    from workers.projection import wake as enqueue
 
     with (
         tempfile.TemporaryDirectory() as tmp,

@@ -45,8 +45,8 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from services.config import settings
-from services.embedded import EmbeddedServer, free_port
+from services.platform.config import settings
+from services.platform.embedded import EmbeddedServer, free_port
 from tests.benchmarks.bench_workers import percentile
 from tests.benchmarks.common import stop_all, wait_ready
 
@@ -66,9 +66,9 @@ def instrumented_worker(queues: str) -> None:
     """A worker process (``queues``: its ``--queues``) that logs
     ``w <game> <version> <ms>`` for each read-model write and ``m <game> <version> <ms> <s>``
     for each AI move it made (its wall time ``s``)."""
-    from services.store import now_ms
+    from services.eventstore.store import now_ms
     from workers import jobs, worker
-    from workers.projection import Projector
+    from workers.projection.projector import Projector
 
     out = open(os.environ[LOG], "a", buffering=1)  # noqa: SIM115  (lives with the process)
     write, move = Projector.write, jobs._move
@@ -162,7 +162,6 @@ def start_worker(queues: str, env: dict[str, str], log: Path) -> subprocess.Pope
         return subprocess.Popen([sys.executable, "-c", code], env=env, stdout=err, stderr=err)
 
 
-
 def run(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="bench_load")
     parser.add_argument("--seconds", type=float, default=SECONDS, help="per phase")
@@ -245,9 +244,11 @@ def report(
         print(f"    people's moves: {len(lags)}; projection lag (ack -> read model) p50 "
               f"{percentile(lags, 0.5):.1f} ms, p99 {percentile(lags, 0.99):.1f} ms, max "
               f"{max(lags, default=0):.0f} ms (goal p99 < {GOAL_MS} ms)")  # fmt: skip
-        print(f"    AI moves: {len(walls)}; wall time p50 {percentile(walls, 0.5):.0f} ms, "
-              f"p99 {percentile(walls, 0.99):.0f} ms; owed -> made p50 "
-              f"{percentile(owed, 0.5) / 1000:.1f} s, p99 {percentile(owed, 0.99) / 1000:.1f} s")
+        print(
+            f"    AI moves: {len(walls)}; wall time p50 {percentile(walls, 0.5):.0f} ms, "
+            f"p99 {percentile(walls, 0.99):.0f} ms; owed -> made p50 "
+            f"{percentile(owed, 0.5) / 1000:.1f} s, p99 {percentile(owed, 0.99) / 1000:.1f} s"
+        )
     errors = [e for p in people for e in p.errors]
     if errors:
         print(f"  ERRORS: {len(errors)} clients stopped, first: {errors[0]}")
@@ -258,8 +259,9 @@ def report(
 def create_ai_games(url: str) -> list[str]:
     """The games of two AI seats (no person: created by the command service, as the API would
     if someone could sit out)."""
-    from services import commands
-    from workers import enqueue, runtime
+    from services.games import commands
+    from workers import runtime
+    from workers.projection import wake as enqueue
 
     os.environ["REDIS_URL"] = url
     commands._default = None  # the process-wide service, on the bench's server
@@ -272,7 +274,7 @@ def create_ai_games(url: str) -> list[str]:
 def owed_waits(game_ids: list[str]) -> list[tuple[int, float]]:
     """(at ms, waited ms) of each AI move of the AI games: from the event after which it was
     owed to its own first event."""
-    from services import commands
+    from services.games import commands
 
     waits = []
     for game_id in game_ids:

@@ -16,9 +16,9 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from api.subcommands.tournament import History, percentile
 from domain import GAMES, bots
 from domain.play import secret_for
-from workers.tournament import History, percentile
 
 CASES = (("famiglia", 2), ("gangsta", 2), ("gangsta", 4))
 POSITIONS = {"medium": 16, "expert": 3}  # per case; expert is 1 s a position

@@ -24,10 +24,10 @@ from pathlib import Path
 import msgspec
 import redis
 
-from services.commands import CommandService
-from services.embedded import EmbeddedServer
-from services.records import GameMeta
-from services.store import EventStore, NewEvent
+from services.eventstore.records import GameMeta
+from services.eventstore.store import EventStore, NewEvent
+from services.games.commands import CommandService
+from services.platform.embedded import EmbeddedServer
 from tests.benchmarks.common import progress
 from tests.services.helpers import pick_move
 

@@ -36,8 +36,8 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from services.config import settings
-from services.embedded import EmbeddedServer, free_port
+from services.platform.config import settings
+from services.platform.embedded import EmbeddedServer, free_port
 from tests.benchmarks.bench_api import WORKER_NICE, _cpu_of, wait_ready
 from tests.benchmarks.common import median
 from tests.crowd import EVENT_ID, allow_files, crowd_process, request

@@ -44,9 +44,9 @@ WRITES_LOG = "OMERTA_BENCH_WRITES"
 
 def instrumented_worker() -> None:
     """A worker process that logs (game, version, ms) of every read-model write it makes."""
-    from services.store import now_ms
+    from services.eventstore.store import now_ms
     from workers import worker
-    from workers.projection import Projector
+    from workers.projection.projector import Projector
 
     log = open(os.environ[WRITES_LOG], "a", buffering=1)  # noqa: SIM115  (lives with the process)
     write = Projector.write
@@ -69,7 +69,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def create_games() -> list[str]:
-    from services import commands
+    from services.games import commands
 
     game_ids = []
     for n in range(GAMES):
@@ -83,9 +83,9 @@ def play_person(game_ids: list[str], deadline: float) -> None:
     """Answer for seat PERSON in every game, as a player watching the inbox would (the read
     models' ``due`` index), until every game is over (or the deadline)."""
     from domain import bots
-    from services import commands
     from services.errors import Conflict
-    from services.readmodels import FINISHED
+    from services.games import commands
+    from services.readside.readmodels import FINISHED
     from workers import runtime
 
     read_models = runtime.read_models()
@@ -110,9 +110,10 @@ def play_person(game_ids: list[str], deadline: float) -> None:
 def run() -> None:
     from rq import Worker
 
-    from services import commands
-    from services.embedded import EmbeddedServer
-    from workers import enqueue, runtime
+    from services.games import commands
+    from services.platform.embedded import EmbeddedServer
+    from workers import runtime
+    from workers.projection import wake as enqueue
 
     with tempfile.TemporaryDirectory() as tmp, EmbeddedServer(Path(tmp) / "valkey") as server:
         os.environ["REDIS_URL"] = server.url
@@ -184,7 +185,7 @@ class Measured(NamedTuple):
 
 
 def measure(game_ids: list[str], writes: Path) -> Measured:
-    from services import commands
+    from services.games import commands
 
     written: dict[str, list[tuple[int, int]]] = {}
     for line in writes.read_text().splitlines():

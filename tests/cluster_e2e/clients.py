@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from services.readmodels import ReadModels
-from services.store import EventStore
+from services.eventstore.store import EventStore
+from services.readside.readmodels import ReadModels
 from tests.api.omerta_run import call
 from tests.faults.load import Player
 

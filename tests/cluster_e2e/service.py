@@ -5,7 +5,8 @@ gevent worker each, on free ports), two default workers (``omerta worker``) and 
 ``OMERTA_MIN_REPLICAS=1`` (an append is acknowledged once a replica has it).
 
 Every process runs in a process group of its own and gets SIGTERM if the test process dies
-(``services.lifeline``); ``stop()`` ends each group, then RQ's server. Logs go to files in the
+(``services.platform.lifeline``); ``stop()`` ends each group, then RQ's server. Logs go to files in
+the
 directory given, which a failing test names.
 """
 
@@ -22,7 +23,7 @@ from pathlib import Path
 from redis.cluster import RedisCluster
 
 from api.supervisor import own_group_and_lifeline
-from services.embedded import EmbeddedServer, free_port
+from services.platform.embedded import EmbeddedServer, free_port
 from tests.api.omerta_run import call
 from tests.cluster import Cluster
 

@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 import redis
 
-from services import keys
-from services.commands import CommandService
-from services.embedded import EmbeddedServer
-from services.store import EventStore
+from services.eventstore import keys
+from services.eventstore.store import EventStore
+from services.games.commands import CommandService
+from services.platform.embedded import EmbeddedServer
 from tests.cluster_e2e.clients import (
     STATUSES,
     Alternating,
@@ -37,7 +37,7 @@ from tests.crowd import Crowd
 from tests.faults.load import Game, acknowledged_once, games_go_on, statuses
 from tests.services import racer
 from tests.services.helpers import pick_move
-from workers.rebuild import snapshot
+from workers.projection.rebuild import snapshot
 
 pytestmark = [pytest.mark.cluster, pytest.mark.server]
 
@@ -216,7 +216,7 @@ def every_game(service: ClusterService) -> list[str]:
 
 
 def lease_holders(service: ClusterService) -> Counter[bytes]:
-    """How many shards each worker holds the lease of (``workers.leases``)."""
+    """How many shards each worker holds the lease of (``workers.projection.leases``)."""
     client = service.store()
     return Counter(client.get(key) for key in client.scan_iter(match="workers:lease:{*"))
 

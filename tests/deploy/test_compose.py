@@ -21,11 +21,11 @@ import yaml
 
 from api import limits
 from api.app import create_app
-from services.commands import CommandService
-from services.config import public_url, settings
-from services.embedded import EmbeddedServer
-from services.players import Players
-from services.store import EventStore
+from services.eventstore.store import EventStore
+from services.games.commands import CommandService
+from services.identity.players import Players
+from services.platform.config import public_url, settings
+from services.platform.embedded import EmbeddedServer
 from tests.cluster import cli_binary
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
@@ -63,7 +63,7 @@ def test_every_valkey_is_durable_and_answers_a_healthcheck(
     flags = options(service["command"])
     assert flags["appendonly"] == "yes"
     assert flags["appendfsync"] == "always"  # an acknowledged move is on disk
-    assert flags["maxmemory-policy"] == "noeviction"  # what services.storecheck demands
+    assert flags["maxmemory-policy"] == "noeviction"  # what services.platform.storecheck demands
     assert "valkey-cli" in service["healthcheck"]["test"]
     assert any(v.endswith(":/data") for v in service["volumes"])
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from redis.cluster import RedisCluster
 
-from services import keys, shards
-from services.embedded import HOST, EmbeddedServer
+from services.eventstore import keys, shards
+from services.platform.embedded import HOST, EmbeddedServer
 from tests.cluster import Cluster, cli_binary
 
 SCRIPT = Path(__file__).resolve().parents[2] / "deploy" / "move-shard.sh"

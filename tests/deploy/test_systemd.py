@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from services.embedded import EmbeddedServer
+from services.platform.embedded import EmbeddedServer
 from tests.cluster import Cluster, cli_binary
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from services.embedded import HOST, free_port
+from services.platform.embedded import HOST, free_port
 from tests.api.omerta_run import (
     call,
     children,

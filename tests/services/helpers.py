@@ -9,9 +9,9 @@ from typing import Any
 import msgspec
 import redis
 
-from services import keys
-from services.commands import CommandService
-from services.records import GENESIS, chain_hash, decode_envelope, encode
+from services.eventstore import keys
+from services.eventstore.records import GENESIS, chain_hash, decode_envelope, encode
+from services.games.commands import CommandService
 
 
 def pick_move(svc: CommandService, game_id: str, rng: random.Random) -> tuple[int, Any] | None:

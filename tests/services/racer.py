@@ -20,10 +20,10 @@ import msgspec
 import redis
 from redis.cluster import RedisCluster
 
-from services import audit
-from services.commands import CommandService
 from services.errors import Conflict, RuleRejected
-from services.store import EventStore
+from services.eventstore import audit
+from services.eventstore.store import EventStore
+from services.games.commands import CommandService
 from tests.services.helpers import pick_move
 
 GAMES = "race:games"

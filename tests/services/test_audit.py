@@ -1,4 +1,4 @@
-"""``services.audit.verify`` finds every kind of tampering, on real games (fakeredis)."""
+"""``services.eventstore.audit.verify`` finds every kind of tampering, on real games (fakeredis)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 from msgspec.structs import replace
 
 from domain.core import Secret
-from services import audit, keys
-from services.commands import CommandService
-from services.store import EventStore
+from services.eventstore import audit, keys
+from services.eventstore.store import EventStore
+from services.games.commands import CommandService
 from tests.services.helpers import play_out, tamper
 
 

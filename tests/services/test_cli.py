@@ -11,8 +11,8 @@ import redis
 
 import api.subcommands
 from api import cli
-from services.commands import CommandService
-from services.store import EventStore
+from services.eventstore.store import EventStore
+from services.games.commands import CommandService
 from tests.services.test_real_server import omerta
 
 

@@ -1,13 +1,14 @@
-"""The clock math (services.clocks): per move, bank with increment and cap, seats owing at once,
+"""The clock math (services.games.clocks): per move, bank with increment and cap, seats owing at
+once,
 vacations; and the validation of time controls at creation."""
 
 from __future__ import annotations
 
 import pytest
 
-from services import clocks
-from services.clocks import Bank, PerMove, SeatClock
 from services.errors import BadRequest
+from services.games import clocks
+from services.games.clocks import Bank, PerMove, SeatClock
 
 S = 1000  # ms
 

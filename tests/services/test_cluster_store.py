@@ -14,10 +14,11 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
-from services import config, keys, shards
 from services.errors import Unavailable
-from services.records import GameMeta
-from services.store import EventStore, NewEvent
+from services.eventstore import keys, shards
+from services.eventstore.records import GameMeta
+from services.eventstore.store import EventStore, NewEvent
+from services.platform import config
 from tests.cluster import Cluster
 
 META = GameMeta(game="famiglia", seats=2, options={}, ai={}, created=1)

@@ -12,8 +12,6 @@ import pytest
 
 from domain.core import Secret, check_commitment
 from domain.famiglia import messages as famiglia_messages
-from services import keys, shards
-from services.commands import CommandService
 from services.errors import (
     BadRequest,
     CommandIdReused,
@@ -23,8 +21,10 @@ from services.errors import (
     UnknownGame,
     WrongSeat,
 )
-from services.handling import Accepted
-from services.store import WAKE_TTL_MS, EventStore
+from services.eventstore import keys, shards
+from services.eventstore.store import WAKE_TTL_MS, EventStore
+from services.games.commands import CommandService
+from services.games.handling import Accepted
 from tests.feeds import changed
 from tests.services.helpers import pick_move, play_out
 

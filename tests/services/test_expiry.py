@@ -10,14 +10,14 @@ import fakeredis
 import pytest
 import redis
 
-from services.audit import verify
-from services.commands import CommandService
-from services.config import ConfigError, settings
 from services.errors import RuleRejected
-from services.players import Players
-from services.rematch import Rematches, reserved_key
-from services.seats import GameExpired, invites_key
-from services.store import EventStore
+from services.eventstore.audit import verify
+from services.eventstore.store import EventStore
+from services.games.commands import CommandService
+from services.games.rematch import Rematches, reserved_key
+from services.games.seats import GameExpired, invites_key
+from services.identity.players import Players
+from services.platform.config import ConfigError, settings
 
 
 @pytest.mark.parametrize(("raw", "days"), [(None, 14.0), ("30", 30.0), ("0.0001", 0.0001)])

@@ -1,4 +1,5 @@
-"""The fan-out (``services.fanout``): one reader follows the store's feeds (on a cluster: one per
+"""The fan-out (``services.readside.fanout``): one reader follows the store's feeds (on a cluster:
+one per
 shard watched) and wakes the waits on a game that passes their version, and only those; nothing
 appended after ``watch()`` is missed; the reader holds one connection however many wait, stops
 once nothing is watched, and a store that fails ends the waits (``Unavailable``) until it
@@ -14,13 +15,13 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
-from services import keys, shards
-from services.chat import Chat
-from services.commands import CommandService
-from services.embedded import EmbeddedServer
 from services.errors import Unavailable
-from services.fanout import BLOCK_MS, Fanout
-from services.store import EventStore
+from services.eventstore import keys, shards
+from services.eventstore.store import EventStore
+from services.games.chat import Chat
+from services.games.commands import CommandService
+from services.platform.embedded import EmbeddedServer
+from services.readside.fanout import BLOCK_MS, Fanout
 from tests.feeds import id_in
 
 pytestmark = pytest.mark.server
@@ -29,7 +30,7 @@ LONG = 30.0  # a wait that must be woken long before this
 
 
 def appended(client: redis.Redis | RedisCluster, game_id: str, version: int) -> None:
-    """What every append adds to the feed (``services.store.APPEND``)."""
+    """What every append adds to the feed (``services.eventstore.store.APPEND``)."""
     client.xadd(keys.feed_key(game_id), {"game": game_id, "version": version})
 
 
@@ -164,7 +165,7 @@ def test_streams_woken_together_share_a_read_until_the_game_moves(
 
 def projected(client: redis.Redis | RedisCluster, game_id: str, version: int, players: str) -> None:
     """What a projection's writes add to the inbox feeds of the players' shards
-    (``workers.projection``): one entry per player."""
+    (``workers.projection.projector``): one entry per player."""
     for player_id in players.split(","):
         client.xadd(
             keys.inbox_feed_key(shards.of(player_id)),

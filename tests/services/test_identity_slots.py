@@ -11,23 +11,35 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
-from services import devices as devices_module
-from services import idempotency, notifications, seen, shards, vacation
-from services import ratings as rt
-from services import readmodels as rm
-from services.chat import Chat
-from services.devices import FIRST, BadSignIn, Devices, code_key, digest, link_key, normal_code
-from services.emails import VERIFY, Emails, Link, address_hash, owner_key
-from services.idempotency import Record
-from services.passkeys import PasskeyExists, Passkeys
-from services.players import Players, Unauthorized, player_key
-from services.push import Subscriptions
-from services.rematch import Rematches, reserved_key
-from services.seats import seats_key
-from services.webhooks import Webhooks
-from workers import notify_mail
-from workers import notify_mail_pending as queued
-from workers.pending import Pending
+from services.eventstore import shards
+from services.games import vacation
+from services.games.chat import Chat
+from services.games.rematch import Rematches, reserved_key
+from services.games.seats import seats_key
+from services.identity import devices as devices_module
+from services.identity.devices import (
+    FIRST,
+    BadSignIn,
+    Devices,
+    code_key,
+    digest,
+    link_key,
+    normal_code,
+)
+from services.identity.emails import VERIFY, Emails, Link, address_hash, owner_key
+from services.identity.passkeys import PasskeyExists, Passkeys
+from services.identity.players import Players, Unauthorized, player_key
+from services.notify import notifications
+from services.notify.push import Subscriptions
+from services.notify.webhooks import Webhooks
+from services.platform import idempotency
+from services.platform.idempotency import Record
+from services.readside import ratings as rt
+from services.readside import readmodels as rm
+from services.readside import seen
+from workers.notify import mail as notify_mail
+from workers.notify import mail_pending as queued
+from workers.notify.pending import Pending
 
 Client = redis.Redis | RedisCluster
 KEY = "7b0f3c6e-0d7a-4c8e-9a54-3f1e2d5c6b7a"  # an Idempotency-Key: a random UUID
@@ -405,7 +417,9 @@ def test_mail_routing_and_the_pending_sets_stay_in_the_players_slot(
     assert notify_mail.route(client, [turn]) == 1  # routed before: the same mail
     assert notify_mail.route(client, [ended]) == 1  # the window is open: the digest
     assert [kind for kind, _ in went] == ["mail", "mail", "digest"]
-    pending = Pending("notify:pending", "webhook", "workers.notify.deliver_webhook", "webhook")
+    pending = Pending(
+        "notify:pending", "webhook", "workers.notify.notices.deliver_webhook", "webhook"
+    )
     entry = msgspec.json.encode((ann.id, "wh_1", turn)).decode()
     pending.hold(client, entry, 5)
     assert client.zcard(shards.key("notify:pending", shards.of(ann.id))) == 1

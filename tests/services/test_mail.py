@@ -1,4 +1,5 @@
-"""Delivery (``services.mail``): ``OMERTA_SMTP_URL`` read, and a mail sent with SMTP AUTH to a
+"""Delivery (``services.notify.mail``): ``OMERTA_SMTP_URL`` read, and a mail sent with SMTP AUTH to
+a
 real SMTP server (aiosmtpd) on a free port."""
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
-from services import config, mail
-from services.config import ConfigError
-from services.embedded import HOST, free_port
+from services.notify import mail
+from services.platform import config
+from services.platform.config import ConfigError
+from services.platform.embedded import HOST, free_port
 
 
 def test_the_smtp_url() -> None:

@@ -1,4 +1,4 @@
-"""What a read-model change notifies (``services.notifications.derive``), the once-only
+"""What a read-model change notifies (``services.notify.notifications.derive``), the once-only
 records of sendings, and the webhooks' URL checks and signatures."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import hmac
 import pytest
 import redis
 
-from services import notifications as nt
-from services import webhooks as wh
-from services.readmodels import SeatSummary, Summary
+from services.notify import notifications as nt
+from services.notify import webhooks as wh
+from services.readside.readmodels import SeatSummary, Summary
 
 
 def summary(

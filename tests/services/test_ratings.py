@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from domain.core import Result
-from services.ratings import (
+from services.eventstore.records import GameMeta
+from services.readside.ratings import (
     MODEL,
     NEW,
     RatedGame,
@@ -16,7 +17,6 @@ from services.ratings import (
     ranks,
     rated_game,
 )
-from services.records import GameMeta
 
 
 def meta(seats: int, ai: dict[int, int | str] | None = None) -> GameMeta:

@@ -17,15 +17,15 @@ import msgspec
 import pytest
 import redis
 
-from services import audit, keys
-from services.commands import CommandService
-from services.embedded import EmbeddedServer
 from services.errors import CommandIdReused, Unavailable
-from services.store import EventStore
+from services.eventstore import audit, keys
+from services.eventstore.store import EventStore
+from services.games.commands import CommandService
+from services.platform.embedded import EmbeddedServer
 from tests.feeds import feed_length
 from tests.services import racer
 from tests.services.helpers import pick_move, play_out, tamper
-from workers.projection import Projector
+from workers.projection.projector import Projector
 
 pytestmark = pytest.mark.server
 
@@ -172,7 +172,7 @@ def test_without_redis_url_an_embedded_server_is_started_shared_and_stopped(
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     env["OMERTA_VAR"] = str(tmp_path / "var")
     owner = run_python(
-        "from services import commands, config\n"
+        "from services.games import commands\nfrom services.platform import config\n"
         "game_id = commands.create_game('gangsta', 2)\n"
         "print(game_id, config.connect().connection_pool.connection_kwargs['port'], flush=True)\n"
         "input()\n",
@@ -181,7 +181,7 @@ def test_without_redis_url_an_embedded_server_is_started_shared_and_stopped(
     assert owner.stdout is not None and owner.stdin is not None
     game_id, port = owner.stdout.readline().split()
     guest = run_python(
-        "import sys\nfrom services import commands, config\n"
+        "import sys\nfrom services.games import commands\nfrom services.platform import config\n"
         "print(commands.load(sys.argv[1]).version,"
         " config.connect().connection_pool.connection_kwargs['port'])\n",
         env,
@@ -196,7 +196,8 @@ def test_without_redis_url_an_embedded_server_is_started_shared_and_stopped(
     assert (tmp_path / "var" / "appendonlydir").is_dir()
 
     later = run_python(
-        "import sys\nfrom services import commands\nprint(commands.load(sys.argv[1]).meta.game)\n",
+        "import sys\nfrom services.games import commands\n"
+        "print(commands.load(sys.argv[1]).meta.game)\n",
         env,
         game_id,
     )

@@ -9,7 +9,7 @@ from redis.cluster import RedisCluster
 from redis.crc import key_slot
 from redis.exceptions import RedisClusterException
 
-from services import shards
+from services.eventstore import shards
 
 
 def test_every_shard_has_its_own_slot_and_tag() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from services.statecache import StateCache
+from services.games.statecache import StateCache
 
 
 class At(NamedTuple):

@@ -8,9 +8,9 @@ from unittest.mock import ANY
 import msgspec
 import pytest
 
-from services import keys
-from services.records import GENESIS, GameMeta, chain_hash, decode_envelope
-from services.store import EventStore, NewEvent
+from services.eventstore import keys
+from services.eventstore.records import GENESIS, GameMeta, chain_hash, decode_envelope
+from services.eventstore.store import EventStore, NewEvent
 from tests.feeds import feed_length, id_in
 
 META = GameMeta(game="famiglia", seats=2, options={}, ai={1: 2}, created=1)

@@ -19,16 +19,16 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from services import audit
-from services import readmodels as rm
-from services.commands import CommandService
-from services.config import settings
-from services.embedded import HOST, EmbeddedServer, free_port, server_binary
 from services.errors import Unavailable
-from services.store import EventStore
+from services.eventstore import audit
+from services.eventstore.store import EventStore
+from services.games.commands import CommandService
+from services.platform.config import settings
+from services.platform.embedded import HOST, EmbeddedServer, free_port, server_binary
+from services.readside import readmodels as rm
 from tests.services.helpers import pick_move
 from tests.services.test_real_server import omerta
-from workers.projection import Projector
+from workers.projection.projector import Projector
 
 pytestmark = pytest.mark.server
 

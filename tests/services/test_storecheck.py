@@ -1,5 +1,5 @@
 """The store's settings that lose data, checked at start, against a real server configured
-each way (``services.storecheck``), and the processes that refuse to start on it."""
+each way (``services.platform.storecheck``), and the processes that refuse to start on it."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from services import storecheck
-from services.embedded import HOST, EmbeddedServer, free_port
+from services.platform import storecheck
+from services.platform.embedded import HOST, EmbeddedServer, free_port
 
 pytestmark = pytest.mark.server
 

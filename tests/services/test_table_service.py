@@ -1,6 +1,6 @@
 """The table through the command service (issue 15): time-outs appended at exactly a version,
 once per deadline; a person's command for a seat a bot took over refused, changing nothing;
-the bot levels every AI question asks (services.seating)."""
+the bot levels every AI question asks (services.games.seating)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import pytest
 import redis
 
 from domain.table import bots, table_view
-from services.audit import verify
-from services.commandinput import AI_COMMAND_PREFIX
-from services.commands import CommandService
 from services.errors import Conflict, SeatTakenOver
-from services.seating import ai_levels
-from services.store import EventStore
+from services.eventstore.audit import verify
+from services.eventstore.store import EventStore
+from services.games.commandinput import AI_COMMAND_PREFIX
+from services.games.commands import CommandService
+from services.games.seating import ai_levels
 from tests.services.test_real_server import omerta
 
 

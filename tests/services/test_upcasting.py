@@ -9,10 +9,10 @@ import fakeredis
 import msgspec
 import pytest
 
-from services import audit
-from services.commands import CommandService
-from services.store import EventStore, NewEvent
-from services.upcasting import Upcasters
+from services.eventstore import audit
+from services.eventstore.store import EventStore, NewEvent
+from services.eventstore.upcasting import Upcasters
+from services.games.commands import CommandService
 from tests.services.helpers import play_out
 
 

@@ -23,10 +23,11 @@ from werkzeug.serving import make_server
 
 from api import web
 from api.app import create_app
-from services import commands
-from services.embedded import EmbeddedServer
+from services.games import commands
+from services.platform.embedded import EmbeddedServer
 from tests.smtp import Inbox, smtp_server
-from workers import enqueue, runtime
+from workers import runtime
+from workers.projection import wake as enqueue
 
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 CHROMIUM = "/usr/bin/chromium"

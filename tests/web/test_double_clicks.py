@@ -9,8 +9,8 @@ import re
 
 from playwright.sync_api import Page, Request, expect
 
-from services.embedded import EmbeddedServer
-from services.players import Players
+from services.identity.players import Players
+from services.platform.embedded import EmbeddedServer
 from tests.web.flows import watch_errors
 
 CREATING = re.compile(r"/(players|games|games/[^/]+/join|me/webhooks)$")

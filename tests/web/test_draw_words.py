@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from services import commands
+from services.games import commands
 from tests.web.flows import PROJECTED_MS, reload_until, sign_up, watch_errors
 from tests.web.test_ending_moves import new_game, play
 

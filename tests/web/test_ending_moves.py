@@ -15,7 +15,7 @@ from playwright.sync_api import BrowserContext, Page, Route, expect
 
 from domain import bots
 from domain.famiglia.state import REFRESH
-from services import commands
+from services.games import commands
 from tests.web.conftest import screenshot
 from tests.web.flows import sign_up, watch_errors
 

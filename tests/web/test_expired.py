@@ -1,4 +1,4 @@
-"""An open game nobody joined expires (workers.expiry): its page, the player's games and
+"""An open game nobody joined expires (workers.clocks.expiry): its page, the player's games and
 profile say so in English and Japanese (on a phone too), and it leaves the lobby."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 from playwright.sync_api import BrowserContext, Page, expect
 
-from services import commands
-from services.players import Players
+from services.games import commands
+from services.identity.players import Players
 from tests.web.conftest import screenshot
 from tests.web.flows import create_game, sign_up, watch_errors
 from tests.web.test_live_lists import call

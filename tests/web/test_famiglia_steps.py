@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from services import commands
+from services.games import commands
 from tests.web.flows import watch_errors
 
 # Draws GameUI's prompt and board into the page for a made-up view and legal moves; every

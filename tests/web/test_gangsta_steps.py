@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from domain.gangsta.cards import GANGSTERS
-from services import commands
+from services.games import commands
 from tests.web.flows import watch_errors
 from tests.web.test_famiglia_steps import HARNESS
 

@@ -12,7 +12,7 @@ import msgspec
 from playwright.sync_api import BrowserContext, Page, expect
 
 from domain.famiglia.cards import RANK
-from services import commands
+from services.games import commands
 from tests.web.conftest import screenshot
 from tests.web.flows import sign_up, watch_errors
 from tests.web.test_ending_moves import bot_move, drive, new_game, play

@@ -33,8 +33,8 @@ from urllib.parse import parse_qs
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from services import push, webhooks
-from services.embedded import EmbeddedServer, free_port
+from services.notify import push, webhooks
+from services.platform.embedded import EmbeddedServer, free_port
 from tests.web.conftest import CHROMIUM, PHONE, screenshot
 from tests.web.flows import sign_up, watch_errors
 
@@ -201,7 +201,7 @@ def test_a_webhooks_last_failed_delivery_is_shown_in_english_and_japanese_on_a_p
     expect(page.locator(".hook-failure")).to_have_count(0)
     me = page.request.get("/me").json()
     (hook,) = page.request.get("/me/webhooks").json()["webhooks"]
-    # As the worker records it (``workers.notify``): the host stopped resolving, given up.
+    # As the worker records it (``workers.notify.notices``): the host stopped resolving, given up.
     failure = webhooks.WebhookFailure(1_700_000_000_000, "dns", None, True)
     webhooks.Webhooks(embedded_server.client()).failed(me["id"], hook["id"], failure)
     page.reload()

@@ -13,9 +13,9 @@ from flask.testing import FlaskClient
 
 from api import web
 from api.app import create_app
-from services.commands import CommandService
-from services.players import Players
-from services.store import EventStore
+from services.eventstore.store import EventStore
+from services.games.commands import CommandService
+from services.identity.players import Players
 
 
 @pytest.fixture

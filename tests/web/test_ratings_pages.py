@@ -11,9 +11,9 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import BrowserContext, expect
 
-from services import commands
-from services.players import Players
-from services.ratings import Ratings
+from services.games import commands
+from services.identity.players import Players
+from services.readside.ratings import Ratings
 from tests.web.conftest import PHONE, screenshot
 from tests.web.flows import watch_errors
 from tests.workers.helpers import wait
@@ -56,8 +56,10 @@ def test_the_leaderboard_and_a_player_page_with_its_plot(
     lang = locale[:2]
     text = TEXTS[lang]
     for size, viewport in (("desktop", None), ("phone", PHONE)):
-        context = new_context(locale=locale) if viewport is None else new_context(
-            viewport=viewport, locale=locale
+        context = (
+            new_context(locale=locale)
+            if viewport is None
+            else new_context(viewport=viewport, locale=locale)
         )
         page = context.new_page()
         errors = watch_errors(page)

@@ -8,7 +8,7 @@ import random
 
 from playwright.sync_api import Page, expect
 
-from services import commands
+from services.games import commands
 from tests.web.flows import watch_errors
 
 

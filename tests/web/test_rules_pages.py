@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import BrowserContext, expect
 
-from services import commands
+from services.games import commands
 from tests.web.conftest import PHONE, screenshot
 from tests.web.flows import watch_errors
 

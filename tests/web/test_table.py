@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from domain.gangsta.messages import ChooseHeist
-from services import commands
+from services.games import commands
 from tests.web.conftest import screenshot
 from tests.web.flows import shown_version, sign_up, wait_past, watch_errors
 from tests.web.test_ending_moves import drive, new_game, play

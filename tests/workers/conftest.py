@@ -10,9 +10,10 @@ from collections.abc import Callable, Iterator
 import pytest
 import redis
 
-from services import commands
-from services.readmodels import ReadModels
-from workers import enqueue, runtime, worker
+from services.games import commands
+from services.readside.readmodels import ReadModels
+from workers import runtime, worker
+from workers.projection import wake as enqueue
 
 
 @pytest.fixture

@@ -17,11 +17,11 @@ from typing import Any
 
 import msgspec
 
-from services import commands
-from services.readmodels import ReadModels
-from services.store import EventStore
+from services.eventstore.store import EventStore
+from services.games import commands
+from services.readside.readmodels import ReadModels
 from workers import worker
-from workers.projection import Projector
+from workers.projection.projector import Projector
 
 
 def expected_views(game_id: str) -> dict[int | None, bytes]:

@@ -31,7 +31,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
-from services.embedded import free_port
+from services.platform.embedded import free_port
 
 
 def b64url(raw: bytes) -> str:

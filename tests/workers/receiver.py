@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from services.embedded import free_port
+from services.platform.embedded import free_port
 
 HOLD = 0
 

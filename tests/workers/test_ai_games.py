@@ -9,9 +9,11 @@ import msgspec
 import pytest
 
 from domain import GAMES, bots
-from services import commands, serversecret, shards
-from services import readmodels as rm
-from services.readmodels import ReadModels
+from services.eventstore import shards
+from services.games import commands
+from services.platform import serversecret
+from services.readside import readmodels as rm
+from services.readside.readmodels import ReadModels
 from tests.workers.helpers import assert_read_models_current
 
 pytestmark = pytest.mark.server

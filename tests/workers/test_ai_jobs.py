@@ -13,10 +13,11 @@ from rq import Retry
 from rq.registry import FailedJobRegistry
 
 from domain import bots
-from services import commands
-from services import readmodels as rm
-from services.readmodels import ReadModels
-from workers import catchup, jobs, runtime
+from services.games import commands
+from services.readside import readmodels as rm
+from services.readside.readmodels import ReadModels
+from workers import jobs, runtime
+from workers.projection import catchup
 
 pytestmark = pytest.mark.server
 

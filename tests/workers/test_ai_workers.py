@@ -19,8 +19,8 @@ import redis
 from rq import Worker
 from rq.job import Job
 
-from services import commands
-from services.readmodels import ReadModels
+from services.games import commands
+from services.readside.readmodels import ReadModels
 from tests.workers.helpers import assert_read_models_current, start_worker, wait, wait_moving
 from workers import jobs, runtime, worker
 

@@ -12,7 +12,8 @@ import pytest
 import redis
 
 from domain import bots
-from services import commands, serversecret
+from services.games import commands
+from services.platform import serversecret
 from workers import jobs
 
 pytestmark = pytest.mark.server

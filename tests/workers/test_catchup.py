@@ -7,13 +7,15 @@ import pytest
 import redis
 from rq.job import JobStatus
 
-from services import commands, shards
-from services import readmodels as rm
-from services.players import Players
-from services.readmodels import ReadModels
-from services.store import now_ms
+from services.eventstore import shards
+from services.eventstore.store import now_ms
+from services.games import commands
+from services.identity.players import Players
+from services.readside import readmodels as rm
+from services.readside.readmodels import ReadModels
 from tests.services.helpers import tamper
-from workers import catchup, jobs, runtime
+from workers import jobs, runtime
+from workers.projection import catchup
 
 pytestmark = pytest.mark.server
 

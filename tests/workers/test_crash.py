@@ -13,8 +13,8 @@ import pytest
 import redis
 from rq.registry import StartedJobRegistry
 
-from services import commands
-from services.readmodels import ReadModels
+from services.games import commands
+from services.readside.readmodels import ReadModels
 from tests.workers.helpers import assert_read_models_current, start_worker, wait
 from workers import jobs, runtime
 

@@ -1,4 +1,4 @@
-"""Deadlines as RQ scheduled jobs (workers.deadlines): the projection arms one per (game,
+"""Deadlines as RQ scheduled jobs (workers.clocks.deadlines): the projection arms one per (game,
 version, seat, deadline), arming again is the same job, the catch-up re-arms a deleted one, and a
 deadline job that finds its seat's player on vacation arms itself at the new deadline."""
 
@@ -15,17 +15,19 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from api.cli import main as omerta
-from services import commands, shards, vacation
-from services import readmodels as rm
-from services.players import Players
-from services.readmodels import ReadModels
-from services.store import now_ms
-from services.webhooks import Webhooks
+from services.eventstore import shards
+from services.eventstore.store import now_ms
+from services.games import commands, vacation
+from services.identity.players import Players
+from services.notify.webhooks import Webhooks
+from services.readside import readmodels as rm
+from services.readside.readmodels import ReadModels
 from tests.cluster import Cluster
 from tests.services.helpers import pick_move
 from tests.workers.receiver import receiver
-from workers import deadlines, runtime
-from workers.rebuild import snapshot
+from workers import runtime
+from workers.clocks import deadlines
+from workers.projection.rebuild import snapshot
 
 pytestmark = pytest.mark.server
 
@@ -67,7 +69,7 @@ def test_the_projection_arms_each_deadline_once(workers_redis: redis.Redis) -> N
     assert _deadline_jobs(workers_redis) == {job_id: due}
     job = Job.fetch(job_id, connection=workers_redis)
     assert (job.func_name, job.args, job.kwargs) == (
-        "workers.deadlines.deadline",
+        "workers.clocks.deadlines.deadline",
         (game_id, summary.version, owing.seat),
         {},
     )

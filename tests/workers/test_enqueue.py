@@ -10,13 +10,14 @@ import pytest
 import redis
 from rq import Queue
 
-from services import commands, shards
-from services.readmodels import ReadModels
+from services.eventstore import shards
+from services.games import commands
+from services.readside.readmodels import ReadModels
 from tests.feeds import changed, id_in, woken
 from tests.workers.helpers import assert_read_models_current
 from tests.workers.test_projection import human_moves
 from workers import jobs, runtime
-from workers.projection import Projector
+from workers.projection.projector import Projector
 
 pytestmark = pytest.mark.server
 

@@ -1,4 +1,4 @@
-"""Open games nobody joins expire (workers.expiry): the projection lists such a game in its
+"""Open games nobody joins expire (workers.clocks.expiry): the projection lists such a game in its
 shard's ``rm:unjoined`` index and arms an RQ scheduled job ``expire-<at>-<game>`` at its
 creation plus ``OMERTA_OPEN_GAME_DAYS``; the catch-up re-arms a lost job; a real worker appends
 the ``expired`` event; a join won over an expiry leaves the game alone."""
@@ -12,13 +12,15 @@ import redis
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
-from services import audit, commands, shards
-from services import readmodels as rm
-from services.players import Players
-from services.readmodels import ReadModels
-from services.seats import GameExpired
+from services.eventstore import audit, shards
+from services.games import commands
+from services.games.seats import GameExpired
+from services.identity.players import Players
+from services.readside import readmodels as rm
+from services.readside.readmodels import ReadModels
 from tests.workers.helpers import start_worker, stop, wait
-from workers import expiry, runtime
+from workers import runtime
+from workers.clocks import expiry
 
 pytestmark = pytest.mark.server
 
@@ -54,7 +56,7 @@ def test_an_open_game_is_armed_until_somebody_joins_and_a_lost_job_is_armed_agai
     assert _unjoined(workers_redis, game_id) == created
     assert _expiry_jobs(workers_redis) == [job_id]
     job = Job.fetch(job_id, connection=workers_redis)
-    assert (job.func_name, job.args) == ("workers.expiry.expire", (game_id,))
+    assert (job.func_name, job.args) == ("workers.clocks.expiry.expire", (game_id,))
     assert expiry.catch_up(workers_redis, workers_redis) == 0  # armed: nothing to do
     job.delete()  # a flushed queue
     assert expiry.catch_up(workers_redis, workers_redis) == 1

@@ -10,14 +10,16 @@ import msgspec
 import pytest
 import redis
 
-from services import commands, keys
-from services import readmodels as rm
-from services.readmodels import ReadModels
+from services.eventstore import keys
+from services.games import commands
+from services.readside import readmodels as rm
+from services.readside.readmodels import ReadModels
 from tests.feeds import changed, woken
 from tests.workers.helpers import assert_read_models_current, expected_views
 from tests.workers.test_projection import human_moves
-from workers import catchup, jobs, runtime
-from workers.projection import Seating, trim_feed
+from workers import jobs, runtime
+from workers.projection import catchup
+from workers.projection.projector import Seating, trim_feed
 
 pytestmark = pytest.mark.server
 

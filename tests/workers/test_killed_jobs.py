@@ -15,12 +15,16 @@ from rq.executions import Execution
 from rq.job import Job
 from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
 
-from services import commands, keys, shards
-from services.readmodels import ReadModels
-from services.store import now_ms
+from services.eventstore import keys, shards
+from services.eventstore.store import now_ms
+from services.games import commands
+from services.readside.readmodels import ReadModels
 from tests.workers.helpers import wait
 from tests.workers.test_deadlines import _seated_game as seated_game
-from workers import catchup, deadlines, enqueue, runtime, worker
+from workers import runtime, worker
+from workers.clocks import deadlines
+from workers.projection import catchup
+from workers.projection import wake as enqueue
 
 pytestmark = pytest.mark.server
 

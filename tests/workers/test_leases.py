@@ -1,4 +1,5 @@
-"""Shard leases (``workers.leases``), on a real server and on a real cluster: workers split the
+"""Shard leases (``workers.projection.leases``), on a real server and on a real cluster: workers
+split the
 64 shards by their fair share, only the holder renews or lets go of a lease, and a holder that
 stops renewing (dies) has its shards taken over within the lease's TTL. Then real ``omerta
 worker`` processes: one killed (SIGKILL), the other takes its shards over and its catch-up
@@ -19,13 +20,16 @@ import redis
 from redis.cluster import RedisCluster
 
 from api.cli import main
-from services import commands, config, shards
-from services.readmodels import ReadModels
+from services.eventstore import shards
+from services.games import commands
+from services.platform import config
+from services.readside.readmodels import ReadModels
 from tests.cluster import Cluster
 from tests.feeds import id_in
 from tests.workers.helpers import WORKER, stop, wait
-from workers import leases, runtime
-from workers.leases import Leases, lease_key
+from workers import runtime
+from workers.projection import leases
+from workers.projection.leases import Leases, lease_key
 
 TTL_MS = 3_000  # short leases for the in-process tests (long enough for a loaded machine)
 

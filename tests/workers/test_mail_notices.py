@@ -30,10 +30,10 @@ from rq.registry import StartedJobRegistry
 
 from api import web
 from api.app import create_app
-from services import notifications as nt
-from services import readmodels as rm
-from services.emails import VERIFY, Emails
-from services.readmodels import ReadModels
+from services.identity.emails import VERIFY, Emails
+from services.notify import notifications as nt
+from services.readside import readmodels as rm
+from services.readside.readmodels import ReadModels
 from tests.api.helpers import Api, Who
 from tests.smtp import Inbox, link_in, smtp_server
 from tests.workers.helpers import start_worker, wait
@@ -42,7 +42,9 @@ from tests.workers.receiver import receiver
 from tests.workers.test_push import _subscribe
 from tests.workers.test_webhooks import Table, _move, _register, _table, api, worker
 from tests.workers.test_webhooks import _quiet as quiet
-from workers import notify_mail, notify_mail_text, runtime
+from workers import runtime
+from workers.notify import mail as notify_mail
+from workers.notify import mail_text as notify_mail_text
 
 pytestmark = pytest.mark.server
 

@@ -12,14 +12,17 @@ import redis
 from rq.job import Job
 
 from api.app import create_app
-from services import notifications as nt
-from services.commands import service
-from services.readmodels import SeatSummary, Summary
-from services.seats import player_games_key, seats_key
+from services.games.commands import service
+from services.games.seats import player_games_key, seats_key
+from services.notify import notifications as nt
+from services.readside.readmodels import SeatSummary, Summary
 from tests.api.helpers import Api
 from tests.feeds import id_in
-from workers import notify, notify_mail_pending, notify_push, runtime
-from workers.projection import Projector
+from workers import runtime
+from workers.notify import mail_pending as notify_mail_pending
+from workers.notify import notices as notify
+from workers.notify import push as notify_push
+from workers.projection.projector import Projector
 
 pytestmark = pytest.mark.server
 

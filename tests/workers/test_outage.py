@@ -1,4 +1,5 @@
-"""Store outages: a client from ``services.config.connect()`` waits out a short one (~2.5 s)
+"""Store outages: a client from ``services.platform.config.connect()`` waits out a short one (~2.5
+s)
 with retries; a worker process waits out a long one (longer than the client's retries) and
 writes refused for a while (``maxmemory`` reached: RQ's work loop ends on the first), and its AI
 game goes on to the end."""
@@ -13,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from services import commands, config
-from services.embedded import EmbeddedServer, free_port
-from services.readmodels import ReadModels
+from services.games import commands
+from services.platform import config
+from services.platform.embedded import EmbeddedServer, free_port
+from services.readside.readmodels import ReadModels
 from tests.workers.helpers import start_worker, wait
 from workers import jobs, runtime
 

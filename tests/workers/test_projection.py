@@ -9,16 +9,16 @@ import pytest
 import redis
 
 from api.cli import main as omerta
-from services import commands
-from services import readmodels as rm
-from services.players import Players
-from services.readmodels import ReadModels
+from services.games import commands
+from services.identity.players import Players
+from services.readside import readmodels as rm
+from services.readside.readmodels import ReadModels
 from tests.services.helpers import pick_move
 from tests.workers.helpers import assert_read_models_current, projectors_racing
 from workers import runtime
-from workers.leases import lease_key
-from workers.projection import Projector, Seating
-from workers.rebuild import drop, snapshot
+from workers.projection.leases import lease_key
+from workers.projection.projector import Projector, Seating
+from workers.projection.rebuild import drop, snapshot
 
 pytestmark = pytest.mark.server
 

@@ -16,18 +16,18 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
-from services import keys, shards
-from services import readmodels as rm
-from services.commands import CommandService
-from services.players import Players
-from services.ratings import Ratings
-from services.readmodels import ReadModels
-from services.store import EventStore
+from services.eventstore import keys, shards
+from services.eventstore.store import EventStore
+from services.games.commands import CommandService
+from services.identity.players import Players
+from services.readside import readmodels as rm
+from services.readside.ratings import Ratings
+from services.readside.readmodels import ReadModels
 from tests.feeds import id_in
 from tests.services.helpers import pick_move, play_out
 from tests.workers.helpers import projectors_racing
-from workers.projection import Projector
-from workers.rebuild import drop, rebuild, snapshot
+from workers.projection.projector import Projector
+from workers.projection.rebuild import drop, rebuild, snapshot
 
 
 class Side(NamedTuple):

@@ -20,15 +20,16 @@ import pytest
 import redis
 
 from api.app import create_app
-from services import notifications as nt
-from services import push
-from services import readmodels as rm
-from services.readmodels import ReadModels
+from services.notify import notifications as nt
+from services.notify import push
+from services.readside import readmodels as rm
+from services.readside.readmodels import ReadModels
 from tests.api.helpers import Api, Who
 from tests.workers.helpers import start_worker, wait
 from tests.workers.pushservice import Browser, PushService, push_service, vapid_claims
 from tests.workers.test_webhooks import Table, _move, _quiet, _table
-from workers import notify_push, runtime
+from workers import runtime
+from workers.notify import push as notify_push
 
 pytestmark = pytest.mark.server
 

@@ -16,16 +16,17 @@ from rq import SimpleWorker
 from api.cli import main as omerta
 from domain import GAMES
 from domain.core import Game, Result
-from services import commands, shards
-from services import ratings as rt
-from services.commandinput import ai_command_id
-from services.commands import CommandService
 from services.errors import CommandIdReused, RuleRejected
-from services.players import Players
+from services.eventstore import shards
+from services.games import commands
+from services.games.commandinput import ai_command_id
+from services.games.commands import CommandService
+from services.identity.players import Players
+from services.readside import ratings as rt
 from tests.services.helpers import pick_move
 from workers import jobs, runtime
 from workers import ratings as rating_jobs
-from workers.rebuild import snapshot
+from workers.projection.rebuild import snapshot
 
 pytestmark = pytest.mark.server
 

@@ -11,8 +11,10 @@ import pytest
 import redis
 
 from api.cli import main
-from services import commands, config, shards
-from services.embedded import EmbeddedServer
+from services.eventstore import shards
+from services.games import commands
+from services.platform import config
+from services.platform.embedded import EmbeddedServer
 from workers import runtime
 
 pytestmark = pytest.mark.server

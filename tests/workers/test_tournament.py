@@ -1,4 +1,4 @@
-"""The bots' tournament (``python -m workers.tournament``): its games, figures and files."""
+"""The bots' tournament (``python -m api.subcommands.tournament``): its games, figures and files."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from api.subcommands.tournament import History, Spec, play_game, run, wilson
 from domain import GAMES, bots
-from workers.tournament import History, Spec, play_game, run, wilson
 
 
 def test_the_interval_holds_the_rate_also_at_a_clean_sweep() -> None:
@@ -89,7 +89,7 @@ def test_the_jobs_end_in_a_process_that_handles_sigterm() -> None:
     tournament (a CI run timed out after 600 s)."""
     script = (
         "import signal\n"
-        "from workers.tournament import Spec, play_all\n"
+        "from api.subcommands.tournament import Spec, play_all\n"
         "signal.signal(signal.SIGTERM, lambda *_: None)\n"
         "for n in range(150):\n"
         "    list(play_all(Spec('famiglia', 2, ('random', 'random'), games=1), jobs=8))\n"

@@ -25,15 +25,18 @@ import redis
 from rq.registry import StartedJobRegistry
 
 from api.app import create_app
-from services import notifications as nt
-from services import readmodels as rm
-from services import shards
-from services.commands import service
-from services.readmodels import ReadModels
+from services.eventstore import shards
+from services.games.commands import service
+from services.notify import notifications as nt
+from services.readside import readmodels as rm
+from services.readside.readmodels import ReadModels
 from tests.api.helpers import Api, Who
 from tests.workers.helpers import start_worker, wait
 from tests.workers.receiver import HOLD, Receiver, receiver
-from workers import notify, notify_mail_pending, notify_push, runtime
+from workers import runtime
+from workers.notify import mail_pending as notify_mail_pending
+from workers.notify import notices as notify
+from workers.notify import push as notify_push
 
 pytestmark = pytest.mark.server
 

@@ -12,7 +12,10 @@ import pytest
 import redis
 
 from tests.workers.helpers import WORKER, start_worker, wait
-from workers import catchup, deadlines, notify, runtime, worker
+from workers import runtime, worker
+from workers.clocks import deadlines
+from workers.notify import notices as notify
+from workers.projection import catchup
 
 pytestmark = pytest.mark.server
 

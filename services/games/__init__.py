@@ -1,0 +1,1 @@
+"""The write side of games: the command service, creation, seats, clocks, rematches, chat."""

@@ -1,0 +1,1 @@
+"""Who a player is: players, their devices, passkeys and email addresses."""

@@ -1,0 +1,1 @@
+"""Notifications: what to tell whom, and the channels (webhooks, Web Push, mail)."""

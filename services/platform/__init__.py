@@ -1,0 +1,1 @@
+"""What every process stands on: configuration, the embedded server, checks, secrets."""

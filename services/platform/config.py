@@ -1,0 +1,332 @@
+"""Configuration from the environment, and ``connect()``.
+
+| variable | meaning | default |
+|---|---|---|
+| ``REDIS_URL`` | the Redis/Valkey server to use | unset: an embedded server |
+| ``REDIS_CLUSTER_URL`` | any node of a Redis/Valkey Cluster: the store is the cluster | unset |
+| ``RQ_REDIS_URL`` | the server of RQ's queues (required with a cluster) | the store's |
+| ``OMERTA_VAR`` | data directory of the embedded server (AOF, log) | ``./var`` |
+| ``OMERTA_REDIS_PORT`` | fixed port of the embedded server | 0: a free port |
+| ``OMERTA_FSYNC`` | ``appendfsync`` of the embedded server | ``always`` (no move ever lost) |
+| ``OMERTA_MIN_REPLICAS`` | replicas that must have an append before it is acknowledged | 0 |
+| ``OMERTA_REPLICA_TIMEOUT_MS`` | how long an append waits for them (else 503) | 1000 |
+| ``OMERTA_ALLOW_RELAXED_DURABILITY`` | ``1``: no warning for AOF off or fsync not always | ``0`` |
+| ``OMERTA_SECURE_COOKIES`` | ``1``: cookies are ``Secure`` (the service is behind HTTPS) | ``0`` |
+| ``OMERTA_PUBLIC_URL`` | where players reach the service (invite links): ``http(s)://host`` | (a) |
+| | with an optional ``:port`` and path prefix | |
+| ``OMERTA_BIND`` | the web server's ``address:port`` (set by ``omerta serve --bind``) | (b) |
+| ``OMERTA_SECRET`` | what AI seeds and replayed tokens derive from (``serversecret``) | (c) |
+| ``OMERTA_LOG_LEVEL`` | ``INFO``: starts, stops, warnings; ``DEBUG``: every job too | ``INFO`` |
+| ``OMERTA_WEBHOOKS_ALLOW_PRIVATE`` | ``1``: webhooks may call private, loopback addresses | ``0`` |
+| ``OMERTA_WEBHOOK_TIMEOUT`` | seconds a webhook call may take | ``10`` |
+| ``OMERTA_WEBHOOK_BACKOFF`` | seconds between a failed webhook call's retries | (d) |
+| ``OMERTA_PUSH_ALLOW_PRIVATE`` | ``1``: push endpoints may be private, or http loopback | ``0`` |
+| ``OMERTA_SMTP_URL`` | where mail goes: ``smtp://user:pass@host:port``, ``smtps://``: TLS | (e) |
+| ``OMERTA_MAIL_FROM`` | the mails' ``From`` address | ``omerta@localhost`` |
+| ``OMERTA_OPERATOR_TOKEN`` | bearer token of the operator's pages (``/operator/mail``) | (f) |
+| ``OMERTA_SMTP_TIMEOUT`` | seconds each step of an SMTP exchange may take | ``30`` |
+| ``OMERTA_MAIL_DIGEST_SECONDS`` | at most one notification mail per player and game in | (g) |
+| ``OMERTA_VACATION_DAYS`` | days a year a player may pause their clocks (``vacation``) | ``21`` |
+| ``OMERTA_OPEN_GAME_DAYS`` | days an open game waits for a player to join, then expires | ``14`` |
+| ``OMERTA_MIN_CLOCK_SECONDS`` | the shortest clock a game may have (a move, a bank) | ``60`` |
+
+(a) ``http://`` and the bind address; read by ``public_url()``.  (b) ``127.0.0.1:8000``.
+(c) a random one, made once and kept in the store.  (d) ``10,60,300,1800,7200``.
+(e) unset: mail is written to the maildir ``<var>/mail/`` (``services.notify.mail``).  (f) unset:
+the
+operator's pages answer only while no SMTP server is set and the public URL is a loopback
+address (``omerta run``'s local default).  (g) ``3600`` seconds (``workers.notify.mail``: a digest).
+
+The rate limits' variables (``OMERTA_RATE_LIMITS``, ``OMERTA_LIMIT_*``, ``OMERTA_OPEN_GAMES``) are
+read by ``api.limits.from_env``, next to the limits they set.
+
+A cluster (``REDIS_CLUSTER_URL``) holds the event store, the players and the read models, through
+redis-py's cluster client (every script and transaction touches one slot:
+``services.eventstore.shards``).
+RQ does not support Cluster, so its queues are on a server of their own (``RQ_REDIS_URL``): a
+job lost with that server is rebuilt from the store by the catch-up
+(``workers.projection.catchup``). On a
+single server the queues share it unless ``RQ_REDIS_URL`` says otherwise.
+
+With ``REDIS_URL`` and ``REDIS_CLUSTER_URL`` unset, the first process that connects starts the
+embedded server (see ``services.platform.embedded``) and records its port in ``<var>/valkey.port``;
+other
+processes using the same data directory find it there and share it (a lock file serialises the
+check-or-start). The process that started it stops it cleanly when it exits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import fcntl
+import os
+import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import SplitResult, urlsplit
+
+import msgspec
+import redis
+from redis.backoff import ExponentialBackoff
+from redis.cluster import RedisCluster
+from redis.retry import Retry
+
+from services.games.clocks import MIN_CLOCK
+from services.platform.embedded import HOST, EmbeddedServer
+
+DEFAULT_BIND = "127.0.0.1:8000"
+
+
+class ConfigError(ValueError):
+    """A setting the service cannot run with; the message names the variable."""
+
+
+Store = redis.Redis | RedisCluster
+"""What the services take as their store: one server's client, or a cluster's."""
+
+
+class Settings(msgspec.Struct, frozen=True):
+    redis_url: str | None
+    var: Path
+    port: int
+    fsync: str
+    secure_cookies: bool
+    secret: str | None  # never printed: the AI's seeds are made with it
+    log_level: str
+    min_replicas: int = 0
+    replica_timeout_ms: int = 1000
+    relaxed_durability: bool = False
+    # Webhooks (services.notify.webhooks, workers.notify.notices)
+    webhooks_allow_private: bool = False
+    webhook_timeout: float = 10.0
+    webhook_backoff: tuple[int, ...] = (10, 60, 300, 1800, 7200)
+    # Browser push (services.notify.push, workers.notify.push): timeout and backoff are the
+    # webhooks'
+    push_allow_private: bool = False
+    # Mail (services.notify.mail, workers.mailer)
+    smtp_url: str | None = None  # never printed: it may carry the SMTP password
+    mail_from: str = "omerta@localhost"
+    operator_token: str | None = None  # never printed
+    smtp_timeout: float = 30.0
+    # Notification mails (workers.notify.mail)
+    mail_digest_seconds: int = 3600
+    vacation_days: int = 21
+    # Days an open game nobody joined waits before it expires (workers.clocks.expiry); a fraction of
+    # a day is allowed (tests use seconds)
+    open_game_days: float = 14.0
+    min_clock_seconds: int = MIN_CLOCK  # lower only for the tests of time-outs
+    # The CPU priority (niceness) of a worker of the AI queue alone (workers.worker)
+    ai_nice: int = 15
+    # How long a worker's shard leases last unrenewed (workers.projection.leases): a dead worker's
+    # shards
+    # wait this long for another; a worker paused longer (a stalled machine) loses them
+    lease_seconds: int = 10
+    cluster_url: str | None = None  # never printed: it may carry a password
+    rq_url: str | None = None  # never printed: it may carry a password
+
+
+def settings(env: dict[str, str] | None = None) -> Settings:
+    env = dict(os.environ) if env is None else env
+    return Settings(
+        redis_url=env.get("REDIS_URL") or None,
+        var=Path(env.get("OMERTA_VAR") or "var").resolve(),
+        port=int(env.get("OMERTA_REDIS_PORT") or 0),
+        fsync=env.get("OMERTA_FSYNC") or "always",
+        secure_cookies=_flag(env.get("OMERTA_SECURE_COOKIES")),
+        secret=env.get("OMERTA_SECRET") or None,
+        log_level=(env.get("OMERTA_LOG_LEVEL") or "INFO").upper(),
+        min_replicas=int(env.get("OMERTA_MIN_REPLICAS") or 0),
+        replica_timeout_ms=int(env.get("OMERTA_REPLICA_TIMEOUT_MS") or 1000),
+        relaxed_durability=_flag(env.get("OMERTA_ALLOW_RELAXED_DURABILITY")),
+        webhooks_allow_private=_flag(env.get("OMERTA_WEBHOOKS_ALLOW_PRIVATE")),
+        webhook_timeout=float(env.get("OMERTA_WEBHOOK_TIMEOUT") or 10.0),
+        webhook_backoff=tuple(
+            int(s) for s in (env.get("OMERTA_WEBHOOK_BACKOFF") or "10,60,300,1800,7200").split(",")
+        ),
+        push_allow_private=_flag(env.get("OMERTA_PUSH_ALLOW_PRIVATE")),
+        smtp_url=env.get("OMERTA_SMTP_URL") or None,
+        mail_from=env.get("OMERTA_MAIL_FROM") or "omerta@localhost",
+        operator_token=env.get("OMERTA_OPERATOR_TOKEN") or None,
+        smtp_timeout=float(env.get("OMERTA_SMTP_TIMEOUT") or 30.0),
+        mail_digest_seconds=_at_least_one(env, "OMERTA_MAIL_DIGEST_SECONDS", 3600),
+        vacation_days=_days(env, "OMERTA_VACATION_DAYS", 21),
+        open_game_days=_some_days(env, "OMERTA_OPEN_GAME_DAYS", 14.0),
+        min_clock_seconds=_at_least_one(env, "OMERTA_MIN_CLOCK_SECONDS", MIN_CLOCK),
+        ai_nice=_niceness(env, "OMERTA_AI_NICE", 15),
+        lease_seconds=_at_least_one(env, "OMERTA_LEASE_SECONDS", 10),
+        **_servers(env),
+    )
+
+
+def _servers(env: dict[str, str]) -> dict[str, str | None]:
+    cluster, rq = env.get("REDIS_CLUSTER_URL") or None, env.get("RQ_REDIS_URL") or None
+    if cluster and env.get("REDIS_URL"):
+        raise ConfigError("set REDIS_URL (one server) or REDIS_CLUSTER_URL (a cluster), not both")
+    if cluster and not rq:
+        raise ConfigError(
+            "REDIS_CLUSTER_URL needs RQ_REDIS_URL: RQ's queues need a server of their own"
+            " (RQ does not support Cluster)"
+        )
+    for name, url in (("REDIS_CLUSTER_URL", cluster), ("RQ_REDIS_URL", rq)):
+        if url and urlsplit(url).scheme not in ("redis", "rediss"):
+            raise ConfigError(f"{name} must be a redis:// or rediss:// URL")
+    return {"cluster_url": cluster, "rq_url": rq}
+
+
+def _at_least_one(env: dict[str, str], name: str, default: int) -> int:
+    value = int(env.get(name) or default)
+    if value < 1:
+        raise ConfigError(f"{name} must be a whole number of seconds, at least 1")
+    return value
+
+
+def _niceness(env: dict[str, str], name: str, default: int) -> int:
+    raw = env.get(name) or str(default)
+    if not raw.isdigit() or int(raw) > 19:
+        raise ConfigError(f"{name} must be a niceness from 0 to 19, not {raw!r}")
+    return int(raw)
+
+
+def _days(env: dict[str, str], name: str, default: int) -> int:
+    raw = env.get(name) or str(default)
+    if not raw.isdigit() or int(raw) > 366:
+        raise ConfigError(f"{name} must be a whole number of days from 0 to 366, not {raw!r}")
+    return int(raw)
+
+
+def _some_days(env: dict[str, str], name: str, default: float) -> float:
+    raw = env.get(name) or str(default)
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not 0 < value <= 366:  # also refuses nan
+        raise ConfigError(f"{name} must be a number of days above 0, at most 366, not {raw!r}")
+    return value
+
+
+def _flag(value: str | None) -> bool:
+    return (value or "0").lower() in ("1", "true", "yes")
+
+
+_PREFIX = re.compile(r"(/[A-Za-z0-9._~!$&'()*+,;=:@%-]*)*")
+
+
+def public_url(env: dict[str, str] | None = None) -> str:
+    """``OMERTA_PUBLIC_URL`` checked (links built on it go to players: nothing but a scheme, a
+    host, a port and a path prefix), else the bind address over plain HTTP; no trailing slash
+    (links are this and an absolute path). Apart from ``settings()``: only the web server needs
+    it, and a bad one must not stop the workers or ``omerta verify``."""
+    env = dict(os.environ) if env is None else env
+    url = env.get("OMERTA_PUBLIC_URL")
+    if not url:
+        bind = env.get("OMERTA_BIND") or DEFAULT_BIND
+        if bind.startswith(("unix:", "fd://")):
+            raise ConfigError(
+                f"OMERTA_PUBLIC_URL must be set when the web server binds {bind!r}: "
+                "invite links need the address players reach the service at"
+            )
+        url = f"http://{bind}"
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 (a bad port raises here)
+    except ValueError as exc:
+        raise ConfigError(f"OMERTA_PUBLIC_URL {url!r} is not a URL: {exc}") from None
+    problem = _url_problem(url.strip(), parts)
+    if problem:
+        raise ConfigError(f"OMERTA_PUBLIC_URL {url!r} is not usable: {problem}")
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{parts.path.rstrip('/')}"
+
+
+def _url_problem(url: str, parts: SplitResult) -> str | None:
+    if parts.scheme.lower() not in ("http", "https"):
+        return "its scheme must be http or https"
+    if not parts.hostname:
+        return "it needs a host"
+    if "@" in parts.netloc:
+        return "it may not carry a user or password"
+    if parts.query or parts.fragment or url.endswith(("?", "#")):
+        return "it may not carry a query or fragment"
+    if not _PREFIX.fullmatch(parts.path):
+        return "its path may only be a prefix such as /omerta"
+    return None
+
+
+# 0.05 s doubling to 1 s, 10 tries: about 7 s, a store restart under ``omerta run`` included.
+RETRY_BACKOFF = ExponentialBackoff(cap=1.0, base=0.05)
+RETRIES = 10
+RETRY_SECONDS = sum(RETRY_BACKOFF.compute(n) for n in range(1, RETRIES + 1))
+
+_started: EmbeddedServer | None = None
+_start_lock = threading.Lock()
+
+
+def connect(config: Settings | None = None) -> Store:
+    """A redis-py client (bytes in and out) for the configured store, retrying (see above): a
+    cluster client with ``REDIS_CLUSTER_URL`` (it also follows a failover: a master's replica
+    taking over its slots), else one server's."""
+    config = config or settings()
+    # Retry's default errors: ConnectionError (BusyLoadingError among them), TimeoutError.
+    retry = Retry(RETRY_BACKOFF, RETRIES)
+    if config.cluster_url:
+        return RedisCluster.from_url(config.cluster_url, retry=retry)
+    if config.redis_url:
+        return redis.Redis.from_url(config.redis_url, retry=retry)
+    return redis.Redis(host=HOST, port=embedded_port(config), retry=retry)
+
+
+def connect_queues(config: Settings, store: Store) -> redis.Redis:
+    """The client of RQ's server: ``RQ_REDIS_URL``'s, else the store itself (one server)."""
+    if config.rq_url:
+        return redis.Redis.from_url(config.rq_url, retry=Retry(RETRY_BACKOFF, RETRIES))
+    assert isinstance(store, redis.Redis), "settings() refuses a cluster without RQ_REDIS_URL"
+    return store
+
+
+def embedded_port(config: Settings, preexec_fn: Callable[[], None] | None = None) -> int:
+    """The port of the embedded server for ``config.var``, started now if none runs (with
+    ``preexec_fn``, see ``EmbeddedServer``)."""
+    global _started
+    with _start_lock:
+        if _started is not None and _started.directory == config.var:
+            return _started.port
+        config.var.mkdir(parents=True, exist_ok=True)
+        with open(config.var / "valkey.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            port_file = config.var / "valkey.port"
+            running = _running_port(port_file, config.var)
+            if running is not None:
+                return running
+            server = EmbeddedServer(config.var, config.port, config.fsync, preexec_fn).start()
+            port_file.write_text(f"{server.port}\n")
+            _started = server
+            atexit.register(server.stop)
+            return server.port
+
+
+def running_embedded_port(config: Settings) -> int | None:
+    """The port of the embedded server that runs for ``config.var``, if one does; never starts
+    one (``omerta status``: a server of its own would be an empty store)."""
+    return _running_port(config.var / "valkey.port", config.var)
+
+
+def started_server() -> EmbeddedServer | None:
+    """The embedded server this process started, if any (``omerta run`` supervises it)."""
+    return _started
+
+
+def _running_port(port_file: Path, var: Path) -> int | None:
+    """The port in ``port_file`` if a server answers there with ``var`` as its directory."""
+    try:
+        port = int(port_file.read_text())
+    except (OSError, ValueError):
+        return None
+    client = redis.Redis(host=HOST, port=port, socket_timeout=2)
+    try:
+        directory = client.config_get("dir").get("dir")
+    except redis.RedisError:
+        return None
+    finally:
+        client.close()
+    return port if directory is not None and Path(directory) == var else None

@@ -1,0 +1,1 @@
+"""The read side: read models, ratings, what each player has seen, the live fan-out."""

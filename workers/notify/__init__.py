@@ -1,0 +1,1 @@
+"""The notification jobs and their channels' deliveries."""

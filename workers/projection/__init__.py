@@ -1,0 +1,1 @@
+"""The projection: events into read models, its jobs, the catch-up, leases and rebuilds."""

@@ -1,0 +1,277 @@
+"""The catch-up pass: nothing is lost when a job is.
+
+Jobs are at-least-once only while they exist: an enqueue can be lost (the process dies after its
+append), and a job can die with its worker (SIGKILL). The pass repairs both, at worker start and
+then periodically (``workers.worker``), for the shards the worker holds
+(``workers.projection.leases``: each
+shard is followed by one worker at a time; one worker alone holds all 64; a worker starting
+while the others hold every shard makes its first pass over all of them). Steps 1 to 3 read the
+shard's own keys only:
+
+1. Projections: it follows each shard's feed stream (one entry per append, in commit order) from
+   the shard's cursor (``workers:feed-cursor:{<tag>}``, ``services.eventstore.shards``); every game
+   whose
+   read model is behind the version of its feed entry is projected now. The cursor moves only
+   past entries whose games were checked, so a pass killed half way is simply repeated. A game
+   whose projection fails is set apart with a job of its own (``jobs.project_or_set_apart``):
+   one broken game holds up no other.
+2. Seats: a seat taken is not an event (no feed entry), so every running game of the shard
+   (``rm:games:running:{<tag>}``) whose read model counts fewer taken seats than its seat
+   record is projected too (lobby and inboxes).
+3. AI moves: every game of the shard with an AI seat owing a decision for longer than
+   ``ai_grace_ms`` (``rm:ai-due:{<tag>}``) gets a fresh ``ai_move`` job (a duplicate is
+   harmless: stale or idempotent), unless its job is still waiting, or failed for good and
+   ``revive_failed`` is off (periodic
+   passes leave a failed AI to its failed registry and ``ai_error``; a worker start gives it
+   another chance, a new release may have fixed it). Only a move that failed counts as failed:
+   the game's ``ai_error`` is at that version; RQ also marks "failed" the jobs it finds
+   abandoned (their worker died) or stuck after their pop, and those are moved again. "Waiting"
+   is judged by where the job is,
+   not by its status alone: a job is "queued" in RQ's records from its enqueue until a worker
+   starts it, also when it was popped off its queue by a worker that died (or whose next write
+   was refused) before it started, so "queued" counts only while the job id is in its queue's
+   list, and "scheduled" (a retry's wait) only while it is in the scheduled registry. A job
+   "started" that long ago died with its worker, unless it holds its version's search lease
+   (``jobs.lease_key``: a search runs, or ran within its budget and margin).
+4. Ratings: finished games that no rating job folded (``workers.ratings.catch_up``).
+5. Failed projection jobs (RQ's failed registry of the projections queue) of the shard: a
+   ``project_changed`` job is run again here (its shard's changed games are projected) and a
+   ``project`` job's game projected, and then the job is deleted: its work is done. A
+   ``project`` job whose game is still behind after step 1 (a game that fails to project) is
+   run again only with ``revive_failed`` (a worker start), and stays failed if it fails again,
+   for operators to see. (RQ marked failed a job whose worker died in it once its retries were
+   spent, and until RQ's cleanup was fixed, ``workers.runtime.OmertaJob``, one that had run
+   after such a death.)
+
+``oldest_ai_due_ms`` tells operators how long the longest-waiting AI move has been owed, in any
+shard (``omerta status``).
+
+The ``project_changed(shard)`` jobs are no part of the lease: any worker runs them (the ``SPOP``
+of the shard's changed set gives each game to one job).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import NamedTuple
+
+import msgspec
+import redis
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
+from rq.registry import FailedJobRegistry, ScheduledJobRegistry
+
+from services.errors import Unavailable
+from services.eventstore import keys, shards
+from services.eventstore.store import now_ms, unavailable
+from services.games.seats import seats_key
+from services.readside import readmodels as rm
+from workers import jobs, ratings, runtime
+from workers.projection.projector import Projector, trim_feed
+
+log = logging.getLogger(__name__)
+
+CURSOR = "workers:feed-cursor"
+PROJECTION_JOBS = ("workers.jobs.project_changed", "workers.jobs.project")
+BATCH = 1000
+
+
+class CaughtUp(NamedTuple):
+    feed_entries: int
+    projected: int
+    ai_jobs: int
+    rated: int = 0
+    settled: int = 0  # failed projection jobs done again and deleted
+
+
+def catch_up(
+    projector: Projector,
+    settle_ms: int = 0,
+    ai_grace_ms: int = 0,
+    revive_failed: bool = True,
+    which: Iterable[int] = range(shards.SHARDS),
+) -> CaughtUp:
+    """One pass over the shards ``which`` (a worker's: those it holds,
+    ``workers.projection.leases``).
+    Feed entries newer than ``settle_ms`` are left to their jobs (still running, most likely)
+    for the next pass."""
+    held = list(which)
+    entries = projected = 0
+    for shard in held:
+        seen, lagging = _follow_shard(projector, shard, now_ms() - settle_ms)
+        entries, projected = entries + seen, projected + lagging
+    projected += _check_seats(projector, held)
+    ai_jobs = _revive_ai(projector.redis, held, now_ms() - ai_grace_ms, revive_failed)
+    rated = ratings.catch_up(projector.redis)
+    settled = _settle_failed_projections(projector, held, revive_failed)
+    return CaughtUp(entries, projected, ai_jobs, rated, settled)
+
+
+def cursor_key(shard: int) -> str:
+    return shards.key(CURSOR, shard)
+
+
+def _follow_shard(projector: Projector, shard: int, until_ms: int) -> tuple[int, int]:
+    client = projector.redis
+    with unavailable():
+        cursor = (client.get(cursor_key(shard)) or b"0-0").decode()
+    seen = projected = 0
+    while True:
+        with unavailable():
+            rows = client.xrange(keys.shard_feed_key(shard), f"({cursor}", "+", count=BATCH)
+        rows = [(i, f) for i, f in rows if int(i.split(b"-")[0]) <= until_ms]
+        if not rows:
+            trim_feed(client, shard, cursor)
+            return seen, projected
+        latest: dict[str, int] = {}
+        for _, fields in rows:
+            game_id = fields[b"game"].decode()
+            latest[game_id] = max(latest.get(game_id, 0), int(fields[b"version"]))
+        lagging = _lagging(client, latest)
+        for game_id in lagging:
+            jobs.project_or_set_apart(projector, game_id)
+        projected += len(lagging)
+        seen += len(rows)
+        cursor = rows[-1][0].decode()
+        with unavailable():
+            client.set(cursor_key(shard), cursor)
+
+
+def _check_seats(projector: Projector, held: list[int]) -> int:
+    client = projector.redis
+    pipe = client.pipeline(transaction=False)
+    for shard in held:
+        pipe.zrange(rm.index_key(rm.RUNNING, shard), 0, -1)
+    with unavailable():
+        games = [g.decode() for found in pipe.execute() for g in found]
+    pipe = client.pipeline(transaction=False)
+    for game_id in games:
+        pipe.hget(rm.game_key(game_id), "seated")
+        pipe.hlen(seats_key(game_id))
+    with unavailable():
+        counts = pipe.execute()
+    behind = [g for i, g in enumerate(games) if int(counts[2 * i] or 0) < counts[2 * i + 1]]
+    for game_id in behind:
+        jobs.project_or_set_apart(projector, game_id)
+    return len(behind)
+
+
+def _lagging(client: redis.Redis, latest: dict[str, int]) -> list[str]:
+    games = sorted(latest)
+    pipe = client.pipeline(transaction=False)
+    for game_id in games:
+        pipe.hget(rm.game_key(game_id), "version")
+    with unavailable():
+        stored = pipe.execute()
+    return [g for g, v in zip(games, stored, strict=True) if int(v or 0) < latest[g]]
+
+
+def _revive_ai(
+    client: redis.Redis, held: list[int], due_before_ms: int, revive_failed: bool
+) -> int:
+    queues = runtime.queues_client()  # the jobs; the leases and the games are in the store
+    pipe = client.pipeline(transaction=False)
+    for shard in held:
+        pipe.zrangebyscore(rm.index_key(rm.AI_DUE, shard), "-inf", due_before_ms)
+    with unavailable():
+        games = [g.decode() for found in pipe.execute() for g in found]
+    pipe = client.pipeline(transaction=False)
+    for game_id in games:
+        pipe.hget(rm.game_key(game_id), "version")
+    with unavailable():
+        found = [(g, int(v)) for g, v in zip(games, pipe.execute(), strict=True) if v is not None]
+    revived = 0
+    for game_id, version in found:
+        job_ids = [jobs.ai_job_id(game_id, version, s) for s in ("", jobs.CATCH_UP)]
+        with unavailable():
+            gave_up = not revive_failed and _move_failed(client, game_id, version)
+            waiting = client.exists(jobs.lease_key(game_id, version)) or any(
+                _waiting(queues, job_id, gave_up) for job_id in job_ids
+            )
+        if not waiting:
+            log.warning("AI move of %s at version %d is overdue: enqueued again", game_id, version)
+            jobs.enqueue_ai_move(game_id, version, jobs.CATCH_UP)
+            revived += 1
+    return revived
+
+
+def _move_failed(client: redis.Redis, game_id: str, version: int) -> bool:
+    raw = client.get(rm.ai_error_key(game_id))
+    return raw is not None and msgspec.json.decode(raw, type=rm.AiError).version == version
+
+
+def _waiting(client: redis.Redis, job_id: str, gave_up: bool) -> bool:
+    """Whether the job will still run (or, failed with ``gave_up``, is to be left alone);
+    ``client`` is RQ's server."""
+    try:
+        job = Job.fetch(job_id, connection=client)
+    except NoSuchJobError:
+        return False
+    status = job.get_status()
+    if status == JobStatus.QUEUED:
+        return client.lpos(runtime.queue(job.origin).key, job_id) is not None
+    if status == JobStatus.SCHEDULED:
+        registry = ScheduledJobRegistry(job.origin, connection=client)
+        return client.zscore(registry.key, job_id) is not None
+    if status == JobStatus.FAILED:
+        return gave_up
+    return status == JobStatus.DEFERRED
+
+
+def _settle_failed_projections(projector: Projector, held: list[int], revive: bool) -> int:
+    """Step 5 of the pass: how many failed projection jobs were done again and deleted."""
+    queues = runtime.queues_client()
+    registry = FailedJobRegistry(
+        runtime.PROJECTIONS, connection=queues, job_class=runtime.OmertaJob
+    )
+    settled = 0
+    for job_id in registry.get_job_ids():
+        try:
+            job = runtime.OmertaJob.fetch(job_id, connection=queues)
+        except NoSuchJobError:
+            continue
+        if job.func_name not in PROJECTION_JOBS:
+            continue
+        whole_shard = job.func_name == PROJECTION_JOBS[0]
+        (arg,) = job.args  # project_changed(shard), project(game_id)
+        if (arg if whole_shard else shards.of(arg)) not in held:
+            continue
+        if whole_shard:
+            jobs.project_changed(arg)
+        elif not revive and _behind(projector, arg):
+            continue  # its game still fails to project: left failed until a worker's start
+        elif not _projected(projector, arg):
+            continue
+        registry.remove(job, delete_job=True)
+        settled += 1
+    return settled
+
+
+def _projected(projector: Projector, game_id: str) -> bool:
+    """Project the game; False if that fails (logged), but for the store being down (raised)."""
+    try:
+        jobs.project_with(projector, game_id)
+    except Unavailable:
+        raise
+    except Exception:
+        log.exception("projecting %s failed again: its job stays failed", game_id)
+        return False
+    return True
+
+
+def _behind(projector: Projector, game_id: str) -> bool:
+    """Whether the game's read model is behind its events."""
+    with unavailable():
+        version = projector.store.version(game_id)
+    return bool(_lagging(projector.redis, {game_id: version}))
+
+
+def oldest_ai_due_ms(client: redis.Redis) -> int | None:
+    """How long (ms) the AI move owed longest has been owed; None if no AI seat owes one."""
+    pipe = client.pipeline(transaction=False)
+    for shard in range(shards.SHARDS):
+        pipe.zrange(rm.index_key(rm.AI_DUE, shard), 0, 0, withscores=True)
+    with unavailable():
+        oldest = [int(found[0][1]) for found in pipe.execute() if found]
+    return max(0, now_ms() - min(oldest)) if oldest else None
