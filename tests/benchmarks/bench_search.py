@@ -16,7 +16,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from api.subcommands.tournament import History, percentile
+from api.tournament import History, percentile
 from domain import GAMES, bots
 from domain.play import secret_for
 

@@ -1,4 +1,4 @@
-"""The bots' tournament (``python -m api.subcommands.tournament``): its games, figures and files."""
+"""The bots' tournament (``omerta tournament``): its games, figures and files."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from api.subcommands.tournament import History, Spec, play_game, run, wilson
+from api.tournament import History, Spec, play_game, run, wilson
 from domain import GAMES, bots
 
 
@@ -89,7 +89,7 @@ def test_the_jobs_end_in_a_process_that_handles_sigterm() -> None:
     tournament (a CI run timed out after 600 s)."""
     script = (
         "import signal\n"
-        "from api.subcommands.tournament import Spec, play_all\n"
+        "from api.tournament import Spec, play_all\n"
         "signal.signal(signal.SIGTERM, lambda *_: None)\n"
         "for n in range(150):\n"
         "    list(play_all(Spec('famiglia', 2, ('random', 'random'), games=1), jobs=8))\n"
@@ -108,3 +108,25 @@ def test_the_jobs_end_in_a_process_that_handles_sigterm() -> None:
             proc.communicate()
             pytest.fail("the tournament waited for its jobs for 120 s")
     assert proc.returncode == 0 and out == b"done\n", err.decode()
+
+
+def test_omerta_tournament_plays_and_writes_its_files(tmp_path: Path) -> None:
+    omerta = Path(sys.executable).with_name("omerta")
+    args = ["--game", "gangsta", "--seats", "3", "--levels", "greedy,random", "--games", "3"]
+    done = subprocess.run(
+        [omerta, "tournament", *args, "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    figures = json.loads((tmp_path / "tournament-gangsta-3p-greedy-vs-random.json").read_text())
+    assert figures["games"] == 3
+
+
+def test_omerta_tournament_refuses_an_unknown_game() -> None:
+    omerta = Path(sys.executable).with_name("omerta")
+    done = subprocess.run(
+        [omerta, "tournament", "--game", "chess"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and "--game must be one of famiglia, gangsta" in done.stderr
