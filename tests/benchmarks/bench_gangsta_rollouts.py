@@ -1,4 +1,4 @@
-"""Gangsta! rollout speed for search (issue 16): random play to the end from positions of
+"""Gangsta! rollout speed for search: random play to the end from positions of
 random games, as an ISMCTS iteration does after sampling a state from the seat's information.
 
 Two paths over the same positions with the same generator (so the same commands), side by
