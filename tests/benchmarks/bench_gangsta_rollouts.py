@@ -5,7 +5,7 @@ Two paths over the same positions with the same generator (so the same commands)
 side: the rules ("today's": ``legal`` for the seat to act, ``decide``, ``evolve`` of its events)
 and search's fast path (domain/gangsta/playout.py: ``legal``, ``step``). Timed in CPU time of
 this process (the machines are shared), interleaved, median of REPEATS runs each; the ratio is
-printed against issue 16's goal of 3x. Also timed: sample() (the first call replays the
+printed against the goal of 3x. Also timed: sample() (the first call replays the
 history, a second one with the same view and history only reshuffles the decks), and the
 rollout policy's playouts (what one search iteration costs after the sample).
 """
