@@ -1,5 +1,5 @@
 """What keeps other websites from acting as the browser's player, and the headers every
-response carries (issue 12).
+response carries.
 
 A browser sends the player's cookie with requests that another page starts: a form on another
 site, or on the same host at another port (same-site: the ``SameSite`` cookie goes along).

@@ -1,4 +1,4 @@
-"""The operations on a player's clocks: vacations (issue 15)."""
+"""The operations on a player's clocks: vacations."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The operations of rematches and a game's chat (issue 15)."""
+"""The operations of rematches and a game's chat."""
 
 from __future__ import annotations
 

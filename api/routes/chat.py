@@ -1,4 +1,4 @@
-"""A game's chat (issue 15, ``services.games.chat``): seated players write, everyone who can see the
+"""A game's chat (``services.games.chat``): seated players write, everyone who can see the
 game reads; live, the messages come with the game's events (``api.sse``)."""
 
 from __future__ import annotations

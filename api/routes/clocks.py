@@ -1,4 +1,4 @@
-"""Vacations (issue 15): ``GET/POST/DELETE /me/vacation`` (``services.games.vacation``).
+"""Vacations: ``GET/POST/DELETE /me/vacation`` (``services.games.vacation``).
 
 Starting or ending a vacation moves the deadlines of every running game of the player: each
 gets its clock revision bumped and is marked changed, so the projection writes the new deadlines

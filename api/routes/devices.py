@@ -1,4 +1,4 @@
-"""Identity that follows the player (issue 14): the sign-in link and recovery code, signing in
+"""Identity that follows the player: the sign-in link and recovery code, signing in
 on another device with either, and the player's devices (``services.identity.devices``)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Passkeys (issue 14, ``services.identity.passkeys``): a signed-in player registers one; a new
+"""Passkeys (``services.identity.passkeys``): a signed-in player registers one; a new
 device
 signs in with one alone (discoverable credentials: no name asked for), which makes a device
 session as ``POST /signin`` does.

@@ -1,4 +1,4 @@
-"""Browser push (issue 14): ``GET /push/key`` (the server's VAPID public key, which browsers
+"""Browser push: ``GET /push/key`` (the server's VAPID public key, which browsers
 subscribe with), ``POST/GET/DELETE /me/push`` (the caller's subscriptions,
 ``services.notify.push``).
 

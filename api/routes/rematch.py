@@ -1,4 +1,4 @@
-"""Rematch (issue 15): a seated player of a finished game asks for a new game with the same
+"""Rematch: a seated player of a finished game asks for a new game with the same
 seats and settings; everyone of the old game gets the same one (``services.games.rematch``)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The caller's notification preferences and webhooks (issue 14): ``GET/PUT
+"""The caller's notification preferences and webhooks: ``GET/PUT
 /me/notifications``, ``POST/GET /me/webhooks``, ``DELETE /me/webhooks/{hook_id}``.
 
 A URL is checked here for its form (http or https, a host, no credentials) and, when its host

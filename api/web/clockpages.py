@@ -1,4 +1,4 @@
-"""The vacation page (``/vacation``, issue 15): pause every clock of the player's."""
+"""The vacation page (``/vacation``): pause every clock of the player's."""
 
 from __future__ import annotations
 

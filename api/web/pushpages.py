@@ -1,5 +1,5 @@
 """The notification settings page (``/notifications``) and the service worker (``/sw.js``) that
-shows browser pushes (issue 14).
+shows browser pushes.
 
 The service worker is served from the root, so its scope is the whole site (a script under
 ``/web/static/`` could only control that folder). It is an ordinary same-origin script: the

@@ -1,4 +1,4 @@
-"""A short chat per game, kept with the game but outside its event stream (issue 15): the
+"""A short chat per game, kept with the game but outside its event stream: the
 events, their hash chain and ``omerta verify`` never see it.
 
 ``game:{<id>}:chat`` is a capped stream (the last ``KEEP`` messages) in the game's slot; entry

@@ -1,4 +1,4 @@
-"""Time controls and the clock math (issue 15): pure and deterministic.
+"""Time controls and the clock math: pure and deterministic.
 
 A game's time control (``GameMeta.clock``) is one of
 

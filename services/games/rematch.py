@@ -1,5 +1,5 @@
 """Rematches: a finished game offers a new one with the same seats and creation settings, each
-person's seat reserved for that same person (issue 15).
+person's seat reserved for that same person.
 
 The first seated player to ask makes it (``Rematches.offer``): the new game copies the old one's
 ``GameMeta`` (``CommandService.create_like``), keeps its AI seats at their levels and its

@@ -1,4 +1,4 @@
-"""Vacations: a player pauses every clock of theirs for a number of days a year (issue 15).
+"""Vacations: a player pauses every clock of theirs for a number of days a year.
 
 Design. A vacation is a period [start, end) kept durably per player (``player:{<id>}:vacations``,
 JSON ``[[start, end], ...]`` in ms, oldest first): it starts now and ends after the days asked

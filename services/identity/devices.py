@@ -1,4 +1,4 @@
-"""Identity that follows the player (issue 14): device sessions, the personal sign-in link and
+"""Identity that follows the player: device sessions, the personal sign-in link and
 the recovery code.
 
 A **device** is one signed-in browser or client. Signing in with the player's sign-in link or

@@ -1,4 +1,4 @@
-"""Passkeys (WebAuthn, issue 14): a player's credentials, and the challenges of the ceremonies
+"""Passkeys (WebAuthn): a player's credentials, and the challenges of the ceremonies
 that make and use them (the ``webauthn`` library checks the authenticators' answers).
 
 A **passkey** is a discoverable credential (the authenticator keeps the player's id as its user

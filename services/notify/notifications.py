@@ -1,4 +1,4 @@
-"""What to notify, to whom, and the once-only record of each sending (issue 14).
+"""What to notify, to whom, and the once-only record of each sending.
 
 ``derive(before, after)`` compares two summaries of one game (the read model the projection
 found stored, and the one it is about to write) and names the events owed to its players:

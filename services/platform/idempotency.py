@@ -1,5 +1,5 @@
 """Idempotency-Keys for creating a player, creating a game, joining, adding a webhook and
-writing in a game's chat (issue 13, finding 6).
+writing in a game's chat.
 
 A client that got no answer (a 503 after the write, a lost connection) retries with the same
 ``Idempotency-Key`` and gets the first answer again; nothing new is created. The same key with

@@ -1,4 +1,4 @@
-"""A game's chat (issue 15): seated players write, everyone reads, bad text is refused and
+"""A game's chat: seated players write, everyone reads, bad text is refused and
 nothing stored, and the messages live outside the game's events (``omerta verify`` unaffected).
 Live delivery between two browsers is ``tests/web/test_chat``; the limit is in ``test_limits``."""
 

@@ -1,5 +1,5 @@
 """A chunked body (no Content-Length) over the limit gets 413 like a declared one, sent for
-real over a socket to ``omerta serve`` (issue 12, finding 8): gunicorn hands the body over as
+real over a socket to ``omerta serve``: gunicorn hands the body over as
 a terminated stream, which werkzeug used to cut at the limit and parse."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Time controls over HTTP (issue 15): chosen at creation, validated (nothing created when
+"""Time controls over HTTP: chosen at creation, validated (nothing created when
 refused), shown in the game's answer and the lists with each owing seat's deadline; a vacation
 pushes its player's deadlines back and its early end brings them forward."""
 

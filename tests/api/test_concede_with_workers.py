@@ -1,4 +1,4 @@
-"""A 4-player Gangsta! game where one player concedes (issue 15): the conceded seat is played
+"""A 4-player Gangsta! game where one player concedes: the conceded seat is played
 to the end by a bot, through the real RQ jobs of an ``omerta worker`` process, and its result
 does not count for ratings."""
 

@@ -1,4 +1,4 @@
-"""Cross-site requests cannot act as the browser's player (issue 12, finding 1), and every
+"""Cross-site requests cannot act as the browser's player, and every
 response carries the security headers (finding 6).
 
 A form on another site (or on the same host at another port) can post ``text/plain`` bodies

@@ -1,4 +1,4 @@
-"""End to end (issue 15): a 2-player game where one player stops moving, with deadlines of
+"""End to end: a 2-player game where one player stops moving, with deadlines of
 seconds, against ``omerta serve`` and an ``omerta worker`` with RQ's scheduler. With the
 takeover policy a bot plays the silent seat and finishes the game; with forfeit the game ends at
 the deadline as a loss for the silent seat."""

@@ -1,4 +1,4 @@
-"""Identity that follows the player (issue 14): the sign-in link and recovery code sign a second
+"""Identity that follows the player: the sign-in link and recovery code sign a second
 device in as the same player, revoking them refuses them, devices sign out one by one or all
 together, sign-in attempts are rate-limited, and the store keeps only hashes of every secret."""
 

@@ -1,4 +1,4 @@
-"""Hostile bodies and parameters (issue 12, findings 4, 5 and 8): numbers beyond 64 bits, JSON
+"""Hostile bodies and parameters: numbers beyond 64 bits, JSON
 nested a thousand levels deep, oddly typed presets, a command sent as a JSON string, an empty
 Idempotency-Key, and language links that try to leave the site.
 Each gets a 4xx problem with its code and changes nothing. Deep, huge and oddly typed values in

@@ -1,4 +1,4 @@
-"""Mail (issue 14): an address verified by a mailed link, sign-in by a one-time mailed link,
+"""Mail: an address verified by a mailed link, sign-in by a one-time mailed link,
 one-click unsubscribe, the maildir fallback and its operator page. Mail goes through a real
 SMTP server (aiosmtpd) the tests start on a free port; the mail jobs run in an RQ worker in
 this process (``SimpleWorker``, burst), as ``omerta worker`` runs them."""

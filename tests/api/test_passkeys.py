@@ -1,4 +1,4 @@
-"""Passkeys (issue 14): a signed-in player registers one; another device signs in with it alone
+"""Passkeys: a signed-in player registers one; another device signs in with it alone
 (no name: a discoverable credential) and gets a device session; every answer that is not the
 answer to a live challenge of the server's, for this, from the service's origin, with a passkey
 someone has, is refused; sign-ins are rate-limited; the relying party follows the public URL.

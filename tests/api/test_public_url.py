@@ -1,5 +1,5 @@
 """Invite links come from the configured public base URL, never from the request's Host header
-(issue 12, finding 8): a forged Host cannot make the service hand out links to another site."""
+(a forged Host cannot make the service hand out links to another site)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Browser push's API (issue 14): ``GET /push/key``, ``POST/GET/DELETE /me/push``: the caller's
+"""Browser push's API: ``GET /push/key``, ``POST/GET/DELETE /me/push``: the caller's
 own subscriptions, what is refused (a problem with a code, in English and Japanese), the cap;
 and the VAPID key made once, private to the service's user, even by processes starting
 together."""

@@ -1,4 +1,4 @@
-"""Rematch (issue 15): one request on a finished game makes a new game with the same seats and
+"""Rematch: one request on a finished game makes a new game with the same seats and
 creation settings; everyone of the old game gets the same one; a reserved seat is its player's
 alone. A rematch played to its end with a real worker is in ``test_ai_game``."""
 

@@ -1,7 +1,7 @@
 """schemathesis against /openapi.json: generated requests (valid and invalid) against every
 operation, as a player with a seat in a running game; no answer is a server error, and the
 answers conform to the document. Then deep, huge and oddly typed values for every operation
-with a JSON body (issue 12, finding 4): never a server error, every refusal a problem with a
+with a JSON body: never a server error, every refusal a problem with a
 code."""
 
 from __future__ import annotations

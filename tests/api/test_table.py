@@ -1,4 +1,4 @@
-"""The table over HTTP (issue 15): concede, draws, undo and seats bots took over, through the
+"""The table over HTTP: concede, draws, undo and seats bots took over, through the
 usual command endpoint; the table's part in ``GET /games/{id}`` and the views; the new events in
 history, replay and ``omerta verify`` (services.eventstore.audit)."""
 

@@ -1,7 +1,7 @@
 """Famiglia: rollouts as a search runs them, on one core, by the plain rules and by the fast path.
 
 A uniform rollout picks uniformly among the legal commands until the game ends, with no view
-(a search needs none inside a rollout). The plain rules path ("today's", issue 16) is legal ->
+(a search needs none inside a rollout). The plain rules path ("today's") is legal ->
 decide -> evolve of every event; the fast path is domain.famiglia.playout's legal -> step. Both
 play the same positions with the same generators, so the same commands (the fast path equals the
 rules): the runs are interleaved and repeated, and the medians compared with the goal of 3x.

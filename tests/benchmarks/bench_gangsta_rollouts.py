@@ -1,11 +1,11 @@
-"""Gangsta! rollout speed for search (issue 16): random play to the end from positions of
+"""Gangsta! rollout speed for search: random play to the end from positions of
 random games, as an ISMCTS iteration does after sampling a state from the seat's information.
 
 Two paths over the same positions with the same generator (so the same commands), side by
 side: the rules ("today's": ``legal`` for the seat to act, ``decide``, ``evolve`` of its events)
 and search's fast path (domain/gangsta/playout.py: ``legal``, ``step``). Timed in CPU time of
 this process (the machines are shared), interleaved, median of REPEATS runs each; the ratio is
-printed against issue 16's goal of 3x. Also timed: sample() (the first call replays the
+printed against the goal of 3x. Also timed: sample() (the first call replays the
 history, a second one with the same view and history only reshuffles the decks), and the
 rollout policy's playouts (what one search iteration costs after the sample).
 """

@@ -1,4 +1,4 @@
-"""Iterations per move of the search levels (issue 16) at their default budgets, at positions
+"""Iterations per move of the search levels at their default budgets, at positions
 of seeded greedy games: Famiglia, Gangsta! with 2 and with 4 players.
 
 Each move is searched by ``domain.bots.choose`` as the AI jobs call it (view, legal commands,

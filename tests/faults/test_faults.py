@@ -1,4 +1,4 @@
-"""Fault injection under HTTP load (issue 13): one ``omerta run``; players playing Famiglia
+"""Fault injection under HTTP load: one ``omerta run``; players playing Famiglia
 against the AI and Gangsta! against three AI seats, one game after another (``load``); one
 fault after another: the store stalled (SIGSTOP), its memory full (``maxmemory`` reached, the
 worker behind: a job lost), then the store, the worker, the AI worker and the web server killed

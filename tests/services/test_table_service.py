@@ -1,4 +1,4 @@
-"""The table through the command service (issue 15): time-outs appended at exactly a version,
+"""The table through the command service: time-outs appended at exactly a version,
 once per deadline; a person's command for a seat a bot took over refused, changing nothing;
 the bot levels every AI question asks (services.games.seating)."""
 

@@ -45,7 +45,7 @@ DESKTOP = {"width": 1280, "height": 900}
 
 @pytest.fixture(scope="package")
 def smtp_inbox() -> Iterator[Inbox]:
-    """The SMTP server the worker sends the service's mails to (issue 14)."""
+    """The SMTP server the worker sends the service's mails to."""
     with smtp_server() as inbox:
         yield inbox
 

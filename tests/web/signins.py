@@ -1,4 +1,4 @@
-"""Signing in on another device, step by step on the pages (issue 14): the sign-in link, a
+"""Signing in on another device, step by step on the pages: the sign-in link, a
 mailed link, a passkey (Chromium's virtual authenticator through the DevTools protocol), and
 signing out. Shared by the browser tests of devices, mail and passkeys."""
 

@@ -1,4 +1,4 @@
-"""The chat panel and the rematch offer in the browser (issue 15): a message written in one
+"""The chat panel and the rematch offer in the browser: a message written in one
 context appears live in the other, as text; a spectator reads but has no box to write in; after
 the end, the chat stays live and a rematch offered in one context is joined from the other."""
 

@@ -1,4 +1,4 @@
-"""Clocks on the pages (issue 15): a time control chosen on the new-game page, the game page's
+"""Clocks on the pages: a time control chosen on the new-game page, the game page's
 countdown ticking by itself, the countdown in the "your turn" row; the vacation page with the
 keyboard."""
 

@@ -1,4 +1,4 @@
-"""Another website cannot take over or use the visitor's player (issue 12, finding 1), and the
+"""Another website cannot take over or use the visitor's player, and the
 pages still work under the Content-Security-Policy.
 
 The attacking pages are served from another origin: the same host at another port, the

@@ -1,4 +1,4 @@
-"""Two browser contexts stand for two devices of one player (issue 14): the second signs in with
+"""Two browser contexts stand for two devices of one player: the second signs in with
 the personal sign-in link and continues the same game; the devices page signs the first one out,
 and a revoked link signs nobody in."""
 

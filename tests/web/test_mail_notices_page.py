@@ -1,4 +1,4 @@
-"""The email page tells a player whether notification mails go out to them (issue 14), and its
+"""The email page tells a player whether notification mails go out to them, and its
 button turns them off and back on (by keyboard too)."""
 
 from __future__ import annotations

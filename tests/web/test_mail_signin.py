@@ -1,4 +1,4 @@
-"""Two devices (issue 14): on the first, a player adds an email address and opens the mailed
+"""Two devices: on the first, a player adds an email address and opens the mailed
 link, which confirms it; on the second, they ask for a sign-in link on the email page, open it
 from the mail (read from the test SMTP server), press the button, and are that player there."""
 

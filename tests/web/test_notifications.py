@@ -1,4 +1,4 @@
-"""The notification settings page (issue 14) in Chromium: the grid of channels by events saved
+"""The notification settings page in Chromium: the grid of channels by events saved
 and read back (English and Japanese, a phone, the keyboard), webhooks added and deleted, and
 browser notifications on this device.
 

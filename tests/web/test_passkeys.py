@@ -1,4 +1,4 @@
-"""Passkeys in Chromium (issue 14), with virtual authenticators (the DevTools protocol's
+"""Passkeys in Chromium, with virtual authenticators (the DevTools protocol's
 WebAuthn domain): a passkey added on the laptop and synced to the phone (as a password manager
 does: the same credential in the phone's authenticator) signs the phone in with no link and no
 name; deleted on the laptop, it signs nobody in. At an address other than the service's own

@@ -1,4 +1,4 @@
-"""The table's controls on the game page (issue 15; table.js): Undo appears only when the
+"""The table's controls on the game page (table.js): Undo appears only when the
 API allows it and takes the move back; a draw offer of the other player is answered with the
 keyboard; Concede asks first (Escape says no), then ends a 2-player game as a loss. A game the
 table ended reads as over, as one ended by the rules. The other seat is played through the

@@ -1,4 +1,4 @@
-"""One player, two devices, every way of signing in (issue 14), end to end in the browser: the
+"""One player, two devices, every way of signing in, end to end in the browser: the
 laptop makes the player and a game against the AI and a sign-in link; the phone signs in with
 the link and makes a move; signed out, it signs in with a link mailed to the address the laptop
 added and verified, and moves again; there it adds a passkey (its own built-in authenticator),

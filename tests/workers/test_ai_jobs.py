@@ -149,7 +149,7 @@ def test_a_failing_ai_is_retried_then_failed_and_shown(
 def test_a_player_taking_the_ai_seats_next_command_id_does_not_freeze_it(
     workers_redis: redis.Redis, drain: Callable[[], None]
 ) -> None:
-    """The attack of issue 12: seat 0 sends its own move with the command id the AI seat will
+    """The attack: seat 0 sends its own move with the command id the AI seat will
     use next. Command ids are scoped by seat, so the AI still moves and the game goes on."""
     game_id = commands.create_game("famiglia", 2, ai={1: "greedy"})
     drain()  # the AI moves first if it starts

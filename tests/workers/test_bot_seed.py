@@ -1,4 +1,4 @@
-"""The AI seats' seeds come from a server-side secret (issue 12, finding 8): the game id, the
+"""The AI seats' seeds come from a server-side secret: the game id, the
 version and the seat, all public, no longer let anyone compute the bot's next choice. Every
 process of a deployment agrees on the secret, so a retried AI job chooses the same move."""
 

@@ -1,4 +1,4 @@
-"""Notification mails end to end (issue 14): the API in this process, a real ``omerta worker``
+"""Notification mails end to end: the API in this process, a real ``omerta worker``
 process, a real SMTP server (aiosmtpd). An opponent's move mails the player whose turn it is
 exactly once, calls their webhook once and pushes to their browser once; the projection run
 again sends nothing more; moves within the digest period make one mail at once and one digest

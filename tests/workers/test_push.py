@@ -1,4 +1,4 @@
-"""Browser push end to end (issue 14): the API in this process, a real ``omerta worker``
+"""Browser push end to end: the API in this process, a real ``omerta worker``
 process, a local push service (``tests.workers.pushservice``) whose pushes the test decrypts
 with the subscription's own private key (RFC 8291, as the browser would) and whose VAPID
 signature it checks against the served public key (RFC 8292).

@@ -1,4 +1,4 @@
-"""Webhooks end to end (issue 14): the API in this process, a real ``omerta worker`` process,
+"""Webhooks end to end: the API in this process, a real ``omerta worker`` process,
 a local receiver. An opponent's move makes exactly one signed call to the player whose turn it
 is; the projection run again from the old read model sends nothing more; a worker killed while
 the receiver holds the call ends with one delivery (one delivery id; the call made again, the

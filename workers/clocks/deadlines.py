@@ -1,4 +1,4 @@
-"""Deadlines (issue 15): RQ scheduled jobs, armed by the projection, that time seats out.
+"""Deadlines: RQ scheduled jobs, armed by the projection, that time seats out.
 
 After each write of a game with a clock, the projector (``on_deadlines``, installed by
 ``runtime.projector``) arms, for every person's seat owing a decision, two jobs with RQ's

@@ -1,4 +1,4 @@
-"""Notification mails (issue 14): the ``email`` channel of ``workers.notify.notices``.
+"""Notification mails: the ``email`` channel of ``workers.notify.notices``.
 
 Who gets one: the notice's player, if their address is verified and they have not
 unsubscribed (``services.identity.emails``) and their preference ``email.<event>`` is on; checked

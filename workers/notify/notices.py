@@ -1,4 +1,4 @@
-"""The notification jobs (issue 14), driven by the projection.
+"""The notification jobs, driven by the projection.
 
 ``on_change`` (the projector's hook, installed by ``runtime.projector``) derives the notices of a
 read-model change (``services.notify.notifications.derive``) and enqueues one ``fan_out`` job for

@@ -1,4 +1,4 @@
-"""The browser push channel of the notifications (issue 14), beside ``workers.notify.notices``'s
+"""The browser push channel of the notifications, beside ``workers.notify.notices``'s
 webhooks and driven by its ``fan_out`` and ``catch_up``.
 
 ``fan_out`` enqueues a ``deliver_push`` job per (notice, subscription) the player wants, each

@@ -1,4 +1,4 @@
-"""The search levels of ``domain.bots`` (issue 16): what they are given, and when they exist."""
+"""The search levels of ``domain.bots``: what they are given, and when they exist."""
 
 from __future__ import annotations
 

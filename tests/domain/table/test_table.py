@@ -1,4 +1,4 @@
-"""The table's commands and events over both games (issue 15, "When time runs out, or a player
+"""The table's commands and events over both games ("When time runs out, or a player
 leaves"; docs/table.md): concessions, time-outs, draws, results, refusals."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Undo over whole games of random play (issue 15; docs/table.md, "Undo"): an allowed undo
+"""Undo over whole games of random play (docs/table.md, "Undo"): an allowed undo
 brings back, for every seat and a spectator, exactly the view of a moment between two commands
 when that seat alone was to act; never right after an event that reveals or shuffles."""
 
