@@ -154,3 +154,33 @@ class Targets:
     def revive(self, entry: bytes) -> None:
         player, target, notice = self.decode(entry)
         self.send(player, target, notice, f"-catch-up-{now_ms()}")
+
+    def begin(self, member: str, there: bool) -> tuple[nt.Notice, str, str] | str:
+        """Begin a try of a sending whose target is ``there`` or not: its notice, delivery id
+        and claim token, or what there is to say without sending: ``gone`` (no target, or the
+        player no longer wants the event), ``duplicate`` (sent, or claimed elsewhere)."""
+        player, target, notice = self.decode(member)
+        if not there or not nt.Preferences(self.client).wants(player, self.name, notice.event):
+            self.pending.done(member)
+            return "gone"
+        delivery = nt.delivery_id(notice, self.name, target)
+        token = nt.claim(self.client, delivery, lease())
+        if token is None:
+            self.pending.done(member)
+            return "duplicate"
+        self.pending.hold_for_lease(member)  # the catch-up leaves it alone while this try sends
+        return notice, delivery, token
+
+    def failed(self, member: str, delivery: str, token: str) -> bool:
+        """A try failed: whether it was the last (the sending is given up)."""
+        nt.release(self.client, delivery, token)
+        return self.pending.after_failure(member)
+
+    def ended(self, member: str, delivery: str, token: str) -> None:
+        """The sending is over without being sent (its target said it is gone)."""
+        nt.release(self.client, delivery, token)
+        self.pending.done(member)
+
+    def sent(self, member: str, delivery: str) -> None:
+        nt.mark_sent(self.client, delivery)
+        self.pending.done(member)

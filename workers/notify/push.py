@@ -18,7 +18,6 @@ from collections.abc import Sequence
 import redis
 
 from services.games.commands import service
-from services.notify import notifications as nt
 from services.notify import push
 from services.platform import config
 from workers.notify import channel
@@ -41,31 +40,22 @@ class Push(channel.Targets):
 
     def deliver(self, player: str, sub_id: str, member: str) -> str:
         """See ``deliver_push``."""
-        client, pending = self.client, self.pending
-        notice = self.decode(member)[2]
         sub = self.subs.get(player, sub_id)
-        if sub is None or not nt.Preferences(client).wants(player, self.name, notice.event):
-            pending.done(member)
-            return "gone"
-        delivery = nt.delivery_id(notice, self.name, sub_id)
-        token = nt.claim(client, delivery, channel.lease())
-        if token is None:
-            pending.done(member)
-            return "duplicate"
-        pending.hold_for_lease(member)  # the catch-up leaves it alone while this try pushes
+        begun = self.begin(member, sub is not None)
+        if isinstance(begun, str):
+            return begun
+        assert sub is not None  # begun
+        notice, delivery, token = begun
         try:
             push.send(sub, push.payload(notice, sub.lang), config.settings().webhook_timeout)
         except push.Gone:
             self.subs.delete(player, sub_id)
-            nt.release(client, delivery, token)
-            pending.done(member)
+            self.ended(member, delivery, token)
             return "dropped"
         except push.DeliveryFailed:
-            nt.release(client, delivery, token)
-            pending.after_failure(member)
+            self.failed(member, delivery, token)
             raise
-        nt.mark_sent(client, delivery)
-        pending.done(member)
+        self.sent(member, delivery)
         return "sent"
 
 

@@ -29,7 +29,6 @@ import redis
 
 from services.eventstore.store import now_ms
 from services.games.commands import service
-from services.notify import notifications as nt
 from services.notify import webhooks as wh
 from services.platform import config
 from workers.notify import channel
@@ -54,18 +53,12 @@ class Webhooks(channel.Targets):
 
     def deliver(self, player: str, hook_id: str, member: str) -> str:
         """See ``deliver_webhook``."""
-        client, pending = self.client, self.pending
-        notice = self.decode(member)[2]
         hook = self.hooks.get(player, hook_id)
-        delivery = nt.delivery_id(notice, self.name, hook_id)
-        if hook is None or not nt.Preferences(client).wants(player, self.name, notice.event):
-            pending.done(member)
-            return "gone"
-        token = nt.claim(client, delivery, channel.lease())
-        if token is None:
-            pending.done(member)
-            return "duplicate"
-        pending.hold_for_lease(member)  # the catch-up leaves it alone while this try sends
+        begun = self.begin(member, hook is not None)
+        if isinstance(begun, str):
+            return begun
+        assert hook is not None  # begun
+        notice, delivery, token = begun
         try:
             wh.post(
                 hook,
@@ -75,8 +68,7 @@ class Webhooks(channel.Targets):
                 config.settings().webhook_timeout,
             )
         except wh.DeliveryFailed as exc:
-            nt.release(client, delivery, token)
-            given_up = pending.after_failure(member)
+            given_up = self.failed(member, delivery, token)
             failure = wh.WebhookFailure(now_ms(), exc.reason, exc.status, given_up)
             self.hooks.failed(player, hook_id, failure)
             log.info("webhook delivery failed: %s to hook %s (%s)", delivery, hook_id, exc)
@@ -86,9 +78,8 @@ class Webhooks(channel.Targets):
                 "webhook delivery %s to hook %s of %s given up: %s", delivery, hook_id, player, exc
             )
             return "given_up"
-        nt.mark_sent(client, delivery)
-        self.hooks.delivered(player, hook_id)
-        pending.done(member)
+        self.hooks.delivered(player, hook_id)  # before the sending is done: observers see both
+        self.sent(member, delivery)
         return "sent"
 
 
