@@ -97,7 +97,7 @@ class Settings(msgspec.Struct, frozen=True):
     min_replicas: int = 0
     replica_timeout_ms: int = 1000
     relaxed_durability: bool = False
-    # Webhooks (services.notify.webhooks, workers.notify.notices)
+    # Webhooks (services.notify.webhooks, workers.notify.webhooks)
     webhooks_allow_private: bool = False
     webhook_timeout: float = 10.0
     webhook_backoff: tuple[int, ...] = (10, 60, 300, 1800, 7200)

@@ -12,6 +12,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from services.eventstore import shards
+from services.eventstore.store import now_ms
 from services.games import vacation
 from services.games.chat import Chat
 from services.games.rematch import Rematches, reserved_key
@@ -39,7 +40,7 @@ from services.readside import readmodels as rm
 from services.readside import seen
 from workers.notify import mail as notify_mail
 from workers.notify import mail_pending as queued
-from workers.notify.pending import Pending
+from workers.notify import webhooks as notify_webhooks
 
 Client = redis.Redis | RedisCluster
 KEY = "7b0f3c6e-0d7a-4c8e-9a54-3f1e2d5c6b7a"  # an Idempotency-Key: a random UUID
@@ -417,11 +418,9 @@ def test_mail_routing_and_the_pending_sets_stay_in_the_players_slot(
     assert notify_mail.route(client, [turn]) == 1  # routed before: the same mail
     assert notify_mail.route(client, [ended]) == 1  # the window is open: the digest
     assert [kind for kind, _ in went] == ["mail", "mail", "digest"]
-    pending = Pending(
-        "notify:pending", "webhook", "workers.notify.notices.deliver_webhook", "webhook"
-    )
+    pending = notify_webhooks.Webhooks(client).pending
     entry = msgspec.json.encode((ann.id, "wh_1", turn)).decode()
-    pending.hold(client, entry, 5)
+    pending.hold(entry, now_ms() + 5000)
     assert client.zcard(shards.key("notify:pending", shards.of(ann.id))) == 1
-    pending.done(client, entry)
+    pending.done(entry)
     assert not any(client.zcard(key) for key in shards.keys("notify:pending"))

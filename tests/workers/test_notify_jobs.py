@@ -12,6 +12,7 @@ import redis
 from rq.job import Job
 
 from api.app import create_app
+from services.eventstore.store import now_ms
 from services.games.commands import service
 from services.games.seats import player_games_key, seats_key
 from services.notify import notifications as nt
@@ -21,7 +22,8 @@ from tests.feeds import id_in
 from workers import runtime
 from workers.notify import mail_pending as notify_mail_pending
 from workers.notify import notices as notify
-from workers.notify import push as notify_push
+from workers.notify.push import Push
+from workers.notify.webhooks import Webhooks
 from workers.projection.projector import Projector
 
 pytestmark = pytest.mark.server
@@ -67,8 +69,9 @@ def test_a_sending_enqueued_twice_is_one_job(workers_redis: redis.Redis) -> None
     """A fan-out run again (a retry, or a projection after the first one's job ended) while
     the sendings it enqueued wait."""
     notice = nt.Notice("ann", nt.Event.YOUR_TURN.value, "g1", "gangsta", 5, 0)
-    notify._webhooks.enqueue(workers_redis, "ann", "h1", notice)
-    notify._webhooks.enqueue(workers_redis, "ann", "h1", notice)
+    hooks = Webhooks(workers_redis)
+    hooks.send("ann", "h1", notice)
+    hooks.send("ann", "h1", notice)
     delivery = nt.delivery_id(notice, "webhook", "h1")
     assert runtime.queue(runtime.NOTIFY).get_job_ids() == [f"webhook-{delivery}"]
 
@@ -85,11 +88,12 @@ def test_the_catch_up_revives_the_sendings_of_the_shards_it_is_given(
     ended = nt.Notice(bob, nt.Event.GAME_ENDED.value, "g1", "gangsta", 5, 1)
     # Pending sendings past their time that nobody holds (their workers died before a try):
     # a webhook call of shard 3's player; a webhook call, a push and a mail of shard 9's.
+    past = now_ms() - 1000
     for who, notice in ((ann, turn), (bob, ended)):
-        notify._webhooks.hold(client, msgspec.json.encode((who, "h1", notice)).decode(), -1)
-    notify_push._pushes.hold(client, msgspec.json.encode((bob, "s1", ended)).decode(), -1)
+        Webhooks(client).pending.hold(msgspec.json.encode((who, "h1", notice)).decode(), past)
+    Push(client).pending.hold(msgspec.json.encode((bob, "s1", ended)).decode(), past)
     mail = notify_mail_pending.member(notify_mail_pending.MAIL, bob, "g1", "b1")
-    notify_mail_pending.hold(client, mail, 0)
+    notify_mail_pending.pending_set(client).hold(mail, 0)
     queue = runtime.queue(runtime.NOTIFY)
 
     def players() -> set[str]:

@@ -29,6 +29,7 @@ from tests.workers.helpers import start_worker, wait
 from tests.workers.pushservice import Browser, PushService, push_service, vapid_claims
 from tests.workers.test_webhooks import Table, _move, _quiet, _table
 from workers import runtime
+from workers.notify import channel
 from workers.notify import push as notify_push
 
 pytestmark = pytest.mark.server
@@ -193,18 +194,19 @@ def test_the_catch_up_sends_a_push_whose_worker_died_once_its_claim_is_gone(
         sub_id = push.subscription_id(service.endpoint(bob.id))
         notice = nt.Notice(bob.id, "your_turn", "g-lost", "gangsta", 7, 1)
         member = msgspec.json.encode((bob.id, sub_id, notice))
+        pushes = notify_push.Push(workers_redis)
         # A worker took the job, claimed the sending and died: the job is lost to RQ for now,
         # the claim and the pending entry (already due) are left.
         delivery = nt.delivery_id(notice, "push", sub_id)
         token = nt.claim(workers_redis, delivery, 60)
         assert token is not None
-        workers_redis.zadd(notify_push._pushes.key(bob.id), {member: 0})
-        assert notify_push.catch_up(workers_redis) == 0  # held: the claim decides
+        workers_redis.zadd(pushes.pending.key(bob.id), {member: 0})
+        assert channel.catch_up([pushes]) == 0  # held: the claim decides
         nt.release(workers_redis, delivery, token)  # its lease is over
-        assert notify_push.catch_up(workers_redis) == 1
+        assert channel.catch_up([pushes]) == 1
         drain()
         (sent,) = service.pushes
         assert browser.decrypt(sent.body)["game_id"] == "g-lost"
         assert nt.was_sent(workers_redis, delivery)
-        assert workers_redis.zcard(notify_push._pushes.key(bob.id)) == 0
-        assert notify_push.catch_up(workers_redis) == 0
+        assert workers_redis.zcard(pushes.pending.key(bob.id)) == 0
+        assert channel.catch_up([pushes]) == 0

@@ -35,13 +35,13 @@ from tests.workers.helpers import start_worker, wait
 from tests.workers.receiver import HOLD, Receiver, receiver
 from workers import runtime
 from workers.notify import mail_pending as notify_mail_pending
-from workers.notify import notices as notify
 from workers.notify import push as notify_push
+from workers.notify import webhooks as notify_webhooks
 
 pytestmark = pytest.mark.server
 
 PENDING = [  # every channel's, every shard's
-    key for name in (notify.PENDING, notify_push.PENDING, notify_mail_pending.PENDING)
+    key for name in (notify_webhooks.PENDING, notify_push.PENDING, notify_mail_pending.PENDING)
     for key in shards.keys(name)
 ]  # fmt: skip
 JOBS = ("notify-*", "webhook-*", "push-*", "mail-*", "maildigest-*")  # every channel's

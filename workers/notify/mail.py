@@ -1,13 +1,12 @@
-"""Notification mails: the ``email`` channel of ``workers.notify.notices``.
+"""Notification mails: the ``email`` channel (``Mail``, ``workers.notify.channel``).
 
 Who gets one: the notice's player, if their address is verified and they have not
 unsubscribed (``services.identity.emails``) and their preference ``email.<event>`` is on; checked
-when
-``fan_out`` routes the notice and again when the mail goes.
+when the fan-out routes the notice and again when the mail goes.
 
 At most one mail per (player, game) per period (``OMERTA_MAIL_DIGEST_SECONDS``, 3600 s):
 
-* ``route`` (from ``notify.fan_out``) takes the notices of one projection for one player and
+* ``route`` (from the fan-out) takes the notices of one projection for one player and
   game together. With no window open for (player, game), one opens for a period and they are
   mailed at once, in one mail. With a window open, they are collected, and a ``send_digest``
   job is scheduled with RQ (``enqueue_at``; the worker runs RQ's scheduler) at its end.
@@ -28,7 +27,7 @@ an id (one notice: its delivery id of ``services.notify.notifications``; a diges
 game and window end), kept until sent. Its job claims the id (``notifications.claim``, a lease
 past the job's limit), sends, and marks the id and every notice's delivery id sent (a notice
 folded into a digest is never mailed on its own). A worker killed mid-send leaves the claim to
-expire, and the catch-up (``notify_mail_pending.catch_up``, the pending set) enqueues the job
+expire, and the catch-up (``workers.notify.channel``, the pending set) enqueues the job
 again. As with webhooks, exactly once holds up to SMTP itself: a worker killed after the server
 took the mail but before it was marked sent mails it again (RFC 1047), with the same
 ``Message-ID``. A mail that fails every try (``workers.mailer``'s backoff) is given up, as a
@@ -57,6 +56,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections import defaultdict
+from collections.abc import Sequence
 
 import msgspec
 import redis
@@ -71,6 +71,7 @@ from services.readside.readmodels import ReadModels, Summary
 from workers.notify import mail_pending as queued
 from workers.notify import mail_text as notify_mail_text
 from workers.notify.mail_pending import CHANNEL, DIGEST, MAIL
+from workers.notify.pending import Pending
 
 log = logging.getLogger(__name__)
 
@@ -152,22 +153,38 @@ def _batch_id(notices: list[nt.Notice]) -> str:
     return hashlib.sha256("|".join(ids).encode()).hexdigest()[:32]
 
 
-def _client() -> redis.Redis:
-    return service().store.redis
-
-
 def _period_ms() -> int:
     return 1000 * config.settings().mail_digest_seconds
 
 
-def route(client: redis.Redis, notices: list[nt.Notice]) -> int:
-    """Route the notices of one projection to a mail now or the next digest (see the module
-    docstring); how many mails or digests are on their way for them."""
+class Mail:
+    """The notices of one projection to a mail now or a digest (``route``); a member of its
+    pending set is a mail's or a digest's (``workers.notify.mail_pending``)."""
+
+    name = CHANNEL
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.client = client
+        self.pending = queued.pending_set(client)
+
+    def enqueue(self, notices: Sequence[nt.Notice]) -> int:
+        return route(self.client, notices)
+
+    def delivery_of(self, entry: bytes) -> str:
+        return queued.mail_id_of(entry)
+
+    def revive(self, entry: bytes) -> None:
+        queued.revive(self.pending, entry)
+
+
+def route(client: redis.Redis, notices: Sequence[nt.Notice]) -> int:
+    """Route the notices of one projection, each wanted by its player, to a mail now or the
+    next digest (see the module docstring); how many mails or digests are on their way for
+    them."""
     groups: dict[tuple[str, str], list[nt.Notice]] = defaultdict(list)
-    emails, prefs = Emails(client), nt.Preferences(client)
+    emails, pending = Emails(client), queued.pending_set(client)
     for notice in notices:
-        if prefs.wants(notice.player, CHANNEL, notice.event):
-            groups[(notice.player, notice.game_id)].append(notice)
+        groups[(notice.player, notice.game_id)].append(notice)
     count = 0
     for (player, game_id), group in groups.items():
         if not emails.wants_notices(player):
@@ -183,8 +200,8 @@ def route(client: redis.Redis, notices: list[nt.Notice]) -> int:
             went = client.eval(_ROUTE, len(keys), *keys, *args)
         for dest in {d.decode() for d in went}:
             kind, _, ref = dest.partition(":")
-            count += queued.enqueue_mail(client, player, game_id, ref) if kind == MAIL else 0
-            count += queued.schedule_digest(client, player, game_id, ref) if kind == DIGEST else 0
+            count += queued.enqueue_mail(pending, player, game_id, ref) if kind == MAIL else 0
+            count += queued.schedule_digest(pending, player, game_id, ref) if kind == DIGEST else 0
     return count
 
 
@@ -192,17 +209,18 @@ def deliver_mail(player: str, game_id: str, batch: str) -> str:
     """Send one mail of notices, once: ``sent``, ``duplicate`` (sent before), ``nothing``
     (nothing live or wanted left in it) or ``gone`` (its batch expired). Raises (RQ retries)
     on a failed sending or a claim held elsewhere."""
-    client = _client()
+    mail = Mail(service().store.redis)
     member = queued.member(MAIL, player, game_id, batch)
-    outcome = _send(client, member, player, game_id, batch)
-    queued.done(client, member)
+    outcome = _send(mail.pending, member, player, game_id, batch)
+    mail.pending.done(member)
     return outcome
 
 
 def send_digest(player: str, game_id: str, ends: str) -> str:
     """At the window's end: mail what was collected in it, once (as ``deliver_mail``);
     ``stale`` when nothing was left to say, ``made`` when this digest was dealt with before."""
-    client = _client()
+    mail = Mail(service().store.redis)
+    client = mail.client
     member = queued.member(DIGEST, player, game_id, ends)
     mail_id = queued.digest_id(player, game_id, ends)
     collected = _key(player, f"digest:{game_id}")
@@ -223,8 +241,8 @@ def send_digest(player: str, game_id: str, ends: str) -> str:
             nt.mark_sent(client, mail_id)
             outcome = "stale"
         else:
-            outcome = _send(client, member, player, game_id, mail_id)
-    queued.done(client, member)
+            outcome = _send(mail.pending, member, player, game_id, mail_id)
+    mail.pending.done(member)
     return outcome
 
 
@@ -244,7 +262,8 @@ def live(notice: nt.Notice, summary: Summary | None) -> bool:
     return summary.status == "running" and notice.seat in summary.due
 
 
-def _send(client: redis.Redis, member: bytes, player: str, game_id: str, mail_id: str) -> str:
+def _send(pending: Pending, member: bytes, player: str, game_id: str, mail_id: str) -> str:
+    client = pending.client
     if nt.was_sent(client, mail_id):
         return "duplicate"
     batch_key = _key(player, f"batch:{mail_id}")
@@ -266,12 +285,12 @@ def _send(client: redis.Redis, member: bytes, player: str, game_id: str, mail_id
     if token is None:
         return "duplicate"
     # The catch-up leaves it alone while this try may still be sending.
-    queued.hold(client, member, now_ms() + 1000 * queued.lease())
+    pending.hold_for_lease(member)
     try:
         mail.deliver(message)
     except Exception:
         nt.release(client, mail_id, token)
-        queued.after_failure(client, member)
+        pending.after_failure(member)
         raise
     _finish(client, batch_key, mail_id, notices)
     log.info("notification mail %s to player %s (%d notices)", mail_id, player, len(news))

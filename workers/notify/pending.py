@@ -1,46 +1,31 @@
-"""The pending set of a notification channel (webhooks, push): every sending under way, by
-``(player, target, notice)``, scored with the time after which the catch-up may enqueue it
-again. A try holds it for its lease; a failure holds it until RQ's next try is due (the last
-one forgets it); a success forgets it. What is past its time and nobody holds (no delivery
-record: a worker died with it) is enqueued again by ``revive``.
+"""The pending set of a notification channel (``workers.notify.channel``): every sending under
+way, as the channel's member (its job's arguments), scored with the time after which the
+catch-up may enqueue it again (ms). A try holds it for its lease; a failure holds it until RQ's
+next try is due (the last one forgets it); a success forgets it. What is past its time and
+nobody holds (no delivery record: a worker died with it) is enqueued again by the catch-up
+(``workers.notify.channel.catch_up``). Every channel's set, backoff and catch-up work so: only
+what a member is, and how its job is enqueued, is the channel's.
 
 The set is one per shard (``services.eventstore.shards``): a sending is kept in its player's
-shard's copy
-(``<name>:{<tag>}``), so no single key takes every sending's writes, and ``revive`` reads the
-copies of the shards it is given (a worker's: those it holds the lease of).
+shard's copy (``<name>:{<tag>}``), so no single key takes every sending's writes, and the
+catch-up reads the copies of the shards it is given (a worker's: those it holds the lease of).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-import msgspec
 import redis
 from rq import Retry, get_current_job
 from rq.exceptions import DuplicateJobError
 
 from services.eventstore import shards
 from services.eventstore.store import now_ms, unavailable
-from services.notify import notifications as nt
-from services.platform import config
 from workers import runtime
 
 FAILURE_TTL = 7 * 24 * 3600
-LEASE_MARGIN = 5  # seconds: a try's limit past the HTTP timeout, a claim's past the try's
 CATCH_UP_BATCH = 100
-
-_member = msgspec.json.Decoder(tuple[str, str, nt.Notice])
-
-
-def job_timeout() -> int:
-    """RQ's limit for one try: the HTTP call's, and a margin."""
-    return int(config.settings().webhook_timeout) + LEASE_MARGIN
-
-
-def lease() -> int:
-    """How long a claim (and a pending entry) outlives the try that holds it."""
-    return job_timeout() + LEASE_MARGIN
 
 
 def enqueue_once(name: str, func: str, *, job_id: str, **options: Any) -> bool:
@@ -59,87 +44,65 @@ def enqueue_once(name: str, func: str, *, job_id: str, **options: Any) -> bool:
     return True
 
 
-def due(client: redis.Redis, name: str, which: Iterable[int]) -> list[bytes]:
-    """The members past their time in the sets ``name`` of the shards ``which`` (at most
-    ``CATCH_UP_BATCH`` a shard), shard after shard."""
-    pipe = client.pipeline(transaction=False)
-    for shard in which:
-        pipe.zrangebyscore(shards.key(name, shard), 0, now_ms(), start=0, num=CATCH_UP_BATCH)
-    with unavailable():
-        found = pipe.execute()
-    return [raw for members in found for raw in members]
-
-
 class Pending:
-    """``name``: the sets' (one per shard); ``channel``: the delivery records'; ``job``: the
-    try's function (called with player, target, entry); ``prefix``: its job ids'."""
+    """``name``: the sets' (one per shard); ``player_of``: the player of a member (their shard
+    keeps it); ``backoff``: the seconds before each of RQ's next tries; ``lease``: how long a try
+    holds a member (seconds). Both are read when used: the settings may change."""
 
-    def __init__(self, name: str, channel: str, job: str, prefix: str) -> None:
-        self.name, self.channel, self.job, self.prefix = name, channel, job, prefix
+    def __init__(
+        self,
+        client: redis.Redis,
+        name: str,
+        player_of: Callable[[str | bytes], str],
+        backoff: Callable[[], Sequence[int]],
+        lease: Callable[[], int],
+    ) -> None:
+        self.client, self.name, self.player_of = client, name, player_of
+        self.backoff, self.lease = backoff, lease
 
     def key(self, player: str) -> str:
         """The set of the player's shard."""
         return shards.key(self.name, shards.of(player))
 
-    def enqueue(
-        self, client: redis.Redis, player: str, target: str, notice: nt.Notice, suffix: str = ""
-    ) -> None:
-        """Record the sending as pending, then enqueue its first try (RQ retries it)."""
-        entry = msgspec.json.encode((player, target, notice)).decode()
-        delivery = nt.delivery_id(notice, self.channel, target)
-        self.hold(client, entry, lease())
-        backoff = list(config.settings().webhook_backoff)
-        enqueue_once(
-            runtime.NOTIFY,
-            self.job,
-            args=(player, target, entry),
-            job_id=f"{self.prefix}-{delivery}{suffix}",
-            timeout=job_timeout(),
-            result_ttl=0,
-            failure_ttl=FAILURE_TTL,
-            retry=Retry(max=len(backoff), interval=backoff),
-            description=f"{self.prefix} {delivery}",
-        )
+    def retry(self) -> Retry:
+        """RQ's tries of a sending after its first."""
+        backoff = list(self.backoff())
+        return Retry(max=len(backoff), interval=backoff)
 
-    def decode(self, entry: str | bytes) -> tuple[str, str, nt.Notice]:
-        return _member.decode(entry)
-
-    def hold(self, client: redis.Redis, entry: str, seconds: int) -> None:
+    def hold(self, entry: str | bytes, until: int) -> None:
+        """Keep the catch-up off this sending until ``until`` (ms)."""
         with unavailable():
-            client.zadd(self.key(self.decode(entry)[0]), {entry: now_ms() + 1000 * seconds})
+            self.client.zadd(self.key(self.player_of(entry)), {entry: until})
 
-    def done(self, client: redis.Redis, entry: str) -> None:
+    def hold_for_lease(self, entry: str | bytes) -> None:
+        """Keep the catch-up off this sending while a try may be under way."""
+        self.hold(entry, now_ms() + 1000 * self.lease())
+
+    def done(self, entry: str | bytes) -> None:
         with unavailable():
-            client.zrem(self.key(self.decode(entry)[0]), entry)
+            self.client.zrem(self.key(self.player_of(entry)), entry)
 
-    def after_failure(self, client: redis.Redis, entry: str) -> bool:
+    def after_failure(self, entry: str | bytes) -> bool:
         """Keep the catch-up off this sending until RQ's next try is due (or forget it: the
         last); whether that was the last try."""
         job = get_current_job()
         left = job.retries_left if job is not None else None
         if not left:
-            self.done(client, entry)
+            self.done(entry)
             return True
-        backoff = config.settings().webhook_backoff
-        self.hold(client, entry, backoff[min(len(backoff) - left, len(backoff) - 1)] + lease())
+        backoff = self.backoff()
+        wait = backoff[min(len(backoff) - left, len(backoff) - 1)]
+        self.hold(entry, now_ms() + 1000 * (wait + self.lease()))
         return False
 
-    def revive(self, client: redis.Redis, which: Iterable[int] = range(shards.SHARDS)) -> int:
-        """Enqueue again the sendings in the sets of the shards ``which`` past their time that
-        nobody holds (a worker died with them); how many (at most ``CATCH_UP_BATCH`` a shard)."""
-        return self._revive(client, due(client, self.name, which))
-
-    def _revive(self, client: redis.Redis, found: list[bytes]) -> int:
-        revived = 0
-        for raw in found:
-            player, target, notice = self.decode(raw)
-            delivery = nt.delivery_id(notice, self.channel, target)
-            with unavailable():
-                held = client.exists(nt.record_key(delivery))
-            if held:  # sent (its try died before forgetting it) or claimed: the try decides
-                if nt.was_sent(client, delivery):
-                    self.done(client, raw.decode())
-                continue
-            self.enqueue(client, player, target, notice, f"-catch-up-{now_ms()}")
-            revived += 1
-        return revived
+    def due(self, which: Iterable[int]) -> list[bytes]:
+        """The members past their time in the sets of the shards ``which`` (at most
+        ``CATCH_UP_BATCH`` a shard), shard after shard."""
+        pipe = self.client.pipeline(transaction=False)
+        for shard in which:
+            pipe.zrangebyscore(
+                shards.key(self.name, shard), 0, now_ms(), start=0, num=CATCH_UP_BATCH
+            )
+        with unavailable():
+            found = pipe.execute()
+        return [raw for members in found for raw in members]
