@@ -37,8 +37,8 @@ from domain.gangsta.messages import (
     SnitchShuffledBack,
     TurnStarted,
 )
-from domain.gangsta.resource_folds import RESOURCE_FOLDS
-from domain.gangsta.reward_folds import REWARD_FOLDS, reward_done, rewards_of
+from domain.gangsta.resources.folds import RESOURCE_FOLDS
+from domain.gangsta.rewards.folds import REWARD_FOLDS, reward_done, rewards_of
 from domain.gangsta.state import (
     BOSSES_LABEL,
     GANGSTERS_LABEL,

@@ -1,6 +1,6 @@
 """Gangsta!'s wire format: commands (what a player asks) and events (what happened); the
 options and shared value types are in wire.py, the resources module's messages in
-resource_messages.py.
+resources/messages.py.
 
 Cards are their ids in cards.json. JSON looks like ``{"type": "commit", "gangster": 124}``.
 """
@@ -8,7 +8,7 @@ Cards are their ids in cards.json. JSON looks like ``{"type": "commit", "gangste
 from __future__ import annotations
 
 from domain.core import Secret
-from domain.gangsta.resource_messages import (
+from domain.gangsta.resources.messages import (
     Discharge,
     GangsterPeeked,
     Headquarters,

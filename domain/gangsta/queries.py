@@ -1,5 +1,5 @@
 """What the Gangsta! rules ask of a state, and the checks that refuse a command: shared by the
-commands (rules.py, resource_commands.py), the automatic steps (flow.py) and the views."""
+commands (rules.py, resources/commands.py), the automatic steps (flow.py) and the views."""
 
 from __future__ import annotations
 

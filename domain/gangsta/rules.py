@@ -2,8 +2,8 @@
 
 ``decide`` validates a command and returns its events followed by every automatic step that
 follows, up to the next decision (flow.py). The queries and checks it shares with the views and
-the resources module are in queries.py; the special rewards' decisions in reward_commands.py,
-the resources module's in resource_commands.py.
+the resources module are in queries.py; the special rewards' decisions in rewards/commands.py,
+the resources module's in resources/commands.py.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from domain.core import Result, RuleViolation, preset_options
-from domain.gangsta import cards, resource_commands, resources
+from domain.gangsta import cards, resources
 from domain.gangsta.flow import MAX_SEATS, MIN_SEATS, Out, advance, start
 from domain.gangsta.messages import (
     Assassination,
@@ -68,7 +68,8 @@ from domain.gangsta.queries import (
     supplies,
     to_act,
 )
-from domain.gangsta.reward_commands import (
+from domain.gangsta.resources import commands as resource_commands
+from domain.gangsta.rewards.commands import (
     assassination,
     diversion,
     fast_recruit,

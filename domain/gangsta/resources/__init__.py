@@ -1,6 +1,6 @@
 """The resources module (option ``resources``; GANGSTA.md, "Resources module"): the deal, when
 a card activates, what each ability changes, and the automatic steps it adds. The optional
-abilities are commands (resource_commands.py); their events are folded in evolve.py.
+abilities are commands (resources/commands.py); their events are folded in evolve.py.
 
 A card's ability is named by its ``ability`` in cards.json. Only an active card (activated for
 good once its owner's whole gang holds its required skills) that was not discarded (904 at the

@@ -9,7 +9,7 @@ import msgspec
 
 from domain.core import HistoryMismatch
 from domain.gangsta import resources
-from domain.gangsta.resource_messages import (
+from domain.gangsta.resources.messages import (
     GangsterPeeked,
     HeadquartersUsed,
     HeistPeeked,
