@@ -14,10 +14,11 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# Style and the import contracts (pyproject.toml [tool.importlinter]).
+# Style, the import contracts and the types (pyproject.toml [tool.importlinter], [tool.mypy]).
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 # One test process per core; a file's tests stay in one process (they share its fixtures).
 test: lint
