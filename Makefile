@@ -14,8 +14,11 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# Style, the import contracts and the types (pyproject.toml [tool.importlinter], [tool.mypy]).
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 # One test process per core; a file's tests stay in one process (they share its fixtures).
 test: lint
@@ -29,4 +32,4 @@ bench: install
 	$(BIN)/python -m tests.benchmarks
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) var .pytest_cache .ruff_cache .hypothesis .mypy_cache .import_linter_cache .grimp_cache

@@ -121,7 +121,7 @@ class Game(Protocol):
     def result(self, state: Any) -> Result | None: ...
 
 
-def without_secret(event: Any, started: type) -> Any:
+def without_secret(event: Any, started: type[Any]) -> Any:
     """The creation event (of type ``started``) with its secret removed; any other event as is.
     Both games keep their only running secret, the seed, in that event."""
     if isinstance(event, started) and event.secret is not None:

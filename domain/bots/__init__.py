@@ -82,7 +82,7 @@ def sampler(game: str) -> search.Sampler | None:
     """The game package's ``sample`` function, or None while it has none (the search levels are
     then not offered for that game)."""
     module = _module(game, "sample")
-    return module.sample if module is not None else None  # type: ignore[no-any-return]
+    return module.sample if module is not None else None
 
 
 @functools.cache
@@ -94,7 +94,7 @@ def playout(game: str) -> search.Playout:
 
 
 def _inner(game: str) -> Game:
-    return importlib.import_module(f"domain.{game}").game  # type: ignore[no-any-return]
+    return importlib.import_module(f"domain.{game}").game
 
 
 def levels(game: str) -> tuple[str, ...]:

@@ -60,7 +60,7 @@ def check(card: object) -> str:
             f"{card!r} is not a Famiglia card (expected e.g. 'red-3')",
             card=str(card),
         )
-    return card  # type: ignore[return-value]
+    return card
 
 
 def sort(cards: list[str] | tuple[str, ...]) -> tuple[str, ...]:

@@ -28,6 +28,8 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     action1_strict_order: bool = False
 
 
+# Each subclass says frozen=True again: msgspec inherits it, but type checkers (PEP 681's
+# dataclass_transform) do not, and mypy refuses a non-frozen subclass of a frozen one.
 class _Message(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True):
     pass
 
@@ -35,30 +37,30 @@ class _Message(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fie
 # --- Commands -----------------------------------------------------------------------------
 
 
-class Refresh(_Message, tag="refresh"):
+class Refresh(_Message, frozen=True, tag="refresh"):
     """Action 1: discard this Street card; as many cards as its rank are revealed at once."""
 
     card: Card
 
 
-class PlayAccountant(_Message, tag="play_accountant"):
+class PlayAccountant(_Message, frozen=True, tag="play_accountant"):
     """Action 2: play a blue card of rank >= 1 from hand to the area; exchanges follow."""
 
     card: Card
 
 
-class Swap(_Message, tag="swap"):
+class Swap(_Message, frozen=True, tag="swap"):
     """One Accountant exchange: this hand card goes to the area, this area card to hand."""
 
     hand_card: Card
     area_card: Card
 
 
-class EndSwaps(_Message, tag="end_swaps"):
+class EndSwaps(_Message, frozen=True, tag="end_swaps"):
     """Stop exchanging before the Accountant's rank is used up."""
 
 
-class PlayBrute(_Message, tag="play_brute"):
+class PlayBrute(_Message, frozen=True, tag="play_brute"):
     """Action 3: play a yellow card of rank r >= 1, lowering ``target`` by ``amount`` (1..r)."""
 
     card: Card
@@ -66,7 +68,7 @@ class PlayBrute(_Message, tag="play_brute"):
     amount: int
 
 
-class Recruit(_Message, tag="recruit"):
+class Recruit(_Message, frozen=True, tag="recruit"):
     """Action 4: take ``card`` from the Street. A card of (lowered) rank 0 is free (no shown
     cards); otherwise show two hand cards: ``to_area`` goes to the area, ``back_to_hand``
     returns to hand."""
@@ -76,7 +78,7 @@ class Recruit(_Message, tag="recruit"):
     back_to_hand: Card | None = None
 
 
-class Pass(_Message, tag="pass"):
+class Pass(_Message, frozen=True, tag="pass"):
     """Action 4 without a recruit: the turn ends."""
 
 
@@ -86,7 +88,7 @@ Command = Refresh | PlayAccountant | Swap | EndSwaps | PlayBrute | Recruit | Pas
 # --- Events -------------------------------------------------------------------------------
 
 
-class GameStarted(_Message, tag="game_started"):
+class GameStarted(_Message, frozen=True, tag="game_started"):
     seats: int
     options: Options
     commitment: str
@@ -95,30 +97,30 @@ class GameStarted(_Message, tag="game_started"):
     hands: tuple[tuple[Card, ...], ...]
 
 
-class StreetRevealed(_Message, tag="street_revealed"):
+class StreetRevealed(_Message, frozen=True, tag="street_revealed"):
     """Cards turned from the top of the deck onto the Street."""
 
     cards: tuple[Card, ...]
 
 
-class DeckReshuffled(_Message, tag="deck_reshuffled"):
+class DeckReshuffled(_Message, frozen=True, tag="deck_reshuffled"):
     """The deck ran out the first time: the discard pile (``size`` cards) is the new deck."""
 
     size: int
 
 
-class DeckRanOut(_Message, tag="deck_ran_out"):
+class DeckRanOut(_Message, frozen=True, tag="deck_ran_out"):
     """The deck ran out the second time: ``extra_turns`` turns follow the current one."""
 
     extra_turns: int
 
 
-class TurnStarted(_Message, tag="turn_started"):
+class TurnStarted(_Message, frozen=True, tag="turn_started"):
     seat: int
     turn: int
 
 
-class StreetRefreshed(_Message, tag="street_refreshed"):
+class StreetRefreshed(_Message, frozen=True, tag="street_refreshed"):
     """Action 1's discard; the reveal follows as StreetRevealed."""
 
     seat: int
@@ -126,29 +128,29 @@ class StreetRefreshed(_Message, tag="street_refreshed"):
     destination: Literal["discard", "deck_bottom"]
 
 
-class AccountantPlayed(_Message, tag="accountant_played"):
+class AccountantPlayed(_Message, frozen=True, tag="accountant_played"):
     seat: int
     card: Card
 
 
-class CardsSwapped(_Message, tag="cards_swapped"):
+class CardsSwapped(_Message, frozen=True, tag="cards_swapped"):
     seat: int
     hand_card: Card  # went from hand to area
     area_card: Card  # went from area to hand
 
 
-class SwapsEnded(_Message, tag="swaps_ended"):
+class SwapsEnded(_Message, frozen=True, tag="swaps_ended"):
     seat: int
 
 
-class BrutePlayed(_Message, tag="brute_played"):
+class BrutePlayed(_Message, frozen=True, tag="brute_played"):
     seat: int
     card: Card
     target: Card
     amount: int
 
 
-class Recruited(_Message, tag="recruited"):
+class Recruited(_Message, frozen=True, tag="recruited"):
     seat: int
     card: Card
     rank: int  # the rank it was recruited at (lower than printed if a Brute lowered it)
@@ -156,11 +158,11 @@ class Recruited(_Message, tag="recruited"):
     back_to_hand: Card | None
 
 
-class Passed(_Message, tag="passed"):
+class Passed(_Message, frozen=True, tag="passed"):
     seat: int
 
 
-class GameEnded(_Message, tag="game_ended"):
+class GameEnded(_Message, frozen=True, tag="game_ended"):
     reason: Literal["deck_exhausted", "double_pass"]
     scores: tuple[int, ...]
     winners: tuple[int, ...]

@@ -311,4 +311,6 @@ def playout(s: State, rng: Rng) -> list[float]:
             return _estimate(s)
         s = _turn(s)
         turns += 1
-    return rewards(rules.result(s), rules.SEATS)
+    result = rules.result(s)
+    assert result is not None  # the game has ended
+    return rewards(result, rules.SEATS)

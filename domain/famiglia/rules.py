@@ -8,7 +8,7 @@ same code that replays them. Readings of points FAMIGLIA.md leaves open: docs/fa
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -275,7 +275,9 @@ def _decide_refresh(state: State, seat: int, c: Refresh, out: list[Any]) -> None
     if block is not None:
         raise block
     _require_on_street(state, c.card)
-    destination = "discard" if state.deck_pass == 1 else "deck_bottom"
+    destination: Literal["discard", "deck_bottom"] = (
+        "discard" if state.deck_pass == 1 else "deck_bottom"
+    )
     state = _emit(state, out, StreetRefreshed(seat=seat, card=c.card, destination=destination))
     _reveal(state, out, RANK[c.card])
 

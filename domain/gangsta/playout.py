@@ -217,7 +217,7 @@ def estimate(s: State) -> list[float]:
     """Each seat's reward estimated from the standing of an unfinished game."""
     values = []
     for p in s.players:
-        influence = sum(cards.GANGSTERS[m.card].influence for m in p.gang)
+        influence: float = sum(cards.GANGSTERS[m.card].influence for m in p.gang)
         influence += sum(cards.HEISTS[h].influence for h in p.heists)
         if p.resource is not None and p.resource_active:
             influence += _RESOURCE[p.resource]

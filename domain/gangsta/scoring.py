@@ -5,6 +5,7 @@ from __future__ import annotations
 from domain.gangsta import cards, resources
 from domain.gangsta.messages import GameEnded
 from domain.gangsta.state import State
+from domain.gangsta.wire import EndReason
 
 
 def _majority_bonus(values: list[int]) -> list[int]:
@@ -28,7 +29,7 @@ def _clan_bonus(state: State) -> list[int]:
     return total
 
 
-def final_scores(state: State, reason: str) -> GameEnded:
+def final_scores(state: State, reason: EndReason) -> GameEnded:
     """Gangsters still in the gang (a hospital's are not), completed heists, most money, most
     gangsters (or clan majorities) and, with the resources module, each activated card."""
     players = state.players

@@ -22,9 +22,11 @@ import msgspec
 from domain.core import HistoryMismatch, Result, Secret
 from domain.gangsta import cards
 from domain.gangsta.messages import Options, Owed, Reward
+from domain.gangsta.wire import Row
 
 ROW_SIZE = 5
-HEISTS_ROW, GANGSTERS_ROW = "heists", "gangsters"
+HEISTS_ROW: Row = "heists"
+GANGSTERS_ROW: Row = "gangsters"
 # Stages in which rows are dealt in full whatever the refill option (a new row, not a refill).
 DEALING = ("setup", "opening")
 
@@ -124,10 +126,10 @@ def skills_of(member: Member) -> tuple[int, ...]:
     key = (member.card, member.learned)
     found = _SKILLS.get(key)
     if found is None:
-        found = list(cards.GANGSTERS[member.card].skills)
+        counts = list(cards.GANGSTERS[member.card].skills)
         if member.learned is not None:
-            found[cards.SKILL_INDEX[member.learned]] += 1
-        found = _SKILLS[key] = tuple(found)
+            counts[cards.SKILL_INDEX[member.learned]] += 1
+        found = _SKILLS[key] = tuple(counts)
     return found
 
 
@@ -195,7 +197,9 @@ def with_members(state: State, changes: dict[int, Member]) -> tuple[Player, ...]
     return tuple(players)
 
 
-def set_engaged(state: State, gangsters: tuple[int, ...] | list[int], engaged: bool):
+def set_engaged(
+    state: State, gangsters: tuple[int, ...] | list[int], engaged: bool
+) -> tuple[Player, ...]:
     changes = {}
     for card in gangsters:
         where = locate(state, card)

@@ -48,5 +48,7 @@ class Owed(msgspec.Struct, frozen=True):
     reason: DiscardReason
 
 
+# Each subclass says frozen=True again: msgspec inherits it, but type checkers (PEP 681's
+# dataclass_transform) do not, and mypy refuses a non-frozen subclass of a frozen one.
 class Message(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True):
     pass

@@ -86,10 +86,10 @@ class Generic:
         return state
 
     def to_act(self, s: Any) -> Collection[int]:
-        return self.game.to_act(s)  # type: ignore[no-any-return]
+        return self.game.to_act(s)
 
     def legal(self, s: Any, seat: int) -> list[Any]:
-        return self.game.legal(s, seat)  # type: ignore[no-any-return]
+        return self.game.legal(s, seat)
 
     def step(self, s: Any, seat: int, command: Any) -> Any:
         for event in self.game.decide(s, seat, command):
@@ -97,7 +97,7 @@ class Generic:
         return s
 
     def done(self, s: Any) -> Result | None:
-        return self.game.result(s)  # type: ignore[no-any-return]
+        return self.game.result(s)
 
     def considered(self, legal: list[Any]) -> list[Any]:
         return legal

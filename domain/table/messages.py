@@ -13,6 +13,8 @@ import msgspec
 from domain.core import Secret
 
 
+# Each subclass says frozen=True again: msgspec inherits it, but type checkers (PEP 681's
+# dataclass_transform) do not, and mypy refuses a non-frozen subclass of a frozen one.
 class _Message(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True):
     pass
 
@@ -20,23 +22,23 @@ class _Message(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fie
 # --- Commands (never in ``legal``: bots do not send them) -------------------------------------
 
 
-class Concede(_Message, tag="concede"):
+class Concede(_Message, frozen=True, tag="concede"):
     """Give up: 2 players, the game ends as a loss; more, the seat is played by a bot, unrated."""
 
 
-class OfferDraw(_Message, tag="offer_draw"):
+class OfferDraw(_Message, frozen=True, tag="offer_draw"):
     """2 players: offer the other player a draw."""
 
 
-class AcceptDraw(_Message, tag="accept_draw"):
+class AcceptDraw(_Message, frozen=True, tag="accept_draw"):
     """Accept the other player's standing draw offer: the game ends as a draw."""
 
 
-class DeclineDraw(_Message, tag="decline_draw"):
+class DeclineDraw(_Message, frozen=True, tag="decline_draw"):
     """Decline the other player's standing draw offer."""
 
 
-class Undo(_Message, tag="undo"):
+class Undo(_Message, frozen=True, tag="undo"):
     """Take back one's moves since the undo point (the table's ``can_undo`` says when)."""
 
 
@@ -46,12 +48,12 @@ COMMANDS = (Concede, OfferDraw, AcceptDraw, DeclineDraw, Undo)
 # --- Events ---------------------------------------------------------------------------------
 
 
-class Conceded(_Message, tag="conceded"):
+class Conceded(_Message, frozen=True, tag="conceded"):
     seat: int
     secret: Secret | None = None
 
 
-class TimedOut(_Message, tag="timed_out"):
+class TimedOut(_Message, frozen=True, tag="timed_out"):
     """The seat's time ran out (no client sends this: the deadline job does, via the service)."""
 
     seat: int
@@ -59,21 +61,21 @@ class TimedOut(_Message, tag="timed_out"):
     secret: Secret | None = None
 
 
-class DrawOffered(_Message, tag="draw_offered"):
+class DrawOffered(_Message, frozen=True, tag="draw_offered"):
     seat: int
 
 
-class DrawDeclined(_Message, tag="draw_declined"):
+class DrawDeclined(_Message, frozen=True, tag="draw_declined"):
     """``seat`` declined the other seat's offer."""
 
     seat: int
 
 
-class DrawAgreed(_Message, tag="draw_agreed"):
+class DrawAgreed(_Message, frozen=True, tag="draw_agreed"):
     secret: Secret | None = None
 
 
-class Expired(_Message, tag="expired"):
+class Expired(_Message, frozen=True, tag="expired"):
     """Nobody joined the open game within ``days`` (the service's setting then): it is over,
     unrated, with no winner (no client sends this: the expiry job does, via the service)."""
 
@@ -81,7 +83,7 @@ class Expired(_Message, tag="expired"):
     secret: Secret | None = None
 
 
-class Undone(_Message, tag="undone"):
+class Undone(_Message, frozen=True, tag="undone"):
     """``seat``'s moves since its undo point are taken back; they stay in the stream."""
 
     seat: int

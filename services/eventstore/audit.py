@@ -62,9 +62,9 @@ def _chain(store: EventStore, game_id: str) -> tuple[list[Envelope], list[str]]:
     prev = GENESIS
     for version, (entry_id, fields) in enumerate(store.rows(game_id), 1):
         where = f"version {version}"
-        raw = fields.get(b"e")
         if entry_id != f"{version}-0".encode() or set(fields) != {b"e"}:
             return envelopes, [f"{where}: unexpected entry {entry_id!r} {sorted(fields)}"]
+        raw = fields[b"e"]
         try:
             envelope = decode_envelope(raw)
         except msgspec.DecodeError as exc:

@@ -16,6 +16,8 @@ Each master is asked for its own count (``INFO replication``: replicas whose lin
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import msgspec
 import redis
 from redis.cluster import RedisCluster
@@ -60,7 +62,8 @@ def replication(client: Store, min_replicas: int) -> Replication:
 def _cluster_masters(client: RedisCluster) -> dict[str, tuple[redis.Redis, list[int]]]:
     """Each master (``host:port``): a client of it, and the shards whose home slot it serves."""
     found: dict[str, tuple[redis.Redis, list[int]]] = {}
-    table = client.cluster_slots(target_nodes=RedisCluster.RANDOM)
+    # redis-py annotates CLUSTER SLOTS as a list; the cluster client answers it parsed, as a dict
+    table = cast(dict[Any, Any], client.cluster_slots(target_nodes=RedisCluster.RANDOM))
     for (first, last), nodes in table.items():
         host, port = nodes["primary"]
         node = client.get_node(host=host, port=port)

@@ -38,10 +38,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any, cast
 
 import msgspec
 import redis
 from redis.cluster import RedisCluster
+from redis.typing import EncodableT
 
 from services.errors import Unavailable
 from services.eventstore import keys, shards
@@ -206,23 +208,23 @@ class EventStore:
                     *(entry.raw for entry in entries),
                 ],
             )
-        status = status.decode()
-        if status in ("ok", "duplicate") and replicas < self.min_replicas:
+        outcome = status.decode()
+        if outcome in ("ok", "duplicate") and replicas < self.min_replicas:
             raise Unavailable(
                 f"the append reached {replicas} of the {self.min_replicas} replicas required"
                 f" within {self.replica_timeout_ms} ms: it may be stored; retry with the same"
                 " command id"
             )
-        if status == "duplicate":
+        if outcome == "duplicate":
             earlier = decode_record(value)
             return Appended("duplicate", earlier.last, record=earlier)
-        if status != "ok":
-            return Appended(status, int(value))
+        if outcome != "ok":
+            return Appended(outcome, int(value))
         return Appended("ok", int(value), entries=entries, woke=woken == [1])
 
-    def _run_append(self, keys_: list[str], args: list[object]) -> tuple[list[bytes], int]:
-        """The script's answer, and how many replicas confirmed it (0 when none are required:
-        then no ``WAIT`` is sent)."""
+    def _run_append(self, keys_: list[str], args: list[EncodableT]) -> tuple[list[Any], int]:
+        """The script's answer (bytes and integers), and how many replicas confirmed it (0 when
+        none are required: then no ``WAIT`` is sent)."""
         if not self.min_replicas:
             return self._append(keys=keys_, args=args), 0
         if not isinstance(self.redis, RedisCluster):
@@ -230,15 +232,15 @@ class EventStore:
         return self._append_on_cluster(keys_, args)
 
     def _append_and_wait(
-        self, client: redis.Redis, keys_: list[str], args: list[object]
-    ) -> tuple[list[bytes], int]:
+        self, client: redis.Redis, keys_: list[str], args: list[EncodableT]
+    ) -> tuple[list[Any], int]:
         pipe = client.pipeline(transaction=False)
         self._append(keys=keys_, args=args, client=pipe)
         pipe.execute_command("WAIT", self.min_replicas, self.replica_timeout_ms)
         answer, replicas = pipe.execute()
         return answer, int(replicas)
 
-    def _append_on_cluster(self, keys_: list[str], args: list[object]) -> tuple[list[bytes], int]:
+    def _append_on_cluster(self, keys_: list[str], args: list[EncodableT]) -> tuple[list[Any], int]:
         """On a cluster ``WAIT`` must follow the script on the same connection to the master of
         the game's slot: the cluster client would send it to any node. So both go to that
         master's own client. Its slot may have moved (a failover: its replica now serves it):
@@ -275,7 +277,10 @@ class EventStore:
     def read(self, game_id: str, after: int = 0) -> list[Entry]:
         """The entries with version > ``after``, in order."""
         with unavailable():
-            rows = self.redis.xrange(keys.events_key(game_id), f"{after + 1}-0", "+")
+            rows = cast(
+                list[tuple[bytes, dict[bytes, bytes]]],
+                self.redis.xrange(keys.events_key(game_id), f"{after + 1}-0", "+"),
+            )
         return entries_of(rows)
 
     def read_with_record(
@@ -294,11 +299,13 @@ class EventStore:
 
     def rows(self, game_id: str) -> list[tuple[bytes, dict[bytes, bytes]]]:
         """The stream exactly as stored (entry ids and fields), for the audit."""
-        return self.redis.xrange(keys.events_key(game_id))
+        return cast(
+            list[tuple[bytes, dict[bytes, bytes]]], self.redis.xrange(keys.events_key(game_id))
+        )
 
     def meta(self, game_id: str) -> GameMeta | None:
         with unavailable():
-            raw = self.redis.get(keys.meta_key(game_id))
+            raw = cast(bytes | None, self.redis.get(keys.meta_key(game_id)))
         return decode_meta(raw) if raw is not None else None
 
     def version(self, game_id: str) -> int:

@@ -27,6 +27,7 @@ import unicodedata
 
 import msgspec
 import redis
+from redis.typing import EncodableT
 
 from services.errors import BadRequest
 from services.eventstore import keys, shards
@@ -105,7 +106,7 @@ class Chat:
         key's first message again if there was one (the seat's keys are its own)."""
         kept = clean(text)
         names = [chat_key(game_id), keys.side_feed_key(shards.of(game_id))]
-        args = [seat, kept, now_ms(), KEEP, keys.SIDE_FEED_KEEP, game_id]
+        args: list[EncodableT] = [seat, kept, now_ms(), KEEP, keys.SIDE_FEED_KEEP, game_id]
         args += [fingerprint, idempotency.TTL_MS]
         if key is not None:
             names.append(idempotency.chat_key(game_id, seat, key))

@@ -41,8 +41,10 @@ from __future__ import annotations
 import secrets
 import threading
 from collections.abc import Callable, Iterable
+from typing import cast
 
 import redis
+from redis.typing import EncodableT
 
 from services.errors import ServiceError
 from services.eventstore.store import unavailable
@@ -215,7 +217,7 @@ class Seats:
         self, game_id: str, creator: str, seat: int, invites: dict[int, str], public: bool
     ) -> None:
         names = [seats_key(game_id), invites_key(game_id), public_key(game_id)]
-        args: list[object] = [seat, creator, "1" if public else ""]
+        args: list[EncodableT] = [seat, creator, "1" if public else ""]
         for invited, code in sorted(invites.items()):
             args += [digest(code), invited]
         with unavailable():
@@ -246,7 +248,7 @@ class Seats:
             public_key(game_id),
             expired_key(game_id),
         ]
-        args: list[object] = [player_id, digest(invite) if invite else ""]
+        args: list[EncodableT] = [player_id, digest(invite) if invite else ""]
         if key:
             names.append(idempotency.join_key(game_id, player_id, key))
             args += [fingerprint, idempotency.TTL_MS]
@@ -293,7 +295,7 @@ class Seats:
     def seats(self, game_id: str) -> dict[int, str]:
         """Taken seats: seat -> player id."""
         with unavailable():
-            rows = self.redis.hgetall(seats_key(game_id))
+            rows = cast(dict[bytes, bytes], self.redis.hgetall(seats_key(game_id)))
         taken = {int(s): p.decode() for s, p in rows.items()}
         with self._lock:
             self._seats[game_id] = taken
@@ -312,7 +314,8 @@ class Seats:
     def games_of(self, player_id: str) -> list[str]:
         """The games the player sits in, newest first."""
         with unavailable():
-            return [g.decode() for g in self.redis.zrevrange(player_games_key(player_id), 0, -1)]
+            games = cast(list[bytes], self.redis.zrevrange(player_games_key(player_id), 0, -1))
+            return [g.decode() for g in games]
 
 
 def _owned(taken: dict[int, str], player_id: str) -> int | None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Sequence
+from typing import cast
 
 import msgspec
 import redis
@@ -68,7 +69,7 @@ def decode(raw: bytes | None) -> list[Interval]:
 
 def periods(client: redis.Redis, player_id: str) -> list[Interval]:
     with unavailable():
-        return decode(client.get(vacations_key(player_id)))
+        return decode(cast(bytes | None, client.get(vacations_key(player_id))))
 
 
 def year_of(ms: int) -> int:

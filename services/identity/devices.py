@@ -49,6 +49,7 @@ import secrets
 
 import msgspec
 import redis
+from redis.typing import EncodableT
 
 from services.errors import ServiceError
 from services.eventstore.store import unavailable
@@ -230,10 +231,11 @@ class Devices:
         made = SignInSecrets(secrets.token_urlsafe(32), new_code(), when)
         code = normal_code(made.code)
         assert code is not None
-        fields = {"link": digest(made.secret), "code": digest(code), "created": when}
+        link, code_digest = digest(made.secret), digest(code)
+        fields: dict[str, EncodableT] = {"link": link, "code": code_digest, "created": when}
         with unavailable():
-            self.redis.set(link_key(fields["link"]), player_id)
-            self.redis.set(code_key(fields["code"]), player_id)
+            self.redis.set(link_key(link), player_id)
+            self.redis.set(code_key(code_digest), player_id)
             old = self._swap(keys=[signin_key(player_id)], args=_flat(fields))
             _drop(self.redis, _pairs(old))
         return made
@@ -282,7 +284,7 @@ return old
 """
 
 
-def _flat(fields: dict[str, object]) -> list[object]:
+def _flat(fields: dict[str, EncodableT]) -> list[EncodableT]:
     return [item for pair in fields.items() for item in pair]
 
 

@@ -35,6 +35,7 @@ import hashlib
 import hmac
 import re
 import secrets
+from typing import cast
 
 import msgspec
 import redis
@@ -108,7 +109,7 @@ class Emails:
 
     def get(self, player_id: str) -> Email | None:
         with unavailable():
-            found = self.redis.hgetall(email_key(player_id))
+            found = cast(dict[bytes, bytes], self.redis.hgetall(email_key(player_id)))
             if b"address" not in found:
                 return None
             address = found[b"address"].decode()
@@ -149,7 +150,7 @@ class Emails:
         """The player whose verified address this is; BadAddress for what is no address."""
         hashed = address_hash(normalize(address))
         with unavailable():
-            found = self.redis.get(owner_key(hashed))
+            found = cast(bytes | None, self.redis.get(owner_key(hashed)))
         if found is None:
             return None
         email = self.get(found.decode())
@@ -174,7 +175,9 @@ class Emails:
         with unavailable():
             # A verification link goes once its steps ran: a redeemer lost midway may click it
             # again (and two racing do the same steps twice).
-            found = self.redis.get(key) if purpose == VERIFY else self.redis.getdel(key)
+            found = cast(
+                bytes | None, self.redis.get(key) if purpose == VERIFY else self.redis.getdel(key)
+            )
         if found is None:
             return None
         link = self._redeemed(purpose, found.decode())
@@ -186,7 +189,7 @@ class Emails:
     def usable(self, purpose: str, token: str) -> bool:
         """Whether the link would work now; nothing is used up (a mail scanner's fetch)."""
         with unavailable():
-            found = self.redis.get(link_key(_digest(token)))
+            found = cast(bytes | None, self.redis.get(link_key(_digest(token))))
         return found is not None and self._valid(purpose, found.decode()) is not None
 
     def _valid(self, purpose: str, found: str) -> Link | None:

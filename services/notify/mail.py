@@ -106,7 +106,8 @@ def stored(settings: config.Settings | None = None) -> list[Stored]:
     found = []
     for key in box.iterkeys():
         with box.get_file(key) as raw:
-            parsed = BytesParser(policy=policy.default).parse(raw)
+            # typeshed types a Maildir file as _ProxyFile, not the binary file it is
+            parsed = BytesParser(policy=policy.default).parse(raw)  # type: ignore[arg-type]
         assert isinstance(parsed, EmailMessage)
         text = parsed.get_body(("plain",))
         found.append(

@@ -33,7 +33,7 @@ import ipaddress
 import secrets
 import socket
 import time
-from typing import Literal
+from typing import Literal, cast
 from urllib.parse import urlsplit
 
 import msgspec
@@ -149,7 +149,10 @@ class Webhooks:
             record = idempotency.encode(idempotency.Record(fingerprint, hook=hook.id))
             name = idempotency.webhooks_key(player_id, key)
             with unavailable():
-                earlier = self.redis.set(name, record, nx=True, px=idempotency.TTL_MS, get=True)
+                earlier = cast(
+                    bytes | None,
+                    self.redis.set(name, record, nx=True, px=idempotency.TTL_MS, get=True),
+                )
             if earlier is not None:
                 first = idempotency.replayed(earlier, fingerprint).hook
                 assert first is not None
@@ -194,7 +197,7 @@ class Webhooks:
     def failures(self, player_id: str) -> dict[str, WebhookFailure]:
         """hook id -> its last failure, for the hooks whose last delivery failed."""
         with unavailable():
-            stored = self.redis.hgetall(failures_key(player_id))
+            stored = cast(dict[bytes, bytes], self.redis.hgetall(failures_key(player_id)))
         return {hook_id.decode(): _failure.decode(raw) for hook_id, raw in stored.items()}
 
     def secret(self, hook_id: str) -> str:

@@ -46,7 +46,7 @@ back at once (``release_game``), and a process lost midway leaves it to expire.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import redis
@@ -175,7 +175,7 @@ def begin_game(client: redis.Redis, creator: str, key: str, body_fingerprint: st
     with unavailable():
         if client.set(name, _pending(body_fingerprint), nx=True, px=PENDING_MS):
             return None
-        earlier = client.get(name)
+        earlier = cast(bytes | None, client.get(name))
     if earlier is None:  # it expired a moment ago: that creation failed
         raise KeyInUse("a request with this Idempotency-Key just failed: retry")
     return replayed(earlier, body_fingerprint)

@@ -19,6 +19,7 @@ import base64
 import hashlib
 import hmac
 import secrets
+from typing import cast
 
 import redis
 
@@ -35,7 +36,7 @@ def load(client: redis.Redis) -> bytes:
         return configured.encode()
     fresh = secrets.token_hex(32)
     with unavailable():
-        earlier = client.set(SECRET_KEY, fresh, nx=True, get=True)
+        earlier = cast(bytes | None, client.set(SECRET_KEY, fresh, nx=True, get=True))
     return earlier if earlier is not None else fresh.encode()
 
 

@@ -337,8 +337,8 @@ class Ratings:
         if inputs:
             pipe.zadd(FOLDED, {game_id: game.time for game_id, game in inputs.items()})
             pipe.hset(INPUTS, mapping={g: _encode(game) for g, game in inputs.items()})
-        for kind, kind_steps in steps.items():
-            _write(pipe, kind, ratings[kind], kind_steps)
+        for game_kind, kind_steps in steps.items():
+            _write(pipe, game_kind, ratings[game_kind], kind_steps)
         pipe.execute()
 
     # -- reading ------------------------------------------------------------------------------

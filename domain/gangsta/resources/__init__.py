@@ -68,14 +68,15 @@ def due(state: State) -> Any | None:
         return None
     players = state.players
     if state.stage == "resources":
-        if all(p.resource is not None for p in players):
-            return ResourcesRevealed(cards=tuple(p.resource for p in players))
+        chosen = tuple(p.resource for p in players if p.resource is not None)
+        if len(chosen) == len(players):
+            return ResourcesRevealed(cards=chosen)
         return None
     if not state.revealed:
         return None
     for seat, p in enumerate(players):
-        pending = p.resource is not None and not p.resource_active and not p.resource_discarded
-        if pending and meets(p):
+        pending = not p.resource_active and not p.resource_discarded
+        if p.resource is not None and pending and meets(p):
             return ResourceActivated(seat=seat, card=p.resource)
     if state.stage == "gang_war":
         for seat, p in enumerate(players):

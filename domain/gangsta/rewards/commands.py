@@ -66,6 +66,7 @@ def learn_skill(s: State, seat: int, c: LearnSkill, out: Out) -> None:
     g = c.gangster
     member = own_member(s, seat, g)
     skill = current_heist(s).learn_skill
+    assert skill is not None  # a learn_skill reward comes from a heist that names its skill
     if g not in s.committed:
         raise RuleViolation(
             "not_participant", f"Gangster {g} did not take part in the heist.", gangster=g
