@@ -314,6 +314,22 @@ class Seats:
         with unavailable():
             return [g.decode() for g in self.redis.zrevrange(player_games_key(player_id), 0, -1)]
 
+    def open_public_games(self, player_id: str) -> int:
+        """How many of the player's games are public and still have an open seat (in the
+        lobby): the cap on a player's open games counts them."""
+        games = self.games_of(player_id)
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in games:
+            pipe.get(public_key(game_id))
+            pipe.hlen(invites_key(game_id))
+        with unavailable():
+            found = pipe.execute()
+        return sum(
+            1
+            for public, open_seats in zip(found[::2], found[1::2], strict=True)
+            if public == b"1" and open_seats
+        )
+
 
 def _owned(taken: dict[int, str], player_id: str) -> int | None:
     return next((seat for seat, owner in taken.items() if owner == player_id), None)
