@@ -35,14 +35,24 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import msgspec
 import redis
+from redis.client import Pipeline
 
 from services.errors import ServiceError
 from services.eventstore.store import unavailable
 from services.games.commands import CommandService
-from services.games.seats import GameExpired, expired_key, invites_key, public_key, seats_key
+from services.games.seats import (
+    GameExpired,
+    expired_key,
+    invites_key,
+    public_key,
+    seat_map,
+    seats_key,
+)
 from services.identity.devices import digest
 from services.identity.players import Players
 
@@ -58,6 +68,14 @@ def reserved_key(game_id: str) -> str:
 
 def rematch_key(game_id: str) -> str:
     return f"game:{{{game_id}}}:rematch"
+
+
+def read_reserved(pipe: Pipeline, game_id: str) -> Callable[[Iterator[Any]], dict[int, str]]:
+    """The seats reserved at the game's creation (seat -> player id), queued on the read side's
+    pipeline (one round trip for all it reads): the function returned decodes them from the
+    pipeline's answers, taking its own in order."""
+    pipe.hgetall(reserved_key(game_id))
+    return lambda found: seat_map(next(found))
 
 
 class Offer(msgspec.Struct, frozen=True):
@@ -122,8 +140,7 @@ class Rematches:
     def reserved(self, game_id: str) -> dict[int, str]:
         """The seats reserved at the game's creation: seat -> player id (taken ones too)."""
         with unavailable():
-            rows = self.redis.hgetall(reserved_key(game_id))
-        return {int(s): p.decode() for s, p in rows.items()}
+            return seat_map(self.redis.hgetall(reserved_key(game_id)))
 
     def take(self, game_id: str, player_id: str) -> int | None:
         """Seat the player in the seat reserved for them (again: the same seat); None when this

@@ -40,9 +40,11 @@ from __future__ import annotations
 
 import secrets
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple
 
 import redis
+from redis.client import Pipeline
 
 from services.errors import ServiceError
 from services.eventstore.store import unavailable
@@ -69,6 +71,54 @@ def public_key(game_id: str) -> str:
 
 def expired_key(game_id: str) -> str:
     return f"game:{{{game_id}}}:expired"
+
+
+class Table(NamedTuple):
+    """A game's seat records as the read side folds them in: who sits where, and whether the
+    game is public."""
+
+    owners: dict[int, str]
+    public: bool
+
+
+# The read side's reads of the seat records, each queued on the caller's pipeline so that one
+# round trip reads all it needs; the function returned decodes the record from the pipeline's
+# answers, taking its own in order.
+
+
+def read_table(pipe: Pipeline, game_id: str) -> Callable[[Iterator[Any]], Table]:
+    pipe.hgetall(seats_key(game_id))
+    pipe.get(public_key(game_id))
+    return lambda found: Table(seat_map(next(found)), next(found) == b"1")
+
+
+def read_seats(pipe: Pipeline, game_id: str) -> Callable[[Iterator[Any]], dict[int, str]]:
+    """The taken seats: seat -> player id."""
+    pipe.hgetall(seats_key(game_id))
+    return lambda found: seat_map(next(found))
+
+
+def read_seat_count(pipe: Pipeline, game_id: str) -> Callable[[Iterator[Any]], int]:
+    """How many seats are taken."""
+    pipe.hlen(seats_key(game_id))
+    return lambda found: int(next(found))
+
+
+def read_seated_at(
+    pipe: Pipeline, player_id: str, game_id: str
+) -> Callable[[Iterator[Any]], int | None]:
+    """When the player took their seat in the game (ms); None if they sit in it nowhere."""
+    pipe.zscore(player_games_key(player_id), game_id)
+    return lambda found: _millis(next(found))
+
+
+def seat_map(rows: dict[bytes, bytes]) -> dict[int, str]:
+    """A hash of seat -> player id as stored (the seats; a rematch's reserved seats too)."""
+    return {int(s): p.decode() for s, p in rows.items()}
+
+
+def _millis(score: float | None) -> int | None:
+    return None if score is None else int(score)
 
 
 class BadInvite(ServiceError):
@@ -293,8 +343,7 @@ class Seats:
     def seats(self, game_id: str) -> dict[int, str]:
         """Taken seats: seat -> player id."""
         with unavailable():
-            rows = self.redis.hgetall(seats_key(game_id))
-        taken = {int(s): p.decode() for s, p in rows.items()}
+            taken = seat_map(self.redis.hgetall(seats_key(game_id)))
         with self._lock:
             self._seats[game_id] = taken
             if len(self._seats) > self.cache_size:
