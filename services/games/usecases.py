@@ -24,7 +24,7 @@ from services.identity.players import Players
 from services.platform import idempotency
 
 
-class NewTable(Protocol):
+class CreateRequest(Protocol):
     """A game's creation as the client sent it (the API's ``NewGame``): its encoding is the
     fingerprint a retry is told from another request by, so the body itself comes here."""
 
@@ -46,7 +46,7 @@ class NewTable(Protocol):
     def on_timeout(self) -> Any: ...
 
 
-class Seating(Protocol):
+class JoinRequest(Protocol):
     """A join as the client sent it (the API's ``JoinGame``): with an invite, or none."""
 
     @property
@@ -90,7 +90,7 @@ class Tables:
         self.chat = chat
         self.open_games = open_games
 
-    def create_game(self, creator: str, new: NewTable, key: str | None) -> Opened:
+    def create_game(self, creator: str, new: CreateRequest, key: str | None) -> Opened:
         """Make the game, seat ``creator`` and offer the other seats that no AI plays; with a
         ``key`` (the header as sent), a retry answers the first creation again."""
         self._check_cap(creator, new.public)
@@ -146,7 +146,7 @@ class Tables:
                 params={"max": most},
             )
 
-    def join_game(self, game_id: str, player_id: str, sent: Seating, key: str | None) -> int:
+    def join_game(self, game_id: str, player_id: str, sent: JoinRequest, key: str | None) -> int:
         """Seat the player (the invite's seat, the seat a rematch reserved for them, or a
         public game's lowest open seat) and return the seat; with a ``key`` (the header as
         sent), a retry gets the first join's seat."""
