@@ -33,7 +33,6 @@ nowhere but in the asker's game list at most).
 
 from __future__ import annotations
 
-import secrets
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -45,15 +44,7 @@ from redis.client import Pipeline
 from services.errors import ServiceError
 from services.eventstore.store import unavailable
 from services.games.commands import CommandService
-from services.games.seats import (
-    GameExpired,
-    expired_key,
-    invites_key,
-    public_key,
-    seat_map,
-    seats_key,
-)
-from services.identity.devices import digest
+from services.games.seats import GameExpired, expired_key, queue_rematch_table, seat_map, seats_key
 from services.identity.players import Players
 
 PENDING = b"pending"
@@ -193,16 +184,12 @@ class Rematches:
             raise
         others = {seat: p for seat, p in taken.items() if seat != mine}
         free = [s for s in range(loaded.meta.seats) if s not in taken and s not in loaded.meta.ai]
+        public = self.players.is_public(game_id)
         pipe = self.redis.pipeline(transaction=True)
         if others:
             pipe.hset(reserved_key(new_id), mapping={str(s): p for s, p in others.items()})
-        if free:  # open in the old game too: a public rematch's lobby join takes them
-            codes = {digest(secrets.token_urlsafe(32)): seat for seat in free}
-            pipe.hset(invites_key(new_id), mapping=codes)
-        pipe.hset(seats_key(new_id), str(mine), player_id)
+        queue_rematch_table(pipe, new_id, mine, player_id, free, public)
         with unavailable():
-            if self.redis.get(public_key(game_id)) == b"1":
-                pipe.set(public_key(new_id), "1")
             pipe.execute()
         made = Offer(new_id, player_id)
         with unavailable():

@@ -112,6 +112,21 @@ def read_seated_at(
     return lambda found: _millis(next(found))
 
 
+def queue_rematch_table(
+    pipe: Pipeline, game_id: str, seat: int, player_id: str, open_seats: list[int], public: bool
+) -> None:
+    """A rematch's table, queued on the rematch's transaction (with its reservations, so a
+    projection that sees the asker's seat sees them): the asker's seat, an invite code nobody is
+    told for each seat open in the old game (a public rematch's lobby join takes it), and the
+    public flag."""
+    if open_seats:
+        codes = {digest(secrets.token_urlsafe(32)): open_seat for open_seat in open_seats}
+        pipe.hset(invites_key(game_id), mapping=codes)
+    pipe.hset(seats_key(game_id), str(seat), player_id)
+    if public:
+        pipe.set(public_key(game_id), "1")
+
+
 def seat_map(rows: dict[bytes, bytes]) -> dict[int, str]:
     """A hash of seat -> player id as stored (the seats; a rematch's reserved seats too)."""
     return {int(s): p.decode() for s, p in rows.items()}
@@ -362,6 +377,11 @@ class Seats:
         """The games the player sits in, newest first."""
         with unavailable():
             return [g.decode() for g in self.redis.zrevrange(player_games_key(player_id), 0, -1)]
+
+    def is_public(self, game_id: str) -> bool:
+        """Whether the game is listed in the lobby while a seat is open."""
+        with unavailable():
+            return self.redis.get(public_key(game_id)) == b"1"
 
     def open_public_games(self, player_id: str) -> int:
         """How many of the player's games are public and still have an open seat (in the
