@@ -36,6 +36,7 @@ from api.sse import bp as events
 from services.games.chat import Chat
 from services.games.commands import CommandService, service
 from services.games.rematch import Rematches
+from services.games.usecases import Tables
 from services.identity.players import Players
 from services.platform import config
 from services.readside.fanout import Fanout
@@ -61,9 +62,12 @@ def create_app(
     people = people or Players(commands.store.redis)
     secure = config.settings().secure_cookies
     fanout = Fanout(commands.store.redis)  # one per app: per process under gunicorn
+    game_chat, rematches = Chat(commands.store.redis), Rematches(commands, people)
+    settings = rate_limits or limits.from_env(dict(os.environ))
+    cap = settings.open_games if settings.enabled else 0
     app.extensions["omerta"] = Deps(
-        commands, people, stream_seconds, secure, fanout=fanout,
-        chat=Chat(commands.store.redis), rematches=Rematches(commands, people),
+        commands, people, stream_seconds, secure, fanout=fanout, chat=game_chat,
+        rematches=rematches, tables=Tables(commands, people, rematches, game_chat, open_games=cap),
     )  # fmt: skip
     app.config["OMERTA_PUBLIC_URL"] = config.public_url()
     problems.install(app)
@@ -72,7 +76,7 @@ def create_app(
     routes = (meta.bp, webhooks.bp, push.bp, clocks.bp, ratings.bp, rematch.bp, chat.bp)
     for blueprint in (*blueprints, *routes):
         app.register_blueprint(blueprint)
-    limits.install(app, commands.store.redis, rate_limits or limits.from_env(dict(os.environ)))
+    limits.install(app, commands.store.redis, settings)
     app.wsgi_app = _BodyLimit(app.wsgi_app)
     return app
 

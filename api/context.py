@@ -10,6 +10,7 @@ from flask import current_app, request
 from services.games.chat import Chat
 from services.games.commands import CommandService
 from services.games.rematch import Rematches
+from services.games.usecases import Tables
 from services.identity.players import Player, Players
 from services.readside.fanout import Fanout
 
@@ -25,6 +26,7 @@ class Deps:
     fanout: Fanout  # wakes the live-event streams (api.sse)
     chat: Chat
     rematches: Rematches
+    tables: Tables  # creating, joining and rematching games: one call each
 
 
 def deps() -> Deps:

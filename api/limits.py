@@ -38,7 +38,8 @@ its client has gone (noticed at the next write: a keep-alive comment within seco
 is known by the SHA-256 of the token sent (not the token itself: the counters' keys are no
 secret); a request without one counts by address. ``OMERTA_OPEN_GAMES`` (default 10) caps the
 public games with an open seat that a player sits in when creating another public one (409
-``too_many_open_games``; 0: no cap). ``OMERTA_RATE_LIMITS=off`` lifts every limit and both caps (the
+``too_many_open_games``, checked by the creation itself, ``services.games.usecases``; 0: no
+cap). ``OMERTA_RATE_LIMITS=off`` lifts every limit and both caps (the
 test suite and the benchmarks set it).
 
 The defaults are far above real play: the pages make one request per move and reconnect a stream
@@ -66,12 +67,10 @@ from limits import parse_many
 from redis.cluster import RedisCluster
 from redis.connection import Connection, SSLConnection
 
-from api.context import caller, deps, token
+from api.context import deps, token
 from api.jsonio import body
 from api.problems import ApiError, problem_response
-from api.schemas import NewGame, SignIn
-from services.eventstore.store import unavailable
-from services.games.seats import invites_key, public_key
+from api.schemas import SignIn
 from services.identity.devices import digest, normal_code
 from services.identity.emails import address_hash
 from services.platform.config import Store
@@ -241,10 +240,6 @@ def install(app: Flask, client: Store, settings: RateLimits) -> None:
         assert exc.response is not None  # on_breach always builds it
         return exc.response
 
-    if settings.open_games:
-        app.view_functions["games.create"] = _capped(
-            app.view_functions["games.create"], settings.open_games
-        )
     for name, (endpoint, variable) in ENDPOINTS.items():
         rule = getattr(settings, name)
         try:
@@ -276,26 +271,6 @@ def install(app: Flask, client: Store, settings: RateLimits) -> None:
             app.view_functions[stream] = _one_of_most(
                 app.view_functions[stream], OpenStreams(settings.streams_open), client_key
             )
-
-
-def _capped(view: Callable[..., Any], most: int) -> Callable[..., Any]:
-    """``view`` (creating a game) refusing a public game to a player with ``most`` open ones."""
-
-    @functools.wraps(view)
-    def create(*args: Any, **kwargs: Any) -> Any:
-        player = caller()
-        request.get_data(cache=True)  # kept for the view, which reads the body again
-        if body(NewGame).public and _open_public_games(player.id) >= most:
-            raise ApiError(
-                409,
-                "too_many_open_games",
-                f"you already sit in {most} public games with an open seat: "
-                "wait for them to fill before opening another",
-                max=most,
-            )
-        return view(*args, **kwargs)
-
-    return create
 
 
 class OpenStreams:
@@ -363,20 +338,3 @@ def _one_of_most(
         return response
 
     return stream
-
-
-def _open_public_games(player_id: str) -> int:
-    """How many of the player's games are public and still have an open seat (in the lobby)."""
-    d = deps()
-    games = d.players.games_of(player_id)
-    pipe = d.players.redis.pipeline(transaction=False)
-    for game_id in games:
-        pipe.get(public_key(game_id))
-        pipe.hlen(invites_key(game_id))
-    with unavailable():
-        found = pipe.execute()
-    return sum(
-        1
-        for public, open_seats in zip(found[::2], found[1::2], strict=True)
-        if public == b"1" and open_seats
-    )

@@ -44,7 +44,7 @@ from services.games import vacation
 from services.games.commandinput import AI_COMMAND_PREFIX
 from services.games.commands import CommandService
 from services.games.reading import Loaded
-from services.platform import idempotency
+from services.games.usecases import Opened
 from services.readside.readmodels import ReadModels
 
 bp = Blueprint("games", __name__)
@@ -107,51 +107,16 @@ def kinds() -> Response:
 def create() -> Response:
     player = caller()
     new = body(NewGame)
-    humans = [s for s in range(new.seats) if s not in new.ai]
-    seat = new.seat if new.seat is not None else (humans[0] if humans else None)
-    if seat is None or seat not in humans:
-        raise ApiError(
-            400, "bad_seats", "the creator needs a seat that is not played by AI", case="creator"
-        )
-    d = deps()
-    key = idempotency.check_key(request.headers.get(COMMAND_ID_HEADER))
-    fingerprint = idempotency.fingerprint(new)
-    if key:
-        made = idempotency.begin_game(d.players.redis, player.id, key, fingerprint)
-        if made is not None:  # a retry: the first answer again
-            assert made.game is not None and made.seat is not None and made.version is not None
-            codes = d.players.reopened_table(player.id, key, made)
-            d.service.notify(made.game, made.version)
-            return _created(made.game, made.seat, made.version, codes)
-    try:
-        derived = idempotency.game_id(d.players.redis, player.id, key, fingerprint) if key else None
-        game_id = d.service.create_game(
-            new.game,
-            new.seats,
-            new.options,
-            new.ai,
-            clock=msgspec.to_builtins(new.clock) if new.clock is not None else None,
-            on_timeout=msgspec.to_builtins(new.on_timeout) if new.on_timeout else None,
-            game_id=derived,
-        )
-        loaded = d.service.load(game_id)
-        codes = d.players.open_table(
-            game_id, loaded.meta.created, humans, player.id, seat, new.public,
-            key=key, fingerprint=fingerprint, version=loaded.version,
-        )  # fmt: skip
-    except BaseException:
-        if key:  # its retry makes the game, or finds and completes the one made here
-            idempotency.release_game(d.players.redis, player.id, key, fingerprint)
-        raise
-    d.service.notify(game_id, loaded.version)  # read models show the seats
-    return _created(game_id, seat, loaded.version, codes)
+    opened = deps().tables.create_game(player.id, new, request.headers.get(COMMAND_ID_HEADER))
+    return _created(opened)
 
 
-def _created(game_id: str, seat: int, version: int, codes: dict[int, str]) -> Response:
-    url = public_url(url_for("games.join", game_id=game_id))
-    invites = [Invite(s, code, url) for s, code in sorted(codes.items())]
-    location = url_for("games.show", game_id=game_id)
-    return reply(GameCreated(game_id, seat, version, invites), 201, headers={"Location": location})
+def _created(opened: Opened) -> Response:
+    url = public_url(url_for("games.join", game_id=opened.game_id))
+    invites = [Invite(s, code, url) for s, code in sorted(opened.invites.items())]
+    location = url_for("games.show", game_id=opened.game_id)
+    created = GameCreated(opened.game_id, opened.seat, opened.version, invites)
+    return reply(created, 201, headers={"Location": location})
 
 
 def public_url(path: str) -> str:
@@ -164,13 +129,7 @@ def public_url(path: str) -> str:
 def join(game_id: str) -> Response:
     player = caller()
     sent = body(JoinGame)
-    key = idempotency.check_key(request.headers.get(COMMAND_ID_HEADER))
-    d = deps()
-    loaded = d.service.load(game_id)  # 404 for an unknown game
-    seat = None if sent.invite else d.rematches.take(game_id, player.id)  # a rematch's seat
-    if seat is None:
-        seat = d.players.join(game_id, player.id, sent.invite, key, idempotency.fingerprint(sent))
-    d.service.notify(game_id, loaded.version)  # read models show the seats
+    seat = deps().tables.join_game(game_id, player.id, sent, request.headers.get(COMMAND_ID_HEADER))
     return reply(Joined(game_id, seat))
 
 

@@ -15,7 +15,5 @@ bp = Blueprint("rematch", __name__)
 @bp.post("/games/<game_id>/rematch")
 def rematch(game_id: str) -> Response:
     player = caller()
-    d = deps()
-    made, seat = d.rematches.offer(game_id, player.id)
-    d.chat.signal(game_id)  # the old game's open pages show the offer (again: harmless)
+    made, seat = deps().tables.rematch(game_id, player.id)
     return reply(RematchOut(made.game, made.by, seat))

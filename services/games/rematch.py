@@ -33,17 +33,18 @@ nowhere but in the asker's game list at most).
 
 from __future__ import annotations
 
-import secrets
 import time
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import msgspec
 import redis
+from redis.client import Pipeline
 
 from services.errors import ServiceError
 from services.eventstore.store import unavailable
 from services.games.commands import CommandService
-from services.games.seats import GameExpired, expired_key, invites_key, public_key, seats_key
-from services.identity.devices import digest
+from services.games.seats import GameExpired, expired_key, queue_rematch_table, seat_map, seats_key
 from services.identity.players import Players
 
 PENDING = b"pending"
@@ -58,6 +59,14 @@ def reserved_key(game_id: str) -> str:
 
 def rematch_key(game_id: str) -> str:
     return f"game:{{{game_id}}}:rematch"
+
+
+def read_reserved(pipe: Pipeline, game_id: str) -> Callable[[Iterator[Any]], dict[int, str]]:
+    """The seats reserved at the game's creation (seat -> player id), queued on the read side's
+    pipeline (one round trip for all it reads): the function returned decodes them from the
+    pipeline's answers, taking its own in order."""
+    pipe.hgetall(reserved_key(game_id))
+    return lambda found: seat_map(next(found))
 
 
 class Offer(msgspec.Struct, frozen=True):
@@ -122,8 +131,7 @@ class Rematches:
     def reserved(self, game_id: str) -> dict[int, str]:
         """The seats reserved at the game's creation: seat -> player id (taken ones too)."""
         with unavailable():
-            rows = self.redis.hgetall(reserved_key(game_id))
-        return {int(s): p.decode() for s, p in rows.items()}
+            return seat_map(self.redis.hgetall(reserved_key(game_id)))
 
     def take(self, game_id: str, player_id: str) -> int | None:
         """Seat the player in the seat reserved for them (again: the same seat); None when this
@@ -176,16 +184,12 @@ class Rematches:
             raise
         others = {seat: p for seat, p in taken.items() if seat != mine}
         free = [s for s in range(loaded.meta.seats) if s not in taken and s not in loaded.meta.ai]
+        public = self.players.is_public(game_id)
         pipe = self.redis.pipeline(transaction=True)
         if others:
             pipe.hset(reserved_key(new_id), mapping={str(s): p for s, p in others.items()})
-        if free:  # open in the old game too: a public rematch's lobby join takes them
-            codes = {digest(secrets.token_urlsafe(32)): seat for seat in free}
-            pipe.hset(invites_key(new_id), mapping=codes)
-        pipe.hset(seats_key(new_id), str(mine), player_id)
+        queue_rematch_table(pipe, new_id, mine, player_id, free, public)
         with unavailable():
-            if self.redis.get(public_key(game_id)) == b"1":
-                pipe.set(public_key(new_id), "1")
             pipe.execute()
         made = Offer(new_id, player_id)
         with unavailable():

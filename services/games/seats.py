@@ -40,10 +40,11 @@ from __future__ import annotations
 
 import secrets
 import threading
-from collections.abc import Callable, Iterable
-from typing import cast
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple, cast
 
 import redis
+from redis.client import Pipeline
 from redis.typing import EncodableT
 
 from services.errors import ServiceError
@@ -71,6 +72,71 @@ def public_key(game_id: str) -> str:
 
 def expired_key(game_id: str) -> str:
     return f"game:{{{game_id}}}:expired"
+
+
+class Table(NamedTuple):
+    """A game's seat records as the read side folds them in: who sits where, and whether the
+    game is public."""
+
+    owners: dict[int, str]
+    public: bool
+
+
+# The read side's reads of the seat records, each queued on the caller's pipeline so that one
+# round trip reads all it needs; the function returned decodes the record from the pipeline's
+# answers, taking its own in order.
+
+
+def read_table(pipe: Pipeline, game_id: str) -> Callable[[Iterator[Any]], Table]:
+    pipe.hgetall(seats_key(game_id))
+    pipe.get(public_key(game_id))
+    return lambda found: Table(seat_map(next(found)), next(found) == b"1")
+
+
+def read_seats(pipe: Pipeline, game_id: str) -> Callable[[Iterator[Any]], dict[int, str]]:
+    """The taken seats: seat -> player id."""
+    pipe.hgetall(seats_key(game_id))
+    return lambda found: seat_map(next(found))
+
+
+def read_seat_count(pipe: Pipeline, game_id: str) -> Callable[[Iterator[Any]], int]:
+    """How many seats are taken."""
+    pipe.hlen(seats_key(game_id))
+    return lambda found: int(next(found))
+
+
+def read_seated_at(
+    pipe: Pipeline, player_id: str, game_id: str
+) -> Callable[[Iterator[Any]], int | None]:
+    """When the player took their seat in the game (ms); None if they sit in it nowhere."""
+    pipe.zscore(player_games_key(player_id), game_id)
+    return lambda found: _millis(next(found))
+
+
+def queue_rematch_table(
+    pipe: Pipeline, game_id: str, seat: int, player_id: str, open_seats: list[int], public: bool
+) -> None:
+    """A rematch's table, queued on the rematch's transaction (with its reservations, so a
+    projection that sees the asker's seat sees them): the asker's seat, an invite code nobody is
+    told for each seat open in the old game (a public rematch's lobby join takes it), and the
+    public flag."""
+    if open_seats:
+        codes: dict[EncodableT, EncodableT] = {
+            digest(secrets.token_urlsafe(32)): open_seat for open_seat in open_seats
+        }
+        pipe.hset(invites_key(game_id), mapping=codes)
+    pipe.hset(seats_key(game_id), str(seat), player_id)
+    if public:
+        pipe.set(public_key(game_id), "1")
+
+
+def seat_map(rows: dict[bytes, bytes]) -> dict[int, str]:
+    """A hash of seat -> player id as stored (the seats; a rematch's reserved seats too)."""
+    return {int(s): p.decode() for s, p in rows.items()}
+
+
+def _millis(score: float | None) -> int | None:
+    return None if score is None else int(score)
 
 
 class BadInvite(ServiceError):
@@ -295,8 +361,7 @@ class Seats:
     def seats(self, game_id: str) -> dict[int, str]:
         """Taken seats: seat -> player id."""
         with unavailable():
-            rows = cast(dict[bytes, bytes], self.redis.hgetall(seats_key(game_id)))
-        taken = {int(s): p.decode() for s, p in rows.items()}
+            taken = seat_map(cast(dict[bytes, bytes], self.redis.hgetall(seats_key(game_id))))
         with self._lock:
             self._seats[game_id] = taken
             if len(self._seats) > self.cache_size:
@@ -316,6 +381,27 @@ class Seats:
         with unavailable():
             games = cast(list[bytes], self.redis.zrevrange(player_games_key(player_id), 0, -1))
             return [g.decode() for g in games]
+
+    def is_public(self, game_id: str) -> bool:
+        """Whether the game is listed in the lobby while a seat is open."""
+        with unavailable():
+            return self.redis.get(public_key(game_id)) == b"1"
+
+    def open_public_games(self, player_id: str) -> int:
+        """How many of the player's games are public and still have an open seat (in the
+        lobby): the cap on a player's open games counts them."""
+        games = self.games_of(player_id)
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in games:
+            pipe.get(public_key(game_id))
+            pipe.hlen(invites_key(game_id))
+        with unavailable():
+            found = pipe.execute()
+        return sum(
+            1
+            for public, open_seats in zip(found[::2], found[1::2], strict=True)
+            if public == b"1" and open_seats
+        )
 
 
 def _owned(taken: dict[int, str], player_id: str) -> int | None:

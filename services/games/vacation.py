@@ -21,11 +21,12 @@ starts in, each vacation counting its days begun (an early end gives the days no
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
-from typing import cast
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, cast
 
 import msgspec
 import redis
+from redis.client import Pipeline
 
 from services.errors import BadRequest, ServiceError
 from services.eventstore.store import unavailable
@@ -70,6 +71,22 @@ def decode(raw: bytes | None) -> list[Interval]:
 def periods(client: redis.Redis, player_id: str) -> list[Interval]:
     with unavailable():
         return decode(cast(bytes | None, client.get(vacations_key(player_id))))
+
+
+# The read side's reads, queued on its pipeline (one round trip for all it reads): the function
+# returned decodes the record from the pipeline's answers, taking its own in order.
+
+
+def read_periods(pipe: Pipeline, player_id: str) -> Callable[[Iterator[Any]], list[Interval]]:
+    """The player's vacations."""
+    pipe.get(vacations_key(player_id))
+    return lambda found: decode(next(found))
+
+
+def read_clock_rev(pipe: Pipeline, game_id: str) -> Callable[[Iterator[Any]], int]:
+    """The game's clock revision (0 before any vacation changed its clocks)."""
+    pipe.get(clock_rev_key(game_id))
+    return lambda found: int(next(found) or 0)
 
 
 def year_of(ms: int) -> int:

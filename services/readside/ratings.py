@@ -53,7 +53,7 @@ from domain.core import Result
 from services.eventstore import keys, shards
 from services.eventstore.records import GameMeta, decode_meta
 from services.eventstore.store import unavailable
-from services.games.seats import seats_key
+from services.games.seats import read_seats
 from services.readside import readmodels as rm
 
 MODEL = PlackettLuce()
@@ -219,13 +219,13 @@ class Ratings:
         pipe = self.redis.pipeline(transaction=False)
         pipe.hmget(rm.game_key(game_id), ["summary", "progress"])
         pipe.get(keys.meta_key(game_id))
-        pipe.hgetall(seats_key(game_id))
+        read_owners = read_seats(pipe, game_id)
         with unavailable():
-            fields, meta, seats = pipe.execute()
+            found = iter(pipe.execute())
+        fields, meta, owners = next(found), next(found), read_owners(found)
         summary = rm.joined(*fields)
         if summary is None or summary.result is None or meta is None:
             return None
-        owners = {int(s): p.decode() for s, p in seats.items()}
         return rated_game(decode_meta(meta), owners, summary.result, summary.updated)
 
     def rate(self, game_id: str) -> str:

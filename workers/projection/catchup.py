@@ -65,7 +65,7 @@ from rq.registry import FailedJobRegistry, ScheduledJobRegistry
 from services.errors import Unavailable
 from services.eventstore import keys, shards
 from services.eventstore.store import now_ms, unavailable
-from services.games.seats import seats_key
+from services.games import seats
 from services.readside import readmodels as rm
 from workers import jobs, ratings, runtime
 from workers.projection.projector import Projector, trim_feed
@@ -146,12 +146,17 @@ def _check_seats(projector: Projector, held: list[int]) -> int:
     with unavailable():
         games = [g.decode() for found in pipe.execute() for g in found]
     pipe = client.pipeline(transaction=False)
+    reads = []
     for game_id in games:
         pipe.hget(rm.game_key(game_id), "seated")
-        pipe.hlen(seats_key(game_id))
+        reads.append(seats.read_seat_count(pipe, game_id))
     with unavailable():
-        counts = pipe.execute()
-    behind = [g for i, g in enumerate(games) if int(counts[2 * i] or 0) < counts[2 * i + 1]]
+        found = iter(pipe.execute())
+    behind = []
+    for game_id, taken in zip(games, reads, strict=True):
+        projected = int(next(found) or 0)  # the seats its read model shows
+        if projected < taken(found):
+            behind.append(game_id)
     for game_id in behind:
         jobs.project_or_set_apart(projector, game_id)
     return len(behind)

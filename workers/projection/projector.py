@@ -34,11 +34,9 @@ from services.eventstore import keys, shards
 from services.eventstore.codec import EventCodec
 from services.eventstore.records import Entry, decode_meta
 from services.eventstore.store import EventStore, entries_of, unavailable
-from services.games import vacation
+from services.games import rematch, seats, vacation
 from services.games.clocks import SeatClock
-from services.games.rematch import reserved_key
 from services.games.seating import ai_levels
-from services.games.seats import player_games_key, public_key, seats_key
 from services.games.statecache import StateCache
 from services.notify.notifications import as_created
 from services.readside import readmodels as rm
@@ -178,19 +176,19 @@ class Projector:
         cached = self._cache.get(game_id)
         pipe = self.redis.pipeline(transaction=False)
         pipe.hmget(rm.game_key(game_id), ["version", "seated", "clockrev", "summary", "progress"])
-        pipe.hgetall(seats_key(game_id))
-        pipe.get(public_key(game_id))
-        pipe.get(vacation.clock_rev_key(game_id))
-        pipe.hgetall(reserved_key(game_id))
+        read_table = seats.read_table(pipe, game_id)
+        read_rev = vacation.read_clock_rev(pipe, game_id)
+        read_reserved = rematch.read_reserved(pipe, game_id)
         # From the cached head itself: a store that came back older no longer has it.
         after = 0 if cached is None else max(cached.version - 1, 0)
         pipe.xrange(keys.events_key(game_id), f"{after + 1}-0", "+")
         if cached is None:
             pipe.get(keys.meta_key(game_id))
         with unavailable():
-            (stored, seated, stored_rev, *before), seats, public, rev, reserved, rows, *meta = (
-                pipe.execute()
-            )
+            found = iter(pipe.execute())
+        stored, seated, stored_rev, *before = next(found)
+        table, clock_rev, held = read_table(found), read_rev(found), read_reserved(found)
+        rows, *meta = found
         entries = entries_of(rows)
         if cached is None:
             if meta[0] is None:
@@ -207,14 +205,12 @@ class Projector:
             folded = self._cache.remember(game_id, self._fold(cached, entries))
         elif not folded.version:
             return None  # no events: not a game (creation stores both at once)
-        owners = {int(s): p.decode() for s, p in seats.items()}
-        clock_rev = int(rev or 0)
+        owners = table.owners
         if checkpoint_of(stored, seated, stored_rev) >= (
             folded.version, len(owners), clock_rev
         ):  # fmt: skip
             return Projected(int(stored), False, [])
-        held = {int(s): p.decode() for s, p in reserved.items()}
-        seating = self.seating(game_id, folded, owners, public == b"1", clock_rev, held)
+        seating = self.seating(game_id, folded, owners, table.public, clock_rev, held)
         ai_due = sorted(s for s in folded.due if s in ai_levels(folded.meta, folded.state))
         stored_summary = rm.joined(*before)
         if stored_summary is not None and not any(s.kind == "player" for s in stored_summary.seats):
@@ -254,14 +250,19 @@ class Projector:
         if meta.clock is None or any(s not in owners for s in people):
             return Seating(owners, public, rev, reserved=reserved)
         pipe = self.redis.pipeline(transaction=False)
-        for seat in people:
-            pipe.zscore(player_games_key(owners[seat]), game_id)
-            pipe.get(vacation.vacations_key(owners[seat]))
+        reads = [
+            (
+                seats.read_seated_at(pipe, owners[seat], game_id),
+                vacation.read_periods(pipe, owners[seat]),
+            )
+            for seat in people
+        ]
         with unavailable():
-            found = pipe.execute()
-        joined_at = [int(t) for t in found[0::2] if t is not None]
+            found = iter(pipe.execute())
+        records = [(seated_at(found), periods(found)) for seated_at, periods in reads]
+        joined_at = [t for t, _ in records if t is not None]
         started = max([meta.created, *joined_at])
-        paused = {s: vacation.decode(raw) for s, raw in zip(people, found[1::2], strict=True)}
+        paused = {s: periods for s, (_, periods) in zip(people, records, strict=True)}
         return Seating(owners, public, rev, started, paused, reserved)
 
     def _creator(self, game_id: str, owners: dict[int, str]) -> str | None:
@@ -269,10 +270,10 @@ class Projector:
         the game from its creation time, a joiner's from the join's); None if not known yet."""
         players = sorted(set(owners.values()))
         pipe = self.redis.pipeline(transaction=False)
-        for player_id in players:
-            pipe.zscore(player_games_key(player_id), game_id)
+        reads = [seats.read_seated_at(pipe, player_id, game_id) for player_id in players]
         with unavailable():
-            times = pipe.execute()
+            found = iter(pipe.execute())
+        times = [seated_at(found) for seated_at in reads]
         seated = [(t, p) for t, p in zip(times, players, strict=True) if t is not None]
         return min(seated)[1] if seated else None
 
