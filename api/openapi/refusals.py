@@ -10,8 +10,8 @@ import functools
 from pathlib import Path
 
 import domain
+from api.http.problems import API_CODES
 from api.openapi.route import Route, routed_by_type
-from api.problems import API_CODES
 from api.web import i18n
 
 RULE_STATUS = 422

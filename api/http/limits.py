@@ -67,9 +67,10 @@ from redis.cluster import RedisCluster
 from redis.connection import Connection, SSLConnection
 
 from api.context import caller, deps, token
-from api.jsonio import body
-from api.problems import ApiError, problem_response
-from api.schemas import NewGame, SignIn
+from api.http.jsonio import body
+from api.http.problems import ApiError, problem_response
+from api.schemas.games import NewGame
+from api.schemas.players import SignIn
 from services.eventstore.store import unavailable
 from services.games.seats import invites_key, public_key
 from services.identity.devices import digest, normal_code
