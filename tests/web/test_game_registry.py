@@ -32,7 +32,7 @@ def test_every_game_has_its_web_module_and_no_other() -> None:
 @pytest.mark.parametrize("name", sorted(WEB_GAMES))
 def test_a_games_web_module_names_what_exists(name: str) -> None:
     pages = WEB_GAMES[name]
-    for script in (pages.board_script, pages.help_script):
+    for script in (pages.card_script, pages.board_script, pages.help_script):
         assert STATIC.joinpath(script).is_file(), script
     for lang in i18n.LANGUAGES:
         assert TEMPLATES.joinpath(pages.rules_template(lang)).is_file(), lang
@@ -82,6 +82,7 @@ def test_no_shared_template_or_script_names_a_game() -> None:
         str(place.joinpath(piece))
         for pages in WEB_GAMES.values()
         for place, piece in (
+            (STATIC, pages.card_script),
             (STATIC, pages.board_script),
             (STATIC, pages.help_script),
             *((TEMPLATES, pages.rules_template(lang)) for lang in i18n.LANGUAGES),

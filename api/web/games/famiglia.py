@@ -20,6 +20,7 @@ def _cards() -> dict[str, Any]:
 
 PAGES = GamePages(
     name="famiglia",
+    card_script="famiglia_cards.js",
     board_script="famiglia.js",
     help_script="famiglia_help.js",
     cards=_cards,

@@ -21,6 +21,7 @@ def _cards() -> dict[str, Any]:
 
 PAGES = GamePages(
     name="gangsta",
+    card_script="gangsta_cards.js",
     board_script="gangsta.js",
     help_script="gangsta_help.js",
     cards=_cards,

@@ -9,13 +9,15 @@ from typing import Any
 
 @dataclass(frozen=True)
 class GamePages:
-    """One game's part of the pages. The scripts are files of ``static/``: ``board_script``
-    defines ``GameUI`` (the board, the log's lines, legal moves made clickable, and what a
-    finished game's replay reveals), ``help_script`` defines ``GameHelp`` (why a move is
-    missing; the game page only). ``cards`` is the data the pages draw the cards from, and
-    ``rule_options`` the options the rules page explains, in its order."""
+    """One game's part of the pages. The scripts are files of ``static/``: ``card_script``
+    draws the game's cards (it adds to ``Cards``); ``board_script`` defines ``GameUI`` (the
+    board, the log's lines, legal moves made clickable, and what a finished game's replay
+    reveals); ``help_script`` defines ``GameHelp`` (why a move is missing; the game page only).
+    ``cards`` is the data the cards are drawn from, and ``rule_options`` the options the rules
+    page explains, in its order."""
 
     name: str
+    card_script: str
     board_script: str
     help_script: str
     cards: Callable[[], dict[str, Any]]
