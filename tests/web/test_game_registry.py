@@ -6,16 +6,24 @@ package, one web module and one registry line."""
 from __future__ import annotations
 
 import ast
+import dataclasses
+import json
 import re
 from importlib.resources import files
 from pathlib import Path
 
+import fakeredis
 import pytest
 
 import api
+from api import web
+from api.app import create_app
 from api.web import i18n
 from api.web.games import WEB_GAMES
-from domain import GAMES
+from domain import GAMES, table
+from services.eventstore.store import EventStore
+from services.games.commands import CommandService
+from services.identity.players import Players
 
 API = Path(api.__file__).parent
 STATIC = files("api.web").joinpath("static")
@@ -96,3 +104,39 @@ def test_no_shared_template_or_script_names_a_game() -> None:
         for found in quoted.findall(path.read_text(encoding="utf-8"))
     }
     assert not named
+
+
+def test_a_new_game_is_played_on_the_pages_with_its_module_and_one_line(
+    monkeypatch: pytest.MonkeyPatch, fake_redis: fakeredis.FakeRedis
+) -> None:
+    """A third game (Famiglia's rules under another name): its registry lines in ``domain.GAMES``
+    and ``WEB_GAMES`` are all the pages need to play it, with the scripts and cards its module
+    names."""
+    third = table.table(GAMES["famiglia"].inner)
+    third.name = "third"
+    monkeypatch.setitem(GAMES, "third", third)
+    own = dataclasses.replace(
+        WEB_GAMES["famiglia"],
+        name="third",
+        card_script="cards_of_third.js",
+        board_script="board_of_third.js",
+        help_script="help_of_third.js",
+        cards=lambda: {"third": True},
+    )
+    monkeypatch.setitem(WEB_GAMES, "third", own)
+    app = create_app(CommandService(EventStore(fake_redis), hooks=[]), Players(fake_redis))
+    web.register(app)
+    game_id = app.extensions["omerta"].service.create_game("third", 2)
+    with app.test_client() as client:
+        for path in (f"/play/{game_id}", f"/play/{game_id}/replay"):
+            page = client.get(path)
+            assert page.status_code == 200
+            assert 'data-kind="third"' in page.text
+            assert f'id="cards">{json.dumps(own.cards())}</script>' in page.text
+            for script in (own.card_script, own.board_script):
+                assert f"/web/static/{script}" in page.text
+            assert "/web/static/famiglia" not in page.text
+        game_page = client.get(f"/play/{game_id}").text
+        assert f"/web/static/{own.help_script}" in game_page
+        assert client.get(f"/play/{game_id}/join").status_code == 200
+        assert 'href="/rules/third"' in client.get("/").text
