@@ -15,9 +15,10 @@ from typing import Any
 
 from flask import Flask
 
-from api import limits, problems, security
 from api.context import Deps
-from api.presence import bp as presence
+from api.http import limits, problems, security
+from api.live.presence import bp as presence
+from api.live.sse import bp as events
 from api.routes import (
     chat,
     clocks,
@@ -32,7 +33,6 @@ from api.routes import (
     rematch,
     webhooks,
 )
-from api.sse import bp as events
 from services.games.chat import Chat
 from services.games.commands import CommandService, service
 from services.games.rematch import Rematches

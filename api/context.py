@@ -23,7 +23,7 @@ class Deps:
     players: Players
     stream_seconds: float  # how long one server-sent-events response stays open
     secure_cookies: bool  # behind HTTPS: cookies only over HTTPS
-    fanout: Fanout  # wakes the live-event streams (api.sse)
+    fanout: Fanout  # wakes the live-event streams (api.live.sse)
     chat: Chat
     rematches: Rematches
     tables: Tables  # creating, joining and rematching games: one call each

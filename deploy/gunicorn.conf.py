@@ -1,8 +1,9 @@
 """gunicorn configuration for running the API directly::
 
-    REDIS_URL=redis://redis-host:6379/0 gunicorn -c deploy/gunicorn.conf.py 'api.server:site()'
+    REDIS_URL=redis://redis-host:6379/0 \
+        gunicorn -c deploy/gunicorn.conf.py 'api.serving.server:site()'
 
-The same settings as ``omerta serve`` (``api.server.settings``); override them with the
+The same settings as ``omerta serve`` (``api.serving.server.settings``); override them with the
 environment (OMERTA_BIND, OMERTA_WEB_WORKERS, OMERTA_WEB_CONNECTIONS, OMERTA_ACCESS_LOG) or
 gunicorn's own command-line flags.
 """
@@ -13,7 +14,7 @@ monkey.patch_all()  # first: the app's imports (ssl among them) must get the pat
 
 import sys  # noqa: E402
 
-from api.server import settings  # noqa: E402
+from api.serving.server import settings  # noqa: E402
 from services.platform import storecheck  # noqa: E402
 
 if not storecheck.at_start("web"):  # an evicting store (gunicorn reads this file once, at start)

@@ -17,7 +17,7 @@ from multiprocessing.connection import Connection
 
 HOST = "127.0.0.1"
 EVENT_ID = re.compile(rb"\nid: (\d+)\n|^id: (\d+)\n")
-COUNT = re.compile(rb'"count":(\d+)')  # a player stream's inbox count (api.presence)
+COUNT = re.compile(rb'"count":(\d+)')  # a player stream's inbox count (api.live.presence)
 
 
 def allow_files(count: int) -> None:

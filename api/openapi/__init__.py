@@ -3,7 +3,7 @@ shape the responses (``api.schemas``, the games' Options, Command, Event and Vie
 
 ``ROUTES`` describes each operation once (the modules ``games``, ``identity``, ``notifications``,
 ``ratings``):
-the API page (``api.docs``) is rendered from the same document. ``tests/api`` checks that every
+the API page (``api.http.docs``) is rendered from the same document. ``tests/api`` checks that every
 Flask route is in it and runs schemathesis against it.
 """
 
@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from api.http.problems import Problem
 from api.openapi.clocks import CLOCK_ROUTES
 from api.openapi.games import GAME_ROUTES
 from api.openapi.identity import IDENTITY_ROUTES
@@ -22,8 +23,7 @@ from api.openapi.ratings import RATING_ROUTES
 from api.openapi.refusals import codes_of
 from api.openapi.route import FORM, JSON, Route
 from api.openapi.social import SOCIAL_ROUTES
-from api.problems import Problem
-from api.schemas import InboxEvent
+from api.schemas.inbox import InboxEvent
 from domain import GAMES
 from services.games.rematch import Offer
 from services.notify.webhooks import WebhookBody

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from api import schemas
 from api.openapi.route import Route, path_param, query
-from api.schemas import COMMAND_ID_HEADER
+from api.schemas.common import COMMAND_ID_HEADER, MAX_IDEMPOTENCY_KEY
+from api.schemas.games import GameCreated, GameKind, GameList, GameOut, Joined, JoinGame, NewGame
+from api.schemas.inbox import Seen, SeenOut
+from api.schemas.meta import Health
+from api.schemas.play import Accepted, CommandIn, HistoryOut, LegalOut, ViewOut
+from api.schemas.players import NewPlayer, PlayerCreated, PlayerOut
 from domain.table import messages as table_messages
 from services.platform.idempotency import MIN_PLAYER_KEY
 
@@ -19,7 +23,7 @@ IDEMPOTENCY = {
     "name": COMMAND_ID_HEADER,
     "in": "header",
     "required": False,
-    "schema": {"type": "string", "minLength": 1, "maxLength": schemas.MAX_IDEMPOTENCY_KEY},
+    "schema": {"type": "string", "minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY},
     "description": "the command's id, unique per seat of the game: a retry with the same key "
     "appends nothing and answers as the first try did, the same key with another command is "
     "refused (409 command_id_reused); another seat's keys are its own; keys starting with ai- "
@@ -28,7 +32,7 @@ IDEMPOTENCY = {
 
 
 def _creation_key(scope: str, minimum: int = 1) -> dict[str, Any]:
-    longest = schemas.MAX_IDEMPOTENCY_KEY
+    longest = MAX_IDEMPOTENCY_KEY
     return {
         "name": COMMAND_ID_HEADER,
         "in": "header",
@@ -72,14 +76,14 @@ GAME_ROUTES: tuple[Route, ...] = (
         "get",
         "/games",
         "The games on offer, with their option and command schemas",
-        (200, list[schemas.GameKind]),
+        (200, list[GameKind]),
     ),
     Route(
         "post",
         "/games",
         "Create a game; the caller takes a seat, open seats get invites",
-        (201, schemas.GameCreated),
-        body=schemas.NewGame,
+        (201, GameCreated),
+        body=NewGame,
         auth="required",
         params=(GAME_KEY,),
         codes=(
@@ -104,7 +108,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "get",
         "/games/{game_id}",
         "A game's table: seats, version, who is to act, result",
-        (200, schemas.GameOut),
+        (200, GameOut),
         auth="optional",
         params=(GAME_ID,),
         codes=("store_unavailable", "unknown_game"),
@@ -113,8 +117,8 @@ GAME_ROUTES: tuple[Route, ...] = (
         "post",
         "/games/{game_id}/join",
         "Take a seat with an invite (or in a public game)",
-        (200, schemas.Joined),
-        body=schemas.JoinGame,
+        (200, Joined),
+        body=JoinGame,
         auth="required",
         params=(GAME_ID, JOIN_KEY),
         codes=(
@@ -134,7 +138,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "get",
         "/games/{game_id}/view",
         "What the caller's seat (or a spectator) sees now",
-        (200, schemas.ViewOut),
+        (200, ViewOut),
         auth="optional",
         params=(GAME_ID,),
         codes=("store_unavailable", "unknown_game"),
@@ -143,7 +147,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "get",
         "/games/{game_id}/legal",
         "The game's own moves the caller may send now (not the table's commands)",
-        (200, schemas.LegalOut),
+        (200, LegalOut),
         auth="required",
         params=(GAME_ID,),
         description=f"Lists the moves of the game's rules only. The table's commands ({TABLE}) "
@@ -156,8 +160,8 @@ GAME_ROUTES: tuple[Route, ...] = (
         "post",
         "/games/{game_id}/commands",
         "Send a command for the caller's seat",
-        (200, schemas.Accepted),
-        body=schemas.CommandIn,
+        (200, Accepted),
+        body=CommandIn,
         auth="required",
         params=(GAME_ID, IDEMPOTENCY),
         rules=True,
@@ -183,7 +187,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "get",
         "/games/{game_id}/history",
         "The events as the caller may see them (everything, seed too, once the game is over)",
-        (200, schemas.HistoryOut),
+        (200, HistoryOut),
         auth="optional",
         params=(GAME_ID, AFTER),
         description="A game's shuffles come from a secret fixed at its start. Its first "
@@ -198,7 +202,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "get",
         "/games/{game_id}/replay/{version}",
         "The caller's view of the game as it stood at a version",
-        (200, schemas.ViewOut),
+        (200, ViewOut),
         auth="optional",
         params=(GAME_ID, path_param("version", "integer", "1 to the game's version")),
         codes=("store_unavailable", "unknown_game", "unknown_version"),
@@ -231,7 +235,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "get",
         "/lobby",
         "Public games with an open seat",
-        (200, schemas.GameList),
+        (200, GameList),
         auth="optional",
         codes=("store_unavailable",),
         tag="players",
@@ -240,8 +244,8 @@ GAME_ROUTES: tuple[Route, ...] = (
         "post",
         "/players",
         "Create a player; the answer holds its secret token (once)",
-        (201, schemas.PlayerCreated),
-        body=schemas.NewPlayer,
+        (201, PlayerCreated),
+        body=NewPlayer,
         params=(PLAYER_KEY,),
         codes=(
             "bad_command_id",
@@ -263,7 +267,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "get",
         "/me",
         "The caller",
-        (200, schemas.PlayerOut),
+        (200, PlayerOut),
         auth="required",
         codes=("store_unavailable",),
         tag="players",
@@ -272,7 +276,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "get",
         "/me/games",
         "The caller's games",
-        (200, schemas.GameList),
+        (200, GameList),
         auth="required",
         codes=("store_unavailable",),
         tag="players",
@@ -281,7 +285,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "get",
         "/me/inbox",
         "The caller's games waiting for the caller",
-        (200, schemas.GameList),
+        (200, GameList),
         auth="required",
         codes=("store_unavailable",),
         tag="players",
@@ -311,8 +315,8 @@ GAME_ROUTES: tuple[Route, ...] = (
         "put",
         "/games/{game_id}/seen",
         "Record the version of the game the caller has seen (their game page showed it)",
-        (200, schemas.SeenOut),
-        body=schemas.Seen,
+        (200, SeenOut),
+        body=Seen,
         auth="required",
         params=(GAME_ID,),
         codes=("store_unavailable", "unknown_game"),
@@ -321,12 +325,12 @@ GAME_ROUTES: tuple[Route, ...] = (
         "game's is taken as the game's. The answer's `previous` is what was stored before: "
         "the page marks what happened after it as new since the player last looked.",
     ),
-    Route("get", "/healthz", "The process is up", (200, schemas.Health), tag="operations"),
+    Route("get", "/healthz", "The process is up", (200, Health), tag="operations"),
     Route(
         "get",
         "/readyz",
         "The event store answers and takes writes to every shard",
-        (200, schemas.Health),
+        (200, Health),
         codes=("bad_parameter", "store_degraded", "store_unavailable"),
         tag="operations",
         params=(

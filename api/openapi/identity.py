@@ -5,9 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from api import schemas
 from api.openapi.route import Route, path_param
 from api.routes import mail, passkeys
+from api.schemas.players import (
+    DeviceList,
+    SignedIn,
+    SignedOut,
+    SignIn,
+    SignInLink,
+    SignInState,
+    SignOut,
+)
 
 PASSKEY_ID = path_param("passkey_id", about="a passkey's id from GET /me/passkeys")
 WEBAUTHN_OPTIONS = dict[str, Any]  # the library's options as JSON, for navigator.credentials
@@ -21,8 +29,8 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "post",
         "/signin",
         "Sign in on this device with the sign-in link or the recovery code",
-        (200, schemas.SignedIn),
-        body=schemas.SignIn,
+        (200, SignedIn),
+        body=SignIn,
         codes=("bad_signin", "rate_limited", "store_unavailable"),
         tag="devices",
         description="Send `link` (the sign-in link's part after `#`) or `code` (the recovery "
@@ -34,7 +42,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "get",
         "/me/signin",
         "When the caller's sign-in link and recovery code were made (null: none)",
-        (200, schemas.SignInState),
+        (200, SignInState),
         auth="required",
         codes=("store_unavailable",),
         tag="devices",
@@ -43,7 +51,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "post",
         "/me/signin",
         "Make a new sign-in link and recovery code (the old ones stop working)",
-        (201, schemas.SignInLink),
+        (201, SignInLink),
         auth="required",
         codes=("store_unavailable",),
         tag="devices",
@@ -63,7 +71,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "get",
         "/me/devices",
         "The caller's signed-in devices, last used first",
-        (200, schemas.DeviceList),
+        (200, DeviceList),
         auth="required",
         codes=("store_unavailable",),
         tag="devices",
@@ -84,8 +92,8 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "post",
         "/me/devices/signout",
         "Sign out every other device, or every device",
-        (200, schemas.SignedOut),
-        body=schemas.SignOut,
+        (200, SignedOut),
+        body=SignOut,
         auth="required",
         codes=("store_unavailable",),
         tag="devices",
@@ -168,7 +176,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "post",
         "/signin/passkey",
         "Sign in on this device with a passkey: the browser's answer to the options",
-        (200, schemas.SignedIn),
+        (200, SignedIn),
         body=passkeys.PasskeySignIn,
         codes=(
             "bad_passkey",
@@ -239,7 +247,7 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "post",
         "/signin/email/{token}",
         "Sign in with the mailed link's token (once): sets the cookie, returns a token",
-        (200, schemas.SignedIn),
+        (200, SignedIn),
         params=(LINK_TOKEN,),
         codes=("bad_link", "store_unavailable"),
         tag="players",

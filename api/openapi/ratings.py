@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from api.openapi.route import Route, path_param, query
 from api.routes import ratings
+from domain import GAMES
 
 PAGE = (
     query("offset", "skip this many entries"),
@@ -21,7 +22,7 @@ RATING_ROUTES: tuple[Route, ...] = (
         "/leaderboard/{game}",
         "A game's leaderboard: rated players and AI levels, best first",
         (200, ratings.LeaderboardOut),
-        params=(path_param("game", about="famiglia or gangsta"), *PAGE),
+        params=(path_param("game", about=" or ".join(GAMES)), *PAGE),
         codes=("bad_parameter", "store_unavailable", "unknown_leaderboard"),
         tag="ratings",
         description=RATING,

@@ -1,6 +1,6 @@
 """The refusal codes of the OpenAPI document: which codes each operation answers with, and
 the games' rule codes, read from the rules' own source (every ``RuleViolation("code", ...)``
-of ``domain/famiglia``, ``domain/gangsta`` and ``domain/table``), so that no rule can refuse a
+of each game's package in ``domain/`` and of ``domain/table``), so that no rule can refuse a
 move with a code the document does not list."""
 
 from __future__ import annotations
@@ -10,13 +10,14 @@ import functools
 from pathlib import Path
 
 import domain
+from api.http.problems import API_CODES
 from api.openapi.route import Route, routed_by_type
-from api.problems import API_CODES
 from api.web import i18n
 
 RULE_STATUS = 422
-# The packages whose rules decide a move: each game's, and the table's (bots, draws, undo...).
-RULE_PACKAGES = ("famiglia", "gangsta", "table")
+# The packages whose rules decide a move: each game's (a game's package is named as the game),
+# and the table's (bots, draws, undo...).
+RULE_PACKAGES = (*domain.GAMES, "table")
 WRITES = ("post", "put", "patch", "delete")
 
 

@@ -18,7 +18,7 @@ class Route:
     body: Any = None
     auth: str = "none"  # "none", "required", or "optional" (without: a spectator)
     params: tuple[dict[str, Any], ...] = ()
-    # The refusals the operation's own code raises (api.problems.API_CODES); those every
+    # The refusals the operation's own code raises (api.http.problems.API_CODES); those every
     # operation of its kind shares are added (api.openapi.refusals.codes_of).
     codes: tuple[str, ...] = ()
     rules: bool = False  # the games' rules decide: 422 with the rules' own codes

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from api import schemas
 from api.openapi.games import CHAT_KEY, GAME_ID
 from api.openapi.route import Route, query
+from api.schemas.social import ChatIn, ChatOut, RematchOut
+from services.games.chat import ChatMessage
 
 SOCIAL_ROUTES: tuple[Route, ...] = (
     Route(
         "post",
         "/games/{game_id}/rematch",
         "Ask for (or take a seat in) the rematch of a finished game",
-        (200, schemas.RematchOut),
+        (200, RematchOut),
         auth="required",
         params=(GAME_ID,),
         codes=(
@@ -36,8 +37,8 @@ SOCIAL_ROUTES: tuple[Route, ...] = (
         "post",
         "/games/{game_id}/chat",
         "Write in the game's chat (a seated player)",
-        (201, schemas.ChatMessage),
-        body=schemas.ChatIn,
+        (201, ChatMessage),
+        body=ChatIn,
         auth="required",
         params=(GAME_ID, CHAT_KEY),
         codes=(
@@ -61,7 +62,7 @@ SOCIAL_ROUTES: tuple[Route, ...] = (
         "get",
         "/games/{game_id}/chat",
         "The game's chat, oldest first (everyone who can see the game)",
-        (200, schemas.ChatOut),
+        (200, ChatOut),
         params=(GAME_ID, query("after", "only messages with a number after this one")),
         codes=("bad_parameter", "store_unavailable", "unknown_game"),
     ),

@@ -1,15 +1,16 @@
 """A game's chat (``services.games.chat``): seated players write, everyone who can see the
-game reads; live, the messages come with the game's events (``api.sse``)."""
+game reads; live, the messages come with the game's events (``api.live.sse``)."""
 
 from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
 from api.context import caller, deps
-from api.jsonio import body, reply
-from api.params import query_number
-from api.problems import ApiError
-from api.schemas import COMMAND_ID_HEADER, ChatIn, ChatOut
+from api.http.jsonio import body, reply
+from api.http.params import query_number
+from api.http.problems import ApiError
+from api.schemas.common import COMMAND_ID_HEADER
+from api.schemas.social import ChatIn, ChatOut
 from services.platform import idempotency
 
 bp = Blueprint("chat", __name__)

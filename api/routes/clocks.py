@@ -13,7 +13,7 @@ import msgspec
 from flask import Blueprint, Response
 
 from api.context import caller, deps
-from api.jsonio import body, reply
+from api.http.jsonio import body, reply
 from services.errors import BadRequest
 from services.eventstore.store import now_ms
 from services.games import vacation

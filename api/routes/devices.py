@@ -10,9 +10,9 @@ import qrcode.image.svg
 from flask import Blueprint, Response, current_app
 
 from api.context import COOKIE, caller, deps, device_label, session
-from api.jsonio import body, reply
+from api.http.jsonio import body, reply
 from api.routes.players import with_cookie
-from api.schemas import (
+from api.schemas.players import (
     DeviceList,
     DeviceOut,
     SignedIn,

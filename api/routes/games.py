@@ -12,29 +12,24 @@ from typing import Any
 import msgspec
 from flask import Blueprint, Response, current_app, request, url_for
 
-from api import commands
 from api.context import caller, caller_or_none, deps, seat_in
-from api.jsonio import body, reply
-from api.params import query_number
-from api.problems import ApiError
-from api.schemas import (
-    COMMAND_ID_HEADER,
-    Accepted,
+from api.games import commands
+from api.games.tables import seat_list
+from api.http.jsonio import body, reply
+from api.http.params import query_number
+from api.http.problems import ApiError
+from api.schemas.common import COMMAND_ID_HEADER
+from api.schemas.games import (
     ClockOut,
-    CommandIn,
-    EventOut,
     GameCreated,
     GameKind,
     GameOut,
-    HistoryOut,
     Invite,
     Joined,
     JoinGame,
-    LegalOut,
     NewGame,
-    ViewOut,
 )
-from api.tables import seat_list
+from api.schemas.play import Accepted, CommandIn, EventOut, HistoryOut, LegalOut, ViewOut
 from domain import GAMES, bots
 from domain.core import Game, RuleViolation, replay
 from domain.table import table_view

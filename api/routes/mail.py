@@ -9,7 +9,7 @@ signs the browser in (the cookie; the token is in the body too, for API clients)
 ``PUT /me/email/subscription`` turns the caller's notification mails off or back on (the
 email page). ``POST /mail/unsubscribe/{player}/{sig}`` is RFC 8058's one-click unsubscribe;
 mail providers post ``List-Unsubscribe=One-Click`` as a form, and the links' pages post forms,
-so these two take form bodies too (``api.security.FORM_ENDPOINTS``). No answer or log names an
+so these two take form bodies too (``api.http.security.FORM_ENDPOINTS``). No answer or log names an
 address except the caller's own, to the caller.
 """
 
@@ -21,10 +21,10 @@ import msgspec
 from flask import Blueprint, Response, current_app, redirect, request
 
 from api.context import caller, deps, device_label
-from api.jsonio import body, reply
-from api.problems import ApiError
+from api.http.jsonio import body, reply
+from api.http.problems import ApiError
 from api.routes.players import with_cookie
-from api.schemas import SignedIn
+from api.schemas.players import SignedIn
 from api.web import i18n, mailpages
 from services.eventstore.store import unavailable
 from services.identity.emails import SIGNIN, VERIFY, Email, Emails, unsubscribe_valid

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
-from api import docs, openapi
+from api import openapi
 from api.context import deps
-from api.jsonio import encode, reply
-from api.problems import ApiError
-from api.schemas import Health
+from api.http import docs
+from api.http.jsonio import encode, reply
+from api.http.problems import ApiError
+from api.schemas.meta import Health
 from services.eventstore.replication import replication
 from services.eventstore.store import unavailable
 

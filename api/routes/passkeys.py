@@ -40,10 +40,10 @@ from webauthn.helpers.structs import (
 )
 
 from api.context import caller, deps, device_label
-from api.jsonio import body, reply
-from api.problems import ApiError
+from api.http.jsonio import body, reply
+from api.http.problems import ApiError
 from api.routes.players import with_cookie
-from api.schemas import SignedIn
+from api.schemas.players import SignedIn
 from services.identity.passkeys import (
     CHALLENGE_SECONDS,
     MAX_LABEL,

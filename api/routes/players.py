@@ -5,10 +5,12 @@ from __future__ import annotations
 from flask import Blueprint, Response, request
 
 from api.context import COOKIE, caller, caller_or_none, deps
-from api.jsonio import body, reply
-from api.problems import ApiError
-from api.schemas import COMMAND_ID_HEADER, GameList, NewPlayer, PlayerCreated, PlayerOut
-from api.tables import entries
+from api.games.tables import entries
+from api.http.jsonio import body, reply
+from api.http.problems import ApiError
+from api.schemas.common import COMMAND_ID_HEADER
+from api.schemas.games import GameList
+from api.schemas.players import NewPlayer, PlayerCreated, PlayerOut
 from services.identity.players import Unauthorized
 from services.platform import idempotency
 from services.readside.readmodels import ReadModels

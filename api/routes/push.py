@@ -16,8 +16,8 @@ import msgspec
 from flask import Blueprint, Response
 
 from api.context import caller, deps
-from api.jsonio import body, reply
-from api.problems import ApiError
+from api.http.jsonio import body, reply
+from api.http.problems import ApiError
 from api.web import i18n
 from services.notify import push
 

@@ -18,11 +18,11 @@ import msgspec
 from flask import Blueprint, Response
 
 from api.context import deps
-from api.jsonio import reply
-from api.params import query_number
-from api.problems import ApiError
-from api.schemas import SeatOut
-from api.tables import entries
+from api.games.tables import entries
+from api.http.jsonio import reply
+from api.http.params import query_number
+from api.http.problems import ApiError
+from api.schemas.games import SeatOut
 from domain import GAMES
 from domain.bots import LEVELS, SEARCH_LEVELS
 from domain.core import Result

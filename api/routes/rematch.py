@@ -6,8 +6,8 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from api.context import caller, deps
-from api.jsonio import reply
-from api.schemas import RematchOut
+from api.http.jsonio import reply
+from api.schemas.social import RematchOut
 
 bp = Blueprint("rematch", __name__)
 

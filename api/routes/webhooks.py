@@ -15,9 +15,9 @@ import msgspec
 from flask import Blueprint, Response, request
 
 from api.context import caller, deps
-from api.jsonio import body, reply
-from api.problems import ApiError
-from api.schemas import COMMAND_ID_HEADER
+from api.http.jsonio import body, reply
+from api.http.problems import ApiError
+from api.schemas.common import COMMAND_ID_HEADER
 from services.notify import notifications as nt
 from services.notify import webhooks as wh
 from services.platform import idempotency

@@ -1,5 +1,5 @@
 """``omerta run``: the store, a worker, an AI worker and the web server on this machine
-(``api.supervisor``)."""
+(``api.serving.supervisor``)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_all(args: argparse.Namespace) -> int:
-    from api import supervisor
+    from api.serving import supervisor
     from services.platform import config, storecheck
 
     # A store of one's own (REDIS_URL) is checked before anything starts; the embedded one is

@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run_serve(args: argparse.Namespace) -> int:
     """Becomes ``api.serving`` (same process id): a fresh interpreter gevent patches first.
     The bind address goes on in ``OMERTA_BIND``, which the default public URL is built on."""
-    from api import server
+    from api.serving import server
 
     options = server.settings(args.bind, args.workers, args.connections)
     os.environ["OMERTA_BIND"] = options["bind"][0]

@@ -8,9 +8,6 @@ they are. ``register(app)`` adds the blueprint to an app made by ``api.app.creat
 
 from __future__ import annotations
 
-import json
-from functools import cache
-from importlib.resources import files
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,7 +24,8 @@ from flask import (
 
 from api.context import deps
 from api.web import i18n
-from domain.famiglia import cards as famiglia_cards
+from api.web.games import WEB_GAMES
+from api.web.games.pages import GamePages
 from services.errors import UnknownGame
 from services.identity.passkeys import relying_party
 
@@ -50,19 +48,6 @@ def register(app: Flask) -> None:
     ratingpages.register(app)
 
 
-@cache
-def _card_data(game: str) -> dict[str, Any]:
-    """The card data a game page draws its cards from (the games' own data, never copied)."""
-    if game == "gangsta":
-        raw = json.loads(files("domain.gangsta").joinpath("cards.json").read_text("utf-8"))
-        keys = ("skills", "clans", "bosses", "gangsters", "heists", "snitches", "resources")
-        return {k: raw[k] for k in keys}
-    return {
-        "families": list(famiglia_cards.FAMILIES),
-        "points": {f: list(p) for f, p in famiglia_cards.POINTS_BY_RANK.items()},
-    }
-
-
 def _api_base() -> str:
     # The API's blueprints may sit under a prefix: find it from a known route.
     return url_for("games.kinds").removesuffix("/games")
@@ -79,6 +64,7 @@ def _page(template: str, title_key: str, **context: Any) -> str:
         api=_api_base(),
         title_key=title_key,
         here=request.full_path.rstrip("?"),
+        games=list(WEB_GAMES),
         **context,
     )
 
@@ -131,58 +117,47 @@ def _unknown_game(_exc: UnknownGame) -> tuple[str, int]:
     return _page("not_found.html", "page.not_found"), 404
 
 
-def _game_kind(game_id: str) -> str:
-    return deps().service.load(game_id).meta.game
+def _game_pages(game_id: str) -> GamePages:
+    return WEB_GAMES[deps().service.load(game_id).meta.game]
+
+
+def _game_page(template: str, title_key: str, game_id: str, pages: GamePages) -> str:
+    """A page that draws the game's board: its scripts and the data of its cards."""
+    return _page(
+        template, title_key, game_id=game_id, kind=pages.name, pages=pages, cards=pages.cards()
+    )
 
 
 @bp.get("/play/<game_id>")
 def play(game_id: str) -> str:
-    kind = _game_kind(game_id)
-    return _page("game.html", f"game.{kind}", game_id=game_id, kind=kind, cards=_card_data(kind))
+    pages = _game_pages(game_id)
+    return _game_page("game.html", f"game.{pages.name}", game_id, pages)
 
 
 @bp.get("/play/<game_id>/replay")
 def replay(game_id: str) -> str:
-    kind = _game_kind(game_id)
-    return _page("replay.html", "page.replay", game_id=game_id, kind=kind, cards=_card_data(kind))
+    return _game_page("replay.html", "page.replay", game_id, _game_pages(game_id))
 
 
 @bp.get("/play/<game_id>/join")
 def join(game_id: str) -> str:
-    kind = _game_kind(game_id)
-    return _page("join.html", "page.join", game_id=game_id, kind=kind)
-
-
-# The options each rules page explains, in the order of the rules pages' own lists.
-RULE_OPTIONS = {
-    "famiglia": ["double_pass_ends", "mercenary_for_green"],
-    "gangsta": [
-        "domination_snitches",
-        "coop_reward_needs_partner",
-        "refill",
-        "pass_discard",
-        "public_heist_influence",
-        "min_pass_income",
-        "catch_up_cash",
-        "clans",
-        "resources",
-    ],
-}
+    return _page("join.html", "page.join", game_id=game_id, kind=_game_pages(game_id).name)
 
 
 @bp.get("/rules/<game>")
 def rules(game: str) -> tuple[str, int] | str:
-    """How to play, for players: prose per language (``templates/rules/<game>.<lang>.html``, so
-    a translator edits one page), with option, reward and resource texts from the catalogue."""
-    if game not in RULE_OPTIONS:
+    """How to play, for players: prose per language (``GamePages.rules_template``), with option,
+    reward and resource texts from the catalogue."""
+    if game not in WEB_GAMES:
         return _page("not_found.html", "error.not_found"), 404
+    pages = WEB_GAMES[game]
     lang = i18n.language()
     return _page(
-        f"rules/{game}.{lang}.html",
+        pages.rules_template(lang),
         f"rules.page.{game}",
         kind=game,
-        other=next(g for g in RULE_OPTIONS if g != game),
-        option_keys=RULE_OPTIONS[game],
+        others=[g for g in WEB_GAMES if g != game],
+        option_keys=pages.rule_options,
         skills=i18n.translate(lang, "rules.skills_list"),
     )
 

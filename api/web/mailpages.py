@@ -24,7 +24,7 @@ from flask import Blueprint, Flask, Response, make_response, request
 from flask.typing import ResponseReturnValue
 
 from api.context import deps
-from api.problems import ApiError
+from api.http.problems import ApiError
 from api.web import _page
 from services.identity.emails import SIGNIN, VERIFY, Emails, unsubscribe_valid
 from services.notify import mail

@@ -12,8 +12,8 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, make_response, request
 
-from api.params import whole_number
-from api.problems import ApiError
+from api.http.params import whole_number
+from api.http.problems import ApiError
 from api.routes import ratings
 from api.web import _page, i18n
 from api.web.plot import day, rating_plot

@@ -214,7 +214,7 @@ return {'ok', seat}
 # KEYS: seats, invites, expired.  Closes the game against joins if nobody but its creator took a
 # seat and one is open (or it is closed already: a retried expiry); 1 if closed. In one script
 # with ``JOIN``'s check, so a join and an expiry never both win. The invites go: no seat is
-# offered any more (the cap of open public games, ``api.limits``, counts them).
+# offered any more (the cap of open public games, ``api.http.limits``, counts them).
 CLOSE = """
 if redis.call('EXISTS', KEYS[3]) == 1 then return 1 end
 if redis.call('HLEN', KEYS[1]) > 1 or redis.call('HLEN', KEYS[2]) == 0 then return 0 end

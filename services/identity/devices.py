@@ -11,7 +11,7 @@ The **sign-in link** ``<public URL>/signin#<secret>`` (256 bits) and the **recov
 (16 base32 characters, 80 bits, shown as four groups of four) are made together; only their
 SHA-256 is kept. Making a new pair revokes the old one; revoking leaves none. Either one signs
 in on another device as the same player, as often as needed until revoked (guessing is bounded
-by the rate limits of ``POST /signin``, ``api.limits``).
+by the rate limits of ``POST /signin``, ``api.http.limits``).
 
 Keys (``{...}`` keeps a player's keys in one slot):
 

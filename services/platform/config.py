@@ -38,7 +38,7 @@ operator's pages answer only while no SMTP server is set and the public URL is a
 address (``omerta run``'s local default).  (g) ``3600`` seconds (``workers.notify.mail``: a digest).
 
 The rate limits' variables (``OMERTA_RATE_LIMITS``, ``OMERTA_LIMIT_*``, ``OMERTA_OPEN_GAMES``) are
-read by ``api.limits.from_env``, next to the limits they set.
+read by ``api.http.limits.from_env``, next to the limits they set.
 
 A cluster (``REDIS_CLUSTER_URL``) holds the event store, the players and the read models, through
 redis-py's cluster client (every script and transaction touches one slot:

@@ -2,7 +2,7 @@
 ``PR_SET_PDEATHSIG``) to send this process SIGTERM when its parent dies, so a supervisor killed
 outright (SIGKILL) leaves no child serving on unsupervised, and a worker killed outright leaves
 no RQ scheduler behind. Elsewhere it does nothing: ``omerta run``'s pid file
-(``api.leftovers``) still finds what was left.
+(``api.serving.leftovers``) still finds what was left.
 
 Call it in the child, between fork and exec (``preexec_fn``) or right after a fork
 (``os.register_at_fork``). The signal follows the death of the parent *thread* that forked:

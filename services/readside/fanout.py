@@ -1,5 +1,5 @@
 """One reader of the store per web process (on a cluster: one per shard being watched), waking the
-live-event streams (``api.sse``) whose game has a new version: an open stream costs no Redis
+live-event streams (``api.live.sse``) whose game has a new version: an open stream costs no Redis
 connection.
 
 Every append adds one entry ``{game, version}`` to its game's shard feed (``feed:{<tag>}``,
@@ -37,7 +37,7 @@ sees nothing.
 The same reader follows the shard's inbox feed (``keys.inbox_feed_key``): the projector adds an
 entry ``{game, version, players}`` to the inbox feed of a player's shard with every write of that
 player's inbox (``workers.projection.projector``), so the player streams (``/me/events``,
-``api.presence``)
+``api.live.presence``)
 learn that the inbox of that player may have changed once the read models show it, not at the
 append. A watched player's ``version`` counts the entries that named them since this process
 first watched them; the games of the latest are kept (``Watch.changes``). Their streams then

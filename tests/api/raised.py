@@ -18,7 +18,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
-from api.problems import ApiError
+from api.http.problems import ApiError
 from services.errors import ServiceError
 
 FOLLOWED = ("api.", "services.")

@@ -11,7 +11,7 @@ import redis
 from flask import Flask
 
 from api.app import create_app
-from api.limits import RateLimits, from_env
+from api.http.limits import RateLimits, from_env
 from services.games.commands import CommandService
 from services.identity.devices import FIRST, TOUCH_MS
 from services.identity.players import RECHECK_MS, Players, Unauthorized

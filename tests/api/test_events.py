@@ -13,7 +13,7 @@ import pytest
 from flask import Flask
 
 from api.app import create_app
-from api.sse import KEEP_ALIVE
+from api.live.sse import KEEP_ALIVE
 from services.games.commands import CommandService
 from services.identity.players import Players
 from tests.api.helpers import Api, Who

@@ -12,7 +12,7 @@ import pytest
 import redis
 from flask import Flask
 
-from api.schemas import NewGame
+from api.schemas.games import NewGame
 from services.errors import Unavailable
 from services.eventstore import keys
 from services.eventstore.store import EventStore

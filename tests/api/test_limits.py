@@ -1,4 +1,4 @@
-"""Rate limits (``api.limits``): each limited request answers 429 problem+json with
+"""Rate limits (``api.http.limits``): each limited request answers 429 problem+json with
 ``Retry-After`` and changes nothing, counted in the service's own store (the real server here);
 one player's open public games are capped; ``OMERTA_RATE_LIMITS=off`` lifts it all."""
 
@@ -14,7 +14,7 @@ from redis.cluster import RedisCluster
 from redis.retry import Retry
 
 from api.app import create_app
-from api.limits import RateLimits, from_env, storage
+from api.http.limits import RateLimits, from_env, storage
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
 from services.identity.players import Players

@@ -17,8 +17,8 @@ import redis
 from flask import Flask
 from rq import Queue, SimpleWorker
 
-from api import limits
 from api.app import create_app
+from api.http import limits
 from api.web import register as register_pages
 from services.games import commands
 from services.games.commands import CommandService

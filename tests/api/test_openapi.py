@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from flask import Flask
 
-from api import security
-from api.problems import API_CODES
+from api.http import security
+from api.http.problems import API_CODES
 from api.routes import ratings
 from domain.table import messages as table_messages
 from services.notify import notifications, webhooks

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from api.problems import MEDIA_TYPE
+from api.http.problems import MEDIA_TYPE
 from tests.api.served import serve
 
 pytestmark = pytest.mark.server

@@ -16,7 +16,7 @@ import redis
 from flask import Flask
 
 from api.app import create_app
-from api.limits import RateLimits
+from api.http.limits import RateLimits
 from services.games.commands import CommandService
 from services.identity import passkeys as passkeys_module
 from services.identity.passkeys import RelyingParty, relying_party

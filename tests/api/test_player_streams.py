@@ -1,4 +1,4 @@
-"""One live stream per player (``GET /me/events``, ``api.presence``) on the real web server
+"""One live stream per player (``GET /me/events``, ``api.live.presence``) on the real web server
 (gunicorn, gevent) with a real worker: each stream gets its player's inbox count at once and
 again after an opponent's move (once the worker has projected it), and some hundreds of open
 player streams hold no connection of the store each (``services.readside.fanout``'s one reader

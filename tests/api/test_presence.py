@@ -1,4 +1,4 @@
-"""A player's presence (``api.presence``) through the Flask test client, the projection applied
+"""A player's presence (``api.live.presence``) through the Flask test client, the projection applied
 after every append: the player stream's messages (the count at once, the games missed on a
 resume), its refusals, its cap (counted apart from the game streams) and rate limit; the inbox's
 waited time; the version of a game a player last saw."""
@@ -14,7 +14,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from api.app import create_app
-from api.limits import RateLimits
+from api.http.limits import RateLimits
 from services.games.commands import CommandService
 from services.identity.players import Players
 from tests.api.helpers import Api, Who

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from flask import Flask
 
-from api import limits, security
-from api.problems import API_CODES
+from api.http import limits, security
+from api.http.problems import API_CODES
 from tests.api.helpers import Api
 from tests.api.raised import raised_codes
 from tests.api.test_refusal_catalogue import rule_refusals
@@ -19,9 +19,9 @@ from tests.api.test_refusal_catalogue import rule_refusals
 pytestmark = pytest.mark.server
 
 PROBLEM = "application/problem+json"
-# What every operation of a kind answers with, raised before or around the view (api.security,
-# api.jsonio's body limit, the error handler of api.problems, gunicorn's limits of a request's
-# line and headers: api.problemworker).
+# What every operation of a kind answers with, raised before or around the view
+# (api.http.security, api.http.jsonio's body limit, the error handler of api.http.problems,
+# gunicorn's limits of a request's line and headers: api.serving.problemworker).
 EVERY_OPERATION = {"internal", "uri_too_long", "headers_too_large"}
 EVERY_WRITE = {"cross_origin"}
 EVERY_BODY = {"malformed_json", "invalid_body", "body_too_large", "json_required"}

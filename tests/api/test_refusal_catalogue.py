@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from api.problems import API_CODES
+from api.http.problems import API_CODES
 from api.web import i18n
 from tests.api.helpers import Api
 

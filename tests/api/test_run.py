@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from api.leftovers import start_time
+from api.serving.leftovers import start_time
 from services.platform.embedded import EmbeddedServer, free_port
 from tests.api.omerta_run import (
     children,

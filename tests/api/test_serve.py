@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from api.app import STREAM_SECONDS
-from api.sse import KEEP_ALIVE
+from api.live.sse import KEEP_ALIVE
 from tests.api.served import call, serve
 
 pytestmark = pytest.mark.server

@@ -1,7 +1,7 @@
-"""One client holds at most ``OMERTA_STREAMS_PER_CLIENT`` live-event streams open at once (per
-process, ``api.limits.OpenStreams``): one more is 429 ``too_many_streams`` with ``Retry-After``;
-a place comes back when a stream's response is closed (the stream ended, or its client left),
-also one never read; other clients and anonymous spectators count apart."""
+"""One client holds at most ``OMERTA_STREAMS_PER_CLIENT`` live-event streams open at once
+(per process, ``api.http.limits.OpenStreams``): one more is 429 ``too_many_streams`` with
+``Retry-After``; a place comes back when a stream's response is closed (the stream ended, or its
+client left), also one never read; other clients and anonymous spectators count apart."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import redis
 from flask.testing import FlaskClient
 
 from api.app import create_app
-from api.limits import RateLimits, from_env
+from api.http.limits import RateLimits, from_env
 from services.games.commands import CommandService
 from services.identity.players import Players
 from tests.api.helpers import Api

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from api.tables import BOT_NAMES, bot_names
+from api.games.tables import BOT_NAMES, bot_names
 from tests.api.helpers import Api
 
 pytestmark = pytest.mark.server

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from redis.cluster import RedisCluster
 
-from api.supervisor import own_group_and_lifeline
+from api.serving.supervisor import own_group_and_lifeline
 from services.platform.embedded import EmbeddedServer, free_port
 from tests.api.omerta_run import call
 from tests.cluster import Cluster

@@ -19,8 +19,8 @@ import fakeredis
 import pytest
 import yaml
 
-from api import limits
 from api.app import create_app
+from api.http import limits
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
 from services.identity.players import Players

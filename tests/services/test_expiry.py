@@ -55,7 +55,7 @@ def test_an_open_game_nobody_joined_expires_once_and_refuses_joins(
     game_id, codes = open_game(svc, players)
     version = svc.load(game_id).version
     assert players.close_unjoined(game_id)
-    # No open seat is left to offer: the cap of open public games (api.limits) counts them.
+    # No open seat is left to offer: the cap of open public games (api.http.limits) counts them.
     assert fake_redis.hlen(invites_key(game_id)) == 0
     accepted = svc.expire(game_id, 0.5)
     assert (accepted.first, accepted.version) == (version + 1, version + 1)

@@ -8,7 +8,7 @@ import random
 
 import fakeredis
 
-from api.schemas import JoinGame, NewGame
+from api.schemas.games import JoinGame, NewGame
 from services.eventstore.store import EventStore, now_ms
 from services.games import rematch, seats, vacation
 from services.games.chat import Chat

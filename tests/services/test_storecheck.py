@@ -99,7 +99,7 @@ def test_gunicorn_with_the_deployment_config_refuses_an_evicting_store(
     gunicorn = str(Path(sys.executable).with_name("gunicorn"))
     config = str(ROOT / "deploy" / "gunicorn.conf.py")
     done = subprocess.run(
-        [gunicorn, "-c", config, "--bind", f"127.0.0.1:{free_port()}", "api.server:site()"],
+        [gunicorn, "-c", config, "--bind", f"127.0.0.1:{free_port()}", "api.serving.server:site()"],
         env={**os.environ, "REDIS_URL": server.url},
         cwd=ROOT,
         capture_output=True,

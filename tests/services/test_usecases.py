@@ -10,7 +10,7 @@ import fakeredis
 import pytest
 import redis
 
-from api.schemas import JoinGame, NewGame
+from api.schemas.games import JoinGame, NewGame
 from services.errors import BadRequest, UnknownGame
 from services.eventstore import keys, shards
 from services.eventstore.store import EventStore

@@ -297,6 +297,11 @@ const GameUI = (() => {
     return out;
   }
 
+  // A replay step of a finished game: the view, and both hands there (``revealed``: hands()).
+  function replayStep(view, hands) {
+    return { view, hands };
+  }
+
   const FAMILY_ORDER = ["red", "blue", "yellow", "green"];
   function order(a, b) {
     const [fa, ra] = a.split("-");
@@ -310,5 +315,6 @@ const GameUI = (() => {
     return card ? t("fam.short." + card[1]) + " " + card[2] : null;
   }
 
-  return { EVENTS, reset, building, prompt, board, describe, seatMark, hands, refusalParam };
+  return { EVENTS, reset, building, prompt, board, describe, seatMark, hands, refusalParam,
+           revealed: hands, replayStep };
 })();

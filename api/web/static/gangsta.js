@@ -476,6 +476,16 @@ const GameUI = (() => {
     });
   }
 
+  // A replay step of a finished game: the view with every player's heists taken by then
+  // (``revealed``: heists()), and their influence.
+  function replayStep(view, taken) {
+    const players = view.players.map((p, seat) => {
+      const influence = taken[seat].reduce((sum, h) => sum + Cards.HEISTS[h].reward.influence, 0);
+      return Object.assign({}, p, { heists: taken[seat], heist_influence: influence });
+    });
+    return { view: Object.assign({}, view, { players }), hands: null };
+  }
+
   // A refusal's param as the page names it: a gangster or a heist by its card.
   function refusalParam(name, value) {
     if (name === "heist" && Cards.HEISTS[value]) return Cards.heistName(value);
@@ -484,6 +494,6 @@ const GameUI = (() => {
     return null;
   }
 
-  return { EVENTS, reset, prompt, board, describe, seatMark, heists, hireCost,
-           refusalParam };
+  return { EVENTS, reset, prompt, board, describe, seatMark, hireCost, refusalParam,
+           revealed: heists, replayStep };
 })();

@@ -6,7 +6,6 @@
 (() => {
   const { api, el, t, showError, seatNames } = Omerta;
   const gameId = document.body.dataset.gameId;
-  const kind = document.body.dataset.kind;
   const slider = document.getElementById("step");
   const views = new Map();
   let records = [];
@@ -27,16 +26,6 @@
     return views.get(version);
   }
 
-  function withRevealed(view, index) {
-    if (!revealed || kind !== "gangsta") return view;
-    const players = view.players.map((p, seat) => {
-      const heists = revealed[index][seat];
-      const influence = heists.reduce((sum, h) => sum + Cards.HEISTS[h].reward.influence, 0);
-      return Object.assign({}, p, { heists, heist_influence: influence });
-    });
-    return Object.assign({}, view, { players });
-  }
-
   async function show(n) {
     step = Math.min(Math.max(1, n), records.length);
     slider.value = String(step);
@@ -51,10 +40,12 @@
     drawLog();
     const wanted = step;
     try {
-      const view = withRevealed(await viewAt(wanted), wanted - 1);
+      const shown = await viewAt(wanted);
       if (wanted !== step) return; // another step was asked for meanwhile
-      const ctx = { view, legal: [], seat: game.your_seat, names, version: wanted,
-        hands: revealed && kind === "famiglia" ? revealed[wanted - 1] : null,
+      // A finished game's step shows what its history reveals (the game's GameUI says what).
+      const { view, hands } = revealed ? GameUI.replayStep(shown, revealed[wanted - 1])
+        : { view: shown, hands: null };
+      const ctx = { view, legal: [], seat: game.your_seat, names, version: wanted, hands,
         send: () => {}, redraw: () => {} };
       document.getElementById("board").replaceChildren(...GameUI.board(ctx).filter(Boolean));
       const result = document.getElementById("result");
@@ -91,8 +82,7 @@
         return line && el("li", { dataset: { version: r.version, type: r.type } }, line);
       });
       if (game.result) {
-        revealed = kind === "famiglia" ? GameUI.hands(events)
-          : GameUI.heists(events, game.seats.length);
+        revealed = GameUI.revealed(events, game.seats.length);
       } else {
         document.getElementById("step-event").before(el("p", { class: "note" }, t("replay.live")));
       }

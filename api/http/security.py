@@ -30,8 +30,8 @@ from urllib.parse import urlsplit
 from flask import Flask, Response, request
 from flask_talisman import Talisman
 
-from api import docs
-from api.problems import ApiError
+from api.http import docs
+from api.http.problems import ApiError
 
 WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 JSON = "application/json"

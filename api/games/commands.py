@@ -7,7 +7,7 @@ from __future__ import annotations
 import typing
 from typing import Any
 
-from api.problems import ApiError
+from api.http.problems import ApiError
 from domain import GAMES
 from domain.core import Game
 

@@ -157,7 +157,7 @@ def encode(
     status: int, code: str, detail: str, params: dict[str, Any], version: int | None = None
 ) -> bytes:
     """The problem as JSON (also for what the web server refuses before the app:
-    ``api.problemworker``)."""
+    ``api.serving.problemworker``)."""
     problem = Problem(
         type=TYPE_BASE + code,
         title=HTTPStatus(status).phrase,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 
-from api.schemas import GameEntry, SeatOut
+from api.schemas.games import GameEntry, SeatOut
 from services.games.reading import Loaded
 from services.games.seating import ai_levels, taken_over
 from services.identity.players import Players

@@ -9,10 +9,10 @@ for the player>, "games": [{"game_id", "version"}, ...]}`` (the games that chang
 first message unless it resumes), ``id`` the entry of that feed it reflects. A client that
 reconnects sends ``Last-Event-ID`` (browsers' EventSource do) and the first message also lists
 the games that changed since (among the next ``INBOX_BATCH`` entries of that feed). Bounded as
-the game streams are (``api.sse``: a random lifetime within ``stream_seconds``, keep-alive
+the game streams are (``api.live.sse``: a random lifetime within ``stream_seconds``, keep-alive
 comments, no Redis connection held while open: the process's reader of the player's shard,
 ``services.readside.fanout``, wakes it; the count is read once per change by all the streams of one
-player in a process), and capped per client by ``api.limits`` (counted apart from the game
+player in a process), and capped per client by ``api.http.limits`` (counted apart from the game
 streams: a page holds one of each).
 """
 
@@ -27,10 +27,10 @@ import msgspec
 from flask import Blueprint, Response, request
 
 from api.context import caller, deps
-from api.jsonio import body, reply
-from api.problems import ApiError
-from api.schemas import GameChange, InboxEvent, Seen, SeenOut
-from api.sse import KEEP_ALIVE, RETRY_MS, SPREAD, stream_response
+from api.http.jsonio import body, reply
+from api.http.problems import ApiError
+from api.live.sse import KEEP_ALIVE, RETRY_MS, SPREAD, stream_response
+from api.schemas.inbox import GameChange, InboxEvent, Seen, SeenOut
 from services.errors import Unavailable
 from services.readside import seen
 from services.readside.readmodels import ReadModels

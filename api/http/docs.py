@@ -6,8 +6,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from api.http.problems import API_CODES, MEDIA_TYPE
 from api.openapi.refusals import RULE_STATUS, rule_codes
-from api.problems import API_CODES, MEDIA_TYPE
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;

@@ -3,8 +3,8 @@ every refusal of the app's: a request line over ``limit_request_line`` (414 ``ur
 and a header over ``limit_request_field_size``, or more than ``limit_request_fields`` of them
 (431 ``headers_too_large``). gunicorn refuses them before the app sees the request, in HTML.
 
-Loaded by gunicorn from the ``worker_class`` setting (``api.server.settings``), in the process
-``api.serving`` has patched for gevent.
+Loaded by gunicorn from the ``worker_class`` setting (``api.serving.server.settings``), in the
+process ``api.serving`` has patched for gevent.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from gunicorn import util
 from gunicorn.http.errors import LimitRequestHeaders, LimitRequestLine
 from gunicorn.workers.ggevent import GeventWorker
 
-from api import problems
+from api.http import problems
 
 
 def refusal(exc: BaseException, cfg: Any) -> bytes | None:

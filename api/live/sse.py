@@ -27,7 +27,7 @@ open past the game's end (a finished game's page follows its chat, and the offer
 ``event: rematch``, ``data`` the ``Offer``). Both wake the stream through its shard's side feed,
 which the same reader follows with the events' feed.
 
-How many streams one client may hold open at once is limited in ``api.limits``.
+How many streams one client may hold open at once is limited in ``api.http.limits``.
 """
 
 from __future__ import annotations
@@ -40,10 +40,10 @@ from collections.abc import Callable, Iterator
 from flask import Blueprint, Response, request
 
 from api.context import deps, seat_in
-from api.jsonio import encode
-from api.params import header_number, query_number
+from api.http.jsonio import encode
+from api.http.params import header_number, query_number
 from api.routes.games import records
-from api.schemas import EventOut
+from api.schemas.play import EventOut
 from services.errors import Unavailable
 from services.games.reading import Loaded
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import request
 
-from api.problems import ApiError
+from api.http.problems import ApiError
 
 MAX_DIGITS = 12
 

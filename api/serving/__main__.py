@@ -2,7 +2,7 @@
 library before anything else is imported (sockets, ssl and threading, imported first by the
 app, would escape the patch, and gevent warns that ssl may then misbehave, e.g. with a
 ``rediss://`` store), then gunicorn runs the site with the settings given as JSON
-(``api.server.settings``)."""
+(``api.serving.server.settings``)."""
 
 from gevent import monkey
 
@@ -11,7 +11,7 @@ monkey.patch_all()
 import json  # noqa: E402
 import sys  # noqa: E402
 
-from api import server  # noqa: E402
+from api.serving import server  # noqa: E402
 from services.platform import storecheck  # noqa: E402
 
 if __name__ == "__main__":

@@ -21,9 +21,9 @@ and stops it.
    supervisor and this order holds.
 5. No child outlives the supervisor: on Linux each is started with ``PR_SET_PDEATHSIG``, so a
    supervisor killed outright (SIGKILL) has its children sent SIGTERM by the kernel. The
-   children's pids are kept in ``<var>/run.pid`` (``api.leftovers``): a new ``omerta run`` on
-   the same data directory stops what an earlier one left running, or refuses while that
-   earlier supervisor itself still runs.
+   children's pids are kept in ``<var>/run.pid`` (``api.serving.leftovers``): a new
+   ``omerta run`` on the same data directory stops what an earlier one left running, or refuses
+   while that earlier supervisor itself still runs.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable, Sequence
 from types import FrameType
 
-from api import leftovers
+from api.serving import leftovers
 from services.platform import lifeline
 from services.platform.config import embedded_port, settings, started_server
 from services.platform.embedded import HOST, EmbeddedServer

@@ -68,9 +68,9 @@ from redis.cluster import RedisCluster
 from redis.connection import Connection, SSLConnection
 
 from api.context import deps, token
-from api.jsonio import body
-from api.problems import ApiError, problem_response
-from api.schemas import SignIn
+from api.http.jsonio import body
+from api.http.problems import ApiError, problem_response
+from api.schemas.players import SignIn
 from services.identity.devices import digest, normal_code
 from services.identity.emails import address_hash
 from services.platform.config import Store

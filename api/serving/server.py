@@ -1,9 +1,9 @@
 """gunicorn serving the app: the settings ``omerta serve`` uses (``deploy/gunicorn.conf.py``
 loads the same ones for operators running gunicorn themselves).
 
-Worker class ``gevent`` (``api.problemworker``: its refusals of an oversized request line or
+Worker class ``gevent`` (``api.serving.problemworker``: its refusals of an oversized request line or
 header are problem+json): each process serves up to ``connections`` requests at once, each in a
-greenlet, so a live-events stream (``api.sse``, at most ``api.app.STREAM_SECONDS`` long, mostly
+greenlet, so a live-events stream (``api.live.sse``, at most ``api.app.STREAM_SECONDS`` long, mostly
 waiting for the process's one reader of the store, ``services.readside.fanout``) costs a greenlet,
 not a
 thread nor a Redis connection: a process keeps answering moves with thousands of game pages open
@@ -40,7 +40,7 @@ def settings(
         "bind": [bind or env.get("OMERTA_BIND") or DEFAULT_BIND],
         "workers": workers or int(env.get("OMERTA_WEB_WORKERS") or os.cpu_count() or 1),
         "worker_connections": connections or int(env.get("OMERTA_WEB_CONNECTIONS") or 1000),
-        "worker_class": "api.problemworker.ProblemWorker",  # gevent, problem+json refusals
+        "worker_class": "api.serving.problemworker.ProblemWorker",  # gevent, problem+json refusals
         "timeout": 60,  # a worker silent this long is restarted (streams end well before)
         "graceful_timeout": 10,
         "keepalive": 5,

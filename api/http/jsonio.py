@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 import msgspec
 from flask import Response, request
 
-from api.problems import ApiError
+from api.http.problems import ApiError
 
 T = TypeVar("T")
 
