@@ -1,5 +1,5 @@
 """What the request handlers share: the command service, the players, the process's reader of
-live events, the app's settings."""
+live events, the app's settings, RQ's queues."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from services.games.commands import CommandService
 from services.games.rematch import Rematches
 from services.identity.players import Player, Players
 from services.readside.fanout import Fanout
+from workers.queues import Queues
 
 COOKIE = "omerta_token"
 
@@ -25,6 +26,7 @@ class Deps:
     fanout: Fanout  # wakes the live-event streams (api.sse)
     chat: Chat
     rematches: Rematches
+    queues: Queues  # RQ's: the jobs a request enqueues (mails of links)
 
 
 def deps() -> Deps:

@@ -20,6 +20,7 @@ import pytest
 import redis
 
 from api.app import create_app
+from bootstrap import Container
 from services.notify import notifications as nt
 from services.notify import push
 from services.readside import readmodels as rm
@@ -28,7 +29,6 @@ from tests.api.helpers import Api, Who
 from tests.workers.helpers import start_worker, wait
 from tests.workers.pushservice import Browser, PushService, push_service, vapid_claims
 from tests.workers.test_webhooks import Table, _move, _quiet, _table
-from workers import runtime
 from workers.notify import push as notify_push
 
 pytestmark = pytest.mark.server
@@ -44,8 +44,8 @@ def push_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def api(workers_redis: redis.Redis, push_env: None) -> Iterator[Api]:
-    with create_app().test_client(use_cookies=False) as client:
+def api(container: Container, workers_redis: redis.Redis, push_env: None) -> Iterator[Api]:
+    with create_app(container).test_client(use_cookies=False) as client:
         yield Api(client)
 
 
@@ -77,17 +77,21 @@ def _both(api: Api, table: Table, service: PushService) -> dict[str, Browser]:
 
 
 def test_a_move_pushes_once_to_the_next_player_encrypted_and_signed(
-    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: object
+    container: Container,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: object,
 ) -> None:
     table = _table(api, read_models)
-    _quiet(workers_redis)
+    _quiet(container, workers_redis)
     key = api.ok("GET", "/push/key")["key"]
     with push_service() as service:
         browsers = _both(api, table, service)
         before = workers_redis.hgetall(rm.game_key(table.game_id))
-        waiting, _ = _move(api, read_models, table)
+        waiting, _ = _move(container, api, read_models, table)
         wait(lambda: len(service.pushes) == 1, 30, "the push")
-        _quiet(workers_redis)
+        _quiet(container, workers_redis)
         assert len(service.pushes) == 1
         (sent,) = service.to(waiting.id)
         claims = vapid_claims(sent.headers["authorization"], key)
@@ -114,8 +118,8 @@ def test_a_move_pushes_once_to_the_next_player_encrypted_and_signed(
         key_ = rm.game_key(table.game_id)
         workers_redis.delete(key_)
         workers_redis.hset(key_, mapping=before)
-        runtime.projector().project(table.game_id)
-        _quiet(workers_redis)
+        container.projector.project(table.game_id)
+        _quiet(container, workers_redis)
         assert len(service.pushes) == 1
         sent_records = [
             k
@@ -126,36 +130,44 @@ def test_a_move_pushes_once_to_the_next_player_encrypted_and_signed(
 
 
 def test_a_410_drops_the_subscription(
-    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: object
+    container: Container,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: object,
 ) -> None:
     table = _table(api, read_models)
-    _quiet(workers_redis)
+    _quiet(container, workers_redis)
     with push_service() as service:
         _both(api, table, service)
         service.answers = [410]
-        waiting, _ = _move(api, read_models, table)
+        waiting, _ = _move(container, api, read_models, table)
         wait(lambda: len(service.pushes) == 1, 30, "the push")
-        _quiet(workers_redis)
+        _quiet(container, workers_redis)
         assert api.ok("GET", "/me/push", waiting)["subscriptions"] == []
         mover = next(w for w in table.players.values() if w.id != waiting.id)
         assert len(api.ok("GET", "/me/push", mover)["subscriptions"]) == 1
         assert len(service.pushes) == 1  # not retried
         # The next turn of the player who still has a browser is pushed (the test can fail).
-        _move(api, read_models, table)
+        _move(container, api, read_models, table)
         wait(lambda: len(service.to(mover.id)) == 1, 30, "the push to the other player")
 
 
 def test_a_failing_push_service_is_retried_with_backoff(
-    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: object
+    container: Container,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: object,
 ) -> None:
     table = _table(api, read_models)
-    _quiet(workers_redis)
+    _quiet(container, workers_redis)
     with push_service() as service:
         browsers = _both(api, table, service)
         service.answers = [500, 503]
-        waiting, _ = _move(api, read_models, table)
+        waiting, _ = _move(container, api, read_models, table)
         wait(lambda: len(service.pushes) == 3, 60, "the retries")
-        _quiet(workers_redis)
+        _quiet(container, workers_redis)
         assert len(service.pushes) == 3
         assert [browsers[waiting.id].decrypt(p.body)["event"] for p in service.pushes] == [
             "your_turn"
@@ -167,25 +179,29 @@ def test_a_failing_push_service_is_retried_with_backoff(
 
 
 def test_a_push_preference_turned_off_pushes_nothing(
-    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: object
+    container: Container,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: object,
 ) -> None:
     table = _table(api, read_models)
-    _quiet(workers_redis)
+    _quiet(container, workers_redis)
     with push_service() as service:
         _both(api, table, service)
         for who in table.players.values():
             api.ok("PUT", "/me/notifications", who, json={"push": {"your_turn": False}})
-        _move(api, read_models, table)
-        _quiet(workers_redis)
+        _move(container, api, read_models, table)
+        _quiet(container, workers_redis)
         assert service.pushes == []
         for who in table.players.values():
             api.ok("PUT", "/me/notifications", who, json={"push": {"your_turn": True}})
-        _move(api, read_models, table)
+        _move(container, api, read_models, table)
         wait(lambda: len(service.pushes) == 1, 30, "the push")
 
 
 def test_the_catch_up_sends_a_push_whose_worker_died_once_its_claim_is_gone(
-    api: Api, workers_redis: redis.Redis, drain: Callable[[], None]
+    container: Container, api: Api, workers_redis: redis.Redis, drain: Callable[[], None]
 ) -> None:
     bob = api.player("Bob")
     with push_service() as service:
@@ -199,12 +215,12 @@ def test_the_catch_up_sends_a_push_whose_worker_died_once_its_claim_is_gone(
         token = nt.claim(workers_redis, delivery, 60)
         assert token is not None
         workers_redis.zadd(notify_push._pushes.key(bob.id), {member: 0})
-        assert notify_push.catch_up(workers_redis) == 0  # held: the claim decides
+        assert notify_push.catch_up(workers_redis, container.queues) == 0  # held: the claim decides
         nt.release(workers_redis, delivery, token)  # its lease is over
-        assert notify_push.catch_up(workers_redis) == 1
+        assert notify_push.catch_up(workers_redis, container.queues) == 1
         drain()
         (sent,) = service.pushes
         assert browser.decrypt(sent.body)["game_id"] == "g-lost"
         assert nt.was_sent(workers_redis, delivery)
         assert workers_redis.zcard(notify_push._pushes.key(bob.id)) == 0
-        assert notify_push.catch_up(workers_redis) == 0
+        assert notify_push.catch_up(workers_redis, container.queues) == 0

@@ -62,15 +62,16 @@ import msgspec
 import redis
 
 from services.eventstore.store import now_ms, unavailable
-from services.games.commands import service
 from services.identity.emails import Emails
 from services.notify import mail
 from services.notify import notifications as nt
 from services.platform import config
 from services.readside.readmodels import ReadModels, Summary
+from workers.context import Context
 from workers.notify import mail_pending as queued
 from workers.notify import mail_text as notify_mail_text
 from workers.notify.mail_pending import CHANNEL, DIGEST, MAIL
+from workers.queues import Queues, job
 
 log = logging.getLogger(__name__)
 
@@ -152,15 +153,11 @@ def _batch_id(notices: list[nt.Notice]) -> str:
     return hashlib.sha256("|".join(ids).encode()).hexdigest()[:32]
 
 
-def _client() -> redis.Redis:
-    return service().store.redis
-
-
 def _period_ms() -> int:
     return 1000 * config.settings().mail_digest_seconds
 
 
-def route(client: redis.Redis, notices: list[nt.Notice]) -> int:
+def route(client: redis.Redis, queues: Queues, notices: list[nt.Notice]) -> int:
     """Route the notices of one projection to a mail now or the next digest (see the module
     docstring); how many mails or digests are on their way for them."""
     groups: dict[tuple[str, str], list[nt.Notice]] = defaultdict(list)
@@ -183,26 +180,34 @@ def route(client: redis.Redis, notices: list[nt.Notice]) -> int:
             went = client.eval(_ROUTE, len(keys), *keys, *args)
         for dest in {d.decode() for d in went}:
             kind, _, ref = dest.partition(":")
-            count += queued.enqueue_mail(client, player, game_id, ref) if kind == MAIL else 0
-            count += queued.schedule_digest(client, player, game_id, ref) if kind == DIGEST else 0
+            count += (
+                queued.enqueue_mail(client, queues, player, game_id, ref) if kind == MAIL else 0
+            )
+            count += (
+                queued.schedule_digest(client, queues, player, game_id, ref)
+                if kind == DIGEST
+                else 0
+            )
     return count
 
 
-def deliver_mail(player: str, game_id: str, batch: str) -> str:
+@job
+def deliver_mail(context: Context, player: str, game_id: str, batch: str) -> str:
     """Send one mail of notices, once: ``sent``, ``duplicate`` (sent before), ``nothing``
     (nothing live or wanted left in it) or ``gone`` (its batch expired). Raises (RQ retries)
     on a failed sending or a claim held elsewhere."""
-    client = _client()
+    client = context.store
     member = queued.member(MAIL, player, game_id, batch)
     outcome = _send(client, member, player, game_id, batch)
     queued.done(client, member)
     return outcome
 
 
-def send_digest(player: str, game_id: str, ends: str) -> str:
+@job
+def send_digest(context: Context, player: str, game_id: str, ends: str) -> str:
     """At the window's end: mail what was collected in it, once (as ``deliver_mail``);
     ``stale`` when nothing was left to say, ``made`` when this digest was dealt with before."""
-    client = _client()
+    client = context.store
     member = queued.member(DIGEST, player, game_id, ends)
     mail_id = queued.digest_id(player, game_id, ends)
     collected = _key(player, f"digest:{game_id}")

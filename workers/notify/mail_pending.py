@@ -30,9 +30,9 @@ from services.eventstore import shards
 from services.eventstore.store import now_ms, unavailable
 from services.notify import notifications as nt
 from services.platform import config
-from workers import runtime
 from workers.mailer import MAIL_RETRY
 from workers.notify import pending
+from workers.queues import NOTIFY, Queues
 
 CHANNEL = "email"
 PENDING = "notify:mail:pending"
@@ -99,7 +99,7 @@ def _pending_of(entry: bytes) -> str:
 
 
 def enqueue_mail(
-    client: redis.Redis, player: str, game_id: str, batch: str, suffix: str = ""
+    client: redis.Redis, queues: Queues, player: str, game_id: str, batch: str, suffix: str = ""
 ) -> int:
     """Record the mail of ``batch`` as pending and enqueue its job (once: 1), unless it was
     sent (a projection run again: 0)."""
@@ -107,7 +107,8 @@ def enqueue_mail(
         return 0
     hold(client, member(MAIL, player, game_id, batch), now_ms() + 1000 * lease())
     pending.enqueue_once(
-        runtime.NOTIFY,
+        queues,
+        NOTIFY,
         DELIVER_MAIL,
         args=(player, game_id, batch),
         job_id=f"mail-{batch}{suffix}",
@@ -116,7 +117,9 @@ def enqueue_mail(
     return 1
 
 
-def schedule_digest(client: redis.Redis, player: str, game_id: str, ends: str) -> int:
+def schedule_digest(
+    client: redis.Redis, queues: Queues, player: str, game_id: str, ends: str
+) -> int:
     """Record the digest of the window ending at ``ends`` as pending and schedule its job then
     (1), unless it was sent (0)."""
     mail_id = digest_id(player, game_id, ends)
@@ -126,7 +129,7 @@ def schedule_digest(client: redis.Redis, player: str, game_id: str, ends: str) -
     hold(client, entry, int(ends) + 1000 * (lease() + SCHEDULER_SLACK))
     # Scheduled by an earlier notice of this window: it is the same digest.
     with contextlib.suppress(DuplicateJobError):
-        runtime.queue(runtime.NOTIFY).enqueue_at(
+        queues.queue(NOTIFY).enqueue_at(
             datetime.fromtimestamp(int(ends) / 1000, tz=UTC),
             SEND_DIGEST,
             args=(player, game_id, ends),
@@ -149,14 +152,16 @@ def after_failure(client: redis.Redis, entry: bytes) -> None:
     hold(client, entry, now_ms() + 1000 * (wait + lease()))
 
 
-def catch_up(client: redis.Redis, which: Iterable[int] = range(shards.SHARDS)) -> int:
+def catch_up(
+    client: redis.Redis, queues: Queues, which: Iterable[int] = range(shards.SHARDS)
+) -> int:
     """Re-enqueue the pending mails and digests of the shards ``which`` past their due time
     that nobody holds (a worker died with them, or a job was lost); how many (at most
     ``pending.CATCH_UP_BATCH`` a shard)."""
-    return _revive(client, pending.due(client, PENDING, which))
+    return _revive(client, queues, pending.due(client, PENDING, which))
 
 
-def _revive(client: redis.Redis, due: list[bytes]) -> int:
+def _revive(client: redis.Redis, queues: Queues, due: list[bytes]) -> int:
     revived = 0
     for raw in due:
         kind, player, game_id, ref = _pending.decode(raw)
@@ -170,11 +175,11 @@ def _revive(client: redis.Redis, due: list[bytes]) -> int:
             continue
         suffix = f"-catch-up-{now_ms()}"
         if kind == MAIL:
-            enqueue_mail(client, player, game_id, ref, suffix)
+            enqueue_mail(client, queues, player, game_id, ref, suffix)
         else:  # past its window's end: at once
             hold(client, raw, now_ms() + 1000 * lease())
-            runtime.enqueue(
-                runtime.NOTIFY,
+            queues.enqueue(
+                NOTIFY,
                 SEND_DIGEST,
                 args=(player, game_id, ref),
                 job_id=f"maildigest-{mail_id}{suffix}",

@@ -1,12 +1,12 @@
 """The notification jobs (issue 14), driven by the projection.
 
-``on_change`` (the projector's hook, installed by ``runtime.projector``) derives the notices of a
-read-model change (``services.notify.notifications.derive``) and enqueues one ``fan_out`` job for
-them, once per (game, version, seats taken): projections of one version that both tell it
-before either writes make one job (``pending.enqueue_once``). ``fan_out`` enqueues a
-``deliver_webhook`` job per (notice, hook) the player wants, and records each in the pending
-set of its player's shard, ``notify:pending:{<shard tag>}`` (``workers.notify.pending``; member: the
-job's arguments, score: when it is due to be looked at again, ms).
+``Notifications.on_change`` (the projector's listener, given by ``bootstrap``) derives the notices
+of a read-model change (``services.notify.notifications.derive``) and enqueues one ``fan_out`` job
+for them, once per (game, version, seats taken): projections of one version that both tell it before
+either writes make one job (``pending.enqueue_once``). ``fan_out`` enqueues a ``deliver_webhook``
+job per (notice, hook) the player wants, and records each in the pending set of its player's shard,
+``notify:pending:{<shard tag>}`` (``workers.notify.pending``; member: the job's arguments, score:
+when it is due to be looked at again, ms).
 
 ``deliver_webhook`` claims the sending (``notifications.claim``, a lease longer than RQ's limit
 for the try), POSTs it, and marks it sent (or releases the claim on a failure, and RQ retries
@@ -40,16 +40,17 @@ from rq import Retry
 
 from services.eventstore import shards
 from services.eventstore.store import now_ms
-from services.games.commands import service
 from services.notify import notifications as nt
 from services.notify import webhooks as wh
 from services.platform import config
 from services.readside.readmodels import Summary
-from workers import runtime
+from workers.context import Context
 from workers.notify import mail as notify_mail
 from workers.notify import mail_pending as notify_mail_pending
 from workers.notify import pending
 from workers.notify import push as notify_push
+from workers.projection.projector import Listener
+from workers.queues import NOTIFY, Queues, job
 
 log = logging.getLogger(__name__)
 
@@ -59,51 +60,56 @@ _webhooks = pending.Pending(PENDING, "webhook", "workers.notify.notices.deliver_
 _notices = msgspec.json.Decoder(list[nt.Notice])
 
 
-def on_change(before: Summary, after: Summary) -> None:
-    notices = nt.derive(before, after)
-    if not notices:
-        return
-    seated = sum(1 for s in after.seats if s.kind in ("player", "ai"))
-    # Two projections of one version may both get here before either writes: one job.
-    pending.enqueue_once(
-        runtime.NOTIFY,
-        "workers.notify.notices.fan_out",
-        args=(msgspec.json.encode(notices).decode(),),
-        job_id=f"notify-{after.game_id}-{after.version}-{seated}",
-        timeout=60,
-        result_ttl=0,
-        failure_ttl=pending.FAILURE_TTL,
-        retry=Retry(max=3, interval=[1, 5, 30]),
-        description=f"notify {after.game_id} at {after.version}",
-    )
+class Notifications(Listener):
+    """The projector's listener: enqueues the notices of a read-model change."""
+
+    def __init__(self, queues: Queues) -> None:
+        self.queues = queues
+
+    def on_change(self, before: Summary, after: Summary) -> None:
+        notices = nt.derive(before, after)
+        if not notices:
+            return
+        seated = sum(1 for s in after.seats if s.kind in ("player", "ai"))
+        # Two projections of one version may both get here before either writes: one job.
+        pending.enqueue_once(
+            self.queues,
+            NOTIFY,
+            "workers.notify.notices.fan_out",
+            args=(msgspec.json.encode(notices).decode(),),
+            job_id=f"notify-{after.game_id}-{after.version}-{seated}",
+            timeout=60,
+            result_ttl=0,
+            failure_ttl=pending.FAILURE_TTL,
+            retry=Retry(max=3, interval=[1, 5, 30]),
+            description=f"notify {after.game_id} at {after.version}",
+        )
 
 
-def _client() -> redis.Redis:
-    return service().store.redis
-
-
-def fan_out(notices_json: str) -> int:
+@job
+def fan_out(context: Context, notices_json: str) -> int:
     """Enqueue the sendings of these notices; how many."""
-    client = _client()
+    client, queues = context.store, context.queues
     hooks, prefs = wh.Webhooks(client), nt.Preferences(client)
     notices = _notices.decode(notices_json)
-    count = notify_mail.route(client, notices)  # the email channel
+    count = notify_mail.route(client, queues, notices)  # the email channel
     for notice in notices:
-        count += notify_push.fan_out(client, notice)
+        count += notify_push.fan_out(client, queues, notice)
         if not prefs.wants(notice.player, "webhook", notice.event):
             continue
         for hook in hooks.list(notice.player):
-            _webhooks.enqueue(client, notice.player, hook.id, notice)
+            _webhooks.enqueue(client, queues, notice.player, hook.id, notice)
             count += 1
     return count
 
 
-def deliver_webhook(player: str, hook_id: str, member: str) -> str:
+@job
+def deliver_webhook(context: Context, player: str, hook_id: str, member: str) -> str:
     """Send one notice to one hook, once: ``sent``, ``duplicate`` (sent before), ``gone``
     (the hook was deleted, or the player no longer wants the event since it was queued) or
     ``given_up`` (the last try failed). Raises (RQ retries) on a failed call with tries left
     or a claim held elsewhere."""
-    client = _client()
+    client = context.store
     notice = _webhooks.decode(member)[2]
     hooks = wh.Webhooks(client)
     hook = hooks.get(player, hook_id)
@@ -142,12 +148,14 @@ def deliver_webhook(player: str, hook_id: str, member: str) -> str:
     return "sent"
 
 
-def catch_up(client: redis.Redis, which: Iterable[int] = range(shards.SHARDS)) -> int:
+def catch_up(
+    client: redis.Redis, queues: Queues, which: Iterable[int] = range(shards.SHARDS)
+) -> int:
     """Re-enqueue the pending sendings of every channel in the shards ``which`` (a worker's:
     those it holds) that a dead worker left; how many."""
     held = list(which)  # read once per channel
     return (
-        _webhooks.revive(client, held)
-        + notify_push.catch_up(client, held)
-        + notify_mail_pending.catch_up(client, held)
+        _webhooks.revive(client, queues, held)
+        + notify_push.catch_up(client, queues, held)
+        + notify_mail_pending.catch_up(client, queues, held)
     )

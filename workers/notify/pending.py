@@ -24,7 +24,7 @@ from services.eventstore import shards
 from services.eventstore.store import now_ms, unavailable
 from services.notify import notifications as nt
 from services.platform import config
-from workers import runtime
+from workers.queues import NOTIFY, Queues
 
 FAILURE_TTL = 7 * 24 * 3600
 LEASE_MARGIN = 5  # seconds: a try's limit past the HTTP timeout, a claim's past the try's
@@ -43,7 +43,7 @@ def lease() -> int:
     return job_timeout() + LEASE_MARGIN
 
 
-def enqueue_once(name: str, func: str, *, job_id: str, **options: Any) -> bool:
+def enqueue_once(queues: Queues, name: str, func: str, *, job_id: str, **options: Any) -> bool:
     """Enqueue the job on queue ``name`` unless RQ holds a job of that id (queued, running,
     waiting for a retry, or failed for good); whether it was enqueued now.
 
@@ -53,7 +53,7 @@ def enqueue_once(name: str, func: str, *, job_id: str, **options: Any) -> bool:
     it goes when the job succeeds (``result_ttl=0``), so a later call enqueues the job again
     (the notification jobs are idempotent), or after ``failure_ttl`` when it failed."""
     try:
-        runtime.queue(name).enqueue_call(func, job_id=job_id, unique=True, **options)
+        queues.queue(name).enqueue_call(func, job_id=job_id, unique=True, **options)
     except DuplicateJobError:
         return False
     return True
@@ -82,7 +82,13 @@ class Pending:
         return shards.key(self.name, shards.of(player))
 
     def enqueue(
-        self, client: redis.Redis, player: str, target: str, notice: nt.Notice, suffix: str = ""
+        self,
+        client: redis.Redis,
+        queues: Queues,
+        player: str,
+        target: str,
+        notice: nt.Notice,
+        suffix: str = "",
     ) -> None:
         """Record the sending as pending, then enqueue its first try (RQ retries it)."""
         entry = msgspec.json.encode((player, target, notice)).decode()
@@ -90,7 +96,8 @@ class Pending:
         self.hold(client, entry, lease())
         backoff = list(config.settings().webhook_backoff)
         enqueue_once(
-            runtime.NOTIFY,
+            queues,
+            NOTIFY,
             self.job,
             args=(player, target, entry),
             job_id=f"{self.prefix}-{delivery}{suffix}",
@@ -124,12 +131,14 @@ class Pending:
         self.hold(client, entry, backoff[min(len(backoff) - left, len(backoff) - 1)] + lease())
         return False
 
-    def revive(self, client: redis.Redis, which: Iterable[int] = range(shards.SHARDS)) -> int:
+    def revive(
+        self, client: redis.Redis, queues: Queues, which: Iterable[int] = range(shards.SHARDS)
+    ) -> int:
         """Enqueue again the sendings in the sets of the shards ``which`` past their time that
         nobody holds (a worker died with them); how many (at most ``CATCH_UP_BATCH`` a shard)."""
-        return self._revive(client, due(client, self.name, which))
+        return self._revive(client, queues, due(client, self.name, which))
 
-    def _revive(self, client: redis.Redis, found: list[bytes]) -> int:
+    def _revive(self, client: redis.Redis, queues: Queues, found: list[bytes]) -> int:
         revived = 0
         for raw in found:
             player, target, notice = self.decode(raw)
@@ -140,6 +149,6 @@ class Pending:
                 if nt.was_sent(client, delivery):
                     self.done(client, raw.decode())
                 continue
-            self.enqueue(client, player, target, notice, f"-catch-up-{now_ms()}")
+            self.enqueue(client, queues, player, target, notice, f"-catch-up-{now_ms()}")
             revived += 1
         return revived

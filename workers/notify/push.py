@@ -21,33 +21,35 @@ from collections.abc import Iterable
 import redis
 
 from services.eventstore import shards
-from services.games.commands import service
 from services.notify import notifications as nt
 from services.notify import push
 from services.platform import config
+from workers.context import Context
 from workers.notify import pending
+from workers.queues import Queues, job
 
 CHANNEL = "push"
 PENDING = "notify:pending:push"
 _pushes = pending.Pending(PENDING, CHANNEL, "workers.notify.push.deliver_push", "push")
 
 
-def fan_out(client: redis.Redis, notice: nt.Notice) -> int:
+def fan_out(client: redis.Redis, queues: Queues, notice: nt.Notice) -> int:
     """Enqueue the pushes of one notice to its player's browsers; how many."""
     if not nt.Preferences(client).wants(notice.player, CHANNEL, notice.event):
         return 0
     subs = push.Subscriptions(client).list(notice.player)
     for sub in subs:
-        _pushes.enqueue(client, notice.player, sub.id, notice)
+        _pushes.enqueue(client, queues, notice.player, sub.id, notice)
     return len(subs)
 
 
-def deliver_push(player: str, sub_id: str, member: str) -> str:
+@job
+def deliver_push(context: Context, player: str, sub_id: str, member: str) -> str:
     """Push one notice to one browser, once: ``sent``, ``duplicate`` (sent before), ``gone``
     (unsubscribed, or the event no longer wanted) or ``dropped`` (the push service said the
     subscription is gone: deleted). Raises (RQ retries) on a failed push or a claim held
     elsewhere."""
-    client = _client()
+    client = context.store
     notice = _pushes.decode(member)[2]
     subs = push.Subscriptions(client)
     sub = subs.get(player, sub_id)
@@ -77,11 +79,9 @@ def deliver_push(player: str, sub_id: str, member: str) -> str:
     return "sent"
 
 
-def _client() -> redis.Redis:
-    return service().store.redis
-
-
-def catch_up(client: redis.Redis, which: Iterable[int] = range(shards.SHARDS)) -> int:
+def catch_up(
+    client: redis.Redis, queues: Queues, which: Iterable[int] = range(shards.SHARDS)
+) -> int:
     """Re-enqueue the pending pushes of the shards ``which`` that a dead worker left; how
     many."""
-    return _pushes.revive(client, which)
+    return _pushes.revive(client, queues, which)
