@@ -12,7 +12,7 @@ Public interface (details in each module's docstring):
 ``services.eventstore.records``: the
   envelope, the hash chain, the metadata and command records; ``services.eventstore.keys``: key
   names.
-* ``services.eventstore.upcasting``: ``upcaster(game, type, schema)`` to read older event shapes.
+* ``services.eventstore.upcasting``: ``UPCASTERS``, the steps that read older event shapes.
 * ``services.eventstore.audit``: ``verify(store, game_id)`` (``omerta verify``).
 * ``services.platform.config``: ``connect()`` and the environment; ``services.platform.embedded``:
 the embedded
