@@ -36,8 +36,7 @@ end): they are the projection workers' work, which a search at a lower CPU prior
 up. Its appends then wake a ``project_changed`` job as anyone's do; it still projects its own game
 after each move (the next AI move follows from it).
 
-The job's timeout fits its game's levels: the longest budget among them times ``AI_CHAIN`` +
-``AI_TIMEOUT_MARGIN`` (a game of ``random``/``greedy`` seats: the margin alone).
+The job's id, timeout and retries: ``workers.projection.ai_due``.
 
 One search per version: before a search level's move the job takes a lease in the store
 (``ai:{<id>}:lease:<version>``, ``SET NX`` with an expiry of the budget + ``LEASE_MARGIN_MS``),

@@ -54,18 +54,18 @@ def drive(
     container: Container,
     game_id: str,
     stop: Callable[[Any, Any], bool],
-    choose: Callable[[str, Any, int], None] = greedy,
+    choose: Callable[[Container, str, Any, int], None] = greedy,
     limit: int = 3000,
 ) -> bool:
-    """Moves (``choose(game_id, state, seat)``) until ``stop(game, state)`` or the end; True
-    if stopped in a running game."""
+    """Moves (``choose(container, game_id, state, seat)``) until ``stop(game, state)`` or the
+    end; True if stopped in a running game."""
     for _ in range(limit):
         game, state, _, _ = container.commands.load(game_id)
         if game.result(state) is not None:
             return False
         if stop(game, state):
             return True
-        choose(game_id, state, sorted(game.to_act(state))[0])
+        choose(container, game_id, state, sorted(game.to_act(state))[0])
     raise AssertionError("the game went on too long")
 
 

@@ -226,7 +226,7 @@ def test_multi_step_buttons_stay_in_reach_on_a_phone(
     def committing(game: Any, state: Any) -> bool:
         return state.game.stage == "heist" and state.game.active == 0
 
-    def heist_first(game_id: str, state: Any, seat: int) -> None:
+    def heist_first(container: Container, game_id: str, state: Any, seat: int) -> None:
         choices = [c for c in legal(container, game_id, seat) if c["type"] == "choose_heist"]
         if seat == 0 and choices:
             play(container, game_id, 0, choices[0])
