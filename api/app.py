@@ -1,17 +1,15 @@
 """The Flask app factory: JSON in and out, problem+json errors, the API's blueprints.
 
-``create_app()`` with no arguments uses the process-wide command service
-(``services.games.commands.service()``: ``REDIS_URL`` or the embedded server) with the workers'
-follow-up hook installed (``workers.projection.wake``), and players on the same Redis client; tests
-may
-pass their own. ``omerta serve`` runs it under gunicorn (``deploy/``).
+``create_app(container)`` serves the objects of the process's container (``bootstrap``: the
+command service with the workers' follow-up hook, the players, ...); tests pass their own.
+``omerta serve`` runs it under gunicorn (``deploy/``, ``api.serving.server.site``).
 """
 
 from __future__ import annotations
 
 import io
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask
 
@@ -33,14 +31,12 @@ from api.routes import (
     rematch,
     webhooks,
 )
-from services.games.chat import Chat
-from services.games.commands import CommandService, service
-from services.games.rematch import Rematches
 from services.games.usecases import Tables
-from services.identity.players import Players
 from services.platform import config
 from services.readside.fanout import Fanout
-from workers.projection import wake as enqueue
+
+if TYPE_CHECKING:  # api is below the composition root: only its type
+    from bootstrap import Container
 
 MAX_BODY = 64 * 1024  # the largest command is a few hundred bytes
 # A stream costs a greenlet while open, its start a few reads of the store: long streams make
@@ -49,25 +45,23 @@ STREAM_SECONDS = 120.0
 
 
 def create_app(
-    commands: CommandService | None = None,
-    people: Players | None = None,
+    container: Container,
     stream_seconds: float = STREAM_SECONDS,
     rate_limits: limits.RateLimits | None = None,
 ) -> Flask:
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
-    if commands is None:
-        commands = service()
-        enqueue.install()  # every append enqueues the workers' projection (and AI moves)
-    people = people or Players(commands.store.redis)
+    commands = container.commands
     secure = config.settings().secure_cookies
     fanout = Fanout(commands.store.redis)  # one per app: per process under gunicorn
-    game_chat, rematches = Chat(commands.store.redis), Rematches(commands, people)
     settings = rate_limits or limits.from_env(dict(os.environ))
     cap = settings.open_games if settings.enabled else 0
     app.extensions["omerta"] = Deps(
-        commands, people, stream_seconds, secure, fanout=fanout, chat=game_chat,
-        rematches=rematches, tables=Tables(commands, people, rematches, game_chat, open_games=cap),
+        commands, container.players, stream_seconds, secure, fanout=fanout,
+        chat=container.chat, rematches=container.rematches, queues=container.queues,
+        tables=Tables(
+            commands, container.players, container.rematches, container.chat, open_games=cap
+        ),
     )  # fmt: skip
     app.config["OMERTA_PUBLIC_URL"] = config.public_url()
     problems.install(app)

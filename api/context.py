@@ -1,5 +1,5 @@
 """What the request handlers share: the command service, the players, the process's reader of
-live events, the app's settings."""
+live events, the app's settings, RQ's queues."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from services.games.rematch import Rematches
 from services.games.usecases import Tables
 from services.identity.players import Player, Players
 from services.readside.fanout import Fanout
+from workers.queues import Queues
 
 COOKIE = "omerta_token"
 
@@ -27,6 +28,7 @@ class Deps:
     chat: Chat
     rematches: Rematches
     tables: Tables  # creating, joining and rematching games: one call each
+    queues: Queues  # RQ's: the jobs a request enqueues (mails of links)
 
 
 def deps() -> Deps:

@@ -2,10 +2,9 @@
 
 Public interface (details in each module's docstring):
 
-* ``services.games.commands``: ``create_game``, ``handle``, ``load``, ``history`` (module functions
-on
-  the process-wide ``service()``), the ``CommandService`` class and the ``after_append`` hook
-  list; its parts: ``services.games.creation``, ``services.games.handling`` (``Accepted``),
+* ``services.games.commands``: the ``CommandService`` class (``create_game``, ``handle``,
+  ``load``, ``history``; one per process, made by ``bootstrap``); its parts:
+  ``services.games.creation``, ``services.games.handling`` (``Accepted``),
   ``services.games.reading`` (``Loaded``), ``services.games.snapshots``,
   ``services.games.commandinput``.
 * ``services.errors``: the typed refusals (``code``, ``status``, ``message``).
@@ -13,7 +12,7 @@ on
 ``services.eventstore.records``: the
   envelope, the hash chain, the metadata and command records; ``services.eventstore.keys``: key
   names.
-* ``services.eventstore.upcasting``: ``upcaster(game, type, schema)`` to read older event shapes.
+* ``services.eventstore.upcasting``: ``UPCASTERS``, the steps that read older event shapes.
 * ``services.eventstore.audit``: ``verify(store, game_id)`` (``omerta verify``).
 * ``services.platform.config``: ``connect()`` and the environment; ``services.platform.embedded``:
 the embedded

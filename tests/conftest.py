@@ -13,6 +13,10 @@ Cluster (marker ``cluster``): ``valkey_cluster`` is a real cluster of 3 masters 
 master emptied before the test.
 
 In-memory: ``fake_redis`` is a fakeredis server (with Lua, through ``lupa``) per test.
+
+The service's objects (``bootstrap``): ``container`` is the process's container as ``omerta
+serve`` and ``omerta worker`` make it, on the session's server (``REDIS_URL`` names it, for the
+worker processes a test starts; ``workers_redis`` is ``real_redis`` beside it).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
+from bootstrap import Container, bootstrap
 from services.eventstore import shards
 from services.platform.embedded import EmbeddedServer
 from tests.cluster import Cluster
@@ -53,6 +58,19 @@ def real_redis(embedded_server: EmbeddedServer) -> Iterator[redis.Redis]:
     client.flushall()
     yield client
     client.close()
+
+
+@pytest.fixture
+def container(
+    real_redis: redis.Redis, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> Container:
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    return bootstrap()
+
+
+@pytest.fixture
+def workers_redis(container: Container, real_redis: redis.Redis) -> redis.Redis:
+    return real_redis
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ are), and a slow or absent SMTP server never slows a page. A retry mails a fresh
 earlier one stays valid until it expires or is used. ``base_url`` is the web server's public
 URL (``services.platform.config.public_url``): the worker may have no ``OMERTA_BIND`` of its own.
 
-The queue is on RQ's server (``workers.runtime.queues_client``), which on a Redis Cluster is
-not the store: the job reads and writes the store through the process's
-service (``services.games.commands.service``), never through its RQ connection.
+The queue is on RQ's server (``workers.queues``), which on a Redis Cluster is not the store:
+the job reads and writes the store through its context's client (``Context.store``), never
+through its RQ connection.
 
 Logs never name the address (only the player id).
 """
@@ -19,12 +19,12 @@ import logging
 
 from rq import Retry
 
-from services.games.commands import service
 from services.identity.emails import SIGNIN, VERIFY, Emails, unsubscribe_signature
 from services.identity.players import Players
 from services.notify import mail, mailtexts
 from services.platform import config, serversecret
-from workers import runtime
+from workers.context import Context
+from workers.queues import MAIL, Queues, job
 
 log = logging.getLogger(__name__)
 
@@ -34,8 +34,8 @@ FAILURE_TTL = 7 * 24 * 3600
 PATHS = {VERIFY: "/email/verify/", SIGNIN: "/signin/email/"}
 
 
-def enqueue_link(purpose: str, player_id: str, base_url: str) -> None:
-    runtime.queue(runtime.MAIL).enqueue_call(
+def enqueue_link(queues: Queues, purpose: str, player_id: str, base_url: str) -> None:
+    queues.queue(MAIL).enqueue_call(
         "workers.mailer.send_link",
         args=(purpose, player_id, base_url),
         timeout=MAIL_TIMEOUT,
@@ -46,8 +46,9 @@ def enqueue_link(purpose: str, player_id: str, base_url: str) -> None:
     )
 
 
-def send_link(purpose: str, player_id: str, base_url: str) -> None:
-    client = service().store.redis
+@job
+def send_link(context: Context, purpose: str, player_id: str, base_url: str) -> None:
+    client = context.store
     emails = Emails(client)
     email = emails.get(player_id)
     player = Players(client).get(player_id)

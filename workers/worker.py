@@ -39,6 +39,7 @@ interrupted are repaired by the catch-up pass of the new loop's start.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import faulthandler
 import logging
 import os
@@ -56,16 +57,15 @@ from rq.exceptions import StopRequested
 from rq.job import Job
 
 from services.eventstore import shards
-from services.games.commands import service
 from services.notify import webhooks as wh
 from services.platform import lifeline
 from services.platform.config import settings
-from workers import runtime
 from workers.clocks import deadlines
+from workers.context import Context
 from workers.notify import notices as notify
 from workers.projection import catchup, leases
-from workers.projection import wake as enqueue
 from workers.projection.leases import AI_WORKER_STALE, ai_worker_alive
+from workers.queues import AI, NAMES, PROJECTIONS, QUEUES, OmertaJob, bound
 
 T = TypeVar("T")
 
@@ -80,9 +80,6 @@ RESTART_RESET = 60.0  # a loop that ran this long starts the pauses over
 # Seconds a worker asked to stop may take: its job ends first (a mail's SMTP timeout is 30 s),
 # and systemd's TimeoutStopSec (40 s) kills a worker that takes longer.
 STOP_GRACE = 35.0
-# A SIGTERM or SIGINT before the worker's own handlers are in place (``run``): under load an
-# ``omerta run`` stopped right after its start ended workers silently at the default handler.
-_STOP_WHILE_STARTING = threading.Event()
 SCHEDULER_TERM_EVERY = 1.0  # seconds between the SIGTERMs to RQ's scheduler process at a stop
 SCHEDULER_KILL_AFTER = 10.0  # seconds after which a scheduler still there is killed
 COMMANDS_POLL = 1.0  # seconds RQ's commands thread waits for one before it looks for a stop
@@ -92,14 +89,15 @@ COMMANDS_STOP = 5.0  # seconds a stop waits for that thread (a daemon: left behi
 class OmertaWorker(SimpleWorker):
     """An RQ worker whose maintenance also runs the catch-up pass."""
 
-    job_class = runtime.OmertaJob
+    job_class = OmertaJob
 
     def __init__(
         self,
         *args: Any,
+        context: Context,
         interval: int = 5,
         ai_fallback: bool = False,
-        store: redis.Redis | None = None,
+        stop_while_starting: threading.Event | None = None,
         **kwargs: Any,
     ) -> None:
         # RQ runs maintenance when due, between jobs and between idle waits of
@@ -114,10 +112,15 @@ class OmertaWorker(SimpleWorker):
         self._overdue: threading.Timer | None = None  # armed by a stop request
         self.ai_fallback = ai_fallback  # serves the AI queue only while no AI worker is alive
         self._ai_seen_at = float("-inf")  # when an AI worker was last seen alive
-        self.serves_projections = runtime.PROJECTIONS in self.queue_names()
+        self.serves_projections = PROJECTIONS in self.queue_names()
+        self.context = context
+        # A SIGTERM or SIGINT before the worker's own handlers are in place (``run``): under
+        # load an ``omerta run`` stopped right after its start ended workers silently at the
+        # default handler.
+        self.stop_while_starting = stop_while_starting or threading.Event()
         # Where the worker announces itself and holds its leases: the store's own client (not
         # RQ's: renewals from another thread on RQ's client once held up its stop for 60 s).
-        self.store = store or self.connection
+        self.store = context.store
         # The shards whose catch-up this worker runs (none for a worker without projections).
         self.leases = (
             leases.Leases(self.store, self.name, 1000 * settings().lease_seconds)
@@ -132,7 +135,7 @@ class OmertaWorker(SimpleWorker):
         # forked): a stop asked before that killed the worker outright, still registered.
         self._starting = True
         super()._install_signal_handlers()  # RQ's; ours, which RQ calls, ends the start
-        if _STOP_WHILE_STARTING.is_set():  # asked before this worker was made
+        if self.stop_while_starting.is_set():  # asked before this worker was made
             self.request_stop(signal.SIGTERM, None)
         presence = leases.Presence(self.store, self.name, 1000 * settings().lease_seconds)
         renewer = leases.Renewer(presence, *([self.leases] if self.leases is not None else []))
@@ -279,7 +282,7 @@ class OmertaWorker(SimpleWorker):
         done = _pass(
             "catch-up pass",
             lambda: catchup.catch_up(
-                runtime.projector(),
+                self.context,
                 settle_ms=0 if first else SETTLE_MS,
                 ai_grace_ms=0 if first else AI_GRACE_MS,
                 revive_failed=first,
@@ -288,9 +291,11 @@ class OmertaWorker(SimpleWorker):
         )
         if done is None:
             return
-        store = runtime.projector().redis  # self.connection is RQ's server
-        _pass("deadlines' catch-up pass", lambda: deadlines.catch_up(store, self.connection, which))
-        revived = _pass("notifications' catch-up pass", lambda: notify.catch_up(store, which))
+        store, queues = self.context.store, self.context.queues  # self.connection is RQ's server
+        _pass("deadlines' catch-up pass", lambda: deadlines.catch_up(store, queues, which))
+        revived = _pass(
+            "notifications' catch-up pass", lambda: notify.catch_up(store, queues, which)
+        )
         if revived:
             log.warning("catch-up: %d notifications re-enqueued", revived)
         if done.projected or done.ai_jobs or done.rated or done.settled:  # jobs lost (or late)
@@ -303,7 +308,7 @@ class OmertaWorker(SimpleWorker):
     def _serve_ai(self, serve: bool) -> None:
         """Take AI jobs or leave them (RQ dequeues from ``_ordered_queues``; the worker stays
         registered on every queue)."""
-        served = [q for q in self.queues if serve or q.name != runtime.AI]
+        served = [q for q in self.queues if serve or q.name != AI]
         if [q.name for q in served] != [q.name for q in self._ordered_queues]:
             log.info("worker %s %s AI moves", self.name, "takes" if serve else "leaves")
             self._ordered_queues = served
@@ -323,37 +328,39 @@ def _pass(what: str, run: Callable[[], T]) -> T | None:
 
 
 def queue_names(spec: str | None) -> list[str] | None:
-    """The queues of ``--queues`` (comma-separated short names, ``runtime.NAMES``); None for
+    """The queues of ``--queues`` (comma-separated short names, ``workers.queues.NAMES``); None for
     none given (the default worker). ValueError for an unknown name."""
     if spec is None:
         return None
     names = [n.strip() for n in spec.split(",") if n.strip()]
-    unknown = [n for n in names if n not in runtime.NAMES]
+    unknown = [n for n in names if n not in NAMES]
     if unknown or not names:
-        raise ValueError(
-            f"unknown queue {', '.join(unknown) or '(none)'}: use {', '.join(runtime.NAMES)}"
-        )
-    return [runtime.NAMES[n] for n in runtime.NAMES if n in names]  # in the usual order
+        raise ValueError(f"unknown queue {', '.join(unknown) or '(none)'}: use {', '.join(NAMES)}")
+    return [NAMES[n] for n in NAMES if n in names]  # in the usual order
 
 
 def make_worker(
-    interval: int = 5, name: str | None = None, queues: list[str] | None = None
+    context: Context,
+    interval: int = 5,
+    name: str | None = None,
+    queues: list[str] | None = None,
+    stop_while_starting: threading.Event | None = None,
 ) -> OmertaWorker:
     """A worker of ``queues`` (full names; None: the default worker, see the module
-    docstring)."""
-    enqueue.install()  # AI moves append: their projections are enqueued like anyone's
-    connection = runtime.queues_client()
-    served = [runtime.queue(n) for n in (queues or runtime.QUEUES)]
-    worker = OmertaWorker(
-        served,
-        connection=connection,
+    docstring), whose jobs work with ``context`` (its AI jobs take the changed games only in a
+    worker of the projections too)."""
+    names = queues or QUEUES
+    context = dataclasses.replace(context, serves_projections=PROJECTIONS in names)
+    return OmertaWorker(
+        [context.queues.queue(n) for n in names],
+        connection=context.queues.client,
+        job_class=bound(context),
+        context=context,
         name=name,
         interval=interval,
         ai_fallback=queues is None,
-        store=service().store.redis,
+        stop_while_starting=stop_while_starting,
     )
-    runtime.serves_projections = worker.serves_projections
-    return worker
 
 
 def lower_priority() -> None:
@@ -365,6 +372,7 @@ def lower_priority() -> None:
 
 
 def run(
+    context: Context,
     burst: bool = False,
     interval: int = 5,
     name: str | None = None,
@@ -382,14 +390,14 @@ def run(
     rq_level = "INFO" if logging.getLogger().isEnabledFor(logging.DEBUG) else "WARNING"
     worker_pid = os.getpid()  # RQ's scheduler, a process forked per work loop, dies with it
     os.register_at_fork(after_in_child=lambda: lifeline.die_with_parent(worker_pid))
-    if queues is not None and queues == [runtime.AI]:
+    if queues is not None and queues == [AI]:
         lower_priority()
     pause = RESTART_FIRST
-    _STOP_WHILE_STARTING.clear()  # (an earlier run in this process, a test's, was stopped)
+    stop_while_starting = threading.Event()
     while True:
         for signum in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(signum, lambda signum, frame: _STOP_WHILE_STARTING.set())
-        worker = make_worker(interval, name, queues)
+            signal.signal(signum, lambda signum, frame: stop_while_starting.set())
+        worker = make_worker(context, interval, name, queues, stop_while_starting)
         log.info(
             "worker %s started (pid %d, nice %d): %s",
             worker.name,

@@ -176,4 +176,6 @@ def _bad_link() -> ApiError:
 
 def _enqueue(purpose: str, player_id: str) -> None:
     with unavailable():
-        mailer.enqueue_link(purpose, player_id, current_app.config["OMERTA_PUBLIC_URL"])
+        mailer.enqueue_link(
+            deps().queues, purpose, player_id, current_app.config["OMERTA_PUBLIC_URL"]
+        )

@@ -54,8 +54,11 @@ def settings(
 
 
 def site() -> Flask:
-    """What the web server serves: the JSON API and the web pages (``api.web``) on it."""
-    app = create_app()
+    """What the web server serves: the JSON API and the web pages (``api.web``) on it, on this
+    process's objects (made here, once per process: gunicorn calls it after the fork)."""
+    from bootstrap import bootstrap  # the composition root, above api: the entry point's
+
+    app = create_app(bootstrap())
     web.register(app)
     return app
 

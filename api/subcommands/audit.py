@@ -32,9 +32,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_events(args: argparse.Namespace) -> int:
-    from services.games.commands import service
+    from bootstrap import bootstrap
 
-    svc = service()
+    svc = bootstrap().commands
     records = svc.events(args.game_id) if args.full else svc.history(args.game_id, args.seat)
     for record in records:
         print(msgspec.json.encode(record).decode() if args.json else _line(record))
@@ -52,10 +52,10 @@ def _line(record: EventRecord) -> str:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    from bootstrap import bootstrap
     from services.eventstore import audit
-    from services.games.commands import service
 
-    store = service().store
+    store = bootstrap().events
     game_ids = sorted(store.game_ids()) if args.all else [args.game_id]
     failed = 0
     for game_id in game_ids:

@@ -28,11 +28,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from bootstrap import bootstrap
     from services.eventstore.store import unavailable
-    from services.games.commands import service
     from workers.projection import leases, rebuild
 
-    store = service().store
+    store = bootstrap().events
     if not args.force:
         with unavailable():
             holders, _ = leases.holding(store.redis)

@@ -50,16 +50,15 @@ def run(args: argparse.Namespace) -> int:
         )
         return NO_STORE
     store, settings = found
-    from rq import Queue
-
+    from bootstrap import bootstrap
     from services.eventstore.replication import replication
     from services.eventstore.store import unavailable
-    from workers import runtime
     from workers.projection import catchup, leases
+    from workers.queues import QUEUES
 
-    client = config.connect(settings)
-    queues_client = config.connect_queues(settings, client)
-    queues = [Queue(name, connection=queues_client) for name in runtime.QUEUES]
+    container = bootstrap(settings)
+    client, queues_client = container.store, container.queues_client
+    queues = [container.queues.queue(name) for name in QUEUES]
     with unavailable():
         replicas = replication(client, settings.min_replicas)
         status = {

@@ -30,6 +30,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from bootstrap import bootstrap
     from services.platform import storecheck
     from workers import worker
 
@@ -41,6 +42,12 @@ def run(args: argparse.Namespace) -> int:
     if not storecheck.at_start("worker"):
         return 2
     level = "WARNING" if args.quiet else "DEBUG" if args.verbose else None
+    context = bootstrap().context
     return worker.run(
-        burst=args.burst, interval=args.interval, name=args.name, log_level=level, queues=queues
+        context,
+        burst=args.burst,
+        interval=args.interval,
+        name=args.name,
+        log_level=level,
+        queues=queues,
     )

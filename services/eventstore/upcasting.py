@@ -1,13 +1,13 @@
 """Upcasting: reading events stored with an older shape of their type.
 
-An event type starts at schema 1. When a game changes an event's shape, it registers one
-function per step that turns plain data of schema ``s`` into schema ``s + 1``::
+An event type starts at schema 1. When a game changes an event's shape, one function per step
+turns plain data of schema ``s`` into schema ``s + 1``; the steps are listed in ``UPCASTERS``
+(no module adds to it as it is imported)::
 
-    from services.eventstore.upcasting import upcaster
-
-    @upcaster("famiglia", "card_played", 1)
     def _add_source(data: dict) -> dict:
         return {**data, "source": "hand"}
+
+    UPCASTERS = Upcasters({("famiglia", "card_played", 1): _add_source})
 
 The current schema of a type is one past its last registered step (1 when none); new events are
 written with it, and reading applies the missing steps in order before converting the plain data
@@ -16,7 +16,7 @@ to the game's ``Event`` union. Stored bytes are never rewritten (the hash chain 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
@@ -25,8 +25,8 @@ Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 class Upcasters:
     """A registry keyed by (game, event type, schema) -> the step to schema + 1."""
 
-    def __init__(self) -> None:
-        self._steps: dict[tuple[str, str, int], Upcaster] = {}
+    def __init__(self, steps: Mapping[tuple[str, str, int], Upcaster] | None = None) -> None:
+        self._steps: dict[tuple[str, str, int], Upcaster] = dict(steps or {})
 
     def register(self, game: str, type: str, schema: int) -> Callable[[Upcaster], Upcaster]:
         def add(fn: Upcaster) -> Upcaster:
@@ -53,4 +53,4 @@ class Upcasters:
 
 
 UPCASTERS = Upcasters()
-upcaster = UPCASTERS.register
+"""The service's steps (none yet): every reader's default."""

@@ -12,7 +12,7 @@ new state) and streams are append-only: a state at version v stays the state at 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from domain.core import Game
@@ -45,7 +45,7 @@ class Snapshots:
         self,
         store: EventStore,
         games: Mapping[str, Game],
-        hooks: list[AfterAppend],
+        hooks: Sequence[AfterAppend],
         max_attempts: int,
         cache_size: int,
         upcasters: Upcasters,

@@ -14,10 +14,10 @@ import redis
 from flask import Flask
 
 from api.app import create_app
+from bootstrap import Container
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
-from services.identity.players import Players
-from tests.api.helpers import Api
+from tests.api.helpers import Api, container_of
 from workers.projection.projector import Projector
 
 
@@ -30,18 +30,13 @@ def service(real_redis: redis.Redis) -> CommandService:
 
 @pytest.fixture
 def app(service: CommandService, real_redis: redis.Redis) -> Flask:
-    return create_app(service, Players(real_redis), stream_seconds=0.5)
+    return create_app(container_of(service), stream_seconds=0.5)
 
 
 @pytest.fixture
 def api(app: Flask) -> Iterator[Api]:
     with app.test_client(use_cookies=False) as client:
         yield Api(client)
-
-
-# The worker tests' fixture: the process-wide service on the session's server (REDIS_URL) with
-# the workers' enqueue hook installed, as ``omerta serve`` and ``omerta worker`` have it.
-from tests.workers.conftest import workers_redis  # noqa: E402, F401
 
 
 @pytest.fixture
@@ -68,10 +63,9 @@ def worker_process(
 
 
 @pytest.fixture
-def live_api(request: pytest.FixtureRequest) -> Iterator[Api]:
-    """The app exactly as ``omerta serve`` builds it (``create_app()``), on that service."""
-    request.getfixturevalue("workers_redis")
-    with create_app().test_client(use_cookies=False) as client:
+def live_api(container: Container) -> Iterator[Api]:
+    """The app as ``omerta serve`` builds it (``create_app(bootstrap())``), on that service."""
+    with create_app(container).test_client(use_cookies=False) as client:
         yield Api(client)
 
 
@@ -83,6 +77,6 @@ def store_api(request: pytest.FixtureRequest) -> Iterator[tuple[Api, redis.Redis
         yield request.getfixturevalue("api"), request.getfixturevalue("real_redis")
         return
     cluster = request.getfixturevalue("cluster_redis")
-    app = create_app(CommandService(EventStore(cluster)), Players(cluster), stream_seconds=0.5)
+    app = create_app(container_of(CommandService(EventStore(cluster))), stream_seconds=0.5)
     with app.test_client(use_cookies=False) as client:
         yield Api(client), cluster

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 from dataclasses import dataclass
@@ -9,6 +10,18 @@ from typing import Any
 
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
+
+from bootstrap import Container, bootstrap
+from services.games.commands import CommandService
+from services.games.rematch import Rematches
+
+
+def container_of(service: CommandService) -> Container:
+    """The objects of a test's app around its own command service (and that service's hooks),
+    on its store; RQ's queues on the same client, the projector without listeners."""
+    store = service.store.redis
+    made = bootstrap(store=store, queues_client=store, hooks=service.hooks, listeners=())
+    return dataclasses.replace(made, commands=service, rematches=Rematches(service, made.players))
 
 
 @dataclass(frozen=True)

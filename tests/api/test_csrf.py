@@ -13,8 +13,7 @@ from flask import Flask
 
 from api.app import create_app
 from services.games.commands import CommandService
-from services.identity.players import Players
-from tests.api.helpers import Api, Who
+from tests.api.helpers import Api, Who, container_of
 
 pytestmark = pytest.mark.server
 
@@ -111,7 +110,7 @@ def test_an_existing_identity_is_replaced_only_on_request(api: Api) -> None:
 def site_api(service: CommandService, real_redis) -> Api:
     from api import web
 
-    app: Flask = create_app(service, Players(real_redis), stream_seconds=0.0)
+    app: Flask = create_app(container_of(service), stream_seconds=0.0)
     web.register(app)
     return Api(app.test_client(use_cookies=False))
 
@@ -144,10 +143,10 @@ def test_per_player_answers_are_not_stored(site_api: Api) -> None:
 def test_the_cookie_is_secure_behind_https(
     service: CommandService, real_redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    plain = Api(create_app(service, Players(real_redis)).test_client(use_cookies=False))
+    plain = Api(create_app(container_of(service)).test_client(use_cookies=False))
     cookie_line = plain.call("POST", "/players", json={"name": "Ada"}).headers["Set-Cookie"]
     assert "Secure" not in cookie_line
     monkeypatch.setenv("OMERTA_SECURE_COOKIES", "1")
-    secure = Api(create_app(service, Players(real_redis)).test_client(use_cookies=False))
+    secure = Api(create_app(container_of(service)).test_client(use_cookies=False))
     cookie_line = secure.call("POST", "/players", json={"name": "Bo"}).headers["Set-Cookie"]
     assert "Secure" in cookie_line

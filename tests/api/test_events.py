@@ -15,23 +15,20 @@ from flask import Flask
 from api.app import create_app
 from api.live.sse import KEEP_ALIVE
 from services.games.commands import CommandService
-from services.identity.players import Players
-from tests.api.helpers import Api, Who
+from tests.api.helpers import Api, Who, container_of
 
 pytestmark = pytest.mark.server
 
 
 @pytest.fixture
 def app(service: CommandService, real_redis) -> Flask:
-    return create_app(service, Players(real_redis), stream_seconds=3.0)
+    return create_app(container_of(service), stream_seconds=3.0)
 
 
 @pytest.fixture
 def quick(service: CommandService, real_redis) -> Api:
     """The same store through an app whose streams do not wait for new events."""
-    return Api(
-        create_app(service, Players(real_redis), stream_seconds=0).test_client(use_cookies=False)
-    )
+    return Api(create_app(container_of(service), stream_seconds=0).test_client(use_cookies=False))
 
 
 def messages(raw: bytes) -> list[dict[str, Any]]:
@@ -112,7 +109,7 @@ def test_events_appended_while_a_stream_waits_arrive_while_it_is_open(
 ) -> None:
     """Each move reaches the waiting stream long before the stream would end by itself (which
     is when a stream that was never woken would read them): none is missed, in order."""
-    app = create_app(service, Players(real_redis), stream_seconds=60.0)
+    app = create_app(container_of(service), stream_seconds=60.0)
     game_id, ann, bob = started(api)
     version = api.ok("GET", f"/games/{game_id}")["version"]
     response = app.test_client().get(f"/games/{game_id}/events?after={version}", buffered=False)

@@ -19,7 +19,7 @@ from services.eventstore.store import EventStore
 from services.games.commands import CommandService
 from services.identity.players import Players
 from services.platform.embedded import free_port
-from tests.api.helpers import Api, Who
+from tests.api.helpers import Api, Who, container_of
 
 pytestmark = pytest.mark.server
 
@@ -31,9 +31,7 @@ def limited(service: CommandService, real_redis: redis.Redis) -> Make:
     """An API whose limits are the defaults but for the ones given."""
 
     def make(**tight: Any) -> Api:
-        app = create_app(
-            service, Players(real_redis), stream_seconds=0, rate_limits=RateLimits(**tight)
-        )
+        app = create_app(container_of(service), stream_seconds=0, rate_limits=RateLimits(**tight))
         return Api(app.test_client(use_cookies=False))
 
     return make
@@ -54,8 +52,7 @@ def test_the_limits_count_on_a_cluster_too(cluster_redis: RedisCluster) -> None:
     uri, options = storage(cluster_redis)
     assert uri.startswith("redis+cluster://") and "connection_pool" not in options
     app = create_app(
-        CommandService(EventStore(cluster_redis)),
-        Players(cluster_redis),
+        container_of(CommandService(EventStore(cluster_redis))),
         stream_seconds=0,
         rate_limits=RateLimits(players="2 per hour"),
     )
@@ -226,7 +223,7 @@ def test_a_store_that_does_not_answer_is_still_a_503() -> None:
     refusal (503 store_unavailable), not a 500 of the limiter's."""
     nowhere = redis.Redis(port=free_port(), socket_connect_timeout=1, retry=Retry(NoBackoff(), 0))
     app = create_app(
-        CommandService(EventStore(nowhere), hooks=[]), Players(nowhere), rate_limits=RateLimits()
+        container_of(CommandService(EventStore(nowhere), hooks=[])), rate_limits=RateLimits()
     )
     refused = Api(app.test_client()).call("POST", "/players", json={"name": "Ann"})
     assert (refused.status_code, refused.json["code"]) == (503, "store_unavailable")

@@ -15,19 +15,18 @@ from pathlib import Path
 import pytest
 import redis
 from flask import Flask
-from rq import Queue, SimpleWorker
+from rq import SimpleWorker
 
 from api.app import create_app
 from api.http import limits
 from api.web import register as register_pages
-from services.games import commands
+from bootstrap import bootstrap
 from services.games.commands import CommandService
 from services.identity.emails import email_key, link_key
-from services.identity.players import Players
 from services.platform.embedded import HOST
-from tests.api.helpers import Api, Who
+from tests.api.helpers import Api, Who, container_of
 from tests.smtp import Inbox, link_in, smtp_server
-from workers.runtime import MAIL
+from workers.queues import MAIL, bound
 
 pytestmark = pytest.mark.server
 
@@ -43,16 +42,9 @@ def smtp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Inbox]:
         yield inbox
 
 
-@pytest.fixture(autouse=True)
-def jobs_store(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The mail jobs read the store through the process's service: this test's server."""
-    monkeypatch.setenv("REDIS_URL", redis_url)
-    monkeypatch.setattr(commands, "_default", None)
-
-
 @pytest.fixture
 def site(service: CommandService, real_redis: redis.Redis) -> Flask:
-    app = create_app(service, Players(real_redis))
+    app = create_app(container_of(service))
     register_pages(app)
     return app
 
@@ -64,8 +56,10 @@ def web(site: Flask) -> Iterator[Api]:
 
 
 def run_mail_jobs(client: redis.Redis) -> None:
-    queue = Queue(MAIL, connection=client)
-    SimpleWorker([queue], connection=client).work(burst=True)
+    """The mail jobs, run as a worker on ``client``'s server runs them."""
+    context = bootstrap(store=client).context
+    queue = context.queues.queue(MAIL)
+    SimpleWorker([queue], connection=client, job_class=bound(context)).work(burst=True)
     assert queue.failed_job_registry.count == 0
 
 
@@ -282,7 +276,7 @@ def test_the_address_is_in_no_answer_but_the_owners_and_in_no_log(
 
 
 def _limited(service: CommandService, real_redis: redis.Redis, **rules: str) -> Api:
-    app = create_app(service, Players(real_redis), rate_limits=limits.RateLimits(**rules))
+    app = create_app(container_of(service), rate_limits=limits.RateLimits(**rules))
     return Api(app.test_client(use_cookies=False))
 
 

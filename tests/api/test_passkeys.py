@@ -20,8 +20,7 @@ from api.http.limits import RateLimits
 from services.games.commands import CommandService
 from services.identity import passkeys as passkeys_module
 from services.identity.passkeys import RelyingParty, relying_party
-from services.identity.players import Players
-from tests.api.helpers import Api, Who
+from tests.api.helpers import Api, Who, container_of
 from tests.authenticator import Authenticator, b64url, unb64url
 
 pytestmark = pytest.mark.server
@@ -180,7 +179,7 @@ def test_malformed_answers_are_clear_refusals(api: Api) -> None:
 @pytest.fixture
 def limited_app(service: CommandService, real_redis: redis.Redis) -> Flask:
     rules = RateLimits(passkey_options="3 per hour", signin_passkey="2 per hour")
-    return create_app(service, Players(real_redis), stream_seconds=0, rate_limits=rules)
+    return create_app(container_of(service), stream_seconds=0, rate_limits=rules)
 
 
 def test_passkey_sign_ins_are_limited_per_address(limited_app: Flask) -> None:
@@ -202,7 +201,7 @@ def test_no_passkeys_at_an_ip_address_that_is_not_loopback(
     service: CommandService, real_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OMERTA_PUBLIC_URL", "http://192.0.2.7:8000")
-    api = Api(create_app(service, Players(real_redis), stream_seconds=0).test_client())
+    api = Api(create_app(container_of(service), stream_seconds=0).test_client())
     ann = api.player("Ann")
     for path, who in (("/me/passkeys/options", ann), ("/signin/passkey/options", None)):
         refused = api.call("POST", path, who)

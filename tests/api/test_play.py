@@ -11,9 +11,9 @@ from collections.abc import Callable
 
 import pytest
 
+from bootstrap import Container
 from domain.core import Secret, check_commitment
 from services.eventstore import audit
-from services.games.commands import service
 from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server
@@ -32,7 +32,7 @@ def inbox(api: Api, who: Who) -> list[tuple[str, int]]:
 
 
 def test_two_players_play_famiglia_to_the_end(
-    live_api: Api, worker_process: subprocess.Popen[bytes]
+    container: Container, live_api: Api, worker_process: subprocess.Popen[bytes]
 ) -> None:
     api = live_api
     ann, bob = api.player("Ann"), api.player("Bob")
@@ -80,7 +80,7 @@ def test_two_players_play_famiglia_to_the_end(
     assert started["secret"] == ended["secret"]
     assert check_commitment(secret, started["commitment"])
     assert [e["version"] for e in events] == list(range(1, len(events) + 1))
-    assert audit.verify(service().store, game_id) == []
+    assert audit.verify(container.events, game_id) == []
     assert worker_process.poll() is None
 
     # Replaying to the last version gives the final view; to version 1, the opening.

@@ -16,8 +16,7 @@ from flask.testing import FlaskClient
 from api.app import create_app
 from api.http.limits import RateLimits
 from services.games.commands import CommandService
-from services.identity.players import Players
-from tests.api.helpers import Api, Who
+from tests.api.helpers import Api, Who, container_of
 
 pytestmark = pytest.mark.server
 
@@ -82,8 +81,7 @@ def test_the_stream_needs_a_player_and_a_good_last_event_id(api: Api) -> None:
 
 @pytest.fixture
 def capped(service: CommandService, real_redis: redis.Redis) -> FlaskClient:
-    app = create_app(
-        service, Players(real_redis), stream_seconds=30.0,
+    app = create_app(container_of(service), stream_seconds=30.0,
         rate_limits=RateLimits(streams_open=MOST),
     )  # fmt: skip
     return app.test_client(use_cookies=False)
@@ -115,7 +113,7 @@ def test_player_streams_are_capped_apart_from_game_streams(capped: FlaskClient) 
 
 def test_player_streams_are_rate_limited(service: CommandService, real_redis: redis.Redis) -> None:
     limits = RateLimits(streams="2 per minute")
-    app = create_app(service, Players(real_redis), stream_seconds=0, rate_limits=limits)
+    app = create_app(container_of(service), stream_seconds=0, rate_limits=limits)
     api = Api(app.test_client(use_cookies=False))
     ann = api.player("Ann")
     for _ in range(2):

@@ -13,10 +13,9 @@ import redis
 
 from api.app import create_app
 from services.games.commands import CommandService
-from services.identity.players import Players
 from services.platform.config import ConfigError, public_url
 from services.platform.embedded import free_port
-from tests.api.helpers import Api
+from tests.api.helpers import Api, container_of
 
 pytestmark = pytest.mark.server
 
@@ -30,7 +29,7 @@ def invite_urls(
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    api = Api(create_app(service, Players(client)).test_client(use_cookies=False))
+    api = Api(create_app(container_of(service)).test_client(use_cookies=False))
     ann = api.player("Ann")
     response = api.call("POST", "/games", ann, json={"game": "gangsta", "seats": 3}, headers=FORGED)
     assert response.status_code == 201, response.json

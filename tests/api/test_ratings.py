@@ -14,30 +14,32 @@ from api import web
 from api.app import create_app
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
-from services.identity.players import Players
 from services.readside.ratings import Ratings
-from tests.api.helpers import Api, Who
+from tests.api.helpers import Api, Who, container_of
 from tests.workers.test_ratings import play_to_the_end
-from workers.projection.projector import Projector
+from workers.projection.projector import Listener, Projector
 
 pytestmark = pytest.mark.server
+
+
+class RatedAtOnce(Listener):
+    def __init__(self, client: redis.Redis) -> None:
+        self.ratings = Ratings(client)
+
+    def on_finished(self, game_id: str) -> None:
+        self.ratings.rate(game_id)
 
 
 @pytest.fixture
 def service(real_redis: redis.Redis) -> CommandService:
     """Projected after every append, and rated once a game is over (as the workers do)."""
-    projector = Projector(EventStore(real_redis))
-
-    def rate(game_id: str) -> None:
-        Ratings(real_redis).rate(game_id)
-
-    projector.on_finished = rate
+    projector = Projector(EventStore(real_redis), listeners=[RatedAtOnce(real_redis)])
     return CommandService(projector.store, hooks=[lambda game_id, *_: projector.project(game_id)])
 
 
 @pytest.fixture
 def site(service: CommandService, real_redis: redis.Redis) -> Iterator[Api]:
-    app: Flask = create_app(service, Players(real_redis))
+    app: Flask = create_app(container_of(service))
     web.register(app)
     with app.test_client(use_cookies=False) as client:
         yield Api(client)
@@ -51,7 +53,7 @@ def finished_game(api: Api, service: CommandService, people: list[Who], ai: dict
     made = api.new_game(people[0], game=game, seats=seats, ai=ai, seat=humans[0])
     for who, invite in zip(people[1:], made["invites"], strict=True):
         api.join(who, made["game_id"], invite["code"])
-    play_to_the_end(made["game_id"], random.Random(seed), svc=service)  # no worker here
+    play_to_the_end(service, made["game_id"], random.Random(seed))  # no worker here
     return made["game_id"]
 
 

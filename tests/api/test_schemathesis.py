@@ -29,15 +29,14 @@ from schemathesis.specs.openapi.checks import (
 
 from api.app import create_app
 from services.games.commands import CommandService
-from services.identity.players import Players
-from tests.api.helpers import Api
+from tests.api.helpers import Api, container_of
 
 pytestmark = pytest.mark.server
 
 
 @pytest.fixture
 def quick_app(service: CommandService, real_redis: redis.Redis) -> Flask:
-    return create_app(service, Players(real_redis), stream_seconds=0)
+    return create_app(container_of(service), stream_seconds=0)
 
 
 @dataclass(frozen=True)

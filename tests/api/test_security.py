@@ -20,15 +20,14 @@ from flask import Flask
 
 from api.app import create_app
 from services.games.commands import CommandService
-from services.identity.players import Players
-from tests.api.helpers import Api, Who
+from tests.api.helpers import Api, Who, container_of
 
 pytestmark = pytest.mark.server
 
 
 @pytest.fixture
 def api(service: CommandService, real_redis) -> Iterator[Api]:
-    app: Flask = create_app(service, Players(real_redis), stream_seconds=0.0)
+    app: Flask = create_app(container_of(service), stream_seconds=0.0)
     with app.test_client(use_cookies=False) as client:
         yield Api(client)
 

@@ -14,8 +14,7 @@ from flask.testing import FlaskClient
 from api.app import create_app
 from api.http.limits import RateLimits, from_env
 from services.games.commands import CommandService
-from services.identity.players import Players
-from tests.api.helpers import Api
+from tests.api.helpers import Api, container_of
 
 pytestmark = pytest.mark.server
 
@@ -25,8 +24,7 @@ MOST = 3
 @pytest.fixture
 def client(service: CommandService, real_redis: redis.Redis) -> FlaskClient:
     app = create_app(
-        service,
-        Players(real_redis),
+        container_of(service),
         stream_seconds=30.0,
         rate_limits=RateLimits(streams_open=MOST),
     )

@@ -203,16 +203,11 @@ def finished_games(env: dict[str, str], count: int) -> list[str]:
     """``count`` games played to their end through the command service in this process (as
     the API would play them, its enqueue hook waking the worker's projections; over HTTP they
     would take minutes on a loaded machine)."""
-    from services.games import commands
+    from bootstrap import bootstrap
     from tests.services.helpers import play_out
-    from workers import runtime
-    from workers.projection import wake as enqueue
 
     os.environ.update(env)
-    commands._default = None  # the process-wide service, on the bench's store
-    runtime.reset()
-    enqueue.install()
-    svc = commands.service()
+    svc = bootstrap().commands  # this process's service, on the bench's store
     rng = random.Random(7)
     ids = []
     for n in range(count):

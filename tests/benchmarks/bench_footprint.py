@@ -33,11 +33,15 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import redis
 from matplotlib.figure import Figure
 
 from tests.benchmarks.common import progress
+
+if TYPE_CHECKING:
+    from bootstrap import Container
 
 GAMES = 24
 PERSON = 0
@@ -100,15 +104,13 @@ def kind_of(args: list[bytes]) -> str:
     return "other"
 
 
-def play(game_ids: list[str], deadline: float) -> None:
+def play(container: Container, game_ids: list[str], deadline: float) -> None:
     """Answer for seat PERSON in every game until every game is over (as bench_workers)."""
     from domain import bots
     from services.errors import Conflict
-    from services.games import commands
     from services.readside.readmodels import FINISHED
-    from workers import runtime
 
-    read_models = runtime.read_models()
+    commands, read_models = container.commands, container.read_models
     finished = 0
     while finished < len(game_ids) and time.monotonic() < deadline:
         owing = [g for g, seat, _ in read_models.due(limit=10 * len(game_ids)) if seat == PERSON]
@@ -131,11 +133,11 @@ def wait_idle(client: redis.Redis) -> None:
     """Until the worker has nothing queued or running (the last projections are written)."""
     from rq import Queue, Worker
 
-    from workers import runtime
+    from workers.queues import QUEUES
 
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        busy = any(len(Queue(q, connection=client)) for q in runtime.QUEUES)
+        busy = any(len(Queue(q, connection=client)) for q in QUEUES)
         if not busy and all(w.get_state() == "idle" for w in Worker.all(connection=client)):
             return
         time.sleep(0.2)
@@ -150,10 +152,8 @@ def game_memory(client: redis.Redis, game_id: str) -> int:
 
 
 def run() -> None:
-    from services.games import commands
+    from bootstrap import bootstrap
     from services.platform.embedded import EmbeddedServer
-    from workers import runtime
-    from workers.projection import wake as enqueue
 
     with (
         tempfile.TemporaryDirectory() as tmp,
@@ -162,9 +162,7 @@ def run() -> None:
         client = server.client()
         client.config_set("auto-aof-rewrite-percentage", 0)  # the file only grows
         os.environ["REDIS_URL"] = server.url
-        commands._default = None
-        runtime.reset()
-        enqueue.install()
+        container = bootstrap()  # this process's service, on this server
         worker = subprocess.Popen(
             [sys.executable, "-m", "api", "worker", "--quiet", "--interval", "5"],
             env=os.environ.copy(),
@@ -179,8 +177,8 @@ def run() -> None:
             for n in range(GAMES):
                 name, seats = ("famiglia", 2) if n % 2 == 0 else ("gangsta", 2 + n % 3)
                 ai = {s: "greedy" if s % 2 else "random" for s in range(seats) if s != PERSON}
-                game_ids.append(commands.create_game(name, seats, ai=ai))
-            play(game_ids, time.monotonic() + 900)
+                game_ids.append(container.commands.create_game(name, seats, ai=ai))
+            play(container, game_ids, time.monotonic() + 900)
             wait_idle(client)
             aof_after, memory_after = aof_bytes(server.directory), used_memory(client)
             time.sleep(EXPIRY_WAIT)
@@ -196,7 +194,7 @@ def run() -> None:
                     rq_detail[":".join(key.split(":")[:2])] += size
                     if key.startswith("rq:job:"):
                         job_ids.add(key.split(":")[2])
-            svc = commands.service()
+            svc = container.commands
             events_bytes = {g: sum(len(e.raw) for e in svc.store.read(g)) for g in game_ids}
             played = sum(
                 sum(len(r) for s, r in svc.store.command_records(g, 4).items() if s is not None)

@@ -45,6 +45,8 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from bootstrap import bootstrap
+from services.games.commands import CommandService
 from services.platform.config import settings
 from services.platform.embedded import EmbeddedServer, free_port
 from tests.benchmarks.bench_workers import percentile
@@ -66,12 +68,14 @@ def instrumented_worker(queues: str) -> None:
     """A worker process (``queues``: its ``--queues``) that logs
     ``w <game> <version> <ms>`` for each read-model write and ``m <game> <version> <ms> <s>``
     for each AI move it made (its wall time ``s``)."""
+    from bootstrap import bootstrap
     from services.eventstore.store import now_ms
-    from workers import jobs, worker
+    from workers import ai, worker
+    from workers.context import Context
     from workers.projection.projector import Projector
 
     out = open(os.environ[LOG], "a", buffering=1)  # noqa: SIM115  (lives with the process)
-    write, move = Projector.write, jobs._move
+    write, move = Projector.write, ai._move
 
     def logged_write(self: Projector, game_id: str, folded: Any, *rest: Any) -> bool:
         written = write(self, game_id, folded, *rest)
@@ -79,16 +83,17 @@ def instrumented_worker(queues: str) -> None:
             out.write(f"w {game_id} {folded.version} {now_ms()}\n")
         return written
 
-    def logged_move(game_id: str, version: int) -> str:
+    def logged_move(context: Context, game_id: str, version: int) -> str:
         began = time.perf_counter()
-        outcome = move(game_id, version)
+        outcome = move(context, game_id, version)
         if outcome == "moved":
             out.write(f"m {game_id} {version} {now_ms()} {time.perf_counter() - began:.4f}\n")
         return outcome
 
     Projector.write = logged_write  # type: ignore[method-assign]
-    jobs._move = logged_move
-    worker.run(interval=5, log_level="WARNING", queues=worker.queue_names(queues))
+    ai._move = logged_move
+    context = bootstrap().context
+    worker.run(context, interval=5, log_level="WARNING", queues=worker.queue_names(queues))
 
 
 class Client:
@@ -188,7 +193,9 @@ def run(argv: list[str] | None = None) -> None:
                   f"AI worker(s); {AI_GAMES} expert AI games, {PEOPLE_GAMES} games of people "
                   f"(a move every {THINK[0]}-{THINK[1]} s); {len(PHASES)} phases of "
                   f"{args.seconds:.0f} s; {os.cpu_count()} cores")  # fmt: skip
-            ai_games = create_ai_games(store.url)
+            os.environ["REDIS_URL"] = store.url
+            commands = bootstrap().commands  # this process's service, on the bench's server
+            ai_games = create_ai_games(commands)
             stop_people = threading.Event()
             people = [People(port, n, stop_people) for n in range(PEOPLE_GAMES)]
             for label, nice in PHASES:
@@ -213,11 +220,16 @@ def run(argv: list[str] | None = None) -> None:
         if not log.exists() or not log.read_text():
             print(out.read_text()[-3000:])
             raise RuntimeError("the workers logged nothing (their output is above)")
-        report(log, windows, people, ai_games)  # the store still runs: the AI games' events
+        # the store still runs: the AI games' events
+        report(log, windows, people, commands, ai_games)
 
 
 def report(
-    log: Path, windows: list[tuple[str, int, int]], people: list[People], ai_games: list[str]
+    log: Path,
+    windows: list[tuple[str, int, int]],
+    people: list[People],
+    commands: CommandService,
+    ai_games: list[str],
 ) -> None:
     writes: dict[str, list[tuple[int, int]]] = {}
     moves: list[tuple[int, float]] = []  # (at ms, wall s)
@@ -228,7 +240,7 @@ def report(
         else:
             moves.append((int(at), float(rest[0])))
     acks = [a for p in people for a in p.acks]
-    waits = owed_waits(ai_games)
+    waits = owed_waits(commands, ai_games)
     lags_by: dict[str, list[float]] = {}
     walls_by: dict[str, list[float]] = {}
     for label, begun, ended in windows:
@@ -256,29 +268,19 @@ def report(
     print(f"  plot: {PLOT}")
 
 
-def create_ai_games(url: str) -> list[str]:
+def create_ai_games(commands: CommandService) -> list[str]:
     """The games of two AI seats (no person: created by the command service, as the API would
-    if someone could sit out)."""
-    from services.games import commands
-    from workers import runtime
-    from workers.projection import wake as enqueue
-
-    os.environ["REDIS_URL"] = url
-    commands._default = None  # the process-wide service, on the bench's server
-    runtime.reset()
-    enqueue.install()  # the creations wake the projections, as the API's do
+    if someone could sit out; its hook wakes the projections, as the API's does)."""
     ai = {0: "expert", 1: "expert"}
     return [commands.create_game(("famiglia", "gangsta")[n % 2], 2, ai=ai) for n in range(AI_GAMES)]
 
 
-def owed_waits(game_ids: list[str]) -> list[tuple[int, float]]:
+def owed_waits(commands: CommandService, game_ids: list[str]) -> list[tuple[int, float]]:
     """(at ms, waited ms) of each AI move of the AI games: from the event after which it was
     owed to its own first event."""
-    from services.games import commands
-
     waits = []
     for game_id in game_ids:
-        records = commands.service().events(game_id)
+        records = commands.events(game_id)
         firsts = [r for i, r in enumerate(records)
                   if i == 0 or r.command_id != records[i - 1].command_id]  # fmt: skip
         for before, after in itertools.pairwise(firsts):

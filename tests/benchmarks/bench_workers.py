@@ -29,11 +29,15 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import redis
 
 from tests.benchmarks.common import progress, stop_all
+
+if TYPE_CHECKING:
+    from bootstrap import Container
+    from services.games.commands import CommandService
 
 GAMES = 50
 WORKERS = 2
@@ -44,6 +48,7 @@ WRITES_LOG = "OMERTA_BENCH_WRITES"
 
 def instrumented_worker() -> None:
     """A worker process that logs (game, version, ms) of every read-model write it makes."""
+    from bootstrap import bootstrap
     from services.eventstore.store import now_ms
     from workers import worker
     from workers.projection.projector import Projector
@@ -58,7 +63,7 @@ def instrumented_worker() -> None:
         return written
 
     Projector.write = logged  # type: ignore[method-assign]
-    worker.run(interval=5, log_level="WARNING")
+    worker.run(bootstrap().context, interval=5, log_level="WARNING")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -68,9 +73,7 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def create_games() -> list[str]:
-    from services.games import commands
-
+def create_games(commands: CommandService) -> list[str]:
     game_ids = []
     for n in range(GAMES):
         name, seats = ("famiglia", 2) if n % 2 == 0 else ("gangsta", 2 + n % 3)
@@ -79,16 +82,14 @@ def create_games() -> list[str]:
     return game_ids
 
 
-def play_person(game_ids: list[str], deadline: float) -> None:
+def play_person(container: Container, game_ids: list[str], deadline: float) -> None:
     """Answer for seat PERSON in every game, as a player watching the inbox would (the read
     models' ``due`` index), until every game is over (or the deadline)."""
     from domain import bots
     from services.errors import Conflict
-    from services.games import commands
     from services.readside.readmodels import FINISHED
-    from workers import runtime
 
-    read_models = runtime.read_models()
+    commands, read_models = container.commands, container.read_models
     finished = 0
     while finished < GAMES and time.monotonic() < deadline:
         owing = [g for g, seat, _ in read_models.due(limit=10 * GAMES) if seat == PERSON]
@@ -110,16 +111,12 @@ def play_person(game_ids: list[str], deadline: float) -> None:
 def run() -> None:
     from rq import Worker
 
-    from services.games import commands
+    from bootstrap import bootstrap
     from services.platform.embedded import EmbeddedServer
-    from workers import runtime
-    from workers.projection import wake as enqueue
 
     with tempfile.TemporaryDirectory() as tmp, EmbeddedServer(Path(tmp) / "valkey") as server:
         os.environ["REDIS_URL"] = server.url
-        commands._default = None  # the process-wide service, on this server
-        runtime.reset()
-        enqueue.install()
+        container = bootstrap()  # this process's service, on this server
         client = server.client()
         writes = Path(tmp) / "writes.log"
         env = {**os.environ, WRITES_LOG: str(writes)}
@@ -139,8 +136,8 @@ def run() -> None:
             timer = threading.Thread(target=time_status, args=(stop, status_seconds))
             timer.start()
             start = time.perf_counter()
-            game_ids = create_games()
-            play_person(game_ids, time.monotonic() + 900)
+            game_ids = create_games(container.commands)
+            play_person(container, game_ids, time.monotonic() + 900)
             wall = time.perf_counter() - start
             stop.set()
             timer.join()
@@ -150,7 +147,7 @@ def run() -> None:
             )
         finally:
             stop_all(procs)
-        report(measure(game_ids, writes), wall, jobs, status_seconds)
+        report(measure(container.commands, game_ids, writes), wall, jobs, status_seconds)
 
 
 def time_status(stop: threading.Event, took: list[float]) -> None:
@@ -184,21 +181,19 @@ class Measured(NamedTuple):
     finished: int
 
 
-def measure(game_ids: list[str], writes: Path) -> Measured:
-    from services.games import commands
-
+def measure(commands: CommandService, game_ids: list[str], writes: Path) -> Measured:
     written: dict[str, list[tuple[int, int]]] = {}
     for line in writes.read_text().splitlines():
         game_id, version, at = line.split()
         written.setdefault(game_id, []).append((int(version), int(at)))
     lags: dict[str, list[float]] = {"person": [], "ai": [], "creation": [], "steady": []}
-    start = min(commands.service().events(g)[0].time for g in game_ids)
+    start = min(commands.events(g)[0].time for g in game_ids)
     latencies: list[float] = []
     finished = 0
     for game_id in game_ids:
         game, state, _, _ = commands.load(game_id)
         finished += game.result(state) is not None
-        records = commands.service().events(game_id)
+        records = commands.events(game_id)
         # first_write[v]: the earliest write that covers version v (a write covers all below).
         first_write = [float("inf")] * (len(records) + 2)
         for version, at in written.get(game_id, []):

@@ -172,8 +172,8 @@ def test_without_redis_url_an_embedded_server_is_started_shared_and_stopped(
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     env["OMERTA_VAR"] = str(tmp_path / "var")
     owner = run_python(
-        "from services.games import commands\nfrom services.platform import config\n"
-        "game_id = commands.create_game('gangsta', 2)\n"
+        "from bootstrap import bootstrap\nfrom services.platform import config\n"
+        "game_id = bootstrap().commands.create_game('gangsta', 2)\n"
         "print(game_id, config.connect().connection_pool.connection_kwargs['port'], flush=True)\n"
         "input()\n",
         env,
@@ -181,8 +181,8 @@ def test_without_redis_url_an_embedded_server_is_started_shared_and_stopped(
     assert owner.stdout is not None and owner.stdin is not None
     game_id, port = owner.stdout.readline().split()
     guest = run_python(
-        "import sys\nfrom services.games import commands\nfrom services.platform import config\n"
-        "print(commands.load(sys.argv[1]).version,"
+        "import sys\nfrom bootstrap import bootstrap\nfrom services.platform import config\n"
+        "print(bootstrap().commands.load(sys.argv[1]).version,"
         " config.connect().connection_pool.connection_kwargs['port'])\n",
         env,
         game_id,
@@ -196,8 +196,8 @@ def test_without_redis_url_an_embedded_server_is_started_shared_and_stopped(
     assert (tmp_path / "var" / "appendonlydir").is_dir()
 
     later = run_python(
-        "import sys\nfrom services.games import commands\n"
-        "print(commands.load(sys.argv[1]).meta.game)\n",
+        "import sys\nfrom bootstrap import bootstrap\n"
+        "print(bootstrap().commands.load(sys.argv[1]).meta.game)\n",
         env,
         game_id,
     )

@@ -23,11 +23,9 @@ from werkzeug.serving import make_server
 
 from api import web
 from api.app import create_app
-from services.games import commands
+from bootstrap import Container, bootstrap
 from services.platform.embedded import EmbeddedServer
 from tests.smtp import Inbox, smtp_server
-from workers import runtime
-from workers.projection import wake as enqueue
 
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
@@ -51,15 +49,20 @@ def smtp_inbox() -> Iterator[Inbox]:
 
 
 @pytest.fixture(scope="package")
-def live_server(embedded_server: EmbeddedServer, smtp_inbox: Inbox) -> Iterator[str]:
+def container(embedded_server: EmbeddedServer) -> Iterator[Container]:
+    """The objects of the live service (and of the tests' own moves) on the session's server."""
     patch = pytest.MonkeyPatch()
     patch.setenv("REDIS_URL", embedded_server.url)
-    patch.setattr(commands, "_default", None)
-    patch.setattr(commands, "after_append", [])
-    runtime.reset()
-    enqueue.install()
+    yield bootstrap()
+    patch.undo()
+
+
+@pytest.fixture(scope="package")
+def live_server(
+    container: Container, embedded_server: EmbeddedServer, smtp_inbox: Inbox
+) -> Iterator[str]:
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
-    app = create_app(stream_seconds=5.0)  # short streams: the pages reconnect and go on
+    app = create_app(container, stream_seconds=5.0)  # short streams: the pages reconnect
     web.register(app)
     server = make_server("127.0.0.1", 0, app, threaded=True)
     # The pages' origin is localhost (WebAuthn refuses IP addresses as relying parties), and so
@@ -85,8 +88,6 @@ def live_server(embedded_server: EmbeddedServer, smtp_inbox: Inbox) -> Iterator[
             worker.wait()
         server.shutdown()
         thread.join(10)
-        patch.undo()
-        runtime.reset()
 
 
 @pytest.fixture(scope="package")

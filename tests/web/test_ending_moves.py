@@ -13,9 +13,9 @@ from typing import Any
 import msgspec
 from playwright.sync_api import BrowserContext, Page, Route, expect
 
+from bootstrap import Container
 from domain import bots
 from domain.famiglia.state import REFRESH
-from services.games import commands
 from tests.web.conftest import screenshot
 from tests.web.flows import sign_up, watch_errors
 
@@ -35,36 +35,37 @@ def new_game(page: Page, game: str, options: dict[str, Any] | None = None) -> st
     return str(made["game_id"])
 
 
-def play(game_id: str, seat: int, command: Any) -> None:
-    commands.handle(game_id, seat, command, f"test-end-{next(_ids)}")
+def play(container: Container, game_id: str, seat: int, command: Any) -> None:
+    container.commands.handle(game_id, seat, command, f"test-end-{next(_ids)}")
 
 
-def bot_move(game_id: str, seat: int, level: str = "greedy") -> None:
-    game, state, version, _ = commands.load(game_id)
+def bot_move(container: Container, game_id: str, seat: int, level: str = "greedy") -> None:
+    game, state, version, _ = container.commands.load(game_id)
     view = game.view(state, seat)
     legal = game.legal(state, seat)
-    play(game_id, seat, bots.choose(game.name, level, view, legal, b"%d" % version))
+    play(container, game_id, seat, bots.choose(game.name, level, view, legal, b"%d" % version))
 
 
-def greedy(game_id: str, _state: Any, seat: int) -> None:
-    bot_move(game_id, seat)
+def greedy(container: Container, game_id: str, _state: Any, seat: int) -> None:
+    bot_move(container, game_id, seat)
 
 
 def drive(
+    container: Container,
     game_id: str,
     stop: Callable[[Any, Any], bool],
-    choose: Callable[[str, Any, int], None] = greedy,
+    choose: Callable[[Container, str, Any, int], None] = greedy,
     limit: int = 3000,
 ) -> bool:
-    """Moves (``choose(game_id, state, seat)``) until ``stop(game, state)`` or the end; True
-    if stopped in a running game."""
+    """Moves (``choose(container, game_id, state, seat)``) until ``stop(game, state)`` or the
+    end; True if stopped in a running game."""
     for _ in range(limit):
-        game, state, _, _ = commands.load(game_id)
+        game, state, _, _ = container.commands.load(game_id)
         if game.result(state) is not None:
             return False
         if stop(game, state):
             return True
-        choose(game_id, state, sorted(game.to_act(state))[0])
+        choose(container, game_id, state, sorted(game.to_act(state))[0])
     raise AssertionError("the game went on too long")
 
 
@@ -76,13 +77,13 @@ def ask(page: Page, button: str) -> str:
     return dialog.locator(".confirm-text").inner_text()
 
 
-def cancel_sends_nothing(page: Page, game_id: str, button: str) -> str:
-    before = commands.load(game_id).version
+def cancel_sends_nothing(container: Container, page: Page, game_id: str, button: str) -> str:
+    before = container.commands.load(game_id).version
     question = ask(page, button)
     page.locator("dialog.confirm [data-answer=no]").click()
     expect(page.locator("dialog.confirm")).to_have_count(0)
     page.wait_for_timeout(500)
-    assert commands.load(game_id).version == before  # nothing was sent
+    assert container.commands.load(game_id).version == before  # nothing was sent
     expect(page.locator("#result")).to_be_hidden()
     return question
 
@@ -97,17 +98,17 @@ def scores_in(text: str) -> list[int]:
     return [int(n) for n in re.findall(r" (\d+)(?= :|\.| で|。)", text)]
 
 
-def test_famiglia_pass_after_the_other_players_pass(page: Page) -> None:
+def test_famiglia_pass_after_the_other_players_pass(container: Container, page: Page) -> None:
     errors = watch_errors(page)
     sign_up(page, "Ulla")
     for _ in range(20):  # the start player is random: the other one has to pass first
         game_id = new_game(page, "famiglia")
-        if commands.load(game_id).state.game.current == 1:
+        if container.commands.load(game_id).state.game.current == 1:
             break
-    play(game_id, 1, {"type": "pass"})
+    play(container, game_id, 1, {"type": "pass"})
     page.goto(f"/play/{game_id}")
     expect(page.locator("#prompt .ask")).to_be_visible()
-    question = cancel_sends_nothing(page, game_id, "[data-action=pass]")
+    question = cancel_sends_nothing(container, page, game_id, "[data-action=pass]")
     # Both hands are the starting ones: one rank-0 card of each family, 1 VP.
     assert question == "This ends the game, Ulla 1 : open seat 1. Pass anyway?"
     screenshot(page, "end-famiglia-double-pass", full_page=False)
@@ -116,7 +117,9 @@ def test_famiglia_pass_after_the_other_players_pass(page: Page) -> None:
     assert errors == []
 
 
-def test_famiglia_pass_asked_in_japanese(new_context: Callable[..., BrowserContext]) -> None:
+def test_famiglia_pass_asked_in_japanese(
+    container: Container, new_context: Callable[..., BrowserContext]
+) -> None:
     page = new_context(locale="ja-JP").new_page()
     errors = watch_errors(page)
     page.goto("/")
@@ -125,11 +128,11 @@ def test_famiglia_pass_asked_in_japanese(new_context: Callable[..., BrowserConte
     expect(page.locator("#hello-title")).to_have_text("ようこそ、Yui さん")
     for _ in range(20):
         game_id = new_game(page, "famiglia")
-        if commands.load(game_id).state.game.current == 1:
+        if container.commands.load(game_id).state.game.current == 1:
             break
-    play(game_id, 1, {"type": "pass"})
+    play(container, game_id, 1, {"type": "pass"})
     page.goto(f"/play/{game_id}")
-    question = cancel_sends_nothing(page, game_id, "[data-action=pass]")
+    question = cancel_sends_nothing(container, page, game_id, "[data-action=pass]")
     assert question == "これでゲームが終わります。Yui 1 : 空席 1。それでもパスしますか?"
     ask(page, "[data-action=pass]")
     expect(page.locator("dialog.confirm [data-answer=yes]")).to_have_text("パスして終了")
@@ -139,11 +142,11 @@ def test_famiglia_pass_asked_in_japanese(new_context: Callable[..., BrowserConte
     screenshot(page, "end-famiglia-ja", full_page=False)
     page.keyboard.press("Escape")  # the keyboard's way to say no
     expect(page.locator("dialog.confirm")).to_have_count(0)
-    assert commands.load(game_id).state.game.ended is None
+    assert container.commands.load(game_id).state.game.ended is None
     assert errors == []
 
 
-def test_famiglia_last_turn_shows_the_final_score(page: Page) -> None:
+def test_famiglia_last_turn_shows_the_final_score(container: Container, page: Page) -> None:
     errors = watch_errors(page)
     sign_up(page, "Vera")
 
@@ -153,7 +156,7 @@ def test_famiglia_last_turn_shows_the_final_score(page: Page) -> None:
 
     for _ in range(10):  # the last turn may be the other player's
         game_id = new_game(page, "famiglia", {"double_pass_ends": False})
-        if drive(game_id, last_turn_is_mine):
+        if drive(container, game_id, last_turn_is_mine):
             break
     else:
         raise AssertionError("no game came to a last turn of seat 0")
@@ -180,7 +183,7 @@ def test_famiglia_last_turn_shows_the_final_score(page: Page) -> None:
     assert question.startswith("This ends the game, Vera ")
     shown = scores_in(question)
     confirm(page, "[data-action=pass]")
-    result = commands.load(game_id)
+    result = container.commands.load(game_id)
     assert result.game.result(result.state) is not None
     # The other hand, tracked from the public log, gives the exact final score.
     assert shown == list(result.game.result(result.state).scores)
@@ -198,30 +201,30 @@ def ninth_hire_is_mine(game: Any, state: Any) -> bool:
     )
 
 
-def growing(game_id: str, state: Any, seat: int) -> None:
+def growing(container: Container, game_id: str, state: Any, seat: int) -> None:
     """Seat 0 hires whenever it can (its gang grows), else plays greedy; seat 1 plays random."""
-    game = commands.load(game_id).game
+    game = container.commands.load(game_id).game
     legal = msgspec.to_builtins(game.legal(state, seat))
     hires = [c for c in legal if c["type"] in ("hire", "fast_recruit")]
     if seat == 0 and hires:
-        play(game_id, 0, hires[0])
+        play(container, game_id, 0, hires[0])
     else:
-        bot_move(game_id, seat, "greedy" if seat == 0 else "random")
+        bot_move(container, game_id, seat, "greedy" if seat == 0 else "random")
 
 
-def test_gangsta_ninth_hire_in_domination(page: Page) -> None:
+def test_gangsta_ninth_hire_in_domination(container: Container, page: Page) -> None:
     errors = watch_errors(page)
     sign_up(page, "Wanda")
     for _ in range(12):  # a game may end otherwise first (the third snitch)
         game_id = new_game(page, "gangsta")
-        if drive(game_id, ninth_hire_is_mine, growing):
+        if drive(container, game_id, ninth_hire_is_mine, growing):
             break
     else:
         raise AssertionError("no game reached a ninth hire")
     page.goto(f"/play/{game_id}")
     expect(page.locator("#prompt .ask")).to_be_visible()
     hire = ".rows button[data-type=hire] >> nth=0"
-    question = cancel_sends_nothing(page, game_id, hire)
+    question = cancel_sends_nothing(container, page, game_id, hire)
     assert question.startswith("This ends the game: points you can see, Wanda ")
     expect(page.locator("dialog.confirm")).to_have_count(0)
     ask(page, hire)
@@ -230,7 +233,7 @@ def test_gangsta_ninth_hire_in_domination(page: Page) -> None:
     assert "reaches 9 gangsters" in note
     page.locator("dialog.confirm [data-answer=yes]").click()
     expect(page.locator("#result")).to_be_visible()
-    loaded = commands.load(game_id)
+    loaded = container.commands.load(game_id)
     result = loaded.game.result(loaded.state)
     assert result is not None and result.reason == "nine_gangsters"
     shown = scores_in(question)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from playwright.sync_api import BrowserContext, Page, expect
 
-from services.games import commands
+from bootstrap import Container
 from services.identity.players import Players
 from tests.web.conftest import screenshot
 from tests.web.flows import create_game, sign_up, watch_errors
@@ -23,9 +23,9 @@ TEXTS = {
 }
 
 
-def expire_now(game_id: str) -> None:
+def expire_now(container: Container, game_id: str) -> None:
     """What the expiry job does once the days are over (the worker then projects the game)."""
-    svc = commands.service()
+    svc = container.commands
     assert Players(svc.store.redis).close_unjoined(game_id)
     svc.notify(game_id, svc.expire(game_id, 14).version)
 
@@ -52,14 +52,16 @@ def check_pages(page: Page, game_id: str, player_id: str, lang: str) -> None:
     expect(page.locator("#games tbody tr", has_text=text["why"])).to_have_count(1)
 
 
-def test_an_expired_game_says_why_everywhere(new_context: Callable[..., BrowserContext]) -> None:
+def test_an_expired_game_says_why_everywhere(
+    container: Container, new_context: Callable[..., BrowserContext]
+) -> None:
     page = new_context().new_page()
     errors = watch_errors(page)
     sign_up(page, "Erin")
     game_id, _ = create_game(page, "Famiglia", ["friend"], public=True)
     page.goto("/games-open")
     expect(page.locator(f"#lobby li[data-game-id='{game_id}']")).to_have_count(1)
-    expire_now(game_id)
+    expire_now(container, game_id)
     player_id = call(page, "GET", "/me")["id"]
     check_pages(page, game_id, player_id, "en")
 

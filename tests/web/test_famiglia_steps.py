@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from services.games import commands
+from bootstrap import Container
 from tests.web.flows import watch_errors
 
 # Draws GameUI's prompt and board into the page for a made-up view and legal moves; every
@@ -47,11 +47,11 @@ def board(street: list[tuple[str, int]], hand: list[str], area: list[str]) -> di
 
 
 @pytest.fixture
-def harness(page: Page) -> Iterator[Page]:
+def harness(container: Container, page: Page) -> Iterator[Page]:
     """A Famiglia page of the live server (its scripts loaded), emptied for the harness; no
     script error may happen meanwhile."""
     errors = watch_errors(page)
-    game_id = commands.create_game("famiglia", 2)
+    game_id = container.commands.create_game("famiglia", 2)
     page.goto(f"/play/{game_id}/replay")
     expect(page.locator("#board .card").first).to_be_visible()
     yield page

@@ -20,10 +20,8 @@ from api import web
 from api.app import create_app
 from api.web import i18n
 from api.web.games import WEB_GAMES
+from bootstrap import bootstrap
 from domain import GAMES, table
-from services.eventstore.store import EventStore
-from services.games.commands import CommandService
-from services.identity.players import Players
 
 API = Path(api.__file__).parent
 STATIC = files("api.web").joinpath("static")
@@ -124,7 +122,7 @@ def test_a_new_game_is_played_on_the_pages_with_its_module_and_one_line(
         cards=lambda: {"third": True},
     )
     monkeypatch.setitem(WEB_GAMES, "third", own)
-    app = create_app(CommandService(EventStore(fake_redis), hooks=[]), Players(fake_redis))
+    app = create_app(bootstrap(store=fake_redis, queues_client=fake_redis, hooks=[]))
     web.register(app)
     game_id = app.extensions["omerta"].service.create_game("third", 2)
     with app.test_client() as client:

@@ -10,20 +10,20 @@ import msgspec
 import pytest
 from playwright.sync_api import Page, expect
 
+from bootstrap import Container
 from domain.gangsta.cards import GANGSTERS
-from services.games import commands
 from tests.web.flows import watch_errors
 from tests.web.test_famiglia_steps import HARNESS
 
 
 @pytest.fixture
-def harness(page: Page) -> Iterator[tuple[Page, dict[str, Any]]]:
+def harness(container: Container, page: Page) -> Iterator[tuple[Page, dict[str, Any]]]:
     """A Gangsta! page of the live server and a real view of a new game, as seat 0 sees it."""
     errors = watch_errors(page)
-    game_id = commands.create_game("gangsta", 2)
+    game_id = container.commands.create_game("gangsta", 2)
     page.goto(f"/play/{game_id}/replay")
     expect(page.locator("#board .card").first).to_be_visible()
-    game, state, _, _ = commands.load(game_id)
+    game, state, _, _ = container.commands.load(game_id)
     view = msgspec.to_builtins(game.view(state, 0))
     yield page, view
     assert errors == []

@@ -11,8 +11,8 @@ from typing import Any
 import msgspec
 from playwright.sync_api import BrowserContext, Page, expect
 
+from bootstrap import Container
 from domain.famiglia.cards import RANK
-from services.games import commands
 from tests.web.conftest import screenshot
 from tests.web.flows import sign_up, watch_errors
 from tests.web.test_ending_moves import bot_move, drive, new_game, play
@@ -26,21 +26,23 @@ def moves(game: Any, state: Any, seat: int = 0) -> list[dict[str, Any]]:
 SMALL_PHONE = {"width": 375, "height": 667}
 
 
-def legal(game_id: str, seat: int = 0) -> list[dict[str, Any]]:
-    loaded = commands.load(game_id)
+def legal(container: Container, game_id: str, seat: int = 0) -> list[dict[str, Any]]:
+    loaded = container.commands.load(game_id)
     moves: list[dict[str, Any]] = msgspec.to_builtins(loaded.game.legal(loaded.state, seat))
     return moves
 
 
-def my_first_famiglia_turn(page: Page) -> str:
+def my_first_famiglia_turn(container: Container, page: Page) -> str:
     for _ in range(20):  # the start player is random
         game_id = new_game(page, "famiglia")
-        if commands.load(game_id).state.game.current == 0:
+        if container.commands.load(game_id).state.game.current == 0:
             return game_id
     raise AssertionError("seat 0 never started")
 
 
-def test_famiglia_says_why_actions_are_missing(new_context: Callable[..., BrowserContext]) -> None:
+def test_famiglia_says_why_actions_are_missing(
+    container: Container, new_context: Callable[..., BrowserContext]
+) -> None:
     for locale, texts in (
         (
             "en-GB",
@@ -67,11 +69,11 @@ def test_famiglia_says_why_actions_are_missing(new_context: Callable[..., Browse
         page.locator("#name").fill("Xena")
         page.locator("#name-form button").click()
         page.wait_for_function("() => document.getElementById('hello').hidden === false")
-        game_id = my_first_famiglia_turn(page)
+        game_id = my_first_famiglia_turn(container, page)
         page.goto(f"/play/{game_id}")
         expect(page.locator("#prompt .ask")).to_be_visible()
-        offered = {c["type"] for c in legal(game_id)}
-        street = commands.load(game_id).state.game.street
+        offered = {c["type"] for c in legal(container, game_id)}
+        street = container.commands.load(game_id).state.game.street
         why = page.locator("#prompt .why-not")
         why.locator("summary").click()
         # The starting hand holds rank-0 cards only: no Accountant or Brute to play.
@@ -91,11 +93,11 @@ def test_famiglia_says_why_actions_are_missing(new_context: Callable[..., Browse
         assert errors == []
 
 
-def test_famiglia_clickable_cards_are_marked(page: Page) -> None:
+def test_famiglia_clickable_cards_are_marked(container: Container, page: Page) -> None:
     sign_up(page, "Yara")
     for _ in range(30):
-        game_id = my_first_famiglia_turn(page)
-        if any(c["type"] == "refresh" for c in legal(game_id)):
+        game_id = my_first_famiglia_turn(container, page)
+        if any(c["type"] == "refresh" for c in legal(container, game_id)):
             break
     page.goto(f"/play/{game_id}")
     page.locator("[data-action=refresh]").click()
@@ -107,13 +109,13 @@ def test_famiglia_clickable_cards_are_marked(page: Page) -> None:
     expect(page.locator(".zone-hand button.card")).to_have_count(0)  # nothing else to click
 
 
-def test_gangsta_says_why_a_heist_cannot_be_started(page: Page) -> None:
+def test_gangsta_says_why_a_heist_cannot_be_started(container: Container, page: Page) -> None:
     errors = watch_errors(page)
     sign_up(page, "Zoe")
     for _ in range(20):
         game_id = new_game(page, "gangsta")
-        loaded = commands.load(game_id)
-        startable = {c["heist"] for c in legal(game_id) if c["type"] == "choose_heist"}
+        loaded = container.commands.load(game_id)
+        startable = {c["heist"] for c in legal(container, game_id) if c["type"] == "choose_heist"}
         row = loaded.state.game.heist_row
         if loaded.state.game.active == 0 and len(startable) < len(row):
             break
@@ -135,7 +137,7 @@ def test_gangsta_says_why_a_heist_cannot_be_started(page: Page) -> None:
     assert errors == []
 
 
-def test_gangsta_hire_missing_when_nobody_is_affordable(page: Page) -> None:
+def test_gangsta_hire_missing_when_nobody_is_affordable(container: Container, page: Page) -> None:
     sign_up(page, "Abby")
 
     def broke_on_my_turn(game: Any, state: Any) -> bool:
@@ -149,7 +151,7 @@ def test_gangsta_hire_missing_when_nobody_is_affordable(page: Page) -> None:
 
     for _ in range(10):
         game_id = new_game(page, "gangsta")
-        if drive(game_id, broke_on_my_turn, limit=400):
+        if drive(container, game_id, broke_on_my_turn, limit=400):
             break
     page.goto(f"/play/{game_id}")
     item = page.locator("#prompt [data-why=hire]")
@@ -158,6 +160,7 @@ def test_gangsta_hire_missing_when_nobody_is_affordable(page: Page) -> None:
 
 
 def test_reward_resource_and_option_explanations(
+    container: Container,
     new_context: Callable[..., BrowserContext],
 ) -> None:
     for locale, theft, police, option in (
@@ -176,7 +179,7 @@ def test_reward_resource_and_option_explanations(
     ):
         page = new_context(locale=locale).new_page()
         errors = watch_errors(page)
-        game_id = commands.create_game("gangsta", 2)
+        game_id = container.commands.create_game("gangsta", 2)
         page.goto(f"/play/{game_id}")
         expect(page.locator("#board .hcard").first).to_be_visible()
         # A heist with a theft reward (317, Rival gangs: Theft $2), drawn as the board does.
@@ -212,6 +215,7 @@ def buttons_in_view(page: Page, selector: str) -> None:
 
 
 def test_multi_step_buttons_stay_in_reach_on_a_phone(
+    container: Container,
     new_context: Callable[..., BrowserContext],
 ) -> None:
     page = new_context(viewport=SMALL_PHONE).new_page()
@@ -222,16 +226,16 @@ def test_multi_step_buttons_stay_in_reach_on_a_phone(
     def committing(game: Any, state: Any) -> bool:
         return state.game.stage == "heist" and state.game.active == 0
 
-    def heist_first(game_id: str, state: Any, seat: int) -> None:
-        choices = [c for c in legal(game_id, seat) if c["type"] == "choose_heist"]
+    def heist_first(container: Container, game_id: str, state: Any, seat: int) -> None:
+        choices = [c for c in legal(container, game_id, seat) if c["type"] == "choose_heist"]
         if seat == 0 and choices:
-            play(game_id, 0, choices[0])
+            play(container, game_id, 0, choices[0])
         else:
-            bot_move(game_id, seat)
+            bot_move(container, game_id, seat)
 
     for _ in range(10):
         game_id = new_game(page, "gangsta")
-        if drive(game_id, committing, heist_first, limit=400):
+        if drive(container, game_id, committing, heist_first, limit=400):
             break
     page.goto(f"/play/{game_id}")
     expect(page.locator("#prompt .commit-bar button").first).to_be_visible()
@@ -247,11 +251,13 @@ def test_multi_step_buttons_stay_in_reach_on_a_phone(
 
     for _ in range(10):
         game_id = new_game(page, "famiglia")
-        if drive(game_id, pair_to_show, limit=600):
+        if drive(container, game_id, pair_to_show, limit=600):
             break
     page.goto(f"/play/{game_id}")
     page.locator("[data-action=recruit]").click()
-    target = next(c["card"] for c in legal(game_id) if c["type"] == "recruit" and c["to_area"])
+    target = next(
+        c["card"] for c in legal(container, game_id) if c["type"] == "recruit" and c["to_area"]
+    )
     page.locator(f".zone-street button[data-card='{target}']").first.click()
     buttons_in_view(page, "#prompt button.cancel")
     screenshot(page, "reach-famiglia-phone", full_page=False)
@@ -290,8 +296,10 @@ def famiglia_view(**changes: Any) -> dict[str, Any]:
     return view
 
 
-def test_famiglia_refresh_reasons_and_the_last_turn_recruit(page: Page) -> None:
-    game_id = commands.create_game("famiglia", 2)
+def test_famiglia_refresh_reasons_and_the_last_turn_recruit(
+    container: Container, page: Page
+) -> None:
+    game_id = container.commands.create_game("famiglia", 2)
     page.goto(f"/play/{game_id}/replay")
     expect(page.locator("#board .card").first).to_be_visible()
     page.add_script_tag(url="/web/static/famiglia_help.js")

@@ -9,6 +9,7 @@ from typing import Any
 
 from playwright.sync_api import APIRequestContext, BrowserContext, Page, expect
 
+from bootstrap import Container
 from tests.web.flows import PROJECTED_MS, reload_until, watch_errors
 from tests.web.test_ending_moves import play
 
@@ -42,7 +43,9 @@ def fits(page: Page, lang: str, pages: dict[str, str]) -> list[str]:
     return wide
 
 
-def test_every_page_fits_360_px(new_context: Callable[..., BrowserContext]) -> None:
+def test_every_page_fits_360_px(
+    container: Container, new_context: Callable[..., BrowserContext]
+) -> None:
     mine, me = player(new_context(viewport=NARROW), LONG)
     theirs, _ = player(new_context(viewport=NARROW), OTHER)
     errors = watch_errors(mine, expected="401|404|410")  # a visitor; the bad links; no game
@@ -55,8 +58,8 @@ def test_every_page_fits_360_px(new_context: Callable[..., BrowserContext]) -> N
 
     running, _ = two_player_game()
     drawn, _ = two_player_game()
-    play(drawn, 1, {"type": "offer_draw"})
-    play(drawn, 0, {"type": "accept_draw"})
+    play(container, drawn, 1, {"type": "offer_draw"})
+    play(container, drawn, 0, {"type": "accept_draw"})
     ai = {"1": 1, "2": 1, "3": 0}
     gangsta = post(mine.request, "/games", {"game": "gangsta", "seats": 4, "ai": ai})["game_id"]
     public = post(theirs.request, "/games", {"game": "famiglia", "seats": 2, "public": True})

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import BrowserContext, expect
 
-from services.games import commands
+from bootstrap import Container
 from services.identity.players import Players
 from services.readside.ratings import Ratings
 from tests.web.conftest import PHONE, screenshot
@@ -26,23 +26,23 @@ TEXTS = {
 
 
 @pytest.fixture(scope="module")
-def rated() -> tuple[str, str, str]:
+def rated(container: Container) -> tuple[str, str, str]:
     """Two finished Famiglia games of one player (against a person, against the greedy AI),
     rated by the worker: (the player's name, id, the first game's id)."""
-    players = Players(commands.service().store.redis)
+    players = Players(container.commands.store.redis)
     name = f"Rita {secrets.token_hex(2)}"
     rita, other = players.create(name)[0].id, players.create("Oskar")[0].id
     games = []
     for n, ai in enumerate(({}, {1: "greedy"})):
-        game_id = commands.create_game("famiglia", 2, ai=ai)
+        game_id = container.commands.create_game("famiglia", 2, ai=ai)
         humans = [0] if ai else [0, 1]
         invites = players.open_table(game_id, 0, humans, rita, 0, public=False)
         if not ai:
             players.join(game_id, other, invites[1])
-        play_to_the_end(game_id, random.Random(n), prefix=f"r{n}-")
-        commands.service().notify(game_id, commands.load(game_id).version)
+        play_to_the_end(container.commands, game_id, random.Random(n), prefix=f"r{n}-")
+        container.commands.notify(game_id, container.commands.load(game_id).version)
         games.append(game_id)
-    ratings = Ratings(commands.service().store.redis)
+    ratings = Ratings(container.commands.store.redis)
     wait(lambda: "famiglia" in ratings.of(rita, ["famiglia"]) and
          ratings.of(rita, ["famiglia"])["famiglia"][0].games == 2, 30, "the ratings")  # fmt: skip
     return name, rita, games[0]

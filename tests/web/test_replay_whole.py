@@ -8,30 +8,33 @@ import random
 
 from playwright.sync_api import Page, expect
 
-from services.games import commands
+from bootstrap import Container
 from tests.web.flows import watch_errors
 
 
-def famiglia_ended_by_two_passes() -> str:
-    game_id = commands.create_game("famiglia", 2)
+def famiglia_ended_by_two_passes(container: Container) -> str:
+    game_id = container.commands.create_game("famiglia", 2)
     for n in range(2):
-        loaded = commands.load(game_id)
+        loaded = container.commands.load(game_id)
         [seat] = loaded.game.to_act(loaded.state)
-        commands.handle(game_id, seat, {"type": "pass"}, f"pass-{n}")
-    assert commands.load(game_id).game.result(commands.load(game_id).state) is not None
+        container.commands.handle(game_id, seat, {"type": "pass"}, f"pass-{n}")
+    assert (
+        container.commands.load(game_id).game.result(container.commands.load(game_id).state)
+        is not None
+    )
     return game_id
 
 
-def gangsta_played_to_the_end(seats: int, seed: int) -> str:
+def gangsta_played_to_the_end(container: Container, seats: int, seed: int) -> str:
     """Random legal moves for every seat until the game ends."""
-    game_id = commands.create_game("gangsta", seats)
+    game_id = container.commands.create_game("gangsta", seats)
     rng = random.Random(seed)
     for n in range(3000):
-        game, state, _, _ = commands.load(game_id)
+        game, state, _, _ = container.commands.load(game_id)
         if game.result(state) is not None:
             return game_id
         seat = min(game.to_act(state))
-        commands.handle(game_id, seat, rng.choice(game.legal(state, seat)), f"move-{n}")
+        container.commands.handle(game_id, seat, rng.choice(game.legal(state, seat)), f"move-{n}")
     raise AssertionError("the Gangsta! game did not end")
 
 
@@ -61,9 +64,11 @@ def step_through(page: Page, game_id: str, press: str | None) -> list[str]:
     return captions
 
 
-def test_a_famiglia_game_ended_by_two_passes_replays_to_the_end(page: Page) -> None:
+def test_a_famiglia_game_ended_by_two_passes_replays_to_the_end(
+    container: Container, page: Page
+) -> None:
     errors = watch_errors(page)
-    game_id = famiglia_ended_by_two_passes()
+    game_id = famiglia_ended_by_two_passes(container)
     captions = step_through(page, game_id, press=None)
     assert [c for c in captions if "[object" in c] == []
     assert len(captions) == 7  # started, Street, turn, pass, turn, pass, end
@@ -81,9 +86,11 @@ def test_a_famiglia_game_ended_by_two_passes_replays_to_the_end(page: Page) -> N
     assert errors == []
 
 
-def test_a_whole_gangsta_game_replays_to_the_end_by_keyboard(page: Page) -> None:
+def test_a_whole_gangsta_game_replays_to_the_end_by_keyboard(
+    container: Container, page: Page
+) -> None:
     errors = watch_errors(page)
-    game_id = gangsta_played_to_the_end(2, seed=4)
+    game_id = gangsta_played_to_the_end(container, 2, seed=4)
     captions = step_through(page, game_id, press="ArrowRight")
     assert [c for c in captions if "[object" in c] == []
     dealt = [

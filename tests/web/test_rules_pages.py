@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import BrowserContext, expect
 
-from services.games import commands
+from bootstrap import Container
 from tests.web.conftest import PHONE, screenshot
 from tests.web.flows import watch_errors
 
@@ -66,13 +66,14 @@ def test_a_rules_page_per_game_and_language(
 
 
 def test_linked_from_the_start_page_and_the_game_page(
+    container: Container,
     new_context: Callable[..., BrowserContext],
 ) -> None:
     page = new_context().new_page()
     page.goto("/")
     page.get_by_role("link", name="Rules of Gangsta!").click()
     expect(page.locator("h1")).to_have_text("Rules of Gangsta!")
-    game_id = commands.create_game("famiglia", 2)
+    game_id = container.commands.create_game("famiglia", 2)
     page.goto(f"/play/{game_id}")
     page.locator("#rules-link").click()
     expect(page.locator("h1")).to_have_text("Rules of Famiglia")

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
+from bootstrap import Container
 from domain.gangsta.messages import ChooseHeist
-from services.games import commands
 from tests.web.conftest import screenshot
 from tests.web.flows import shown_version, sign_up, wait_past, watch_errors
 from tests.web.test_ending_moves import drive, new_game, play
@@ -23,11 +23,11 @@ def heist_to_choose(game: Any, state: Any) -> bool:
     return 0 in game.to_act(state) and any(isinstance(c, ChooseHeist) for c in game.legal(state, 0))
 
 
-def test_undo_a_draw_offer_and_concede_on_the_page(page: Page) -> None:
+def test_undo_a_draw_offer_and_concede_on_the_page(container: Container, page: Page) -> None:
     errors = watch_errors(page)
     sign_up(page, "Una")
     game_id = new_game(page, "gangsta")
-    assert drive(game_id, heist_to_choose)
+    assert drive(container, game_id, heist_to_choose)
     page.set_viewport_size({"width": 360, "height": 740})  # a phone
     page.goto(f"/play/{game_id}")
     undo = page.locator("#table-actions button[data-type=undo]")
@@ -53,7 +53,7 @@ def test_undo_a_draw_offer_and_concede_on_the_page(page: Page) -> None:
     expect(page.locator("button[data-type=choose_heist]").first).to_be_visible()
 
     before = shown_version(page)
-    play(game_id, 1, {"type": "offer_draw"})
+    play(container, game_id, 1, {"type": "offer_draw"})
     wait_past(page, before)
     expect(page.locator("#table-actions .draw-offer")).to_contain_text("offers a draw")
     page.locator("#table-actions button[data-type=decline_draw]").focus()
@@ -68,38 +68,38 @@ def test_undo_a_draw_offer_and_concede_on_the_page(page: Page) -> None:
     expect(dialog).to_contain_text("as your loss")
     page.keyboard.press("Escape")  # the safe answer
     expect(dialog).to_have_count(0)
-    assert commands.load(game_id).state.ended is None  # the table's ending: none
+    assert container.commands.load(game_id).state.ended is None  # the table's ending: none
     concede.click()
     page.locator("dialog.confirm [data-answer=yes]").click()
     expect(page.locator("#result")).to_be_visible()
     expect(page.locator("#result .reason")).to_have_text("A player conceded.")
     expect(page.locator("#log li[data-type=conceded]")).to_contain_text("Una conceded")
     expect(page.locator("#table-actions")).to_be_hidden()
-    result = commands.load(game_id)
+    result = container.commands.load(game_id)
     assert result.game.result(result.state).winners == [1]
     assert errors == []
 
 
-def end_at_the_table(game_id: str, how: str) -> None:
+def end_at_the_table(container: Container, game_id: str, how: str) -> None:
     """Seat 1 (played here) concedes or forfeits on time, or seat 0's draw offer is taken."""
     if how == "conceded":
-        play(game_id, 1, {"type": "concede"})
+        play(container, game_id, 1, {"type": "concede"})
     elif how == "timed_out":
-        commands.time_out(game_id, commands.load(game_id).version, 1, True)
+        container.commands.time_out(game_id, container.commands.load(game_id).version, 1, True)
     else:
-        play(game_id, 0, {"type": "offer_draw"})
-        play(game_id, 1, {"type": "accept_draw"})
+        play(container, game_id, 0, {"type": "offer_draw"})
+        play(container, game_id, 1, {"type": "accept_draw"})
 
 
 @pytest.mark.parametrize("how", ["conceded", "timed_out", "draw_agreed"])
 def test_a_famiglia_game_the_table_ended_reads_as_over_after_a_reload(
-    page: Page, new_context: Callable[..., BrowserContext], how: str
+    container: Container, page: Page, new_context: Callable[..., BrowserContext], how: str
 ) -> None:
     """No "Waiting for ..." is left, for the seat or a spectator; both hands are face up."""
     errors = watch_errors(page)
     sign_up(page, "Olga")
     game_id = new_game(page, "famiglia")
-    end_at_the_table(game_id, how)
+    end_at_the_table(container, game_id, how)
     spectator = new_context().new_page()
     for viewer in (page, spectator):
         viewer.goto(f"/play/{game_id}")

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
+from bootstrap import Container
 from tests.web.flows import my_turn_or_over, sign_up, watch_errors
 from tests.web.test_ending_moves import drive, new_game
 
@@ -30,15 +31,17 @@ def viewer_to_act(game: Any, state: Any) -> bool:
 
 
 @pytest.mark.parametrize("game", ["famiglia", "gangsta"])
-def test_the_waiting_prompt_never_names_the_viewer_or_nobody(page: Page, game: str) -> None:
+def test_the_waiting_prompt_never_names_the_viewer_or_nobody(
+    container: Container, page: Page, game: str
+) -> None:
     errors = watch_errors(page)
     sign_up(page, "Nina")
     game_id = new_game(page, game)
-    assert drive(game_id, only_the_other_to_act)
+    assert drive(container, game_id, only_the_other_to_act)
     page.goto(f"/play/{game_id}")
     page.wait_for_function("() => document.querySelector('#prompt .waiting') !== null")
     page.evaluate(RECORD_PROMPTS)
-    assert drive(game_id, viewer_to_act)  # the other's whole turn, drawn step by step
+    assert drive(container, game_id, viewer_to_act)  # the other's whole turn, drawn step by step
     assert my_turn_or_over(page) == "turn"
     texts: list[str] = page.evaluate("() => window.promptTexts")
     assert texts  # the other's moves were drawn

@@ -17,24 +17,24 @@ from typing import Any
 
 import msgspec
 
+from bootstrap import Container
 from services.eventstore.store import EventStore
-from services.games import commands
 from services.readside.readmodels import ReadModels
 from workers import worker
 from workers.projection.projector import Projector
 
 
-def expected_views(game_id: str) -> dict[int | None, bytes]:
+def expected_views(container: Container, game_id: str) -> dict[int | None, bytes]:
     """Every seat's (and a spectator's) view at the game's current version, as JSON."""
-    game, state, _, meta = commands.load(game_id)
+    game, state, _, meta = container.commands.load(game_id)
     seats: list[int | None] = [None, *range(meta.seats)]
     return {seat: msgspec.json.encode(game.view(state, seat)) for seat in seats}
 
 
-def assert_read_models_current(read_models: ReadModels, game_id: str) -> Any:
+def assert_read_models_current(container: Container, read_models: ReadModels, game_id: str) -> Any:
     """The read models are at the stream's version and match the rules' views and result;
     returns the domain's result."""
-    game, state, version, _ = commands.load(game_id)
+    game, state, version, _ = container.commands.load(game_id)
     summary = read_models.summary(game_id)
     assert summary is not None
     assert summary.version == version
@@ -42,7 +42,7 @@ def assert_read_models_current(read_models: ReadModels, game_id: str) -> Any:
     result = game.result(state)
     assert msgspec.to_builtins(summary.result) == msgspec.to_builtins(result)
     assert summary.status == ("running" if result is None else "finished")
-    for seat, view in expected_views(game_id).items():
+    for seat, view in expected_views(container, game_id).items():
         assert read_models.view(game_id, seat) == (version, view)
     return result
 
@@ -106,12 +106,14 @@ def wait(condition: Callable[[], bool], timeout: float, what: str) -> None:
         time.sleep(0.02)
 
 
-def wait_moving(game_id: str, done: Callable[[], bool], stall: float, what: str) -> None:
+def wait_moving(
+    container: Container, game_id: str, done: Callable[[], bool], stall: float, what: str
+) -> None:
     """Until ``done()``, while the game moves: fails when its version stayed the same for
     ``stall`` seconds (an AI worker at a low priority on a loaded machine is slow, not stuck)."""
-    version, moved = commands.load(game_id).version, time.monotonic()
+    version, moved = container.commands.load(game_id).version, time.monotonic()
     while not done():
-        if (now := commands.load(game_id).version) != version:
+        if (now := container.commands.load(game_id).version) != version:
             version, moved = now, time.monotonic()
         if time.monotonic() - moved > stall:
             raise AssertionError(f"{what}: no move for {stall:.0f} s, at version {version}")

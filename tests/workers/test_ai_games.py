@@ -8,9 +8,9 @@ from typing import Any
 import msgspec
 import pytest
 
+from bootstrap import Container
 from domain import GAMES, bots
 from services.eventstore import shards
-from services.games import commands
 from services.platform import serversecret
 from services.readside import readmodels as rm
 from services.readside.readmodels import ReadModels
@@ -49,16 +49,17 @@ def bot_calls(monkeypatch: pytest.MonkeyPatch) -> list[Call]:
     ],
 )
 def test_an_ai_game_runs_to_the_end_through_jobs(
+    container: Container,
     name: str,
     ai: dict[int, Any],
     drain: Callable[[], None],
     read_models: ReadModels,
     bot_calls: list[Call],
 ) -> None:
-    game_id = commands.create_game(name, len(ai), {}, ai=ai)
+    game_id = container.commands.create_game(name, len(ai), {}, ai=ai)
     drain()
 
-    result = assert_read_models_current(read_models, game_id)
+    result = assert_read_models_current(container, read_models, game_id)
     assert result is not None, "the game did not end"
     summary = read_models.summary(game_id)
     assert summary is not None and summary.status == "finished" and summary.due == {}
@@ -73,18 +74,18 @@ def test_an_ai_game_runs_to_the_end_through_jobs(
 
     # Every AI move was computed from that seat's view and legal commands only.
     assert len(bot_calls) > 20
-    assert_bots_saw_only_their_seat(game_id, bot_calls)
+    assert_bots_saw_only_their_seat(container, game_id, bot_calls)
 
 
-def assert_bots_saw_only_their_seat(game_id: str, calls: list[Call]) -> None:
-    game, final, _, meta = commands.load(game_id)
+def assert_bots_saw_only_their_seat(container: Container, game_id: str, calls: list[Call]) -> None:
+    game, final, _, meta = container.commands.load(game_id)
     secret = final.secret
     states: dict[int, Any] = {}
     state = None
-    for record in commands.service().events(game_id):
+    for record in container.commands.events(game_id):
         state = game.evolve(state, record.event)
         states[record.version] = state
-    key = serversecret.load(commands.service().store.redis)
+    key = serversecret.load(container.commands.store.redis)
     moves = {serversecret.bot_seed(key, game_id, v, s): (v, s) for v in states for s in meta.ai}
     for call in calls:
         version, seat = moves[call.seed]  # the seed names the move (and this game)

@@ -12,47 +12,53 @@ import redis
 from rq import Retry
 from rq.registry import FailedJobRegistry
 
+from bootstrap import Container
 from domain import bots
-from services.games import commands
 from services.readside import readmodels as rm
 from services.readside.readmodels import ReadModels
-from workers import jobs, runtime
-from workers.projection import catchup
+from workers import ai
+from workers import queues as wq
+from workers.context import Context
+from workers.projection import ai_due, catchup
 
 pytestmark = pytest.mark.server
 
 
-def test_a_stale_move_is_dropped(workers_redis: redis.Redis) -> None:
-    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
-    version = commands.load(game_id).version
-    assert jobs.ai_move(game_id, version) == "moved"
-    after = commands.load(game_id).version
+def test_a_stale_move_is_dropped(container: Container, workers_redis: redis.Redis) -> None:
+    game_id = container.commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    version = container.commands.load(game_id).version
+    assert ai.ai_move(container.context, game_id, version) == "moved"
+    after = container.commands.load(game_id).version
     assert after > version
-    assert jobs.ai_move(game_id, version) == "stale"  # a retried job for the old version
-    assert commands.load(game_id).version == after
+    assert (
+        ai.ai_move(container.context, game_id, version) == "stale"
+    )  # a retried job for the old version
+    assert container.commands.load(game_id).version == after
 
 
-def test_a_seat_that_is_not_ai_gets_no_move(workers_redis: redis.Redis) -> None:
-    game_id = commands.create_game("famiglia", 2)
-    version = commands.load(game_id).version
-    assert jobs.ai_move(game_id, version) == "not_due"
-    assert commands.load(game_id).version == version
+def test_a_seat_that_is_not_ai_gets_no_move(
+    container: Container, workers_redis: redis.Redis
+) -> None:
+    game_id = container.commands.create_game("famiglia", 2)
+    version = container.commands.load(game_id).version
+    assert ai.ai_move(container.context, game_id, version) == "not_due"
+    assert container.commands.load(game_id).version == version
 
 
 def test_copies_of_one_ai_job_move_once(
-    workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    container: Container, workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Copies of one job (a retry racing the original) submit one move between them."""
-    monkeypatch.setattr(jobs, "AI_CHAIN", 1)  # the move of this version only
-    game_id = commands.create_game("gangsta", 2, ai={0: 1, 1: 1})
-    game, state, version, _ = commands.load(game_id)
+    monkeypatch.setattr(ai, "AI_CHAIN", 1)  # the move of this version only
+    game_id = container.commands.create_game("gangsta", 2, ai={0: 1, 1: 1})
+    game, state, version, _ = container.commands.load(game_id)
     (seat,) = game.to_act(state)
     barrier = threading.Barrier(4)
     outcomes: list[str] = []
 
     def copy() -> None:
         barrier.wait()
-        outcomes.append(jobs.ai_move(game_id, version))
+        outcomes.append(ai.ai_move(container.context, game_id, version))
 
     threads = [threading.Thread(target=copy) for _ in range(4)]
     for thread in threads:
@@ -61,55 +67,63 @@ def test_copies_of_one_ai_job_move_once(
         thread.join()
     assert sorted(outcomes).count("moved") == 1
     assert set(outcomes) <= {"moved", "duplicate", "stale"}
-    records = commands.service().events(game_id, after=version)
+    records = container.commands.events(game_id, after=version)
     assert {r.command_id for r in records} == {f"ai-{version}-{seat}"}
 
 
-def ai_moves(game_id: str, after: int) -> list[str]:
-    records = commands.service().events(game_id, after=after)
+def ai_moves(container: Container, game_id: str, after: int) -> list[str]:
+    records = container.commands.events(game_id, after=after)
     return sorted({r.command_id for r in records if r.command_id.startswith("ai-")})
 
 
 def test_an_ai_job_makes_the_moves_due_after_its_own(
-    workers_redis: redis.Redis, read_models: ReadModels, monkeypatch: pytest.MonkeyPatch
+    container: Container,
+    workers_redis: redis.Redis,
+    read_models: ReadModels,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(jobs, "AI_CHAIN", 3)
-    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
-    runtime.queue(runtime.PROJECTIONS).empty()
-    version = commands.load(game_id).version
-    assert jobs.ai_move(game_id, version) == "moved"
-    assert len(ai_moves(game_id, version)) == 3  # its own, then two more in a row
-    now = commands.load(game_id).version
+    monkeypatch.setattr(ai, "AI_CHAIN", 3)
+    game_id = container.commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    container.queues.queue(wq.PROJECTIONS).empty()
+    version = container.commands.load(game_id).version
+    assert ai.ai_move(container.context, game_id, version) == "moved"
+    assert len(ai_moves(container, game_id, version)) == 3  # its own, then two more in a row
+    now = container.commands.load(game_id).version
     summary = read_models.summary(game_id)
     assert summary is not None and summary.version == now  # projected after each
-    (job,) = runtime.queue(runtime.AI).jobs  # and the job for the next one is queued
-    assert job.id == jobs.ai_job_id(game_id, now)
+    (job,) = container.queues.queue(wq.AI).jobs  # and the job for the next one is queued
+    assert job.id == ai_due.ai_job_id(game_id, now)
 
 
 def test_an_ai_job_projects_the_changed_games_before_each_further_move(
-    workers_redis: redis.Redis, read_models: ReadModels, monkeypatch: pytest.MonkeyPatch
+    container: Container,
+    workers_redis: redis.Redis,
+    read_models: ReadModels,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(jobs, "AI_CHAIN", 2)
-    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
-    version = commands.load(game_id).version
-    other = commands.create_game("famiglia", 2)  # a person's game, changed, not projected yet
+    monkeypatch.setattr(ai, "AI_CHAIN", 2)
+    game_id = container.commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    version = container.commands.load(game_id).version
+    # a person's game, changed, not projected yet
+    other = container.commands.create_game("famiglia", 2)
     assert read_models.summary(other) is None
     moves = []
 
-    def move(game: str, at: int) -> str:
+    def move(context: Context, game: str, at: int) -> str:
         moves.append(read_models.summary(other))  # what the other game's read model was then
-        return real(game, at)
+        return real(context, game, at)
 
-    real = jobs._move
-    monkeypatch.setattr(jobs, "_move", move)
-    assert jobs.ai_move(game_id, version) == "moved"
-    assert len(ai_moves(game_id, version)) == 2
+    real = ai._move
+    monkeypatch.setattr(ai, "_move", move)
+    assert ai.ai_move(container.context, game_id, version) == "moved"
+    assert len(ai_moves(container, game_id, version)) == 2
     first, second = moves
     assert first is None  # the job's own move came first
-    assert second is not None and second.version == commands.load(other).version
+    assert second is not None and second.version == container.commands.load(other).version
 
 
 def test_a_failing_ai_is_retried_then_failed_and_shown(
+    container: Container,
     workers_redis: redis.Redis,
     read_models: ReadModels,
     drain: Callable[[], None],
@@ -123,13 +137,13 @@ def test_a_failing_ai_is_retried_then_failed_and_shown(
         raise RuntimeError("the bot fell over")
 
     monkeypatch.setattr(bots, "choose", broken)
-    monkeypatch.setattr(jobs, "AI_RETRY", Retry(max=2))  # no interval: no scheduler needed
-    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
-    version = commands.load(game_id).version
+    monkeypatch.setattr(ai_due, "AI_RETRY", Retry(max=2))  # no interval: no scheduler needed
+    game_id = container.commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    version = container.commands.load(game_id).version
     drain()
 
     assert len(tries) == 3  # the first try and two retries
-    failed = FailedJobRegistry(queue=runtime.queue(runtime.AI))
+    failed = FailedJobRegistry(queue=container.queues.queue(wq.AI))
     assert f"ai-{version}-{game_id}" in failed.get_job_ids()
     model = read_models.game(game_id)
     assert model is not None and model.summary.version == version
@@ -139,7 +153,7 @@ def test_a_failing_ai_is_retried_then_failed_and_shown(
 
     # Fixed (a new release of the bot): the next catch-up pass revives the move.
     monkeypatch.setattr(bots, "choose", working)
-    catchup.catch_up(runtime.projector())
+    catchup.catch_up(container.context)
     drain()
     model = read_models.game(game_id)
     assert model is not None and model.ai_error is None
@@ -147,13 +161,13 @@ def test_a_failing_ai_is_retried_then_failed_and_shown(
 
 
 def test_a_player_taking_the_ai_seats_next_command_id_does_not_freeze_it(
-    workers_redis: redis.Redis, drain: Callable[[], None]
+    container: Container, workers_redis: redis.Redis, drain: Callable[[], None]
 ) -> None:
     """The attack: seat 0 sends its own move with the command id the AI seat will
     use next. Command ids are scoped by seat, so the AI still moves and the game goes on."""
-    game_id = commands.create_game("famiglia", 2, ai={1: "greedy"})
+    game_id = container.commands.create_game("famiglia", 2, ai={1: "greedy"})
     drain()  # the AI moves first if it starts
-    svc = commands.service()
+    svc = container.commands
     game, state, version, _ = svc.load(game_id)
     while game.to_act(state) == {0}:  # each of seat 0's moves takes the id the AI would use
         command = next(c for c in game.legal(state, 0) if type(c).__name__ != "Pass")
@@ -166,11 +180,12 @@ def test_a_player_taking_the_ai_seats_next_command_id_does_not_freeze_it(
     assert records, svc.store.redis.get(rm.ai_error_key(game_id))
     assert records[0].actor == 1 and records[0].command_id == f"ai-{ai_version}-1"
     assert svc.store.redis.get(rm.ai_error_key(game_id)) is None
-    assert len(FailedJobRegistry(queue=runtime.queue(runtime.AI))) == 0
+    assert len(FailedJobRegistry(queue=container.queues.queue(wq.AI))) == 0
     assert 0 in game.to_act(svc.load(game_id).state)  # the game goes on: seat 0 to act again
 
 
 def test_an_ai_move_the_store_refused_through_its_retries_is_moved_again(
+    container: Container,
     workers_redis: redis.Redis,
     read_models: ReadModels,
     drain: Callable[[], None],
@@ -180,7 +195,7 @@ def test_an_ai_move_the_store_refused_through_its_retries_is_moved_again(
     writes let through as memory comes and goes): that is no failure of the move, so the
     periodic catch-up pass moves it again once the store accepts writes, without waiting for a
     worker to restart."""
-    store = commands.service().store
+    store = container.commands.store
     appends = store._run_append
 
     def refused(keys_: list[str], args: list[object]) -> Any:
@@ -188,16 +203,16 @@ def test_an_ai_move_the_store_refused_through_its_retries_is_moved_again(
             "command not allowed when used memory > 'maxmemory'."
         )
 
-    monkeypatch.setattr(jobs, "AI_RETRY", Retry(max=2))  # no interval: no scheduler needed
-    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
-    version = commands.load(game_id).version
+    monkeypatch.setattr(ai_due, "AI_RETRY", Retry(max=2))  # no interval: no scheduler needed
+    game_id = container.commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    version = container.commands.load(game_id).version
     monkeypatch.setattr(store, "_run_append", refused)
     drain()
-    failed = FailedJobRegistry(queue=runtime.queue(runtime.AI))
+    failed = FailedJobRegistry(queue=container.queues.queue(wq.AI))
     assert f"ai-{version}-{game_id}" in failed.get_job_ids()
 
     monkeypatch.setattr(store, "_run_append", appends)  # memory freed
-    assert catchup.catch_up(runtime.projector(), revive_failed=False).ai_jobs == 1
+    assert catchup.catch_up(container.context, revive_failed=False).ai_jobs == 1
     drain()
     model = read_models.game(game_id)
     assert model is not None and model.ai_error is None
@@ -205,6 +220,7 @@ def test_an_ai_move_the_store_refused_through_its_retries_is_moved_again(
 
 
 def test_an_ai_move_its_job_timeout_ended_is_moved_again(
+    container: Container,
     workers_redis: redis.Redis,
     read_models: ReadModels,
     drain: Callable[[], None],
@@ -220,18 +236,18 @@ def test_an_ai_move_its_job_timeout_ended_is_moved_again(
         raise AssertionError("RQ's job timeout did not end the move")
 
     monkeypatch.setattr(bots, "choose", slow)
-    monkeypatch.setattr(jobs, "ai_timeout", lambda meta: 1)
-    monkeypatch.setattr(jobs, "AI_RETRY", Retry(max=1))  # no interval: no scheduler needed
-    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
-    version = commands.load(game_id).version
+    monkeypatch.setattr(ai_due, "ai_timeout", lambda meta: 1)
+    monkeypatch.setattr(ai_due, "AI_RETRY", Retry(max=1))  # no interval: no scheduler needed
+    game_id = container.commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    version = container.commands.load(game_id).version
     drain()
-    failed = FailedJobRegistry(queue=runtime.queue(runtime.AI))
+    failed = FailedJobRegistry(queue=container.queues.queue(wq.AI))
     assert f"ai-{version}-{game_id}" in failed.get_job_ids()
     model = read_models.game(game_id)
     assert model is not None and model.ai_error is None
 
     monkeypatch.setattr(bots, "choose", working)
-    assert catchup.catch_up(runtime.projector(), revive_failed=False).ai_jobs == 1
+    assert catchup.catch_up(container.context, revive_failed=False).ai_jobs == 1
     drain()
     model = read_models.game(game_id)
     assert model is not None and model.summary.status == "finished"

@@ -19,10 +19,13 @@ import redis
 from rq import Worker
 from rq.job import Job
 
-from services.games import commands
+from bootstrap import Container
 from services.readside.readmodels import ReadModels
 from tests.workers.helpers import assert_read_models_current, start_worker, wait, wait_moving
-from workers import jobs, runtime, worker
+from workers import queues as wq
+from workers import worker
+from workers.projection import ai_due
+from workers.projection import jobs as project_jobs
 
 pytestmark = pytest.mark.server
 
@@ -59,10 +62,10 @@ def moves(log: Path, game_id: str) -> list[tuple[int, int, str]]:
     return [(int(v), int(s), how) for v, s, how in found]
 
 
-def ai_workers(client: redis.Redis) -> int:
+def ai_workers(container: Container, client: redis.Redis) -> int:
     return sum(
-        runtime.PROJECTIONS not in w.queue_names()
-        for w in Worker.all(connection=client, queue=runtime.queue(runtime.AI))
+        wq.PROJECTIONS not in w.queue_names()
+        for w in Worker.all(connection=client, queue=container.queues.queue(wq.AI))
     )
 
 
@@ -72,7 +75,12 @@ def finished(read_models: ReadModels, game_id: str) -> bool:
 
 
 def _kill_mid_search(
-    client: redis.Redis, redis_url: str, log: Path, dead: int, default_log: Path
+    container: Container,
+    client: redis.Redis,
+    redis_url: str,
+    log: Path,
+    dead: int,
+    default_log: Path,
 ) -> tuple[str, int]:
     """A new expert game, and its first search's worker killed once the search is under way:
     the game and the version searched. ``dead`` killed workers are still registered (until
@@ -80,9 +88,9 @@ def _kill_mid_search(
     to the AI worker first: under load it took the search itself, and the kill missed it."""
     proc = start_worker(redis_url, log, *AI_WORKER)
     try:
-        wait(lambda: ai_workers(client) == dead + 1, WAIT, "the AI worker")
+        wait(lambda: ai_workers(container, client) == dead + 1, WAIT, "the AI worker")
         wait(lambda: "leaves AI moves" in default_log.read_text(), WAIT, "the default worker")
-        game_id = commands.create_game("famiglia", 2, ai={0: "expert", 1: "expert"})
+        game_id = container.commands.create_game("famiglia", 2, ai={0: "expert", 1: "expert"})
         pattern = f"ai:{{{game_id}}}:lease:*"
         wait(lambda: bool(client.keys(pattern)), WAIT, "a search")
         (lease,) = client.keys(pattern)
@@ -93,18 +101,19 @@ def _kill_mid_search(
     return game_id, int(lease.rsplit(b":", 1)[1])
 
 
-def _ai_to_start() -> str:
+def _ai_to_start(container: Container) -> str:
     """A Famiglia game whose AI seat 0 (medium) plays first: the deal picks who starts (the
     others wait for their open seat's person: no job moves in them)."""
     while True:
-        game_id = commands.create_game("famiglia", 2, ai={0: "medium"})
-        game, state, _, _ = commands.load(game_id)
+        game_id = container.commands.create_game("famiglia", 2, ai={0: "medium"})
+        game, state, _, _ = container.commands.load(game_id)
         if 0 in game.to_act(state):
             return game_id
 
 
 @pytest.mark.parametrize("game", ["famiglia", "gangsta"])
 def test_an_ai_game_at_medium_is_played_by_the_ai_worker(
+    container: Container,
     workers_redis: redis.Redis,
     redis_url: str,
     read_models: ReadModels,
@@ -115,16 +124,22 @@ def test_an_ai_game_at_medium_is_played_by_the_ai_worker(
     with running(redis_url, ai_log, *AI_WORKER):
         wait(lambda: worker.ai_worker_alive(workers_redis), WAIT, "the AI worker")
         with running(redis_url, main_log, "--verbose"):
-            game_id = commands.create_game(game, 2, ai={0: "medium", 1: "greedy"})
-            wait_moving(game_id, lambda: finished(read_models, game_id), 60, "the game to end")
+            game_id = container.commands.create_game(game, 2, ai={0: "medium", 1: "greedy"})
+            wait_moving(
+                container,
+                game_id,
+                lambda: finished(read_models, game_id),
+                60,
+                "the game to end",
+            )
             # the game's last projection was the AI worker's: the default one's follow-up
             # (its own feed entry) finds it done
-            assert assert_read_models_current(read_models, game_id) is not None
+            assert assert_read_models_current(container, read_models, game_id) is not None
     made = moves(ai_log, game_id)
     assert moves(main_log, game_id) == [], "the default worker made AI moves"
     ai_commands = {
         (record.command_id, record.actor)
-        for record in commands.service().events(game_id)
+        for record in container.commands.events(game_id)
         if record.command_id.startswith("ai-")
     }
     by_seat = {seat: {int(c.split("-")[1]) for c, a in ai_commands if a == seat} for seat in (0, 1)}
@@ -136,7 +151,11 @@ def test_an_ai_game_at_medium_is_played_by_the_ai_worker(
 
 
 def test_a_search_killed_with_its_worker_is_made_by_the_next_ai_worker(
-    workers_redis: redis.Redis, redis_url: str, read_models: ReadModels, tmp_path: Path
+    container: Container,
+    workers_redis: redis.Redis,
+    redis_url: str,
+    read_models: ReadModels,
+    tmp_path: Path,
 ) -> None:
     first_log, second_log = tmp_path / "ai-1.log", tmp_path / "ai-2.log"
     default_log = tmp_path / "worker.log"
@@ -145,87 +164,97 @@ def test_a_search_killed_with_its_worker_is_made_by_the_next_ai_worker(
         # that race, and then the scenario did not happen; a new game tries again.
         for attempt in range(5):
             game_id, version = _kill_mid_search(
-                workers_redis, redis_url, first_log, attempt, default_log
+                container, workers_redis, redis_url, first_log, attempt, default_log
             )
-            if commands.load(game_id).version == version:
+            if container.commands.load(game_id).version == version:
                 break
         else:
             pytest.fail("every search ended before its worker was killed")
-        assert commands.load(game_id).version == version  # the search died with its worker
-        assert workers_redis.exists(jobs.lease_key(game_id, version))  # held until it expires
+        assert (
+            container.commands.load(game_id).version == version
+        )  # the search died with its worker
+        assert workers_redis.exists(ai_due.lease_key(game_id, version))  # held until it expires
         with running(redis_url, second_log, *AI_WORKER):
             wait(lambda: any(m[0] == version for m in moves(second_log, game_id)), WAIT,
                  "the new AI worker to make the move")  # fmt: skip
-            assert commands.load(game_id).version > version
+            assert container.commands.load(game_id).version > version
             assert [m for m in moves(first_log, game_id) if m[0] == version] == []
-        wait(lambda: read_models.version(game_id) == commands.load(game_id).version, WAIT,
+        wait(lambda: read_models.version(game_id) == container.commands.load(game_id).version, WAIT,
              "the projection of the last move")  # fmt: skip
-    assert_read_models_current(read_models, game_id)
+    assert_read_models_current(container, read_models, game_id)
 
 
 def test_two_jobs_for_one_version_search_it_once(
-    workers_redis: redis.Redis, redis_url: str, read_models: ReadModels, tmp_path: Path
+    container: Container,
+    workers_redis: redis.Redis,
+    redis_url: str,
+    read_models: ReadModels,
+    tmp_path: Path,
 ) -> None:
     logs = [tmp_path / "ai-1.log", tmp_path / "ai-2.log"]
     with running(redis_url, logs[0], *AI_WORKER), running(redis_url, logs[1], *AI_WORKER):
-        wait(lambda: ai_workers(workers_redis) == 2, WAIT, "both AI workers")
-        game_id = commands.create_game("famiglia", 2, ai={0: "expert", 1: "expert"})
-        version = commands.load(game_id).version
-        jobs.project(game_id)  # its first AI move's job, then the catch-up's copy at once
-        jobs.enqueue_ai_move(game_id, version, jobs.CATCH_UP)
-        wait(lambda: commands.load(game_id).version > version, WAIT, "the first move")
-        wait(lambda: runtime.queue(runtime.AI).count == 0, WAIT, "both jobs taken")
+        wait(lambda: ai_workers(container, workers_redis) == 2, WAIT, "both AI workers")
+        game_id = container.commands.create_game("famiglia", 2, ai={0: "expert", 1: "expert"})
+        version = container.commands.load(game_id).version
+        project_jobs.project(
+            container.context, game_id
+        )  # its first AI move's job, then the catch-up's copy at once
+        ai_due.enqueue_ai_move(container.context, game_id, version, ai_due.CATCH_UP)
+        wait(lambda: container.commands.load(game_id).version > version, WAIT, "the first move")
+        wait(lambda: container.queues.queue(wq.AI).count == 0, WAIT, "both jobs taken")
         done = f"AI move of {game_id} at {version}: "
         wait(lambda: sum(log.read_text().count(done) for log in logs) >= 2, WAIT, "both jobs")
     searched = [m for log in logs for m in moves(log, game_id) if m[0] == version]
     assert len(searched) == 1, searched
 
 
-def test_the_ai_jobs_timeout_fits_the_games_levels(workers_redis: redis.Redis) -> None:
+def test_the_ai_jobs_timeout_fits_the_games_levels(
+    container: Container, workers_redis: redis.Redis
+) -> None:
     for ai, expected in (
-        ({0: "greedy", 1: 0}, jobs.AI_TIMEOUT_MARGIN),
-        ({0: "medium", 1: "greedy"}, 1 + jobs.AI_TIMEOUT_MARGIN),  # 4 x 0.1 s, rounded up
-        ({0: "expert", 1: "medium"}, 4 + jobs.AI_TIMEOUT_MARGIN),
+        ({0: "greedy", 1: 0}, ai_due.AI_TIMEOUT_MARGIN),
+        ({0: "medium", 1: "greedy"}, 1 + ai_due.AI_TIMEOUT_MARGIN),  # 4 x 0.1 s, rounded up
+        ({0: "expert", 1: "medium"}, 4 + ai_due.AI_TIMEOUT_MARGIN),
     ):
-        game_id = commands.create_game("famiglia", 2, ai=ai)
-        jobs.enqueue_ai_move(game_id, 1)
-        assert Job.fetch(jobs.ai_job_id(game_id, 1), connection=workers_redis).timeout == expected
+        game_id = container.commands.create_game("famiglia", 2, ai=ai)
+        ai_due.enqueue_ai_move(container.context, game_id, 1)
+        assert Job.fetch(ai_due.ai_job_id(game_id, 1), connection=workers_redis).timeout == expected
 
 
 def test_a_job_finding_its_versions_search_under_way_leaves_the_move_to_it(
-    workers_redis: redis.Redis, drain: Callable[[], None]
+    container: Container, workers_redis: redis.Redis, drain: Callable[[], None]
 ) -> None:
-    game_id = _ai_to_start()
-    version = commands.load(game_id).version
-    key = jobs.lease_key(game_id, version)
+    game_id = _ai_to_start(container)
+    version = container.commands.load(game_id).version
+    key = ai_due.lease_key(game_id, version)
     workers_redis.set(key, "another job's", px=60_000)  # as a search running elsewhere holds it
-    jobs.project(game_id)
+    project_jobs.project(container.context, game_id)
     drain()  # a real worker runs the job (and its catch-up pass, which leaves a leased move)
-    assert commands.load(game_id).version == version
+    assert container.commands.load(game_id).version == version
     workers_redis.delete(key)  # that search died without moving (its lease expired)
-    jobs.enqueue_ai_move(game_id, version, jobs.CATCH_UP)
+    ai_due.enqueue_ai_move(container.context, game_id, version, ai_due.CATCH_UP)
     drain()
-    game, state, now, _ = commands.load(game_id)
+    game, state, now, _ = container.commands.load(game_id)
     assert now > version and 0 not in game.to_act(state)  # moved; the person's turn now
     assert not workers_redis.keys(f"ai:{{{game_id}}}:lease:*")  # released once submitted
 
 
 def test_a_default_worker_leaves_ai_moves_to_an_ai_worker_and_takes_them_back(
-    workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    container: Container, workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     alive = [False]
     monkeypatch.setattr(worker, "ai_worker_alive", lambda *_: alive[0])
-    default = worker.make_worker()
+    default = worker.make_worker(container.context)
     served = lambda: [q.name for q in default._ordered_queues]  # noqa: E731
     default.run_maintenance_tasks()
-    assert runtime.AI in served()  # no AI worker: it plays the AI games
+    assert wq.AI in served()  # no AI worker: it plays the AI games
     alive[0] = True
     default.run_maintenance_tasks()
-    assert served() == [q for q in runtime.QUEUES if q != runtime.AI]
+    assert served() == [q for q in wq.QUEUES if q != wq.AI]
     alive[0] = False  # the AI worker restarts: gone for a moment
     default.run_maintenance_tasks()
-    assert runtime.AI not in served()
+    assert wq.AI not in served()
     default._ai_seen_at -= worker.AI_WORKER_STALE  # gone that long: it takes the AI moves over
     default.run_maintenance_tasks()
-    assert served() == list(runtime.QUEUES)
-    assert worker.make_worker(queues=[runtime.AI]).ai_fallback is False
+    assert served() == list(wq.QUEUES)
+    assert worker.make_worker(container.context, queues=[wq.AI]).ai_fallback is False

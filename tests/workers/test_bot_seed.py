@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 import redis
 
+from bootstrap import Container
 from domain import bots
-from services.games import commands
 from services.platform import serversecret
-from workers import jobs
+from workers import ai
 
 pytestmark = pytest.mark.server
 
@@ -57,7 +57,7 @@ def test_a_configured_secret_wins_and_is_not_stored(
 
 
 def test_the_ai_job_seeds_its_bot_from_the_secret(
-    workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    container: Container, workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OMERTA_SECRET", "the deployment's secret")
     seeds: list[bytes] = []
@@ -68,9 +68,9 @@ def test_the_ai_job_seeds_its_bot_from_the_secret(
         return real(game, level, view, legal, seed)
 
     monkeypatch.setattr(bots, "choose", spy)
-    game_id = commands.create_game("famiglia", 2, ai={0: "random", 1: "random"})
-    version = commands.load(game_id).version
-    seat = min(commands.load(game_id).game.to_act(commands.load(game_id).state))
-    assert jobs.ai_move(game_id, version) == "moved"
+    game_id = container.commands.create_game("famiglia", 2, ai={0: "random", 1: "random"})
+    version = container.commands.load(game_id).version
+    seat = min(container.commands.load(game_id).game.to_act(container.commands.load(game_id).state))
+    assert ai.ai_move(container.context, game_id, version) == "moved"
     assert seeds[0] == serversecret.bot_seed(b"the deployment's secret", game_id, version, seat)
     assert f"{game_id}:{version}:{seat}".encode() not in seeds

@@ -15,9 +15,10 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from api.cli import main as omerta
+from bootstrap import Container, bootstrap
 from services.eventstore import shards
 from services.eventstore.store import now_ms
-from services.games import commands, vacation
+from services.games import vacation
 from services.identity.players import Players
 from services.notify.webhooks import Webhooks
 from services.readside import readmodels as rm
@@ -25,7 +26,7 @@ from services.readside.readmodels import ReadModels
 from tests.cluster import Cluster
 from tests.services.helpers import pick_move
 from tests.workers.receiver import receiver
-from workers import runtime
+from workers import queues as wq
 from workers.clocks import deadlines
 from workers.projection.rebuild import snapshot
 
@@ -35,22 +36,24 @@ pytestmark = pytest.mark.server
 def _scheduled(client: redis.Redis) -> dict[str, int]:
     """Job id -> when it is due (ms), of the clocks' scheduled jobs (RQ keeps whole seconds:
     the second after the deadline)."""
-    registry = ScheduledJobRegistry(runtime.CLOCKS, connection=client)
+    registry = ScheduledJobRegistry(wq.CLOCKS, connection=client)
     return {
         job_id.decode(): int(score * 1000)
         for job_id, score in client.zrange(registry.key, 0, -1, withscores=True)
     }
 
 
-def _seated_game(client: redis.Redis, clock: dict) -> tuple[str, dict[int, str]]:
+def _seated_game(
+    container: Container, client: redis.Redis, clock: dict
+) -> tuple[str, dict[int, str]]:
     """A Famiglia game of two people with ``clock``, both seated, projected."""
-    game_id = commands.create_game("famiglia", 2, clock=clock)
+    game_id = container.commands.create_game("famiglia", 2, clock=clock)
     players = Players(client)
     ann, bob = players.create("Ann")[0], players.create("Bob")[0]
-    invites = players.open_table(game_id, commands.load(game_id).meta.created, [0, 1], ann.id, 0,
-                                 False)  # fmt: skip
+    created = container.commands.load(game_id).meta.created
+    invites = players.open_table(game_id, created, [0, 1], ann.id, 0, False)
     players.join(game_id, bob.id, invites[1])
-    runtime.projector().project(game_id)
+    container.projector.project(game_id)
     return game_id, {0: ann.id, 1: bob.id}
 
 
@@ -58,8 +61,10 @@ def _deadline_jobs(client: redis.Redis) -> dict[str, int]:
     return {j: at for j, at in _scheduled(client).items() if j.startswith("deadline-")}
 
 
-def test_the_projection_arms_each_deadline_once(workers_redis: redis.Redis) -> None:
-    game_id, _ = _seated_game(workers_redis, {"type": "per_move", "seconds": 3600})
+def test_the_projection_arms_each_deadline_once(
+    container: Container, workers_redis: redis.Redis
+) -> None:
+    game_id, _ = _seated_game(container, workers_redis, {"type": "per_move", "seconds": 3600})
     summary = ReadModels(workers_redis).summary(game_id)
     assert summary is not None
     (owing,) = [c for c in summary.clocks if c.deadline is not None]
@@ -77,38 +82,44 @@ def test_the_projection_arms_each_deadline_once(workers_redis: redis.Redis) -> N
     assert low == [deadlines.low_time_job_id(game_id, summary.version, owing.seat,
                                              owing.deadline - 360_000)]  # fmt: skip
     # Arming again (another projection, a catch-up) is the same job.
-    assert not deadlines.arm(game_id, summary.version, owing.seat, owing.bank, owing.deadline)
+    assert not deadlines.arm(
+        container.queues, game_id, summary.version, owing.seat, owing.bank, owing.deadline
+    )
     assert _deadline_jobs(workers_redis) == {job_id: due}
-    assert deadlines.catch_up(workers_redis, workers_redis) == 0
+    assert deadlines.catch_up(workers_redis, container.queues) == 0
 
 
-def test_the_catch_up_arms_a_deleted_deadline_job_again(workers_redis: redis.Redis) -> None:
-    _seated_game(workers_redis, {"type": "bank", "initial": 600})
+def test_the_catch_up_arms_a_deleted_deadline_job_again(
+    container: Container, workers_redis: redis.Redis
+) -> None:
+    _seated_game(container, workers_redis, {"type": "bank", "initial": 600})
     (job_id,) = _deadline_jobs(workers_redis)
     Job.fetch(job_id, connection=workers_redis).delete()  # a lost worker, a flushed queue
     assert _deadline_jobs(workers_redis) == {}
-    assert deadlines.catch_up(workers_redis, workers_redis) == 1
+    assert deadlines.catch_up(workers_redis, container.queues) == 1
     assert list(_deadline_jobs(workers_redis)) == [job_id]
-    assert deadlines.catch_up(workers_redis, workers_redis) == 0
+    assert deadlines.catch_up(workers_redis, container.queues) == 0
 
 
-def test_the_catch_up_looks_only_at_the_shards_it_is_given(workers_redis: redis.Redis) -> None:
+def test_the_catch_up_looks_only_at_the_shards_it_is_given(
+    container: Container, workers_redis: redis.Redis
+) -> None:
     """A worker's catch-up covers the shards it holds: another worker holds the others."""
-    game_id, _ = _seated_game(workers_redis, {"type": "bank", "initial": 600})
+    game_id, _ = _seated_game(container, workers_redis, {"type": "bank", "initial": 600})
     (job_id,) = _deadline_jobs(workers_redis)
     Job.fetch(job_id, connection=workers_redis).delete()
     own = shards.of(game_id)
     others = [s for s in range(shards.SHARDS) if s != own]
-    assert deadlines.catch_up(workers_redis, workers_redis, others) == 0
+    assert deadlines.catch_up(workers_redis, container.queues, others) == 0
     assert _deadline_jobs(workers_redis) == {}
-    assert deadlines.catch_up(workers_redis, workers_redis, [own]) == 1
+    assert deadlines.catch_up(workers_redis, container.queues, [own]) == 1
     assert list(_deadline_jobs(workers_redis)) == [job_id]
 
 
 def test_a_deadline_job_finds_a_vacation_and_arms_itself_later(
-    workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    container: Container, workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    game_id, owners = _seated_game(workers_redis, {"type": "per_move", "seconds": 60})
+    game_id, owners = _seated_game(container, workers_redis, {"type": "per_move", "seconds": 60})
     summary = ReadModels(workers_redis).summary(game_id)
     assert summary is not None
     (owing,) = [c for c in summary.clocks if c.deadline is not None]
@@ -117,26 +128,31 @@ def test_a_deadline_job_finds_a_vacation_and_arms_itself_later(
     start = now_ms()
     vacation.start(workers_redis, owners[owing.seat], start, 21, days=1)
     monkeypatch.setattr(deadlines, "now_ms", lambda: owing.deadline + 1)  # the job is due
-    assert deadlines.deadline(game_id, summary.version, owing.seat) == "later"
+    assert deadlines.deadline(container.context, game_id, summary.version, owing.seat) == "later"
     moved = owing.deadline + 86_400_000
     later = deadlines.deadline_job_id(game_id, summary.version, owing.seat, moved)
     assert later in _deadline_jobs(workers_redis)
-    assert commands.load(game_id).version == summary.version  # nobody timed out
+    assert container.commands.load(game_id).version == summary.version  # nobody timed out
 
 
-def test_a_deadline_job_of_an_old_version_does_nothing(workers_redis: redis.Redis) -> None:
-    game_id, _ = _seated_game(workers_redis, {"type": "per_move", "seconds": 60})
-    version = commands.load(game_id).version
-    assert deadlines.deadline(game_id, version - 1, 0) == "stale"
-    assert deadlines.low_time(game_id, version - 1, 0) == "stale"
-    assert commands.load(game_id).version == version
+def test_a_deadline_job_of_an_old_version_does_nothing(
+    container: Container, workers_redis: redis.Redis
+) -> None:
+    game_id, _ = _seated_game(container, workers_redis, {"type": "per_move", "seconds": 60})
+    version = container.commands.load(game_id).version
+    assert deadlines.deadline(container.context, game_id, version - 1, 0) == "stale"
+    assert deadlines.low_time(container.context, game_id, version - 1, 0) == "stale"
+    assert container.commands.load(game_id).version == version
 
 
 def test_time_running_low_is_told_once(
-    workers_redis: redis.Redis, drain: Callable[[], None], monkeypatch: pytest.MonkeyPatch
+    container: Container,
+    workers_redis: redis.Redis,
+    drain: Callable[[], None],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("OMERTA_WEBHOOKS_ALLOW_PRIVATE", "1")
-    game_id, owners = _seated_game(workers_redis, {"type": "per_move", "seconds": 600})
+    game_id, owners = _seated_game(container, workers_redis, {"type": "per_move", "seconds": 600})
     summary = ReadModels(workers_redis).summary(game_id)
     assert summary is not None
     (owing,) = [c for c in summary.clocks if c.deadline is not None]
@@ -146,27 +162,30 @@ def test_time_running_low_is_told_once(
         Webhooks(workers_redis).add(owners[owing.seat], hook.url)
         monkeypatch.setattr(deadlines, "now_ms", lambda: owing.deadline - 60_000)  # 10 % left
         for _ in range(2):  # the job and a copy of it (a retry, the catch-up)
-            assert deadlines.low_time(game_id, summary.version, owing.seat) == "sent"
+            assert (
+                deadlines.low_time(container.context, game_id, summary.version, owing.seat)
+                == "sent"
+            )
             drain()
         (call,) = hook.calls
         sent = json.loads(call.body)
         assert (sent["event"], sent["game_id"], sent["seat"]) == ("time_low", game_id, owing.seat)
     monkeypatch.setattr(deadlines, "now_ms", lambda: owing.deadline - 61_000)
-    assert deadlines.low_time(game_id, summary.version, owing.seat) == "later"
+    assert deadlines.low_time(container.context, game_id, summary.version, owing.seat) == "later"
 
 
-def test_rebuild_gives_the_same_clocks(workers_redis: redis.Redis) -> None:
+def test_rebuild_gives_the_same_clocks(container: Container, workers_redis: redis.Redis) -> None:
     bank = {"type": "bank", "initial": 600, "increment": 60, "cap": 6000}
-    game_id, owners = _seated_game(workers_redis, bank)
+    game_id, owners = _seated_game(container, workers_redis, bank)
     rng = random.Random(2)
     for i in range(6):
-        picked = pick_move(commands.service(), game_id, rng)
+        picked = pick_move(container.commands, game_id, rng)
         assert picked is not None
-        commands.handle(game_id, *picked, command_id=f"c{i}")
-        runtime.projector().project(game_id)
+        container.commands.handle(game_id, *picked, command_id=f"c{i}")
+        container.projector.project(game_id)
     vacation.start(workers_redis, owners[0], now_ms(), 21, days=2)
     vacation.bump(workers_redis, [game_id])
-    runtime.projector().project(game_id)
+    container.projector.project(game_id)
     summary = ReadModels(workers_redis).summary(game_id)
     assert summary is not None and any(c.bank != 600_000 for c in summary.clocks)
     before = snapshot(workers_redis)
@@ -176,6 +195,7 @@ def test_rebuild_gives_the_same_clocks(workers_redis: redis.Redis) -> None:
 
 @pytest.mark.cluster
 def test_on_a_cluster_the_catch_up_reads_every_shards_deadlines(
+    container: Container,
     workers_redis: redis.Redis,
     redis_url: str,
     cluster_redis: RedisCluster,
@@ -187,16 +207,17 @@ def test_on_a_cluster_the_catch_up_reads_every_shards_deadlines(
     monkeypatch.delenv("REDIS_URL")
     monkeypatch.setenv("REDIS_CLUSTER_URL", valkey_cluster.url)
     monkeypatch.setenv("RQ_REDIS_URL", redis_url)
-    monkeypatch.setattr(commands, "_default", None)
-    runtime.reset()
+    container = bootstrap()  # the store on the cluster, RQ on the session's server
     players = Players(cluster_redis)
     game_ids = []
     for _ in range(3):
-        game_id = commands.create_game("famiglia", 2, clock={"type": "bank", "initial": 600})
-        created = commands.load(game_id).meta.created
+        game_id = container.commands.create_game(
+            "famiglia", 2, clock={"type": "bank", "initial": 600}
+        )
+        created = container.commands.load(game_id).meta.created
         invites = players.open_table(game_id, created, [0, 1], shards.new_id(12), 0, False)
         players.join(game_id, shards.new_id(12), invites[1])
-        runtime.projector().project(game_id)
+        container.projector.project(game_id)
         game_ids.append(game_id)
     entries = ReadModels(cluster_redis).across(rm.DEADLINES, 0, 100)
     listed = {rm.parse_deadline_member(member.decode())[0] for member, _ in entries}
@@ -205,5 +226,5 @@ def test_on_a_cluster_the_catch_up_reads_every_shards_deadlines(
     assert len(jobs) == 3
     for job_id in jobs:
         Job.fetch(job_id, connection=workers_redis).delete()
-    assert deadlines.catch_up(cluster_redis, workers_redis) == 3
+    assert deadlines.catch_up(cluster_redis, container.queues) == 3
     assert _deadline_jobs(workers_redis) == jobs

@@ -12,14 +12,14 @@ import redis
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
+from bootstrap import Container
 from services.eventstore import audit, shards
-from services.games import commands
 from services.games.seats import GameExpired
 from services.identity.players import Players
 from services.readside import readmodels as rm
 from services.readside.readmodels import ReadModels
 from tests.workers.helpers import start_worker, stop, wait
-from workers import runtime
+from workers import queues as wq
 from workers.clocks import expiry
 
 pytestmark = pytest.mark.server
@@ -27,19 +27,21 @@ pytestmark = pytest.mark.server
 DAY_MS = 86_400_000
 
 
-def _open_game(client: redis.Redis, seats: int = 2) -> tuple[str, int, dict[int, str]]:
+def _open_game(
+    container: Container, client: redis.Redis, seats: int = 2
+) -> tuple[str, int, dict[int, str]]:
     """A public Gangsta! game of people, Ann at seat 0, nobody else seated: its creation time
     and invite codes (projected as the API has it projected after the creation)."""
-    game_id = commands.create_game("gangsta", seats)
-    created = commands.load(game_id).meta.created
+    game_id = container.commands.create_game("gangsta", seats)
+    created = container.commands.load(game_id).meta.created
     ann, _ = Players(client).create("Ann")
     codes = Players(client).open_table(game_id, created, range(seats), ann.id, 0, public=True)
-    runtime.projector().project(game_id)
+    container.projector.project(game_id)
     return game_id, created, codes
 
 
 def _expiry_jobs(client: redis.Redis) -> list[str]:
-    registry = ScheduledJobRegistry(runtime.CLOCKS, connection=client)
+    registry = ScheduledJobRegistry(wq.CLOCKS, connection=client)
     return [j.decode() for j in client.zrange(registry.key, 0, -1) if j.startswith(b"expire-")]
 
 
@@ -48,35 +50,37 @@ def _unjoined(client: redis.Redis, game_id: str) -> float | None:
 
 
 def test_an_open_game_is_armed_until_somebody_joins_and_a_lost_job_is_armed_again(
-    workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    container: Container, workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OMERTA_OPEN_GAME_DAYS", "2")
-    game_id, created, codes = _open_game(workers_redis)
+    game_id, created, codes = _open_game(container, workers_redis)
     job_id = expiry.job_id(game_id, created + 2 * DAY_MS)
     assert _unjoined(workers_redis, game_id) == created
     assert _expiry_jobs(workers_redis) == [job_id]
     job = Job.fetch(job_id, connection=workers_redis)
     assert (job.func_name, job.args) == ("workers.clocks.expiry.expire", (game_id,))
-    assert expiry.catch_up(workers_redis, workers_redis) == 0  # armed: nothing to do
+    assert expiry.catch_up(workers_redis, container.queues) == 0  # armed: nothing to do
     job.delete()  # a flushed queue
-    assert expiry.catch_up(workers_redis, workers_redis) == 1
+    assert expiry.catch_up(workers_redis, container.queues) == 1
     assert _expiry_jobs(workers_redis) == [job_id]
-    assert expiry.expire(game_id) == "later"  # a job run early (a setting made longer) waits
+    assert (
+        expiry.expire(container.context, game_id) == "later"
+    )  # a job run early (a setting made longer) waits
     bob, _ = Players(workers_redis).create("Bob")
     Players(workers_redis).join(game_id, bob.id, codes[1])
-    runtime.projector().project(game_id)
+    container.projector.project(game_id)
     assert _unjoined(workers_redis, game_id) is None
 
 
 def test_the_expiry_of_a_game_just_joined_does_nothing(
-    workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    container: Container, workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OMERTA_OPEN_GAME_DAYS", "0.00001")  # under a second
-    game_id, _, codes = _open_game(workers_redis, seats=3)
+    game_id, _, codes = _open_game(container, workers_redis, seats=3)
     bob, _ = Players(workers_redis).create("Bob")
     Players(workers_redis).join(game_id, bob.id, codes[1])  # before the job ran
-    wait(lambda: expiry.expire(game_id) != "later", 5, "the expiry to be due")
-    assert expiry.expire(game_id) == "joined"
+    wait(lambda: expiry.expire(container.context, game_id) != "later", 5, "the expiry to be due")
+    assert expiry.expire(container.context, game_id) == "joined"
     summary = ReadModels(workers_redis).summary(game_id)
     assert summary is not None and summary.status == "running"
     cid, _ = Players(workers_redis).create("Cid")
@@ -84,6 +88,7 @@ def test_the_expiry_of_a_game_just_joined_does_nothing(
 
 
 def test_a_real_worker_expires_an_open_game_nobody_joined(
+    container: Container,
     workers_redis: redis.Redis,
     redis_url: str,
     tmp_path: Path,
@@ -94,7 +99,7 @@ def test_a_real_worker_expires_an_open_game_nobody_joined(
     log = tmp_path / "worker.log"
     worker = start_worker(redis_url, log)
     try:
-        game_id, _, codes = _open_game(workers_redis)
+        game_id, _, codes = _open_game(container, workers_redis)
         read = ReadModels(workers_redis)
         assert [s.game_id for s in read.lobby()] == [game_id]
 
@@ -109,9 +114,9 @@ def test_a_real_worker_expires_an_open_game_nobody_joined(
     assert summary is not None and summary.result is not None
     assert (summary.result.reason, summary.result.winners) == ("expired", [])
     assert read.lobby() == [] and _unjoined(workers_redis, game_id) is None
-    last = commands.history(game_id, None)[-1]
+    last = container.commands.history(game_id, None)[-1]
     assert last.type == "expired" and last.event.days == days
-    assert audit.verify(commands.service().store, game_id) == []
+    assert audit.verify(container.commands.store, game_id) == []
     bob, _ = Players(workers_redis).create("Bob")
     with pytest.raises(GameExpired):
         Players(workers_redis).join(game_id, bob.id, codes[1])

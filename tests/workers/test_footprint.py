@@ -10,26 +10,35 @@ import msgspec
 import pytest
 import redis
 
+from bootstrap import Container
 from services.eventstore import keys
-from services.games import commands
 from services.readside import readmodels as rm
 from services.readside.readmodels import ReadModels
 from tests.feeds import changed, woken
 from tests.workers.helpers import assert_read_models_current, expected_views
 from tests.workers.test_projection import human_moves
-from workers import jobs, runtime
+from workers import ai
+from workers import queues as wq
 from workers.projection import catchup
+from workers.projection import jobs as project_jobs
 from workers.projection.projector import Seating, trim_feed
 
 pytestmark = pytest.mark.server
 
 
 def test_jobs_that_succeed_leave_no_records_behind(
-    workers_redis: redis.Redis, read_models: ReadModels, drain: Callable[[], None]
+    container: Container,
+    workers_redis: redis.Redis,
+    read_models: ReadModels,
+    drain: Callable[[], None],
 ) -> None:
-    game_id = commands.create_game("gangsta", 3, {}, ai={0: "random", 1: "greedy", 2: "random"})
+    game_id = container.commands.create_game(
+        "gangsta", 3, {}, ai={0: "random", 1: "greedy", 2: "random"}
+    )
     drain()
-    assert assert_read_models_current(read_models, game_id) is not None, "the game did not end"
+    assert assert_read_models_current(container, read_models, game_id) is not None, (
+        "the game did not end"
+    )
     left = sorted(k.decode() for k in workers_redis.scan_iter(match="rq:*"))
     assert not [k for k in left if k.startswith(("rq:job:", "rq:results:", "rq:finished:"))]
 
@@ -38,10 +47,12 @@ def calls(client: redis.Redis, command: str) -> int:
     return int(client.info("commandstats").get(f"cmdstat_{command}", {}).get("calls", 0))
 
 
-def test_a_projection_writes_only_what_changed(workers_redis: redis.Redis) -> None:
-    game_id = commands.create_game("famiglia", 2)
-    human_moves(game_id, 3)
-    projector = runtime.projector()
+def test_a_projection_writes_only_what_changed(
+    container: Container, workers_redis: redis.Redis
+) -> None:
+    game_id = container.commands.create_game("famiglia", 2)
+    human_moves(container, game_id, 3)
+    projector = container.projector
     assert projector.project(game_id) is not None
     folded = projector._cache.get(game_id)
     assert folded is not None
@@ -55,16 +66,16 @@ def test_a_projection_writes_only_what_changed(workers_redis: redis.Redis) -> No
 
 
 def test_the_feed_is_trimmed_behind_the_catch_up_cursor(
-    workers_redis: redis.Redis, one_shard: int
+    container: Container, workers_redis: redis.Redis, one_shard: int
 ) -> None:
     feed, cursor = keys.shard_feed_key(one_shard), catchup.cursor_key(one_shard)
     old = int(workers_redis.time()[0]) * 1000 - 2 * 60_000
     for n in range(5):  # entries from long ago: the catch-up has been past them for long
         workers_redis.xadd(feed, {"game": "gone", "version": 1}, id=f"{old}-{n + 1}")
     workers_redis.set(cursor, f"{old - 1}-0")
-    commands.create_game("famiglia", 2)
+    container.commands.create_game("famiglia", 2)
     [recent] = workers_redis.xrange(feed, f"({old}-5", "+")
-    catchup.catch_up(runtime.projector())
+    catchup.catch_up(container.context)
     assert workers_redis.xrange(feed) == [recent]
     assert workers_redis.get(cursor) == recent[0]
 
@@ -80,13 +91,18 @@ def test_trim_feed_keeps_what_is_recent_enough_behind_the_cursor() -> None:
 
 
 def test_the_views_of_a_game_cost_about_one_view(
-    workers_redis: redis.Redis, read_models: ReadModels, drain: Callable[[], None]
+    container: Container,
+    workers_redis: redis.Redis,
+    read_models: ReadModels,
+    drain: Callable[[], None],
 ) -> None:
     ai = {s: "random" for s in range(4)}
-    game_id = commands.create_game("gangsta", 4, {}, ai=ai)
+    game_id = container.commands.create_game("gangsta", 4, {}, ai=ai)
     drain()
-    assert assert_read_models_current(read_models, game_id) is not None  # every seat's view
-    views = expected_views(game_id)
+    assert (
+        assert_read_models_current(container, read_models, game_id) is not None
+    )  # every seat's view
+    views = expected_views(container, game_id)
     packed = workers_redis.hget(rm.game_key(game_id), rm.VIEWS)
     assert packed is not None and len(packed) < max(len(v) for v in views.values())
     assert set(workers_redis.hkeys(rm.game_key(game_id))) == {
@@ -102,17 +118,17 @@ def test_the_views_of_a_game_cost_about_one_view(
 
 
 def test_a_move_rewrites_only_the_summary_s_progress_and_old_summaries_still_read(
-    workers_redis: redis.Redis, read_models: ReadModels
+    container: Container, workers_redis: redis.Redis, read_models: ReadModels
 ) -> None:
-    game_id = commands.create_game("gangsta", 3)
-    runtime.projector().project(game_id)
+    game_id = container.commands.create_game("gangsta", 3)
+    container.projector.project(game_id)
     key = rm.game_key(game_id)
     before = workers_redis.hget(key, "summary")
-    human_moves(game_id, 2)
-    runtime.projector().project(game_id)
+    human_moves(container, game_id, 2)
+    container.projector.project(game_id)
     assert workers_redis.hget(key, "summary") == before
     summary = read_models.summary(game_id)
-    assert summary is not None and summary.version == commands.load(game_id).version
+    assert summary is not None and summary.version == container.commands.load(game_id).version
     # A read model written before the split: the whole summary in one field.
     workers_redis.hdel(key, "progress")
     workers_redis.hset(key, "summary", msgspec.json.encode(summary))
@@ -121,21 +137,25 @@ def test_a_move_rewrites_only_the_summary_s_progress_and_old_summaries_still_rea
 
 
 def test_an_ai_job_wakes_no_projection_job_for_its_own_moves(
-    workers_redis: redis.Redis, read_models: ReadModels, one_shard: int
+    container: Container, workers_redis: redis.Redis, read_models: ReadModels, one_shard: int
 ) -> None:
     """The AI job projects its game after each move, and the changed games at its end, so its
     appends need no ``project_changed`` job of their own (a job is most of what RQ writes)."""
-    game_id = commands.create_game("famiglia", 2, {}, ai={1: "random"})
-    jobs.project_changed(one_shard)
-    while 1 not in commands.load(game_id).game.to_act(commands.load(game_id).state):
-        human_moves(game_id, 1, seed=commands.load(game_id).version)
-        jobs.project_changed(one_shard)
-    other = commands.create_game("gangsta", 2)  # a change elsewhere, while the flag is set
-    for name in runtime.QUEUES:
-        runtime.queue(name).empty()
+    game_id = container.commands.create_game("famiglia", 2, {}, ai={1: "random"})
+    project_jobs.project_changed(container.context, one_shard)
+    while 1 not in container.commands.load(game_id).game.to_act(
+        container.commands.load(game_id).state
+    ):
+        human_moves(container, game_id, 1, seed=container.commands.load(game_id).version)
+        project_jobs.project_changed(container.context, one_shard)
+    other = container.commands.create_game(
+        "gangsta", 2
+    )  # a change elsewhere, while the flag is set
+    for name in wq.QUEUES:
+        container.queues.queue(name).empty()
     workers_redis.delete(keys.wake_key(one_shard))
-    jobs.ai_move(game_id, commands.load(game_id).version)
-    assert len(runtime.queue(runtime.PROJECTIONS)) == 0
+    ai.ai_move(container.context, game_id, container.commands.load(game_id).version)
+    assert len(container.queues.queue(wq.PROJECTIONS)) == 0
     assert not changed(workers_redis) and not woken(workers_redis)
     for game in (game_id, other):
-        assert_read_models_current(read_models, game)
+        assert_read_models_current(container, read_models, game)

@@ -20,14 +20,13 @@ import redis
 from redis.cluster import RedisCluster
 
 from api.cli import main
+from bootstrap import Container, bootstrap
 from services.eventstore import shards
-from services.games import commands
 from services.platform import config
 from services.readside.readmodels import ReadModels
 from tests.cluster import Cluster
 from tests.feeds import id_in
 from tests.workers.helpers import WORKER, stop, wait
-from workers import runtime
 from workers.projection import leases
 from workers.projection.leases import Leases, lease_key
 
@@ -109,9 +108,13 @@ def deployment(
     env = {"REDIS_CLUSTER_URL": cluster.url, "RQ_REDIS_URL": redis_url}
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setattr(commands, "_default", None)
-    runtime.reset()
     return env, client
+
+
+@pytest.fixture
+def deployed(deployment: tuple[dict[str, str], redis.Redis | RedisCluster]) -> Container:
+    """This process's objects on the deployment's store."""
+    return bootstrap()
 
 
 LEASE_SECONDS = 4  # the processes' leases (OMERTA_LEASE_SECONDS): a quicker takeover
@@ -130,6 +133,7 @@ def start(env: dict[str, str], log: Path, name: str) -> subprocess.Popen[bytes]:
 
 
 def test_a_killed_worker_s_shards_are_taken_over_and_caught_up(
+    deployed: Container,
     deployment: tuple[dict[str, str], redis.Redis | RedisCluster],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -156,10 +160,10 @@ def test_a_killed_worker_s_shards_are_taken_over_and_caught_up(
         gone = time.monotonic() - dead_at
         assert gone < LEASE_SECONDS + 2, f"status counted the dead worker {gone:.1f} s"
         # A game of one of the dead worker's shards whose projection job is lost.
-        commands.after_append.clear()
+        monkeypatch.setattr(deployed.commands, "hooks", [])
         monkeypatch.setattr(shards, "new_id", lambda nbytes: id_in(shard, nbytes))
-        game_id = commands.create_game("famiglia", 2)
-        version = commands.load(game_id).version
+        game_id = deployed.commands.create_game("famiglia", 2)
+        version = deployed.commands.load(game_id).version
         killed_at = time.monotonic()
         wait(lambda: read_models.version(game_id) == version, 60, "the game's catch-up")
         assert holders(client)[shard] == "second"

@@ -30,6 +30,7 @@ from rq.registry import StartedJobRegistry
 
 from api import web
 from api.app import create_app
+from bootstrap import Container
 from services.identity.emails import VERIFY, Emails
 from services.notify import notifications as nt
 from services.readside import readmodels as rm
@@ -42,7 +43,7 @@ from tests.workers.receiver import receiver
 from tests.workers.test_push import _subscribe
 from tests.workers.test_webhooks import Table, _move, _register, _table, api, worker
 from tests.workers.test_webhooks import _quiet as quiet
-from workers import runtime
+from workers import queues as wq
 from workers.notify import mail as notify_mail
 from workers.notify import mail_text as notify_mail_text
 
@@ -122,10 +123,12 @@ def _notices(smtp: Inbox, who: Who) -> list[EmailMessage]:
     return [m for m in smtp.to(_address(who)) if m["Message-ID"].startswith("<notice.")]
 
 
-def _quiet(client: redis.Redis, abandoned: frozenset[str] = frozenset()) -> None:
+def _quiet(
+    container: Container, client: redis.Redis, abandoned: frozenset[str] = frozenset()
+) -> None:
     """``test_webhooks._quiet``, and no job failed: a job that crashed would pass for one that
     sent nothing."""
-    failed = quiet(client, abandoned, timeout=90)
+    failed = quiet(container, client, abandoned, timeout=90)
     assert not failed, failed
 
 
@@ -146,26 +149,33 @@ def _other(table: Table, who: Who) -> Who:
     return next(p for p in table.players.values() if p.id != who.id)
 
 
-def _both_verified(api: Api, smtp: Inbox, table: Table, client: redis.Redis) -> None:
+def _both_verified(
+    container: Container, api: Api, smtp: Inbox, table: Table, client: redis.Redis
+) -> None:
     for who in table.players.values():
         _verify(api, smtp, who)
-    _quiet(client)
+    _quiet(container, client)
 
 
 def test_a_move_mails_the_next_player_once_and_a_second_projection_mails_nothing(
-    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: list, smtp: Inbox
+    container: Container,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: list,
+    smtp: Inbox,
 ) -> None:
     table = _table(api, read_models)
-    _both_verified(api, smtp, table, workers_redis)
+    _both_verified(container, api, smtp, table, workers_redis)
     with receiver() as hooks, push_service() as pushes:
         browsers = {}
         for who in table.players.values():
             _register(api, who, hooks.url)
             browsers[who.id] = _subscribe(api, who, pushes)
         before = workers_redis.hgetall(rm.game_key(table.game_id))
-        waiting, _ = _move(api, read_models, table)
+        waiting, _ = _move(container, api, read_models, table)
         wait(lambda: len(_notices(smtp, waiting)) == 1, 30, "the mail")
-        _quiet(workers_redis)
+        _quiet(container, workers_redis)
         assert len(hooks.calls) == 1  # the webhook channel too, once
         (pushed,) = pushes.pushes  # and the browser's, once, to the player whose turn it is
         assert pushed in pushes.to(waiting.id)
@@ -183,7 +193,7 @@ def test_a_move_mails_the_next_player_once_and_a_second_projection_mails_nothing
             f"Play: {PUBLIC}/play/{table.game_id}\n"
             f"\n--\nNo more mails from Omerta: {unsubscribe}\n"
         )
-        site = create_app()
+        site = create_app(container)
         web.register(site)
         assert site.test_client().get(f"/play/{table.game_id}").status_code == 200
 
@@ -192,8 +202,8 @@ def test_a_move_mails_the_next_player_once_and_a_second_projection_mails_nothing
         key = rm.game_key(table.game_id)
         workers_redis.delete(key)
         workers_redis.hset(key, mapping=before)
-        runtime.projector().project(table.game_id)
-        _quiet(workers_redis)
+        container.projector.project(table.game_id)
+        _quiet(container, workers_redis)
         assert len(_notices(smtp, waiting)) == 1 and len(hooks.calls) == 1
         assert len(pushes.pushes) == 1
         assert nt.was_sent(workers_redis, hooks.calls[0].delivery)
@@ -201,43 +211,53 @@ def test_a_move_mails_the_next_player_once_and_a_second_projection_mails_nothing
 
 @pytest.mark.parametrize("period", [15])
 def test_moves_within_the_period_make_one_mail_now_and_one_digest_at_its_end(
-    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: list, smtp: Inbox
+    container: Container,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: list,
+    smtp: Inbox,
 ) -> None:
     table = _table(api, read_models)
-    _both_verified(api, smtp, table, workers_redis)
+    _both_verified(container, api, smtp, table, workers_redis)
     began = time.monotonic()  # before bob's period begins
-    bob, _ = _move(api, read_models, table)  # the first to be told it is their turn
+    bob, _ = _move(container, api, read_models, table)  # the first to be told it is their turn
     ann = _other(table, bob)
     wait(lambda: len(_notices(smtp, bob)) == 1, 30, "the first mail")
-    _move(api, read_models, table)  # ann's turn: her own first mail, at once
+    _move(container, api, read_models, table)  # ann's turn: her own first mail, at once
     # (before she moves: a turn already played is not mailed)
     wait(lambda: len(_notices(smtp, ann)) == 1, 30, "ann's mail")
-    _move(api, read_models, table)  # bob's again, within his period: for the digest
+    _move(container, api, read_models, table)  # bob's again, within his period: for the digest
     wait(lambda: len(_notices(smtp, bob)) == 2, 60, "the digest")
     # RQ's scheduler counts whole seconds: the digest came at the period's end, not before.
     assert time.monotonic() - began >= 15 - 1
     digest = _notices(smtp, bob)[1]
     assert digest["Subject"] == f"Omerta: your turn in Famiglia with {ann.name}"
     assert f"{PUBLIC}/play/{table.game_id}" in _text(digest)
-    _quiet(workers_redis)
+    _quiet(container, workers_redis)
     assert len(_notices(smtp, ann)) == 1
 
     # The digest opened bob's next period. A turn of his in it that he plays before it ends
     # is stale at its end: no mail. (Three moves within the period, on a loaded machine too.)
-    _move(api, read_models, table)  # bob moves: ann's turn
-    _move(api, read_models, table)  # ann moves: bob's, collected
-    _move(api, read_models, table)  # bob plays it before the digest
-    _quiet(workers_redis)
+    _move(container, api, read_models, table)  # bob moves: ann's turn
+    _move(container, api, read_models, table)  # ann moves: bob's, collected
+    _move(container, api, read_models, table)  # bob plays it before the digest
+    _quiet(container, workers_redis)
     assert len(_notices(smtp, bob)) == 2
 
 
 @pytest.mark.parametrize("period", [2])
 def test_the_one_click_unsubscribe_stops_the_mails_and_the_email_page_turns_them_back_on(
-    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: list, smtp: Inbox
+    container: Container,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: list,
+    smtp: Inbox,
 ) -> None:
     table = _table(api, read_models)
-    _both_verified(api, smtp, table, workers_redis)
-    bob, _ = _move(api, read_models, table)
+    _both_verified(container, api, smtp, table, workers_redis)
+    bob, _ = _move(container, api, read_models, table)
     ann = _other(table, bob)
     wait(lambda: len(_notices(smtp, bob)) == 1, 30, "the mail")
     # As a mail provider posts it (RFC 8058): the URL of List-Unsubscribe, this form body.
@@ -250,27 +270,32 @@ def test_the_one_click_unsubscribe_stops_the_mails_and_the_email_page_turns_them
     )
     assert posted.status_code == 200
     assert api.ok("GET", "/me/email", bob)["unsubscribed"] is True
-    _move(api, read_models, table)  # ann's turn: the mails do go out, to her
+    _move(container, api, read_models, table)  # ann's turn: the mails do go out, to her
     wait(lambda: len(_notices(smtp, ann)) == 1, 30, "ann's mail")
-    _move(api, read_models, table)  # bob's: at once or digested, never mailed to him
-    _quiet(workers_redis)
+    _move(container, api, read_models, table)  # bob's: at once or digested, never mailed to him
+    _quiet(container, workers_redis)
     assert len(_notices(smtp, bob)) == 1
 
     on = api.ok("PUT", "/me/email/subscription", bob, json={"subscribed": True})
     assert on["unsubscribed"] is False
     for _ in range(2):
-        _move(api, read_models, table)
+        _move(container, api, read_models, table)
     wait(lambda: len(_notices(smtp, bob)) == 2, 30, "the mail after subscribing again")
 
 
 def test_a_player_who_chose_japanese_gets_the_japanese_text(
-    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: list, smtp: Inbox
+    container: Container,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: list,
+    smtp: Inbox,
 ) -> None:
     table = _table(api, read_models)
     for who in table.players.values():
         _verify(api, smtp, who, lang="ja")
-    _quiet(workers_redis)
-    waiting, _ = _move(api, read_models, table)
+    _quiet(container, workers_redis)
+    waiting, _ = _move(container, api, read_models, table)
     wait(lambda: len(_notices(smtp, waiting)) == 1, 30, "the mail")
     (mail,) = _notices(smtp, waiting)
     other = _other(table, waiting).name
@@ -282,6 +307,7 @@ def test_a_player_who_chose_japanese_gets_the_japanese_text(
 
 
 def test_a_worker_killed_mid_send_ends_with_one_mail(
+    container: Container,
     api: Api,
     read_models: ReadModels,
     workers_redis: redis.Redis,
@@ -291,27 +317,32 @@ def test_a_worker_killed_mid_send_ends_with_one_mail(
     smtp: HoldingInbox,
 ) -> None:
     table = _table(api, read_models)
-    _both_verified(api, smtp, table, workers_redis)
+    _both_verified(container, api, smtp, table, workers_redis)
     summary = read_models.summary(table.game_id)
     assert summary is not None
     (mover,) = summary.to_act
     waiting = table.players[1 - mover]
     smtp.hold_for = _address(waiting)
-    _move(api, read_models, table)
+    _move(container, api, read_models, table)
     assert smtp.held.wait(30), "the mail never came"
     worker[0].send_signal(signal.SIGKILL)  # while the server holds the RCPT
     worker[0].wait(10)
     smtp.release.set()
-    abandoned = frozenset(StartedJobRegistry(queue=runtime.queue(runtime.NOTIFY)).get_job_ids())
+    abandoned = frozenset(StartedJobRegistry(queue=container.queues.queue(wq.NOTIFY)).get_job_ids())
     assert _notices(smtp, waiting) == []
     worker.append(start_worker(redis_url, tmp_path / "worker.log"))
     wait(lambda: len(_notices(smtp, waiting)) == 1, 90, "the mail, sent again")
-    _quiet(workers_redis, abandoned)
+    _quiet(container, workers_redis, abandoned)
     assert len(_notices(smtp, waiting)) == 1
 
 
 def test_a_player_taking_a_seat_is_mailed_to_the_tables_creator(
-    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: list, smtp: Inbox
+    container: Container,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: list,
+    smtp: Inbox,
 ) -> None:
     ann, bob = api.player("Ann"), api.player("Bob")
     _verify(api, smtp, ann)
@@ -321,7 +352,7 @@ def test_a_player_taking_a_seat_is_mailed_to_the_tables_creator(
     wait(lambda: read_models.summary(created["game_id"]) is not None, 30, "the projection")
     api.join(bob, created["game_id"], created["invites"][0]["code"])
     wait(lambda: len(_notices(smtp, ann)) == 1, 30, "the mail")
-    _quiet(workers_redis)
+    _quiet(container, workers_redis)
     (mail,) = _notices(smtp, ann)
     assert mail["Subject"] == "Omerta: Bob joined your game of Famiglia"
     assert _text(mail).startswith(
@@ -396,6 +427,7 @@ def test_the_texts_of_an_ended_game_and_of_several_notices_in_both_languages(
 
 
 def test_a_fan_out_tried_again_after_its_mail_job_was_lost_mails_once(
+    container: Container,
     api: Api,
     read_models: ReadModels,
     workers_redis: redis.Redis,
@@ -414,12 +446,12 @@ def test_a_fan_out_tried_again_after_its_mail_job_was_lost_mails_once(
     assert emails.redeem(VERIFY, emails.new_link(VERIFY, ann.id)) is not None
     version = read_models.version(created["game_id"])
     notice = nt.Notice(ann.id, "player_joined", created["game_id"], "famiglia", version, seat)
-    assert notify_mail.route(workers_redis, [notice]) == 1
-    runtime.queue(runtime.NOTIFY).empty()  # the job lost: the fan-out died before its enqueue
-    assert notify_mail.route(workers_redis, [notice]) == 1
+    assert notify_mail.route(workers_redis, container.queues, [notice]) == 1
+    container.queues.queue(wq.NOTIFY).empty()  # the job lost: the fan-out died before its enqueue
+    assert notify_mail.route(workers_redis, container.queues, [notice]) == 1
     drain()
     assert len(_notices(smtp, ann)) == 1
     assert nt.was_sent(workers_redis, notify_mail.notice_id(notice))
-    assert notify_mail.route(workers_redis, [notice]) == 0
+    assert notify_mail.route(workers_redis, container.queues, [notice]) == 0
     drain()
     assert len(_notices(smtp, ann)) == 1

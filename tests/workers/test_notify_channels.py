@@ -11,14 +11,15 @@ import pytest
 import redis
 
 from api.app import create_app
+from bootstrap import Container
 from services.eventstore.store import now_ms
-from services.games.commands import service
 from services.notify import notifications as nt
+from services.readside.readmodels import Summary
 from tests.api.helpers import Api
-from workers import runtime
 from workers.notify import channel, notices
 from workers.notify.pending import Pending
-from workers.projection.projector import Projector
+from workers.projection.projector import Listener, Projector
+from workers.queues import NOTIFY
 
 pytestmark = pytest.mark.server
 
@@ -66,22 +67,33 @@ def received(client: redis.Redis, player: str) -> list[str]:
 
 
 @pytest.fixture
-def api(workers_redis: redis.Redis) -> Iterator[Api]:
-    with create_app().test_client(use_cookies=False) as client:
+def api(container: Container) -> Iterator[Api]:
+    with create_app(container).test_client(use_cookies=False) as client:
         yield Api(client)
 
 
-def test_a_channel_in_the_registry_gets_the_notices_its_players_want(api: Api) -> None:
+class FanOut(Listener):
+    """The projector's listener that hands a change's notices to the test's registry."""
+
+    def __init__(self, client: redis.Redis, registry: Sequence[channel.Channel]) -> None:
+        self.client, self.registry = client, registry
+        self.counts: list[int] = []
+
+    def on_change(self, before: Summary, after: Summary) -> None:
+        notices = nt.derive(before, after)
+        self.counts.append(channel.fan_out(self.client, self.registry, notices))
+
+
+def test_a_channel_in_the_registry_gets_the_notices_its_players_want(
+    container: Container, api: Api
+) -> None:
     """Ann's game, Bob joins: with the inbox beside the registry's channels, each is told what
     the projection of the join says (Bob's turn, if he acts first; Ann, that he joined), unless
     they turned that event off for the inbox."""
-    client = service().store.redis
-    registry = (*notices.channels(client), Inbox(client))
-    projector = Projector(service().store)
-    counts: list[int] = []
-    projector.on_change = lambda before, after: counts.append(
-        channel.fan_out(client, registry, nt.derive(before, after))
-    )
+    client = container.store
+    registry = (*notices.channels(client, container.queues), Inbox(client))
+    fan_out = FanOut(client, registry)
+    projector = Projector(container.events, listeners=[fan_out])
     ann, bob = api.player("Ann"), api.player("Bob")
     nt.Preferences(client).put(ann.id, {"inbox": {"game_ended": False}})
     nt.Preferences(client).put(bob.id, {"inbox": {"player_joined": False}})
@@ -91,10 +103,11 @@ def test_a_channel_in_the_registry_gets_the_notices_its_players_want(api: Api) -
     assert api.join(bob, game_id, created["invites"][0]["code"]) == 0
     projector.project(game_id)
     assert received(client, ann.id) == ["player_joined"]
-    (seat,) = service().load(game_id)[0].to_act(service().load(game_id)[1])
+    game, state, _, _ = container.commands.load(game_id)
+    (seat,) = game.to_act(state)
     assert received(client, bob.id) == (["your_turn"] if seat == 0 else [])
     # Ann's and Bob's mails wait for an address, push and webhooks for a target: the inbox's.
-    assert sum(counts) == len(received(client, ann.id) + received(client, bob.id))
+    assert sum(fan_out.counts) == len(received(client, ann.id) + received(client, bob.id))
     nt.Preferences(client).put(ann.id, {"inbox": {"player_joined": False}})
     joined = nt.Notice(ann.id, nt.Event.PLAYER_JOINED.value, game_id, "famiglia", 9, 0)
     assert channel.fan_out(client, registry, [joined]) == 0
@@ -102,12 +115,12 @@ def test_a_channel_in_the_registry_gets_the_notices_its_players_want(api: Api) -
 
 
 def test_the_catch_up_delivers_what_a_registered_channel_left_pending(
-    workers_redis: redis.Redis,
+    container: Container, workers_redis: redis.Redis
 ) -> None:
     """A sending recorded as pending and never delivered (its worker died) is delivered by the
     catch-up once past its time, and forgotten once sent: the catch-up of every channel."""
     box = Inbox(workers_redis)
-    registry = (*notices.channels(workers_redis), box)
+    registry = (*notices.channels(workers_redis, container.queues), box)
     notice = nt.Notice("ann", nt.Event.YOUR_TURN.value, "g1", "gangsta", 5, 0)
     entry = msgspec.json.encode(notice)
     box.pending.hold_for_lease(entry)
@@ -119,4 +132,4 @@ def test_the_catch_up_delivers_what_a_registered_channel_left_pending(
     assert channel.catch_up(registry) == 0
     assert received(workers_redis, "ann") == ["your_turn"]
     assert workers_redis.zcard(box.pending.key("ann")) == 0
-    assert runtime.queue(runtime.NOTIFY).count == 0
+    assert container.queues.queue(NOTIFY).count == 0

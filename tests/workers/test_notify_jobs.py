@@ -12,19 +12,19 @@ import redis
 from rq.job import Job
 
 from api.app import create_app
+from bootstrap import Container
 from services.eventstore.store import now_ms
-from services.games.commands import service
 from services.games.seats import player_games_key, seats_key
 from services.notify import notifications as nt
 from services.readside.readmodels import SeatSummary, Summary
 from tests.api.helpers import Api
 from tests.feeds import id_in
-from workers import runtime
+from workers import queues as wq
 from workers.notify import mail_pending as notify_mail_pending
 from workers.notify import notices as notify
 from workers.notify.push import Push
 from workers.notify.webhooks import Webhooks
-from workers.projection.projector import Projector
+from workers.projection.projector import Listener, Projector
 
 pytestmark = pytest.mark.server
 
@@ -48,37 +48,40 @@ def summary(due: dict[int, int], version: int) -> Summary:
 
 
 def test_two_projections_of_one_version_enqueue_one_fan_out(
-    workers_redis: redis.Redis, drain: Callable[[], None]
+    container: Container, workers_redis: redis.Redis, drain: Callable[[], None]
 ) -> None:
     before, after = summary({0: 100}, 4), summary({1: 200}, 5)
     assert nt.derive(before, after)  # the change notifies: on_change enqueues
-    queue = runtime.queue(runtime.NOTIFY)
-    notify.on_change(before, after)
-    notify.on_change(before, after)  # a second projection, from the same stored summary
+    queue = container.queues.queue(wq.NOTIFY)
+    notifications = notify.Notifications(container.queues)
+    notifications.on_change(before, after)
+    notifications.on_change(before, after)  # a second projection, from the same stored summary
     assert queue.get_job_ids() == ["notify-g1-5-2"]
     # The job's own record is the claim: gone once it ran (result_ttl=0), so a later projection
     # of that version (one that died before its write) enqueues it again.
     drain()
     assert queue.get_job_ids() == [] and not workers_redis.exists("rq:job:notify-g1-5-2")
     assert queue.failed_job_registry.get_job_ids() == []
-    notify.on_change(before, after)
+    notifications.on_change(before, after)
     assert queue.get_job_ids() == ["notify-g1-5-2"]
 
 
-def test_a_sending_enqueued_twice_is_one_job(workers_redis: redis.Redis) -> None:
+def test_a_sending_enqueued_twice_is_one_job(
+    container: Container, workers_redis: redis.Redis
+) -> None:
     """A fan-out run again (a retry, or a projection after the first one's job ended) while
     the sendings it enqueued wait."""
     notice = nt.Notice("ann", nt.Event.YOUR_TURN.value, "g1", "gangsta", 5, 0)
-    hooks = Webhooks(workers_redis)
+    hooks = Webhooks(workers_redis, container.queues)
     hooks.send("ann", "h1", notice)
     hooks.send("ann", "h1", notice)
     delivery = nt.delivery_id(notice, "webhook", "h1")
-    assert runtime.queue(runtime.NOTIFY).get_job_ids() == [f"webhook-{delivery}"]
+    assert container.queues.queue(wq.NOTIFY).get_job_ids() == [f"webhook-{delivery}"]
 
 
 @pytest.mark.parametrize("store", ["server", pytest.param("cluster", marks=pytest.mark.cluster)])
 def test_the_catch_up_revives_the_sendings_of_the_shards_it_is_given(
-    workers_redis: redis.Redis, request: pytest.FixtureRequest, store: str
+    container: Container, workers_redis: redis.Redis, request: pytest.FixtureRequest, store: str
 ) -> None:
     """The store (pending sets, delivery records) on one server or a cluster; RQ's server is
     the test's server either way."""
@@ -90,46 +93,62 @@ def test_the_catch_up_revives_the_sendings_of_the_shards_it_is_given(
     # a webhook call of shard 3's player; a webhook call, a push and a mail of shard 9's.
     past = now_ms() - 1000
     for who, notice in ((ann, turn), (bob, ended)):
-        Webhooks(client).pending.hold(msgspec.json.encode((who, "h1", notice)).decode(), past)
-    Push(client).pending.hold(msgspec.json.encode((bob, "s1", ended)).decode(), past)
+        Webhooks(client, container.queues).pending.hold(
+            msgspec.json.encode((who, "h1", notice)).decode(), past
+        )
+    Push(client, container.queues).pending.hold(
+        msgspec.json.encode((bob, "s1", ended)).decode(), past
+    )
     mail = notify_mail_pending.member(notify_mail_pending.MAIL, bob, "g1", "b1")
     notify_mail_pending.pending_set(client).hold(mail, 0)
-    queue = runtime.queue(runtime.NOTIFY)
+    queue = container.queues.queue(wq.NOTIFY)
 
     def players() -> set[str]:
         return {Job.fetch(j, connection=queue.connection).args[0] for j in queue.get_job_ids()}
 
-    assert notify.catch_up(client, [3]) == 1
+    assert notify.catch_up(client, container.queues, [3]) == 1
     assert players() == {ann}
-    assert notify.catch_up(client, which=[9, 60]) == 3
+    assert notify.catch_up(client, container.queues, which=[9, 60]) == 3
     assert players() == {ann, bob} and queue.count == 4
-    assert notify.catch_up(client, []) == 0
+    assert notify.catch_up(client, container.queues, []) == 0
 
 
 @pytest.fixture
-def api(workers_redis: redis.Redis) -> Iterator[Api]:
-    with create_app().test_client(use_cookies=False) as client:
+def api(container: Container) -> Iterator[Api]:
+    with create_app(container).test_client(use_cookies=False) as client:
         yield Api(client)
+
+
+class Told(Listener):
+    """The notices of each change the projector tells."""
+
+    def __init__(self) -> None:
+        self.notices: list[nt.Notice] = []
+
+    def on_change(self, before: Summary, after: Summary) -> None:
+        self.notices.extend(nt.derive(before, after))
 
 
 @pytest.mark.parametrize("first_projection", ["at_the_join", "after_creation", "during_creation"])
 def test_a_game_whose_joiner_acts_first_tells_them_and_the_creator(
-    api: Api, first_projection: str
+    container: Container, api: Api, first_projection: str
 ) -> None:
     """Ann creates a game at seat 1, Bob takes seat 0 (the first to act): Bob's turn and his
     joining are notified, whether the game's first projection came after the join, before it,
     or while the creation was still being written (the events appended, the creator's seat not
     yet: the projection saw every seat open, and Bob was then told that Ann joined)."""
-    projector = Projector(service().store)
-    told: list[nt.Notice] = []
-    projector.on_change = lambda before, after: told.extend(nt.derive(before, after))
+    listener = Told()
+    projector = Projector(container.events, listeners=[listener])
+    told = listener.notices
     ann, bob = api.player("Ann"), api.player("Bob")
     created = api.new_game(ann, game="famiglia", seats=2, seat=1)
-    while _first_to_act(created["game_id"]) != 0:  # the deal decides: a new game until Bob's
+    while (
+        _first_to_act(container, created["game_id"]) != 0
+    ):  # the deal decides: a new game until Bob's
         created = api.new_game(ann, game="famiglia", seats=2, seat=1)
     game_id = created["game_id"]
     if first_projection == "during_creation":
-        store = service().store.redis
+        store = container.store
         written = {key: store.dump(key) for key in (seats_key(game_id), player_games_key(ann.id))}
         store.delete(*written)  # as before the creation wrote them
         projector.project(game_id)
@@ -146,20 +165,22 @@ def test_a_game_whose_joiner_acts_first_tells_them_and_the_creator(
     )
 
 
-def _first_to_act(game_id: str) -> int:
-    game, state, _, _ = service().load(game_id)
+def _first_to_act(container: Container, game_id: str) -> int:
+    game, state, _, _ = container.commands.load(game_id)
     (seat,) = game.to_act(state)
     return seat
 
 
-def test_a_creator_to_act_first_against_a_bot_is_told_nothing(api: Api) -> None:
-    projector = Projector(service().store)
-    told: list[nt.Notice] = []
-    projector.on_change = lambda before, after: told.extend(nt.derive(before, after))
+def test_a_creator_to_act_first_against_a_bot_is_told_nothing(
+    container: Container, api: Api
+) -> None:
+    listener = Told()
+    projector = Projector(container.events, listeners=[listener])
+    told = listener.notices
     ann = api.player("Ann")
     spec = {"game": "famiglia", "seats": 2, "seat": 0, "ai": {"1": "random"}}
     created = api.new_game(ann, **spec)
-    while _first_to_act(created["game_id"]) != 0:
+    while _first_to_act(container, created["game_id"]) != 0:
         created = api.new_game(ann, **spec)
     assert projector.project(created["game_id"]) is not None
     assert told == []

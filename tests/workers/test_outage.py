@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from services.games import commands
+from bootstrap import Container, bootstrap
 from services.platform import config
 from services.platform.embedded import EmbeddedServer, free_port
 from services.readside.readmodels import ReadModels
 from tests.workers.helpers import start_worker, wait
-from workers import jobs, runtime
+from workers.projection import jobs as project_jobs
 
 pytestmark = pytest.mark.server
 
@@ -53,21 +53,25 @@ def worker_store(
     """A private server on a fixed port (it is killed and restarted) as this process's store."""
     server = embedded_server_factory(port=free_port())
     monkeypatch.setenv("REDIS_URL", server.url)
-    monkeypatch.setattr(commands, "_default", None)
-    monkeypatch.setattr(commands, "after_append", [])
-    runtime.reset()
     yield server
-    runtime.reset()
 
 
-def play_through(server: EmbeddedServer, log: Path, fault: Callable[[], None]) -> str:
+@pytest.fixture
+def outage_container(worker_store: EmbeddedServer) -> Container:
+    """This process's objects on that server, without the hook (the worker process projects)."""
+    return bootstrap(hooks=[])
+
+
+def play_through(
+    container: Container, server: EmbeddedServer, log: Path, fault: Callable[[], None]
+) -> str:
     """An AI game played by a worker process, ``fault`` in the middle: the worker lives through
     it and the game ends. The worker's log."""
     read_models = ReadModels(server.client())
     worker = start_worker(server.url, log)
     try:
-        game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "random"})
-        jobs.project(game_id)  # and with it the first AI move's job
+        game_id = container.commands.create_game("famiglia", 2, ai={0: "greedy", 1: "random"})
+        project_jobs.project(container.context, game_id)  # and with it the first AI move's job
         wait(lambda: read_models.version(game_id) >= 5, 60, "the game to get going")
         fault()
         assert worker.poll() is None, "the worker quit"
@@ -83,15 +87,17 @@ def play_through(server: EmbeddedServer, log: Path, fault: Callable[[], None]) -
     return log.read_text()
 
 
-def test_a_worker_waits_out_a_long_outage(worker_store: EmbeddedServer, tmp_path: Path) -> None:
+def test_a_worker_waits_out_a_long_outage(
+    outage_container: Container, worker_store: EmbeddedServer, tmp_path: Path
+) -> None:
     def long_outage() -> None:
         outage(worker_store, config.RETRY_SECONDS + 3).join()
 
-    play_through(worker_store, tmp_path / "worker.log", long_outage)
+    play_through(outage_container, worker_store, tmp_path / "worker.log", long_outage)
 
 
 def test_a_worker_lives_through_refused_writes(
-    worker_store: EmbeddedServer, tmp_path: Path
+    outage_container: Container, worker_store: EmbeddedServer, tmp_path: Path
 ) -> None:
     admin = worker_store.client()
 
@@ -100,5 +106,5 @@ def test_a_worker_lives_through_refused_writes(
         time.sleep(4)
         admin.config_set("maxmemory", 0)
 
-    log = play_through(worker_store, tmp_path / "worker.log", refused_writes)
+    log = play_through(outage_container, worker_store, tmp_path / "worker.log", refused_writes)
     assert "starting again" in log  # the work loop ended and was started again

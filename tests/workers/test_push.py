@@ -20,6 +20,7 @@ import pytest
 import redis
 
 from api.app import create_app
+from bootstrap import Container
 from services.notify import notifications as nt
 from services.notify import push
 from services.readside import readmodels as rm
@@ -28,7 +29,6 @@ from tests.api.helpers import Api, Who
 from tests.workers.helpers import start_worker, wait
 from tests.workers.pushservice import Browser, PushService, push_service, vapid_claims
 from tests.workers.test_webhooks import Table, _move, _quiet, _table
-from workers import runtime
 from workers.notify import channel
 from workers.notify import push as notify_push
 
@@ -45,8 +45,8 @@ def push_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def api(workers_redis: redis.Redis, push_env: None) -> Iterator[Api]:
-    with create_app().test_client(use_cookies=False) as client:
+def api(container: Container, workers_redis: redis.Redis, push_env: None) -> Iterator[Api]:
+    with create_app(container).test_client(use_cookies=False) as client:
         yield Api(client)
 
 
@@ -78,17 +78,21 @@ def _both(api: Api, table: Table, service: PushService) -> dict[str, Browser]:
 
 
 def test_a_move_pushes_once_to_the_next_player_encrypted_and_signed(
-    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: object
+    container: Container,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: object,
 ) -> None:
     table = _table(api, read_models)
-    _quiet(workers_redis)
+    _quiet(container, workers_redis)
     key = api.ok("GET", "/push/key")["key"]
     with push_service() as service:
         browsers = _both(api, table, service)
         before = workers_redis.hgetall(rm.game_key(table.game_id))
-        waiting, _ = _move(api, read_models, table)
+        waiting, _ = _move(container, api, read_models, table)
         wait(lambda: len(service.pushes) == 1, 30, "the push")
-        _quiet(workers_redis)
+        _quiet(container, workers_redis)
         assert len(service.pushes) == 1
         (sent,) = service.to(waiting.id)
         claims = vapid_claims(sent.headers["authorization"], key)
@@ -115,8 +119,8 @@ def test_a_move_pushes_once_to_the_next_player_encrypted_and_signed(
         key_ = rm.game_key(table.game_id)
         workers_redis.delete(key_)
         workers_redis.hset(key_, mapping=before)
-        runtime.projector().project(table.game_id)
-        _quiet(workers_redis)
+        container.projector.project(table.game_id)
+        _quiet(container, workers_redis)
         assert len(service.pushes) == 1
         sent_records = [
             k
@@ -127,36 +131,44 @@ def test_a_move_pushes_once_to_the_next_player_encrypted_and_signed(
 
 
 def test_a_410_drops_the_subscription(
-    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: object
+    container: Container,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: object,
 ) -> None:
     table = _table(api, read_models)
-    _quiet(workers_redis)
+    _quiet(container, workers_redis)
     with push_service() as service:
         _both(api, table, service)
         service.answers = [410]
-        waiting, _ = _move(api, read_models, table)
+        waiting, _ = _move(container, api, read_models, table)
         wait(lambda: len(service.pushes) == 1, 30, "the push")
-        _quiet(workers_redis)
+        _quiet(container, workers_redis)
         assert api.ok("GET", "/me/push", waiting)["subscriptions"] == []
         mover = next(w for w in table.players.values() if w.id != waiting.id)
         assert len(api.ok("GET", "/me/push", mover)["subscriptions"]) == 1
         assert len(service.pushes) == 1  # not retried
         # The next turn of the player who still has a browser is pushed (the test can fail).
-        _move(api, read_models, table)
+        _move(container, api, read_models, table)
         wait(lambda: len(service.to(mover.id)) == 1, 30, "the push to the other player")
 
 
 def test_a_failing_push_service_is_retried_with_backoff(
-    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: object
+    container: Container,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: object,
 ) -> None:
     table = _table(api, read_models)
-    _quiet(workers_redis)
+    _quiet(container, workers_redis)
     with push_service() as service:
         browsers = _both(api, table, service)
         service.answers = [500, 503]
-        waiting, _ = _move(api, read_models, table)
+        waiting, _ = _move(container, api, read_models, table)
         wait(lambda: len(service.pushes) == 3, 60, "the retries")
-        _quiet(workers_redis)
+        _quiet(container, workers_redis)
         assert len(service.pushes) == 3
         assert [browsers[waiting.id].decrypt(p.body)["event"] for p in service.pushes] == [
             "your_turn"
@@ -168,25 +180,29 @@ def test_a_failing_push_service_is_retried_with_backoff(
 
 
 def test_a_push_preference_turned_off_pushes_nothing(
-    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: object
+    container: Container,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: object,
 ) -> None:
     table = _table(api, read_models)
-    _quiet(workers_redis)
+    _quiet(container, workers_redis)
     with push_service() as service:
         _both(api, table, service)
         for who in table.players.values():
             api.ok("PUT", "/me/notifications", who, json={"push": {"your_turn": False}})
-        _move(api, read_models, table)
-        _quiet(workers_redis)
+        _move(container, api, read_models, table)
+        _quiet(container, workers_redis)
         assert service.pushes == []
         for who in table.players.values():
             api.ok("PUT", "/me/notifications", who, json={"push": {"your_turn": True}})
-        _move(api, read_models, table)
+        _move(container, api, read_models, table)
         wait(lambda: len(service.pushes) == 1, 30, "the push")
 
 
 def test_the_catch_up_sends_a_push_whose_worker_died_once_its_claim_is_gone(
-    api: Api, workers_redis: redis.Redis, drain: Callable[[], None]
+    container: Container, api: Api, workers_redis: redis.Redis, drain: Callable[[], None]
 ) -> None:
     bob = api.player("Bob")
     with push_service() as service:
@@ -194,7 +210,7 @@ def test_the_catch_up_sends_a_push_whose_worker_died_once_its_claim_is_gone(
         sub_id = push.subscription_id(service.endpoint(bob.id))
         notice = nt.Notice(bob.id, "your_turn", "g-lost", "gangsta", 7, 1)
         member = msgspec.json.encode((bob.id, sub_id, notice))
-        pushes = notify_push.Push(workers_redis)
+        pushes = notify_push.Push(workers_redis, container.queues)
         # A worker took the job, claimed the sending and died: the job is lost to RQ for now,
         # the claim and the pending entry (already due) are left.
         delivery = nt.delivery_id(notice, "push", sub_id)

@@ -14,18 +14,20 @@ import redis
 from rq import SimpleWorker
 
 from api.cli import main as omerta
+from bootstrap import Container
 from domain import GAMES
 from domain.core import Game, Result
 from services.errors import CommandIdReused, RuleRejected
 from services.eventstore import shards
-from services.games import commands
 from services.games.commandinput import ai_command_id
 from services.games.commands import CommandService
 from services.identity.players import Players
 from services.readside import ratings as rt
 from tests.services.helpers import pick_move
-from workers import jobs, runtime
-from workers import ratings as rating_jobs
+from workers import queues as wq
+from workers.projection import jobs as project_jobs
+from workers.projection import ratings as rating_jobs
+from workers.projection.projector import Projector
 from workers.projection.rebuild import snapshot
 
 pytestmark = pytest.mark.server
@@ -56,22 +58,23 @@ def judged(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(GAMES, "gangsta", Judged(GAMES["gangsta"]))
 
 
-def seat_people(client: redis.Redis, game_id: str, people: list[str], ai: set[int]) -> None:
+def seat_people(
+    container: Container, client: redis.Redis, game_id: str, people: list[str], ai: set[int]
+) -> None:
     """Seat these players (ids) in the game's seats that are not AI, in order."""
     players = Players(client)
-    humans = [s for s in range(commands.load(game_id).meta.seats) if s not in ai]
+    humans = [s for s in range(container.commands.load(game_id).meta.seats) if s not in ai]
     invites = players.open_table(game_id, 0, humans, people[0], humans[0], public=False)
     for seat, person in zip(humans[1:], people[1:], strict=False):
         players.join(game_id, person, invites[seat])
 
 
 def play_to_the_end(
-    game_id: str, rng: random.Random, prefix: str = "c", svc: CommandService | None = None
+    svc: CommandService, game_id: str, rng: random.Random, prefix: str = "c"
 ) -> None:
     """Random legal moves for every seat until the game is over; the AI seats' with the AI's
     command ids (the service lets only those move for a bot's seat), as a worker's job sends.
     Where a worker runs, its AI job may make an AI seat's move first: then that one stands."""
-    svc = svc or commands.service()
     ai = svc.load(game_id).meta.ai
     sent = 0
     while (move := pick_move(svc, game_id, rng)) is not None:
@@ -86,7 +89,7 @@ def play_to_the_end(
         sent += 1
 
 
-def play_games(client: redis.Redis, rng: random.Random) -> list[str]:
+def play_games(container: Container, client: redis.Redis, rng: random.Random) -> list[str]:
     """A mix of finished games: Famiglia and Gangsta! with 2 to 4 seats, people and AI levels
     (two seats of one level in a game too), one seat left open."""
     players = Players(client)
@@ -105,17 +108,17 @@ def play_games(client: redis.Redis, rng: random.Random) -> list[str]:
     ]
     game_ids = []
     for n, (kind, seats, ai, seated) in enumerate(tables):
-        game_id = commands.create_game(kind, seats, ai=ai)
-        seat_people(client, game_id, seated, set(ai))
-        play_to_the_end(game_id, rng, prefix=f"g{n}-")
+        game_id = container.commands.create_game(kind, seats, ai=ai)
+        seat_people(container, client, game_id, seated, set(ai))
+        play_to_the_end(container.commands, game_id, rng, prefix=f"g{n}-")
         game_ids.append(game_id)
     return game_ids
 
 
-def fresh_fold(game_ids: list[str]) -> dict[str, dict[str, rt.Rating]]:
+def fresh_fold(container: Container, game_ids: list[str]) -> dict[str, dict[str, rt.Rating]]:
     """The ratings of these games computed from scratch: each game's result from the rules, its
     seats, its finish time from its final event, folded in (finish time, game id) order."""
-    svc = commands.service()
+    svc = container.commands
     client = svc.store.redis
     inputs = {}
     for game_id in game_ids:
@@ -141,22 +144,27 @@ def stored(client: redis.Redis) -> dict[str, dict[str, rt.Rating]]:
 
 
 def test_ratings_after_a_set_of_games_equal_a_fresh_fold_and_the_rebuild(
-    workers_redis: redis.Redis, judged: None, capsys: pytest.CaptureFixture[str]
+    container: Container,
+    workers_redis: redis.Redis,
+    judged: None,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    game_ids = play_games(workers_redis, random.Random(15))
-    for shard in range(
-        shards.SHARDS
-    ):  # the projection jobs: every game, each enqueueing its rating job
-        jobs.project_changed(shard)
+    game_ids = play_games(container, workers_redis, random.Random(15))
+    # the projection jobs: every game, each enqueueing its rating job
+    for shard in range(shards.SHARDS):
+        project_jobs.project_changed(container.context, shard)
     assert rt.Ratings(workers_redis).unfolded()
     # Rating jobs in the order the changed set gave the games: some come late and fold again.
-    SimpleWorker([runtime.queue(runtime.PROJECTIONS)], connection=workers_redis).work(
-        burst=True, logging_level="WARNING"
-    )
+    projections = container.queues.queue(wq.PROJECTIONS)
+    SimpleWorker(
+        [projections], connection=workers_redis, job_class=wq.bound(container.context)
+    ).work(burst=True, logging_level="WARNING")
     assert not rt.Ratings(workers_redis).unfolded()
-    expected = fresh_fold(game_ids)
+    expected = fresh_fold(container, game_ids)
     assert stored(workers_redis) == expected
-    results = [commands.load(g).game.result(commands.load(g).state) for g in game_ids]
+    results = [
+        container.commands.load(g).game.result(container.commands.load(g).state) for g in game_ids
+    ]
     assert any(r.reason == "draw_agreed" for r in results)  # the mix has its draws ...
     assert any(r.details.get("unrated") for r in results)  # ... and its unrated seats
     assert {"ai:greedy", "ai:random"} <= expected["famiglia"].keys()
@@ -172,16 +180,22 @@ def test_ratings_after_a_set_of_games_equal_a_fresh_fold_and_the_rebuild(
     assert stored(workers_redis) == expected
 
 
+def unrated(container: Container) -> Projector:
+    """The container's projector, less its listener that enqueues the rating jobs."""
+    listeners = container.projector.listeners
+    kept = [each for each in listeners if not isinstance(each, rating_jobs.Ratings)]
+    return Projector(container.events, listeners=kept)
+
+
 def test_rating_a_game_twice_or_late_changes_nothing_more(
-    workers_redis: redis.Redis, judged: None
+    container: Container, workers_redis: redis.Redis, judged: None
 ) -> None:
-    game_ids = play_games(workers_redis, random.Random(4))
-    projector = runtime.projector()
-    projector.on_finished = None  # this test rates by hand, in its own order
+    game_ids = play_games(container, workers_redis, random.Random(4))
+    projector = unrated(container)  # this test rates by hand, in its own order
     for game_id in game_ids:
         projector.project(game_id)
     ratings = rt.Ratings(workers_redis)
-    store = commands.service().store
+    store = container.commands.store
     by_finish = sorted(game_ids, key=lambda g: (store.read(g)[-1].envelope.time, g))
     assert ratings.rate(by_finish[-1]) == "rated"
     assert ratings.rate(by_finish[0]) == "refolded"  # it finished before the one folded
@@ -190,7 +204,7 @@ def test_rating_a_game_twice_or_late_changes_nothing_more(
     assert snapshot(workers_redis) == once
     assert rating_jobs.catch_up(workers_redis) == len(game_ids) - 2  # the jobs never ran
     assert rating_jobs.catch_up(workers_redis) == 0
-    expected = fresh_fold(game_ids)
+    expected = fresh_fold(container, game_ids)
     assert stored(workers_redis) == expected
 
     ann = Players(workers_redis).seats(game_ids[0])[0]
@@ -200,19 +214,20 @@ def test_rating_a_game_twice_or_late_changes_nothing_more(
     assert history[-1].rating.mu == expected["famiglia"][ann].mu
 
 
-def test_rating_jobs_racing_each_other_agree(workers_redis: redis.Redis, judged: None) -> None:
+def test_rating_jobs_racing_each_other_agree(
+    container: Container, workers_redis: redis.Redis, judged: None
+) -> None:
     """Four workers' rating jobs at once, each in its own order: one fold wins each round, the
     others fold again on what it wrote; the end equals the fresh fold."""
-    game_ids = play_games(workers_redis, random.Random(9))
-    projector = runtime.projector()
-    projector.on_finished = None
+    game_ids = play_games(container, workers_redis, random.Random(9))
+    projector = unrated(container)
     for game_id in game_ids:
         projector.project(game_id)
     errors: list[BaseException] = []
 
     def race(seed: int) -> None:
         try:
-            ratings = rt.Ratings(commands.service().store.redis)
+            ratings = rt.Ratings(container.commands.store.redis)
             for game_id in random.Random(seed).sample(game_ids, len(game_ids)):
                 ratings.rate(game_id)
         except BaseException as exc:
@@ -224,30 +239,32 @@ def test_rating_jobs_racing_each_other_agree(workers_redis: redis.Redis, judged:
     for thread in threads:
         thread.join(60)
     assert errors == []
-    assert stored(workers_redis) == fresh_fold(game_ids)
+    assert stored(workers_redis) == fresh_fold(container, game_ids)
 
 
-def test_a_seat_taken_after_the_end_is_rated_too(workers_redis: redis.Redis) -> None:
+def test_a_seat_taken_after_the_end_is_rated_too(
+    container: Container, workers_redis: redis.Redis
+) -> None:
     """A seat nobody had joined when the game ended (its clock ran out) is left out; a person
     joining it later changes the game's input, and the ratings fold again with it."""
     players = Players(workers_redis)
     ann, bo = players.create("Ann")[0].id, players.create("Bo")[0].id
-    game_id = commands.create_game("famiglia", 2)
+    game_id = container.commands.create_game("famiglia", 2)
     invites = players.open_table(game_id, 0, [0, 1], ann, 0, public=False)
-    play_to_the_end(game_id, random.Random(2))
-    runtime.projector().project(game_id)  # on_finished: the rating job (not run here)
+    play_to_the_end(container.commands, game_id, random.Random(2))
+    container.projector.project(game_id)  # on_finished: the rating job (not run here)
     ratings = rt.Ratings(workers_redis)
     assert ratings.rate(game_id) == "rated"
     assert stored(workers_redis)["famiglia"] == {}  # one identity: nobody to rate against
     players.join(game_id, bo, invites[1])
-    runtime.projector().project(game_id)
+    container.projector.project(game_id)
     assert ratings.rate(game_id) == "refolded"
     assert set(stored(workers_redis)["famiglia"]) == {ann, bo}
 
 
-def test_a_running_game_is_not_rated(workers_redis: redis.Redis) -> None:
-    game_id = commands.create_game("famiglia", 2)
-    runtime.projector().project(game_id)
+def test_a_running_game_is_not_rated(container: Container, workers_redis: redis.Redis) -> None:
+    game_id = container.commands.create_game("famiglia", 2)
+    container.projector.project(game_id)
     assert rt.Ratings(workers_redis).rate(game_id) == "not_finished"
     assert msgspec.to_builtins(stored(workers_redis)) == {"famiglia": {}, "gangsta": {}}
 

@@ -11,11 +11,11 @@ import pytest
 import redis
 
 from api.cli import main
+from bootstrap import Container
 from services.eventstore import shards
-from services.games import commands
 from services.platform import config
 from services.platform.embedded import EmbeddedServer
-from workers import runtime
+from workers import queues as wq
 
 pytestmark = pytest.mark.server
 
@@ -26,24 +26,27 @@ def status(capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
 
 
 def test_status_shows_the_queues_and_the_oldest_owed_ai_move(
-    workers_redis: redis.Redis, redis_url: str, capsys: pytest.CaptureFixture[str]
+    container: Container,
+    workers_redis: redis.Redis,
+    redis_url: str,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     idle = status(capsys)
     assert idle == {
         "store": {"kind": "server", "address": urlsplit(redis_url).netloc},
         "replication": {"min_replicas": 0, "refused_shards": [], "masters_without_replicas": []},
-        "queues": dict.fromkeys(runtime.QUEUES, 0),
-        "failed": dict.fromkeys(runtime.QUEUES, 0),
+        "queues": dict.fromkeys(wq.QUEUES, 0),
+        "failed": dict.fromkeys(wq.QUEUES, 0),
         "workers": 0,
         "ai_worker_alive": False,
         "oldest_ai_due_ms": None,
         "shard_leases": {"holders": {}, "unheld": list(range(shards.SHARDS))},
     }
-    game_id = commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
-    runtime.projector().project(game_id)
+    game_id = container.commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    container.projector.project(game_id)
     busy = status(capsys)
     # the create's projection
-    assert busy["queues"] == {**dict.fromkeys(runtime.QUEUES, 0), runtime.PROJECTIONS: 1}
+    assert busy["queues"] == {**dict.fromkeys(wq.QUEUES, 0), wq.PROJECTIONS: 1}
     age = busy["oldest_ai_due_ms"]
     assert isinstance(age, int) and age >= 0
 
@@ -70,12 +73,9 @@ def test_status_reads_the_embedded_server_that_runs(
     for name in ("REDIS_URL", "REDIS_CLUSTER_URL", "RQ_REDIS_URL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("OMERTA_VAR", str(tmp_path))
-    monkeypatch.setattr(commands, "_default", None)
-    runtime.reset()
     with EmbeddedServer(tmp_path) as server:
         (tmp_path / "valkey.port").write_text(f"{server.port}\n")
         found = status(capsys)
-    runtime.reset()
     assert found["store"] == {
         "kind": "embedded",
         "address": f"127.0.0.1:{server.port}",

@@ -17,6 +17,7 @@ import pytest
 import redis
 from rq import Worker
 
+from bootstrap import Container
 from tests.workers.helpers import WORKER, start_worker, wait
 from workers import worker
 
@@ -86,11 +87,12 @@ def test_a_worker_asked_to_stop_during_its_start_stops_cleanly(
 
 
 def test_the_commands_thread_stops_while_it_waits_for_a_subscription(
+    container: Container,
     workers_redis: redis.Redis,
 ) -> None:
     """The race behind the hung stops, made certain: the thread has read the answer to an
     unsubscription and waits for a subscription (60 s in RQ) when the worker stops it."""
-    w = worker.make_worker()
+    w = worker.make_worker(container.context)
     w.subscribe()
     assert w.pubsub is not None and w.pubsub_thread is not None
     w.pubsub.unsubscribe()
@@ -140,20 +142,22 @@ def _stop_scheduler(w: worker.OmertaWorker, process: multiprocessing.process.Bas
         backstop.cancel()
 
 
-def test_the_scheduler_gets_sigterm_again_until_it_ends(workers_redis: redis.Redis) -> None:
+def test_the_scheduler_gets_sigterm_again_until_it_ends(
+    container: Container, workers_redis: redis.Redis
+) -> None:
     """RQ sent its scheduler one SIGTERM and waited for it without bound: one that came before
     the scheduler had its handler (it has the worker's until then, through the fork) was lost."""
     process = _scheduler(ignored=2)
     began = time.monotonic()
-    _stop_scheduler(worker.make_worker(), process)
+    _stop_scheduler(worker.make_worker(container.context), process)
     assert process.exitcode == 0 and time.monotonic() - began < worker.SCHEDULER_KILL_AFTER
 
 
 def test_a_scheduler_that_ignores_sigterm_is_killed(
-    workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    container: Container, workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(worker, "SCHEDULER_KILL_AFTER", 2.0)
     process = _scheduler(ignored=1_000_000)
     began = time.monotonic()
-    _stop_scheduler(worker.make_worker(), process)
+    _stop_scheduler(worker.make_worker(container.context), process)
     assert process.exitcode == -signal.SIGKILL and time.monotonic() - began < 30

@@ -25,15 +25,15 @@ import redis
 from rq.registry import StartedJobRegistry
 
 from api.app import create_app
+from bootstrap import Container
 from services.eventstore import shards
-from services.games.commands import service
 from services.notify import notifications as nt
 from services.readside import readmodels as rm
 from services.readside.readmodels import ReadModels
 from tests.api.helpers import Api, Who
 from tests.workers.helpers import start_worker, wait
 from tests.workers.receiver import HOLD, Receiver, receiver
-from workers import runtime
+from workers import queues as wq
 from workers.notify import mail_pending as notify_mail_pending
 from workers.notify import push as notify_push
 from workers.notify import webhooks as notify_webhooks
@@ -56,8 +56,8 @@ def hooks_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def api(workers_redis: redis.Redis, hooks_env: None) -> Iterator[Api]:
-    with create_app().test_client(use_cookies=False) as client:
+def api(container: Container, workers_redis: redis.Redis, hooks_env: None) -> Iterator[Api]:
+    with create_app(container).test_client(use_cookies=False) as client:
         yield Api(client)
 
 
@@ -83,8 +83,8 @@ class Table:
     players: dict[int, Who]  # seat -> player
 
 
-def _projected(read_models: ReadModels, game_id: str) -> rm.Summary:
-    head = service().load(game_id)[2]
+def _projected(container: Container, read_models: ReadModels, game_id: str) -> rm.Summary:
+    head = container.commands.load(game_id)[2]
     wait(lambda: read_models.version(game_id) >= head, 30, "the projection")
     summary = read_models.summary(game_id)
     assert summary is not None
@@ -110,29 +110,32 @@ def _register(api: Api, who: Who, url: str) -> str:
     return api.ok("POST", "/me/webhooks", who, json={"url": url})["secret"]
 
 
-def _move(api: Api, read_models: ReadModels, table: Table) -> tuple[Who, int]:
+def _move(container: Container, api: Api, read_models: ReadModels, table: Table) -> tuple[Who, int]:
     """The player to act moves until the turn passes (a Famiglia turn may take more than one
     command: the player owes a decision throughout, which notifies nobody); the other player,
     now to act, and their seat."""
-    summary = _projected(read_models, table.game_id)
+    summary = _projected(container, read_models, table.game_id)
     (mover,) = summary.to_act
     rng = random.Random(1)
     while summary.to_act == [mover]:
         api.random_move(table.players[mover], table.game_id, rng)
-        summary = _projected(read_models, table.game_id)
+        summary = _projected(container, read_models, table.game_id)
     assert summary.to_act == [1 - mover]
     return table.players[1 - mover], 1 - mover
 
 
 def _quiet(
-    client: redis.Redis, abandoned: frozenset[str] = frozenset(), timeout: float = 60
+    container: Container,
+    client: redis.Redis,
+    abandoned: frozenset[str] = frozenset(),
+    timeout: float = 60,
 ) -> set[str]:
     """Wait until the notification jobs of every channel are all done, scheduled digests
     included (but ``abandoned``: jobs of a killed worker, which RQ notices only a minute later);
     the ids of the jobs failed for good. A job that succeeds is deleted as it ends
     (``result_ttl=0``): none left means none queued, running, or waiting for a retry (a
     queue's length alone misses a job between its pop and its start)."""
-    registry = runtime.queue(runtime.NOTIFY).failed_job_registry
+    registry = container.queues.queue(wq.NOTIFY).failed_job_registry
 
     def failed() -> set[str]:
         return set(registry.get_job_ids()) - abandoned
@@ -159,18 +162,22 @@ def _signature_ok(secret: str, call_headers: dict[str, str], body: bytes) -> boo
 
 
 def test_a_move_calls_the_next_players_webhook_once_signed_and_a_second_projection_adds_nothing(
-    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: list
+    container: Container,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: list,
 ) -> None:
     table = _table(api, read_models)
-    _quiet(workers_redis)  # the join's notice went out before any webhook existed
+    _quiet(container, workers_redis)  # the join's notice went out before any webhook existed
     with receiver() as ann_hooks, receiver() as bob_hooks:
         urls = {table.players[0].id: ann_hooks, table.players[1].id: bob_hooks}
         secrets = {who.id: _register(api, who, urls[who.id].url) for who in table.players.values()}
         before = workers_redis.hgetall(rm.game_key(table.game_id))
-        waiting, seat = _move(api, read_models, table)
+        waiting, seat = _move(container, api, read_models, table)
         got: Receiver = urls[waiting.id]
         wait(lambda: len(got.calls) == 1, 30, "the webhook call")
-        _quiet(workers_redis)
+        _quiet(container, workers_redis)
         others = [r for who, r in urls.items() if who != waiting.id]
         assert [len(r.calls) for r in others] == [0]
         (call,) = got.calls
@@ -186,13 +193,14 @@ def test_a_move_calls_the_next_players_webhook_once_signed_and_a_second_projecti
         key = rm.game_key(table.game_id)
         workers_redis.delete(key)
         workers_redis.hset(key, mapping=before)
-        runtime.projector().project(table.game_id)
-        _quiet(workers_redis)
+        container.projector.project(table.game_id)
+        _quiet(container, workers_redis)
         assert len(got.calls) == 1
         assert nt.was_sent(workers_redis, call.delivery)
 
 
 def test_a_worker_killed_mid_send_ends_with_one_delivery(
+    container: Container,
     api: Api,
     read_models: ReadModels,
     workers_redis: redis.Redis,
@@ -201,23 +209,23 @@ def test_a_worker_killed_mid_send_ends_with_one_delivery(
     tmp_path: Path,
 ) -> None:
     table = _table(api, read_models)
-    _quiet(workers_redis)
+    _quiet(container, workers_redis)
     with receiver() as hooks:
         for who in table.players.values():
             _register(api, who, hooks.url)
         hooks.answers = [HOLD]
-        _move(api, read_models, table)
+        _move(container, api, read_models, table)
         assert hooks.held.wait(30), "the call never came"
         worker[0].send_signal(signal.SIGKILL)  # while the receiver holds the call
         worker[0].wait(10)
         hooks.release.set()
         (first,) = hooks.calls
         assert not nt.was_sent(workers_redis, first.delivery)
-        queue = runtime.queue(runtime.NOTIFY)
+        queue = container.queues.queue(wq.NOTIFY)
         abandoned = frozenset(StartedJobRegistry(queue=queue).get_job_ids())
         worker.append(start_worker(redis_url, tmp_path / "worker.log"))
         wait(lambda: nt.was_sent(workers_redis, first.delivery), 60, "the delivery")
-        _quiet(workers_redis, abandoned)
+        _quiet(container, workers_redis, abandoned)
         # The receiver had the body once already (its answer never reached the worker): the
         # call is made again with the same delivery id, and only that one is marked sent.
         assert hooks.deliveries() == {first.delivery}
@@ -226,17 +234,21 @@ def test_a_worker_killed_mid_send_ends_with_one_delivery(
 
 
 def test_a_failing_receiver_is_retried_with_backoff(
-    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: list
+    container: Container,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: list,
 ) -> None:
     table = _table(api, read_models)
-    _quiet(workers_redis)
+    _quiet(container, workers_redis)
     with receiver() as hooks:
         for who in table.players.values():
             _register(api, who, hooks.url)
         hooks.answers = [500, 503]
-        _move(api, read_models, table)
+        _move(container, api, read_models, table)
         wait(lambda: len(hooks.calls) == 3, 60, "the retries")
-        _quiet(workers_redis)
+        _quiet(container, workers_redis)
         assert len(hooks.calls) == 3 and len(hooks.deliveries()) == 1
         assert nt.was_sent(workers_redis, hooks.calls[0].delivery)
         # OMERTA_WEBHOOK_BACKOFF: the second retry 3 s after the second failure (RQ's
@@ -245,10 +257,14 @@ def test_a_failing_receiver_is_retried_with_backoff(
 
 
 def test_a_preference_turned_off_sends_nothing(
-    api: Api, read_models: ReadModels, workers_redis: redis.Redis, worker: list
+    container: Container,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: list,
 ) -> None:
     table = _table(api, read_models)
-    _quiet(workers_redis)
+    _quiet(container, workers_redis)
     with receiver() as hooks:
         for who in table.players.values():
             _register(api, who, hooks.url)
@@ -260,13 +276,13 @@ def test_a_preference_turned_off_sends_nothing(
                 "time_low": True,
             }
             assert prefs["email"]["your_turn"] is True
-        _move(api, read_models, table)
-        _quiet(workers_redis)
+        _move(container, api, read_models, table)
+        _quiet(container, workers_redis)
         assert hooks.calls == []
         # Back on: the next move's call comes (the test can fail: the receiver works).
         for who in table.players.values():
             api.ok("PUT", "/me/notifications", who, json={"webhook": {"your_turn": True}})
-        _move(api, read_models, table)
+        _move(container, api, read_models, table)
         wait(lambda: len(hooks.calls) == 1, 30, "the webhook call")
 
 
@@ -279,6 +295,7 @@ def public_hosts_only(hooks_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_host_that_does_not_resolve_is_tried_with_backoff_then_given_up_and_shown(
+    container: Container,
     public_hosts_only: None,
     api: Api,
     read_models: ReadModels,
@@ -290,17 +307,17 @@ def test_a_host_that_does_not_resolve_is_tried_with_backoff_then_given_up_and_sh
     says, then given up, logged once without a traceback, shown in the listing; nothing sends
     it again afterwards."""
     table = _table(api, read_models)
-    _quiet(workers_redis)
+    _quiet(container, workers_redis)
     for who in table.players.values():
         _register(api, who, "http://omerta-webhook-test.invalid/hook")
-    waiting, _ = _move(api, read_models, table)
+    waiting, _ = _move(container, api, read_models, table)
 
     def failure() -> Any:
         (hook,) = api.ok("GET", "/me/webhooks", waiting)["webhooks"]
         return hook["last_failure"]
 
     wait(lambda: (f := failure()) is not None and f["given_up"], 60, "the sending given up")
-    assert _quiet(workers_redis) == set()
+    assert _quiet(container, workers_redis) == set()
     found = failure()
     assert found == {"at": found["at"], "reason": "dns", "status": None, "given_up": True}
     log = tmp_path / "worker.log"
@@ -311,6 +328,7 @@ def test_a_host_that_does_not_resolve_is_tried_with_backoff_then_given_up_and_sh
 
 
 def test_games_starting_while_others_end_send_every_notice_once(
+    container: Container,
     api: Api,
     read_models: ReadModels,
     workers_redis: redis.Redis,
@@ -326,14 +344,14 @@ def test_games_starting_while_others_end_send_every_notice_once(
     ending = [_table(api, read_models) for _ in range(4)]
     creators = [api.player(f"Carl{i}") for i in range(4)]
     joiners = [api.player(f"Dan{i}") for i in range(4)]
-    _quiet(workers_redis)
+    _quiet(container, workers_redis)
     with receiver() as hooks:
         for table in ending:
             for who in table.players.values():
                 _register(api, who, hooks.url)
         for who in (*creators, *joiners):
             _register(api, who, hooks.url)
-        app = create_app()
+        app = create_app(container)
         expected: Counter[tuple[str, str, int]] = Counter()
         for table in ending:
             expected.update(("game_ended", table.game_id, seat) for seat in table.players)
@@ -352,7 +370,7 @@ def test_games_starting_while_others_end_send_every_notice_once(
                 start.wait()
                 created = caller.new_game(creator, game="famiglia", seats=2)
                 seat = caller.join(joiner, created["game_id"], created["invites"][0]["code"])
-                game, state, _, _ = service().load(created["game_id"])
+                game, state, _, _ = container.commands.load(created["game_id"])
                 with lock:
                     started.append(created["game_id"])
                     expected[("player_joined", created["game_id"], seat)] += 1
@@ -377,11 +395,11 @@ def test_games_starting_while_others_end_send_every_notice_once(
             return Counter((b["event"], b["game_id"], b["seat"]) for b in bodies)
 
         for game_id in [*(t.game_id for t in ending), *started]:
-            _projected(read_models, game_id)
+            _projected(container, read_models, game_id)
         wait(
             lambda: all(s.kind == "player" for g in started for s in read_models.summary(g).seats),
             30,
             "the seats projected",
         )
-        assert _quiet(workers_redis) == set()
+        assert _quiet(container, workers_redis) == set()
         assert told() == expected

@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 import redis
 
+from bootstrap import Container
 from tests.workers.helpers import WORKER, start_worker, wait
-from workers import runtime, worker
+from workers import queues as wq
+from workers import worker
 from workers.clocks import deadlines
 from workers.notify import notices as notify
 from workers.projection import catchup
@@ -21,9 +23,9 @@ pytestmark = pytest.mark.server
 
 
 def test_heartbeats_are_spaced_and_keep_the_worker_alive(
-    workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    container: Container, workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    w = worker.make_worker()
+    w = worker.make_worker(container.context)
     w.register_birth()
     w.heartbeat()
     first = w.last_heartbeat
@@ -37,8 +39,10 @@ def test_heartbeats_are_spaced_and_keep_the_worker_alive(
     assert stored is not None and stored.decode().startswith(str(w.last_heartbeat.date()))
 
 
-def test_a_state_already_stored_is_not_written_again(workers_redis: redis.Redis) -> None:
-    w = worker.make_worker()
+def test_a_state_already_stored_is_not_written_again(
+    container: Container, workers_redis: redis.Redis
+) -> None:
+    w = worker.make_worker(container.context)
     w.register_birth()
     w.set_state("idle")
     assert workers_redis.hget(w.key, "state") == b"idle"
@@ -50,12 +54,13 @@ def test_a_state_already_stored_is_not_written_again(workers_redis: redis.Redis)
 
 
 def test_the_stop_does_not_wait_for_a_pubsub_thread_that_saw_the_unsubscribe(
+    container: Container,
     workers_redis: redis.Redis,
 ) -> None:
     """RQ unsubscribes, then stops its pubsub thread and waits for it; a thread that had read
     the unsubscribe's reply by then waited 60 s for a subscription (redis-py), and the worker's
     stop with it. Here the thread has read it for sure."""
-    w = worker.make_worker()
+    w = worker.make_worker(container.context)
     w.subscribe()
     wait(lambda: w.pubsub.subscribed, 10, "the subscription")
     w.pubsub.unsubscribe()
@@ -67,7 +72,7 @@ def test_the_stop_does_not_wait_for_a_pubsub_thread_that_saw_the_unsubscribe(
 
 @pytest.mark.parametrize("during", ["catch_up", "deadlines", "notifications"])
 def test_a_stop_asked_during_the_catch_up_pass_stops_the_worker(
-    workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch, during: str
+    container: Container, workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch, during: str
 ) -> None:
     """SIGTERM while the worker is idle makes RQ raise ``StopRequested`` wherever the worker is,
     also inside the catch-up passes (the games', the deadlines', the notifications'): each pass
@@ -85,7 +90,7 @@ def test_a_stop_asked_during_the_catch_up_pass_stops_the_worker(
     monkeypatch.setattr(owner, "catch_up", stopped)
     previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        assert worker.run(interval=1) == 0
+        assert worker.run(container.context, interval=1) == 0
     except SystemExit:  # RQ's cold shutdown: the second signal was needed
         pass
     finally:
@@ -95,7 +100,7 @@ def test_a_stop_asked_during_the_catch_up_pass_stops_the_worker(
 
 
 def test_each_catch_up_pass_covers_the_shards_the_worker_holds(
-    workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    container: Container, workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The deadlines' and the notifications' passes once looked at every shard on every worker:
     with many workers, each read every shard's deadlines and pending sendings every few
@@ -110,14 +115,14 @@ def test_each_catch_up_pass_covers_the_shards_the_worker_holds(
         given["deadlines"].append(list(which))
         return 0
 
-    def notifications_of(client: object, which: list[int]) -> int:
+    def notifications_of(client: object, queues: object, which: list[int]) -> int:
         given["notifications"].append(list(which))
         return 0
 
     monkeypatch.setattr(catchup, "catch_up", games)
     monkeypatch.setattr(deadlines, "catch_up", deadlines_of)
     monkeypatch.setattr(notify, "catch_up", notifications_of)
-    w = worker.make_worker()
+    w = worker.make_worker(container.context)
     w.register_birth()
     assert w.leases is not None
     monkeypatch.setattr(w.leases, "held", lambda: [3, 7])
@@ -127,7 +132,7 @@ def test_each_catch_up_pass_covers_the_shards_the_worker_holds(
 
 
 def test_a_worker_whose_stop_hangs_ends_itself_with_its_stacks_in_the_log(
-    workers_redis: redis.Redis, redis_url: str, tmp_path: Path
+    container: Container, workers_redis: redis.Redis, redis_url: str, tmp_path: Path
 ) -> None:
     """A worker asked to stop finishes its job first; one still there ``STOP_GRACE`` seconds
     later (here a job that sleeps a minute; in a CI run, something unknown for 30 s) logs its
@@ -136,7 +141,7 @@ def test_a_worker_whose_stop_hangs_ends_itself_with_its_stacks_in_the_log(
     script = "import workers.worker; workers.worker.STOP_GRACE = 3.0\n" + WORKER
     proc = start_worker(redis_url, log, script=script)
     try:
-        job = runtime.queue(runtime.PROJECTIONS).enqueue("time.sleep", 60)
+        job = container.queues.queue(wq.PROJECTIONS).enqueue("time.sleep", 60)
         wait(lambda: job.get_status(refresh=True) == "started", 30, "the job to start")
         scheduler = [
             int(p) for p in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()

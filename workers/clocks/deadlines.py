@@ -1,7 +1,7 @@
 """Deadlines: RQ scheduled jobs, armed by the projection, that time seats out.
 
-After each write of a game with a clock, the projector (``on_deadlines``, installed by
-``runtime.projector``) arms, for every person's seat owing a decision, two jobs with RQ's
+After each write of a game with a clock, the projector (its listener ``Deadlines``, given by
+``bootstrap``) arms, for every person's seat owing a decision, two jobs with RQ's
 scheduler (``Queue.enqueue_at``, ``unique``: arming twice is one job):
 
 * ``deadline-<version>-<seat>-<deadline ms>-<game>`` at the deadline: ``deadline`` projects the
@@ -32,7 +32,6 @@ import logging
 from collections.abc import Iterable
 
 import msgspec
-import redis
 from rq import Retry
 from rq.exceptions import DuplicateJobError
 from rq.job import Job
@@ -42,12 +41,14 @@ from services.eventstore import shards
 from services.eventstore.store import now_ms, unavailable
 from services.games import clocks, vacation
 from services.games.clocks import SeatClock
-from services.games.commands import service
 from services.notify import notifications as nt
 from services.platform import config
 from services.readside import readmodels as rm
-from workers import jobs, runtime
+from workers.context import Context
 from workers.notify import notices as notify
+from workers.projection import jobs
+from workers.projection.projector import Listener
+from workers.queues import CLOCKS, Queues, job
 
 log = logging.getLogger(__name__)
 
@@ -70,22 +71,34 @@ def low_time_job_id(game_id: str, version: int, seat: int, at: int) -> str:
     return f"low-time-{version}-{seat}-{at}-{game_id}"
 
 
-def on_deadlines(game_id: str, version: int, seats: list[SeatClock]) -> None:
-    """The projector's hook: arm the jobs of every seat's deadline."""
-    for c in seats:
-        assert c.deadline is not None
-        arm(game_id, version, c.seat, c.bank, c.deadline)
+class Deadlines(Listener):
+    """The projector's listener: arms the jobs of every seat's deadline."""
+
+    def __init__(self, queues: Queues) -> None:
+        self.queues = queues
+
+    def on_deadlines(self, game_id: str, version: int, seats: list[SeatClock]) -> None:
+        for c in seats:
+            assert c.deadline is not None
+            arm(self.queues, game_id, version, c.seat, c.bank, c.deadline)
 
 
-def arm(game_id: str, version: int, seat: int, bank: int, deadline: int) -> bool:
+def arm(queues: Queues, game_id: str, version: int, seat: int, bank: int, deadline: int) -> bool:
     """Arm the deadline's jobs (its "time running low" notice's too, unless that moment is
     past); whether the deadline's job was new."""
     low = clocks.low_time_at(bank, deadline)
     if low > now_ms():
         schedule(
-            low_time_job_id(game_id, version, seat, low), low, LOW_TIME, game_id, version, seat
+            queues,
+            low_time_job_id(game_id, version, seat, low),
+            low,
+            LOW_TIME,
+            game_id,
+            version,
+            seat,
         )
     return schedule(
+        queues,
         deadline_job_id(game_id, version, seat, deadline),
         deadline,
         DEADLINE,
@@ -95,13 +108,13 @@ def arm(game_id: str, version: int, seat: int, bank: int, deadline: int) -> bool
     )
 
 
-def schedule(job_id: str, at: int, func: str, *args: object) -> bool:
+def schedule(queues: Queues, job_id: str, at: int, func: str, *args: object) -> bool:
     """Enqueue ``func(*args)`` on the clocks' queue at ``at`` (ms) as job ``job_id``, unless
     that job exists (RQ's ``unique``); whether it was new."""
     # RQ's scheduled registry keeps whole seconds: the next one, never a moment early.
     when = dt.datetime.fromtimestamp(-(-at // 1000), dt.UTC)
     try:
-        runtime.queue(runtime.CLOCKS).enqueue_at(
+        queues.queue(CLOCKS).enqueue_at(
             when,
             func,
             *args,
@@ -118,57 +131,61 @@ def schedule(job_id: str, at: int, func: str, *args: object) -> bool:
     return True
 
 
-def _owing(game_id: str, version: int, seat: int) -> tuple[rm.Summary, SeatClock, int] | None:
+def _owing(
+    context: Context, game_id: str, version: int, seat: int
+) -> tuple[rm.Summary, SeatClock, int] | None:
     """The seat's clock if the game (projected now) is still running at ``version`` and the seat
     owes a decision there; with its deadline worked out with its player's vacations as now."""
-    runtime.projector().project(game_id)
-    summary = runtime.read_models().summary(game_id)
+    context.projector.project(game_id)
+    summary = context.read_models.summary(game_id)
     if summary is None or summary.version != version or summary.status != "running":
         return None
     found = next((c for c in summary.clocks if c.seat == seat), None)
     owner = next((s.player for s in summary.seats if s.seat == seat), None)
     if found is None or found.since is None or owner is None:
         return None
-    paused = vacation.periods(runtime.projector().redis, owner)
+    paused = vacation.periods(context.store, owner)
     return summary, found, clocks.runs_out(found.since, found.bank, paused)
 
 
-def deadline(game_id: str, version: int, seat: int) -> str:
+@job
+def deadline(context: Context, game_id: str, version: int, seat: int) -> str:
     """Time the seat out if its deadline at ``version`` has passed: ``timed_out``, ``stale``
     (the game moved on, or the seat owes nothing), or ``later`` (its deadline moved: armed
     again)."""
-    owing = _owing(game_id, version, seat)
+    owing = _owing(context, game_id, version, seat)
     if owing is None:
         return "stale"
     _, clock, due = owing
     if now_ms() < due:
-        arm(game_id, version, seat, clock.bank, due)
+        arm(context.queues, game_id, version, seat, clock.bank, due)
         return "later"
-    svc = service()
+    svc = context.commands
     meta = svc.load(game_id).meta
     try:
         svc.time_out(game_id, version, seat, meta.on_timeout.policy == "forfeit")
     except Conflict:
         return "stale"
-    jobs.project_with(runtime.projector(), game_id)  # the bot seat's move follows
+    jobs.project_with(context, game_id)  # the bot seat's move follows
     return "timed_out"
 
 
-def low_time(game_id: str, version: int, seat: int) -> str:
+@job
+def low_time(context: Context, game_id: str, version: int, seat: int) -> str:
     """Tell the seat's player that its time runs low: ``sent``, ``stale`` or ``later``."""
-    owing = _owing(game_id, version, seat)
+    owing = _owing(context, game_id, version, seat)
     if owing is None:
         return "stale"
     summary, clock, due = owing
     at = clocks.low_time_at(clock.bank, due)
     if now_ms() < at:
         job_id = low_time_job_id(game_id, version, seat, at)
-        schedule(job_id, at, LOW_TIME, game_id, version, seat)
+        schedule(context.queues, job_id, at, LOW_TIME, game_id, version, seat)
         return "later"
     owner = next(s.player for s in summary.seats if s.seat == seat)
     assert owner is not None
     notice = nt.Notice(owner, nt.Event.TIME_LOW.value, game_id, summary.game, version, seat)
-    notify.fan_out(msgspec.json.encode([notice]).decode())
+    notify.fan_out(context, msgspec.json.encode([notice]).decode())
     return "sent"
 
 
@@ -184,7 +201,7 @@ def indexed(client: config.Store, index: str, which: Iterable[int]) -> list[tupl
 
 
 def catch_up(
-    client: config.Store, queues: redis.Redis, which: Iterable[int] = range(shards.SHARDS)
+    client: config.Store, queues: Queues, which: Iterable[int] = range(shards.SHARDS)
 ) -> int:
     """Arm again every deadline in the indexes of the shards ``which`` (in the store,
     ``client``) whose job is gone from RQ's server (``queues``); how many. One already past
@@ -194,12 +211,12 @@ def catch_up(
         (*rm.parse_deadline_member(member), score)
         for member, score in indexed(client, rm.DEADLINES, which)
     ]
-    look = queues.pipeline(transaction=False)
+    look = queues.client.pipeline(transaction=False)
     for game_id, version, seat, _, at in entries:
         look.exists(Job.key_for(deadline_job_id(game_id, version, seat, at)))
     armed = 0
     for (game_id, version, seat, bank, at), there in zip(entries, look.execute(), strict=True):
-        if not there and arm(game_id, version, seat, bank, at):
+        if not there and arm(queues, game_id, version, seat, bank, at):
             log.warning("deadline of %s seat %d at version %d armed again", game_id, seat, version)
             armed += 1
     return armed

@@ -2,18 +2,17 @@
 the ``expired`` event (``domain.table.expire``) to a game whose creator still sits alone.
 
 After each write of such a game (its shard's ``rm:unjoined`` index lists it,
-``services.readside.readmodels``), the projector (``on_unjoined``, installed by
-``runtime.projector``)
+``services.readside.readmodels``), the projector (its listener ``Expiry``, given by ``bootstrap``)
 arms ``expire-<at>-<game>`` at ``at`` = its creation plus ``OMERTA_OPEN_GAME_DAYS``, with RQ's
-scheduler on the clocks' queue (``deadlines.schedule``, ``unique``: arming twice is one job).
-The job (``expire``) works ``at`` out again with the setting as it is now (made longer since:
-it arms itself at the new time and does nothing else), then closes the game against joins
-(``Seats.close_unjoined``: one script with the join's own check, so of a join and an expiry
-exactly one wins) and appends the event (``CommandService.expire``, once whatever the copies of
-the job), then projects the game: it leaves the lobby and the index, and shows as expired. A
-game somebody joined first is left alone. A job lost between the close and the append is armed
-again by the catch-up (``catch_up``, from the worker's maintenance, for every index entry whose
-job is missing); the close holds, so the retry appends.
+scheduler on the clocks' queue (``deadlines.schedule``, ``unique``: arming twice is one job). The
+job (``expire``) works ``at`` out again with the setting as it is now (made longer since: it arms
+itself at the new time and does nothing else), then closes the game against joins
+(``Seats.close_unjoined``: one script with the join's own check, so of a join and an expiry exactly
+one wins) and appends the event (``CommandService.expire``, once whatever the copies of the job),
+then projects the game: it leaves the lobby and the index, and shows as expired. A game somebody
+joined first is left alone. A job lost between the close and the append is armed again by the
+catch-up (``catch_up``, from the worker's maintenance, for every index entry whose job is missing);
+the close holds, so the retry appends.
 """
 
 from __future__ import annotations
@@ -21,18 +20,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-import redis
 from rq.job import Job
 
 from services.errors import RuleRejected
 from services.eventstore import shards
 from services.eventstore.store import now_ms
-from services.games.commands import service
 from services.games.seats import Seats
 from services.platform import config
 from services.readside import readmodels as rm
-from workers import jobs, runtime
 from workers.clocks import deadlines
+from workers.context import Context
+from workers.projection import jobs
+from workers.projection.projector import Listener
+from workers.queues import Queues, job
 
 log = logging.getLogger(__name__)
 
@@ -54,24 +54,30 @@ def expires_at(created: int) -> int:
     return created + round(_days() * DAY_MS)
 
 
-def on_unjoined(game_id: str, created: int) -> None:
-    """The projector's hook: arm the game's expiry."""
-    arm(game_id, expires_at(created))
+class Expiry(Listener):
+    """The projector's listener: arms the expiry of a game nobody joined yet."""
+
+    def __init__(self, queues: Queues) -> None:
+        self.queues = queues
+
+    def on_unjoined(self, game_id: str, created: int) -> None:
+        arm(self.queues, game_id, expires_at(created))
 
 
-def arm(game_id: str, at: int) -> bool:
+def arm(queues: Queues, game_id: str, at: int) -> bool:
     """Arm the game's expiry job at ``at``; whether it was new."""
-    return deadlines.schedule(job_id(game_id, at), at, EXPIRE, game_id)
+    return deadlines.schedule(queues, job_id(game_id, at), at, EXPIRE, game_id)
 
 
-def expire(game_id: str) -> str:
+@job
+def expire(context: Context, game_id: str) -> str:
     """Expire the game if nobody joined it in time: ``expired``, ``later`` (not yet due: armed
     again), ``joined`` (somebody joined first, or no seat is open: nothing happens) or ``over``
     (the game ended otherwise)."""
-    svc = service()
+    svc = context.commands
     at = expires_at(svc.load(game_id).meta.created)
     if now_ms() < at:
-        arm(game_id, at)
+        arm(context.queues, game_id, at)
         return "later"
     if not Seats(svc.store.redis, now_ms, 0).close_unjoined(game_id):
         return "joined"
@@ -79,12 +85,12 @@ def expire(game_id: str) -> str:
         svc.expire(game_id, _days())
     except RuleRejected:  # the creator conceded, or the game ended by its own rules
         return "over"
-    jobs.project_with(runtime.projector(), game_id)
+    jobs.project_with(context, game_id)
     return "expired"
 
 
 def catch_up(
-    client: config.Store, queues: redis.Redis, which: Iterable[int] = range(shards.SHARDS)
+    client: config.Store, queues: Queues, which: Iterable[int] = range(shards.SHARDS)
 ) -> int:
     """Arm again the expiry of every game in the indexes of the shards ``which`` (in the store,
     ``client``) whose job is gone from RQ's server (``queues``); how many. One already due runs
@@ -93,12 +99,12 @@ def catch_up(
         (game_id, expires_at(created))
         for game_id, created in deadlines.indexed(client, rm.UNJOINED, which)
     ]
-    look = queues.pipeline(transaction=False)
+    look = queues.client.pipeline(transaction=False)
     for game_id, at in entries:
         look.exists(Job.key_for(job_id(game_id, at)))
     armed = 0
     for (game_id, at), there in zip(entries, look.execute(), strict=True):
-        if not there and arm(game_id, at):
+        if not there and arm(queues, game_id, at):
             log.warning("expiry of %s armed again", game_id)
             armed += 1
     return armed

@@ -26,8 +26,8 @@ from services.eventstore import shards
 from services.eventstore.store import now_ms, unavailable
 from services.notify import notifications as nt
 from services.platform import config
-from workers import runtime
 from workers.notify.pending import FAILURE_TTL, Pending, enqueue_once
+from workers.queues import NOTIFY, Queues
 
 LEASE_MARGIN = 5  # seconds: a try's limit past the HTTP timeout, a claim's past the try's
 
@@ -104,8 +104,8 @@ class Targets:
     name: str
     job: str
 
-    def __init__(self, client: redis.Redis, pending: str) -> None:
-        self.client = client
+    def __init__(self, client: redis.Redis, queues: Queues, pending: str) -> None:
+        self.client, self.queues = client, queues
         self.pending = Pending(
             client, pending, self.player_of, lambda: config.settings().webhook_backoff, lease
         )
@@ -128,7 +128,8 @@ class Targets:
         delivery = nt.delivery_id(notice, self.name, target)
         self.pending.hold_for_lease(entry)
         enqueue_once(
-            runtime.NOTIFY,
+            self.queues,
+            NOTIFY,
             self.job,
             args=(player, target, entry),
             job_id=f"{self.name}-{delivery}{suffix}",

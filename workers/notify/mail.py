@@ -62,16 +62,17 @@ import msgspec
 import redis
 
 from services.eventstore.store import now_ms, unavailable
-from services.games.commands import service
 from services.identity.emails import Emails
 from services.notify import mail
 from services.notify import notifications as nt
 from services.platform import config
 from services.readside.readmodels import ReadModels, Summary
+from workers.context import Context
 from workers.notify import mail_pending as queued
 from workers.notify import mail_text as notify_mail_text
 from workers.notify.mail_pending import CHANNEL, DIGEST, MAIL
 from workers.notify.pending import Pending
+from workers.queues import Queues, job
 
 log = logging.getLogger(__name__)
 
@@ -163,21 +164,21 @@ class Mail:
 
     name = CHANNEL
 
-    def __init__(self, client: redis.Redis) -> None:
-        self.client = client
+    def __init__(self, client: redis.Redis, queues: Queues) -> None:
+        self.client, self.queues = client, queues
         self.pending = queued.pending_set(client)
 
     def enqueue(self, notices: Sequence[nt.Notice]) -> int:
-        return route(self.client, notices)
+        return route(self.client, self.queues, notices)
 
     def delivery_of(self, entry: bytes) -> str:
         return queued.mail_id_of(entry)
 
     def revive(self, entry: bytes) -> None:
-        queued.revive(self.pending, entry)
+        queued.revive(self.pending, self.queues, entry)
 
 
-def route(client: redis.Redis, notices: Sequence[nt.Notice]) -> int:
+def route(client: redis.Redis, queues: Queues, notices: Sequence[nt.Notice]) -> int:
     """Route the notices of one projection, each wanted by its player, to a mail now or the
     next digest (see the module docstring); how many mails or digests are on their way for
     them."""
@@ -200,26 +201,30 @@ def route(client: redis.Redis, notices: Sequence[nt.Notice]) -> int:
             went = client.eval(_ROUTE, len(keys), *keys, *args)
         for dest in {d.decode() for d in went}:
             kind, _, ref = dest.partition(":")
-            count += queued.enqueue_mail(pending, player, game_id, ref) if kind == MAIL else 0
-            count += queued.schedule_digest(pending, player, game_id, ref) if kind == DIGEST else 0
+            if kind == MAIL:
+                count += queued.enqueue_mail(pending, queues, player, game_id, ref)
+            if kind == DIGEST:
+                count += queued.schedule_digest(pending, queues, player, game_id, ref)
     return count
 
 
-def deliver_mail(player: str, game_id: str, batch: str) -> str:
+@job
+def deliver_mail(context: Context, player: str, game_id: str, batch: str) -> str:
     """Send one mail of notices, once: ``sent``, ``duplicate`` (sent before), ``nothing``
     (nothing live or wanted left in it) or ``gone`` (its batch expired). Raises (RQ retries)
     on a failed sending or a claim held elsewhere."""
-    mail = Mail(service().store.redis)
+    mail = Mail(context.store, context.queues)
     member = queued.member(MAIL, player, game_id, batch)
     outcome = _send(mail.pending, member, player, game_id, batch)
     mail.pending.done(member)
     return outcome
 
 
-def send_digest(player: str, game_id: str, ends: str) -> str:
+@job
+def send_digest(context: Context, player: str, game_id: str, ends: str) -> str:
     """At the window's end: mail what was collected in it, once (as ``deliver_mail``);
     ``stale`` when nothing was left to say, ``made`` when this digest was dealt with before."""
-    mail = Mail(service().store.redis)
+    mail = Mail(context.store, context.queues)
     client = mail.client
     member = queued.member(DIGEST, player, game_id, ends)
     mail_id = queued.digest_id(player, game_id, ends)

@@ -27,9 +27,9 @@ from rq.exceptions import DuplicateJobError
 from services.eventstore.store import now_ms
 from services.notify import notifications as nt
 from services.platform import config
-from workers import runtime
 from workers.mailer import MAIL_RETRY
 from workers.notify.pending import FAILURE_TTL, Pending, enqueue_once
+from workers.queues import NOTIFY, Queues
 
 CHANNEL = "email"
 PENDING = "notify:mail:pending"
@@ -86,14 +86,17 @@ def _options(pending: Pending, mail_id: str, what: str) -> dict[str, Any]:
     }
 
 
-def enqueue_mail(pending: Pending, player: str, game_id: str, batch: str, suffix: str = "") -> int:
+def enqueue_mail(
+    pending: Pending, queues: Queues, player: str, game_id: str, batch: str, suffix: str = ""
+) -> int:
     """Record the mail of ``batch`` as pending and enqueue its job (once: 1), unless it was
     sent (a projection run again: 0)."""
     if nt.was_sent(pending.client, batch):
         return 0
     pending.hold_for_lease(member(MAIL, player, game_id, batch))
     enqueue_once(
-        runtime.NOTIFY,
+        queues,
+        NOTIFY,
         DELIVER_MAIL,
         args=(player, game_id, batch),
         job_id=f"mail-{batch}{suffix}",
@@ -102,7 +105,7 @@ def enqueue_mail(pending: Pending, player: str, game_id: str, batch: str, suffix
     return 1
 
 
-def schedule_digest(pending: Pending, player: str, game_id: str, ends: str) -> int:
+def schedule_digest(pending: Pending, queues: Queues, player: str, game_id: str, ends: str) -> int:
     """Record the digest of the window ending at ``ends`` as pending and schedule its job then
     (1), unless it was sent (0)."""
     mail_id = digest_id(player, game_id, ends)
@@ -112,7 +115,7 @@ def schedule_digest(pending: Pending, player: str, game_id: str, ends: str) -> i
     pending.hold(entry, int(ends) + 1000 * (lease() + SCHEDULER_SLACK))
     # Scheduled by an earlier notice of this window: it is the same digest.
     with contextlib.suppress(DuplicateJobError):
-        runtime.queue(runtime.NOTIFY).enqueue_at(
+        queues.queue(NOTIFY).enqueue_at(
             datetime.fromtimestamp(int(ends) / 1000, tz=UTC),
             SEND_DIGEST,
             args=(player, game_id, ends),
@@ -129,18 +132,18 @@ def mail_id_of(entry: bytes) -> str:
     return ref if kind == MAIL else digest_id(player, game_id, ref)
 
 
-def revive(pending: Pending, entry: bytes) -> None:
+def revive(pending: Pending, queues: Queues, entry: bytes) -> None:
     """Enqueue again the job of a member nobody holds (the catch-up's)."""
     kind, player, game_id, ref = decode(entry)
     suffix = f"-catch-up-{now_ms()}"
     if kind == MAIL:
-        enqueue_mail(pending, player, game_id, ref, suffix)
+        enqueue_mail(pending, queues, player, game_id, ref, suffix)
         return
     # Past its window's end: at once.
     mail_id = digest_id(player, game_id, ref)
     pending.hold_for_lease(entry)
-    runtime.enqueue(
-        runtime.NOTIFY,
+    queues.enqueue(
+        NOTIFY,
         SEND_DIGEST,
         args=(player, game_id, ref),
         job_id=f"maildigest-{mail_id}{suffix}",

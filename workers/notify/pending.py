@@ -22,13 +22,13 @@ from rq.exceptions import DuplicateJobError
 
 from services.eventstore import shards
 from services.eventstore.store import now_ms, unavailable
-from workers import runtime
+from workers.queues import Queues
 
 FAILURE_TTL = 7 * 24 * 3600
 CATCH_UP_BATCH = 100
 
 
-def enqueue_once(name: str, func: str, *, job_id: str, **options: Any) -> bool:
+def enqueue_once(queues: Queues, name: str, func: str, *, job_id: str, **options: Any) -> bool:
     """Enqueue the job on queue ``name`` unless RQ holds a job of that id (queued, running,
     waiting for a retry, or failed for good); whether it was enqueued now.
 
@@ -38,7 +38,7 @@ def enqueue_once(name: str, func: str, *, job_id: str, **options: Any) -> bool:
     it goes when the job succeeds (``result_ttl=0``), so a later call enqueues the job again
     (the notification jobs are idempotent), or after ``failure_ttl`` when it failed."""
     try:
-        runtime.queue(name).enqueue_call(func, job_id=job_id, unique=True, **options)
+        queues.queue(name).enqueue_call(func, job_id=job_id, unique=True, **options)
     except DuplicateJobError:
         return False
     return True

@@ -17,10 +17,11 @@ from collections.abc import Sequence
 
 import redis
 
-from services.games.commands import service
 from services.notify import push
 from services.platform import config
+from workers.context import Context
 from workers.notify import channel
+from workers.queues import Queues, job
 
 PENDING = "notify:pending:push"
 
@@ -31,8 +32,8 @@ class Push(channel.Targets):
     name = "push"
     job = "workers.notify.push.deliver_push"
 
-    def __init__(self, client: redis.Redis) -> None:
-        super().__init__(client, PENDING)
+    def __init__(self, client: redis.Redis, queues: Queues) -> None:
+        super().__init__(client, queues, PENDING)
         self.subs = push.Subscriptions(client)
 
     def targets(self, player: str) -> Sequence[str]:
@@ -59,9 +60,10 @@ class Push(channel.Targets):
         return "sent"
 
 
-def deliver_push(player: str, sub_id: str, member: str) -> str:
+@job
+def deliver_push(context: Context, player: str, sub_id: str, member: str) -> str:
     """Push one notice to one browser, once: ``sent``, ``duplicate`` (sent before), ``gone``
     (unsubscribed, or the event no longer wanted) or ``dropped`` (the push service said the
     subscription is gone: deleted). Raises (RQ retries) on a failed push or a claim held
     elsewhere."""
-    return Push(service().store.redis).deliver(player, sub_id, member)
+    return Push(context.store, context.queues).deliver(player, sub_id, member)

@@ -28,10 +28,11 @@ from collections.abc import Sequence
 import redis
 
 from services.eventstore.store import now_ms
-from services.games.commands import service
 from services.notify import webhooks as wh
 from services.platform import config
+from workers.context import Context
 from workers.notify import channel
+from workers.queues import Queues, job
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +45,8 @@ class Webhooks(channel.Targets):
     name = "webhook"
     job = "workers.notify.webhooks.deliver_webhook"
 
-    def __init__(self, client: redis.Redis) -> None:
-        super().__init__(client, PENDING)
+    def __init__(self, client: redis.Redis, queues: Queues) -> None:
+        super().__init__(client, queues, PENDING)
         self.hooks = wh.Webhooks(client)
 
     def targets(self, player: str) -> Sequence[str]:
@@ -83,9 +84,10 @@ class Webhooks(channel.Targets):
         return "sent"
 
 
-def deliver_webhook(player: str, hook_id: str, member: str) -> str:
+@job
+def deliver_webhook(context: Context, player: str, hook_id: str, member: str) -> str:
     """Send one notice to one hook, once: ``sent``, ``duplicate`` (sent before), ``gone``
     (the hook was deleted, or the player no longer wants the event since it was queued) or
     ``given_up`` (the last try failed). Raises (RQ retries) on a failed call with tries left
     or a claim held elsewhere."""
-    return Webhooks(service().store.redis).deliver(player, hook_id, member)
+    return Webhooks(context.store, context.queues).deliver(player, hook_id, member)

@@ -32,15 +32,15 @@ shard's own keys only:
    was refused) before it started, so "queued" counts only while the job id is in its queue's
    list, and "scheduled" (a retry's wait) only while it is in the scheduled registry. A job
    "started" that long ago died with its worker, unless it holds its version's search lease
-   (``jobs.lease_key``: a search runs, or ran within its budget and margin).
-4. Ratings: finished games that no rating job folded (``workers.ratings.catch_up``).
+   (``ai_due.lease_key``: a search runs, or ran within its budget and margin).
+4. Ratings: finished games that no rating job folded (``workers.projection.ratings.catch_up``).
 5. Failed projection jobs (RQ's failed registry of the projections queue) of the shard: a
    ``project_changed`` job is run again here (its shard's changed games are projected) and a
    ``project`` job's game projected, and then the job is deleted: its work is done. A
    ``project`` job whose game is still behind after step 1 (a game that fails to project) is
    run again only with ``revive_failed`` (a worker start), and stays failed if it fails again,
    for operators to see. (RQ marked failed a job whose worker died in it once its retries were
-   spent, and until RQ's cleanup was fixed, ``workers.runtime.OmertaJob``, one that had run
+   spent, and until RQ's cleanup was fixed, ``workers.queues.OmertaJob``, one that had run
    after such a death.)
 
 ``oldest_ai_due_ms`` tells operators how long the longest-waiting AI move has been owed, in any
@@ -67,13 +67,16 @@ from services.eventstore import keys, shards
 from services.eventstore.store import now_ms, unavailable
 from services.games import seats
 from services.readside import readmodels as rm
-from workers import jobs, ratings, runtime
+from workers.context import Context
+from workers.projection import ai_due, jobs, ratings
 from workers.projection.projector import Projector, trim_feed
+from workers.queues import PROJECTIONS, OmertaJob, Queues, current_name
 
 log = logging.getLogger(__name__)
 
 CURSOR = "workers:feed-cursor"
-PROJECTION_JOBS = ("workers.jobs.project_changed", "workers.jobs.project")
+# As they are named now (``current_name``: a job queued under an older path is one of them).
+PROJECTION_JOBS = ("workers.projection.jobs.project_changed", "workers.projection.jobs.project")
 BATCH = 1000
 
 
@@ -86,7 +89,7 @@ class CaughtUp(NamedTuple):
 
 
 def catch_up(
-    projector: Projector,
+    context: Context,
     settle_ms: int = 0,
     ai_grace_ms: int = 0,
     revive_failed: bool = True,
@@ -96,15 +99,16 @@ def catch_up(
     ``workers.projection.leases``).
     Feed entries newer than ``settle_ms`` are left to their jobs (still running, most likely)
     for the next pass."""
+    projector = context.projector
     held = list(which)
     entries = projected = 0
     for shard in held:
-        seen, lagging = _follow_shard(projector, shard, now_ms() - settle_ms)
+        seen, lagging = _follow_shard(context, shard, now_ms() - settle_ms)
         entries, projected = entries + seen, projected + lagging
-    projected += _check_seats(projector, held)
-    ai_jobs = _revive_ai(projector.redis, held, now_ms() - ai_grace_ms, revive_failed)
+    projected += _check_seats(context, held)
+    ai_jobs = _revive_ai(context, held, now_ms() - ai_grace_ms, revive_failed)
     rated = ratings.catch_up(projector.redis)
-    settled = _settle_failed_projections(projector, held, revive_failed)
+    settled = _settle_failed_projections(context, held, revive_failed)
     return CaughtUp(entries, projected, ai_jobs, rated, settled)
 
 
@@ -112,8 +116,8 @@ def cursor_key(shard: int) -> str:
     return shards.key(CURSOR, shard)
 
 
-def _follow_shard(projector: Projector, shard: int, until_ms: int) -> tuple[int, int]:
-    client = projector.redis
+def _follow_shard(context: Context, shard: int, until_ms: int) -> tuple[int, int]:
+    client = context.projector.redis
     with unavailable():
         cursor = (client.get(cursor_key(shard)) or b"0-0").decode()
     seen = projected = 0
@@ -130,7 +134,7 @@ def _follow_shard(projector: Projector, shard: int, until_ms: int) -> tuple[int,
             latest[game_id] = max(latest.get(game_id, 0), int(fields[b"version"]))
         lagging = _lagging(client, latest)
         for game_id in lagging:
-            jobs.project_or_set_apart(projector, game_id)
+            jobs.project_or_set_apart(context, game_id)
         projected += len(lagging)
         seen += len(rows)
         cursor = rows[-1][0].decode()
@@ -138,8 +142,8 @@ def _follow_shard(projector: Projector, shard: int, until_ms: int) -> tuple[int,
             client.set(cursor_key(shard), cursor)
 
 
-def _check_seats(projector: Projector, held: list[int]) -> int:
-    client = projector.redis
+def _check_seats(context: Context, held: list[int]) -> int:
+    client = context.projector.redis
     pipe = client.pipeline(transaction=False)
     for shard in held:
         pipe.zrange(rm.index_key(rm.RUNNING, shard), 0, -1)
@@ -158,7 +162,7 @@ def _check_seats(projector: Projector, held: list[int]) -> int:
         if projected < taken(found):
             behind.append(game_id)
     for game_id in behind:
-        jobs.project_or_set_apart(projector, game_id)
+        jobs.project_or_set_apart(context, game_id)
     return len(behind)
 
 
@@ -172,10 +176,8 @@ def _lagging(client: redis.Redis, latest: dict[str, int]) -> list[str]:
     return [g for g, v in zip(games, stored, strict=True) if int(v or 0) < latest[g]]
 
 
-def _revive_ai(
-    client: redis.Redis, held: list[int], due_before_ms: int, revive_failed: bool
-) -> int:
-    queues = runtime.queues_client()  # the jobs; the leases and the games are in the store
+def _revive_ai(context: Context, held: list[int], due_before_ms: int, revive_failed: bool) -> int:
+    client = context.projector.redis  # the leases and the games; the jobs are on RQ's server
     pipe = client.pipeline(transaction=False)
     for shard in held:
         pipe.zrangebyscore(rm.index_key(rm.AI_DUE, shard), "-inf", due_before_ms)
@@ -188,15 +190,15 @@ def _revive_ai(
         found = [(g, int(v)) for g, v in zip(games, pipe.execute(), strict=True) if v is not None]
     revived = 0
     for game_id, version in found:
-        job_ids = [jobs.ai_job_id(game_id, version, s) for s in ("", jobs.CATCH_UP)]
+        job_ids = [ai_due.ai_job_id(game_id, version, s) for s in ("", ai_due.CATCH_UP)]
         with unavailable():
             gave_up = not revive_failed and _move_failed(client, game_id, version)
-            waiting = client.exists(jobs.lease_key(game_id, version)) or any(
-                _waiting(queues, job_id, gave_up) for job_id in job_ids
+            waiting = client.exists(ai_due.lease_key(game_id, version)) or any(
+                _waiting(context.queues, job_id, gave_up) for job_id in job_ids
             )
         if not waiting:
             log.warning("AI move of %s at version %d is overdue: enqueued again", game_id, version)
-            jobs.enqueue_ai_move(game_id, version, jobs.CATCH_UP)
+            ai_due.enqueue_ai_move(context, game_id, version, ai_due.CATCH_UP)
             revived += 1
     return revived
 
@@ -206,16 +208,16 @@ def _move_failed(client: redis.Redis, game_id: str, version: int) -> bool:
     return raw is not None and msgspec.json.decode(raw, type=rm.AiError).version == version
 
 
-def _waiting(client: redis.Redis, job_id: str, gave_up: bool) -> bool:
-    """Whether the job will still run (or, failed with ``gave_up``, is to be left alone);
-    ``client`` is RQ's server."""
+def _waiting(queues: Queues, job_id: str, gave_up: bool) -> bool:
+    """Whether the job will still run (or, failed with ``gave_up``, is to be left alone)."""
+    client = queues.client
     try:
         job = Job.fetch(job_id, connection=client)
     except NoSuchJobError:
         return False
     status = job.get_status()
     if status == JobStatus.QUEUED:
-        return client.lpos(runtime.queue(job.origin).key, job_id) is not None
+        return client.lpos(queues.queue(job.origin).key, job_id) is not None
     if status == JobStatus.SCHEDULED:
         registry = ScheduledJobRegistry(job.origin, connection=client)
         return client.zscore(registry.key, job_id) is not None
@@ -224,39 +226,37 @@ def _waiting(client: redis.Redis, job_id: str, gave_up: bool) -> bool:
     return status == JobStatus.DEFERRED
 
 
-def _settle_failed_projections(projector: Projector, held: list[int], revive: bool) -> int:
+def _settle_failed_projections(context: Context, held: list[int], revive: bool) -> int:
     """Step 5 of the pass: how many failed projection jobs were done again and deleted."""
-    queues = runtime.queues_client()
-    registry = FailedJobRegistry(
-        runtime.PROJECTIONS, connection=queues, job_class=runtime.OmertaJob
-    )
+    projector, queues = context.projector, context.queues.client
+    registry = FailedJobRegistry(PROJECTIONS, connection=queues, job_class=OmertaJob)
     settled = 0
     for job_id in registry.get_job_ids():
         try:
-            job = runtime.OmertaJob.fetch(job_id, connection=queues)
+            job = OmertaJob.fetch(job_id, connection=queues)
         except NoSuchJobError:
             continue
-        if job.func_name not in PROJECTION_JOBS:
+        if current_name(job.func_name) not in PROJECTION_JOBS:
             continue
-        whole_shard = job.func_name == PROJECTION_JOBS[0]
+        whole_shard = current_name(job.func_name) == PROJECTION_JOBS[0]
         (arg,) = job.args  # project_changed(shard), project(game_id)
         if (arg if whole_shard else shards.of(arg)) not in held:
             continue
         if whole_shard:
-            jobs.project_changed(arg)
+            jobs.project_changed(context, arg)
         elif not revive and _behind(projector, arg):
             continue  # its game still fails to project: left failed until a worker's start
-        elif not _projected(projector, arg):
+        elif not _projected(context, arg):
             continue
         registry.remove(job, delete_job=True)
         settled += 1
     return settled
 
 
-def _projected(projector: Projector, game_id: str) -> bool:
+def _projected(context: Context, game_id: str) -> bool:
     """Project the game; False if that fails (logged), but for the store being down (raised)."""
     try:
-        jobs.project_with(projector, game_id)
+        jobs.project_with(context, game_id)
     except Unavailable:
         raise
     except Exception:

@@ -52,7 +52,7 @@ from rq import Queue, Worker
 from services.eventstore import shards
 from services.eventstore.store import now_ms
 from services.platform import config
-from workers import runtime
+from workers.queues import AI, PROJECTIONS
 
 log = logging.getLogger(__name__)
 
@@ -182,8 +182,8 @@ def ai_worker_alive(connection: redis.Redis, other_than: str | None = None) -> b
     """Whether an AI worker (one serving the AI queue but not the projections) has sent a
     heartbeat within ``AI_WORKER_STALE`` seconds."""
     now = time.time()
-    for found in Worker.all(connection=connection, queue=Queue(runtime.AI, connection=connection)):
-        if found.name == other_than or runtime.PROJECTIONS in found.queue_names():
+    for found in Worker.all(connection=connection, queue=Queue(AI, connection=connection)):
+        if found.name == other_than or PROJECTIONS in found.queue_names():
             continue
         beat = found.last_heartbeat
         if beat is not None and now - beat.timestamp() < AI_WORKER_STALE:

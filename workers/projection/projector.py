@@ -22,7 +22,7 @@ events' own), which is what lets ``omerta rebuild`` reproduce it byte for byte.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import msgspec
@@ -143,12 +143,36 @@ class Projected(NamedTuple):
     ai_due: list[int]  # AI seats owing a decision at ``version``
 
 
+class Listener:
+    """Told what a projection wrote (``Projector(listeners=...)``); each method does nothing
+    unless overridden: the notifications (``workers.notify.notices``), the deadlines
+    (``workers.clocks.deadlines``), the expiries (``workers.clocks.expiry``), the ratings
+    (``workers.projection.ratings``)."""
+
+    def on_change(self, before: rm.Summary, after: rm.Summary) -> None:
+        """Told (stored summary, new summary) before each write."""
+
+    def on_deadlines(self, game_id: str, version: int, seats: list[SeatClock]) -> None:
+        """Told the seats with a deadline after each write."""
+
+    def on_unjoined(self, game_id: str, created: int) -> None:
+        """Told after each write of a game nobody joined yet."""
+
+    def on_finished(self, game_id: str) -> None:
+        """Told after a write of a finished game's read model (after it, so a rating job finds
+        the result it rates)."""
+
+
 class Projector:
     """Projects games; keeps the latest folded state of recently projected games (an LRU) so a
     projection reads only the new events. Thread-safe."""
 
     def __init__(
-        self, store: EventStore, games: Mapping[str, Game] = GAMES, cache_size: int = 1024
+        self,
+        store: EventStore,
+        games: Mapping[str, Game] = GAMES,
+        cache_size: int = 1024,
+        listeners: Sequence[Listener] = (),
     ) -> None:
         self.store = store
         self.redis: redis.Redis = store.redis
@@ -156,17 +180,7 @@ class Projector:
         self._write = self.redis.register_script(WRITE)
         self._codecs: dict[str, EventCodec] = {}
         self._cache: StateCache[Folded] = StateCache(cache_size)
-        # Told (stored summary, new summary) before each write: the notifications' hook.
-        self.on_change: Callable[[rm.Summary, rm.Summary], None] | None = None
-        # Told (game, version, seats with a deadline) after each write: the deadlines' jobs
-        # are armed there (workers.clocks.deadlines).
-        self.on_deadlines: Callable[[str, int, list[SeatClock]], None] | None = None
-        # Told (game, created) after each write of a game nobody joined yet: its expiry's job
-        # is armed there (workers.clocks.expiry).
-        self.on_unjoined: Callable[[str, int], None] | None = None
-        # Told the game id after a write of a finished game's read model: the ratings' hook
-        # (after it, so the rating job finds the result it rates).
-        self.on_finished: Callable[[str], None] | None = None
+        self.listeners = listeners
 
     def project(self, game_id: str) -> Projected | None:
         """Bring the game's read models up to its stream's head; None for an unknown game.
@@ -218,19 +232,21 @@ class Projector:
             # creator's seat was shown open then, and is no join now.
             stored_summary = None
         creator = None
-        if stored_summary is None and self.on_change is not None:
+        if stored_summary is None and self.listeners:
             creator = self._creator(game_id, owners)
         written = self.write(game_id, folded, seating, stored_summary, creator)
-        if written and self.on_deadlines is not None:
+        if written and self.listeners:
             deadlines = [c for c in game_clocks(folded, seating) if c.deadline is not None]
             if deadlines:
-                self.on_deadlines(game_id, folded.version, deadlines)
+                for listener in self.listeners:
+                    listener.on_deadlines(game_id, folded.version, deadlines)
         finished = self.games[folded.meta.game].result(folded.state) is not None
         unjoined_now = not finished and unjoined(folded.meta, folded.state, seating)
-        if written and unjoined_now and self.on_unjoined is not None:
-            self.on_unjoined(game_id, folded.meta.created)
-        if written and finished and self.on_finished is not None:
-            self.on_finished(game_id)
+        for listener in self.listeners if written else ():
+            if unjoined_now:
+                listener.on_unjoined(game_id, folded.meta.created)
+            if finished:
+                listener.on_finished(game_id)
         return Projected(folded.version, written, ai_due)
 
     def seating(
@@ -289,16 +305,18 @@ class Projector:
         decides, atomically: the seated players' inboxes first, then the game's read model with
         its shard's indexes); whether the game's was written.
 
-        First, ``on_change`` (the notifications, ``workers.notify.notices``) is told the change from
+        First, the listeners' ``on_change`` (the notifications) are told the change from
         ``before`` (the stored summary; none stored: the game as ``creator`` made it,
         ``notifications.as_created``): before the write, so a projection that dies between
         the two loses no notification (the next one, finding the old read model, tells it
         again; the notifications' delivery ids make that harmless)."""
         models = read_models(game_id, self.games[folded.meta.game], folded, seating)
-        if self.on_change is not None:
+        if self.listeners:
             after = rm.joined(models.fields["summary"], models.fields["progress"])
             assert after is not None
-            self.on_change(before if before is not None else as_created(after, creator), after)
+            changed_from = before if before is not None else as_created(after, creator)
+            for listener in self.listeners:
+                listener.on_change(changed_from, after)
         checkpoint = (folded.version, len(seating.owners), seating.clock_rev)
         self._write_inboxes(game_id, checkpoint, models.inboxes)
         shard = shards.of(game_id)

@@ -1,16 +1,16 @@
-"""Hooking the jobs into the command service: ``install()`` once per process (API and worker).
+"""Hooking the jobs into the command service: a ``Wake``'s ``on_append`` is among the command
+service's hooks in every process (API and worker: ``bootstrap``).
 
-Every append marks its game changed (the store adds it to the ``changed`` set in the same
-atomic step, ``services.eventstore.store``), and the first append after the read side last took
-that set
+Every append marks its game changed (the store adds it to the ``changed`` set in the same atomic
+step, ``services.eventstore.store``), and the first append after the read side last took that set
 also sets the store's wake flag and is told so (``woke``). Only then does ``on_append`` enqueue a
-``project_changed`` job (``workers.jobs``), which clears the flag, takes the changed games and
-projects them all. So one job serves every change made while it waited, in every game: under
-load (or with the workers behind) many appends share one job and its dozen round trips of RQ
-bookkeeping, and an append costs no round trip beyond its own. A change made after the job
-cleared the flag sets it again and gets a job of its own.
+``project_changed`` job (``workers.projection.jobs``), which clears the flag, takes the changed
+games and projects them all. So one job serves every change made while it waited, in every game:
+under load (or with the workers behind) many appends share one job and its dozen round trips of RQ
+bookkeeping, and an append costs no round trip beyond its own. A change made after the job cleared
+the flag sets it again and gets a job of its own.
 
-An AI job (``workers.jobs.ai_move``) projects its game after each of its moves and takes the
+An AI job (``workers.ai.ai_move``) projects its game after each of its moves and takes the
 changed games at its end (``wake_deferred``): its own appends enqueue no job; a job is most of
 what RQ writes to the store per move.
 
@@ -27,11 +27,11 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+import redis
 from rq import Retry
 
 from services.eventstore import keys, shards
-from services.games import commands
-from workers import runtime
+from workers.queues import PROJECTIONS, Queues
 
 PROJECT_TIMEOUT = 300  # seconds: a job projects every game changed while it waited
 PROJECT_ONE_TIMEOUT = 60  # seconds: one game's new events
@@ -44,65 +44,68 @@ RESULT_TTL = 0
 FAILURE_TTL = 7 * 24 * 3600
 
 
-def install() -> None:
-    if on_append not in commands.after_append:
-        commands.after_append.append(on_append)
+class Wake:
+    """Wakes the read side of the store (``store``, where the wake flags are) through RQ's
+    queues (``queues``)."""
 
+    def __init__(self, store: redis.Redis, queues: Queues) -> None:
+        self.store = store
+        self.queues = queues
+        self._deferred = threading.local()  # per thread: within ``deferred``
 
-_deferred = threading.local()
+    def on_append(self, game_id: str, version: int, woke: bool) -> None:
+        """The command service's hook."""
+        if not woke:
+            return
+        if getattr(self._deferred, "active", False):
+            self._deferred.owed.add(shards.of(game_id))
+            return
+        self.wake(shards.of(game_id))
 
+    @contextmanager
+    def deferred(self, wake_here: Callable[[int], object]) -> Iterator[None]:
+        """Within, an append that sets its shard's wake flag enqueues no job: at the end,
+        ``wake_here(shard)`` (``project_changed`` run in this job) does what that job would,
+        for each such shard. Meanwhile the flag stays set, so other changes wait for it too; if
+        this process dies first, the flag's expiry (and the catch-up) repairs it, as for a lost
+        enqueue."""
+        self._deferred.active, self._deferred.owed = True, set()
+        try:
+            yield
+        finally:
+            owed = sorted(self._deferred.owed)
+            self._deferred.active, self._deferred.owed = False, set()
+            for shard in owed:
+                wake_here(shard)
 
-def on_append(game_id: str, version: int, woke: bool) -> None:
-    if not woke:
-        return
-    if getattr(_deferred, "active", False):
-        _deferred.owed.add(shards.of(game_id))
-        return
-    wake(shards.of(game_id))
+    def wake(self, shard: int) -> None:
+        """Enqueue a ``project_changed`` job for the shard (the caller set its wake flag)."""
+        try:
+            self._projection(
+                "project_changed",
+                (shard,),
+                PROJECT_TIMEOUT,
+                f"project the changed games of {shard}",
+            )
+        except BaseException:
+            self.store.delete(keys.wake_key(shard))  # the flag is the store's
+            raise
 
+    def project_alone(self, game_id: str) -> None:
+        """Enqueue a ``project`` job for this game only: for a game whose projection failed in
+        a ``project_changed`` job, so its retries and its failure are its own."""
+        self._projection("project", (game_id,), PROJECT_ONE_TIMEOUT, f"project {game_id}")
 
-@contextmanager
-def wake_deferred(wake_here: Callable[[int], object]) -> Iterator[None]:
-    """Within, an append that sets its shard's wake flag enqueues no job: at the end,
-    ``wake_here(shard)`` (``project_changed`` run in this job) does what that job would, for
-    each such shard. Meanwhile the flag stays set, so other changes wait for it too; if this
-    process dies first, the flag's expiry (and the catch-up) repairs it, as for a lost
-    enqueue."""
-    _deferred.active, _deferred.owed = True, set()
-    try:
-        yield
-    finally:
-        owed = sorted(_deferred.owed)
-        _deferred.active, _deferred.owed = False, set()
-        for shard in owed:
-            wake_here(shard)
-
-
-def wake(shard: int) -> None:
-    """Enqueue a ``project_changed`` job for the shard (the caller set its wake flag)."""
-    try:
-        _projection(
-            "project_changed", (shard,), PROJECT_TIMEOUT, f"project the changed games of {shard}"
+    def _projection(
+        self, job: str, args: tuple[object, ...], timeout: int, description: str
+    ) -> None:
+        self.queues.enqueue(
+            PROJECTIONS,
+            f"workers.projection.jobs.{job}",
+            args=args,
+            timeout=timeout,
+            result_ttl=RESULT_TTL,
+            failure_ttl=FAILURE_TTL,
+            retry=PROJECT_RETRY,
+            description=description,
         )
-    except BaseException:
-        commands.service().store.redis.delete(keys.wake_key(shard))  # the flag is the store's
-        raise
-
-
-def project_alone(game_id: str) -> None:
-    """Enqueue a ``project`` job for this game only: for a game whose projection failed in a
-    ``project_changed`` job, so its retries and its failure are its own."""
-    _projection("project", (game_id,), PROJECT_ONE_TIMEOUT, f"project {game_id}")
-
-
-def _projection(job: str, args: tuple[object, ...], timeout: int, description: str) -> None:
-    runtime.enqueue(
-        runtime.PROJECTIONS,
-        f"workers.jobs.{job}",
-        args=args,
-        timeout=timeout,
-        result_ttl=RESULT_TTL,
-        failure_ttl=FAILURE_TTL,
-        retry=PROJECT_RETRY,
-        description=description,
-    )

@@ -1,16 +1,5 @@
-"""The RQ jobs: ``project_changed()``, ``project(game_id)`` and ``ai_move(game_id, version)``.
-
-``project_changed(shard)`` (enqueued by ``workers.projection.wake`` when a change wakes the read
-side of
-a shard, ``services.eventstore.shards``) clears the shard's wake flag, then takes the games of its
-``changed`` set, a batch at a time, and projects each. A game whose projection fails is logged
-and gets a ``project`` job of its own (``project_or_set_apart``); the others go on. Games taken
-from the set by a job that dies are projected by the catch-up (``workers.projection.catchup``).
-
-``project`` brings one game's read models up to date (``workers.projection.projector``); both
-enqueue
-``ai_move`` when the projection moved the game to a version where an AI seat owes a decision
-(job id ``ai-<version>-<game id>``: one per version).
+"""The AI job: ``ai_move(game_id, version)`` (enqueued by the projection:
+``workers.projection.ai_due``).
 
 ``ai_move`` computes a move for the lowest AI seat owing a decision at ``version``, from that
 seat's view and legal commands only, and for a search level its own redacted history
@@ -38,17 +27,16 @@ copies of
   (people's moves go first; the job waiting for them then finds little left). After
   ``AI_CHAIN`` moves it enqueues the job for the next version. A job costs RQ a dozen round
   trips of its own: a game's AI moves in a row no longer pay them each;
-* its own appends wake no ``project_changed`` job (``enqueue.wake_deferred``): it projects its
+* its own appends wake no ``project_changed`` job (``Wake.deferred``): it projects its
   game after each move anyway, and at its end it takes the changed games as that job would.
 
-On a worker of the AI queue alone (``omerta worker --queues ai``, ``runtime.serves_projections``
-off) the job takes no changed games (neither between its moves nor at its end): they are the
-projection workers' work, which a search at a lower CPU priority must not hold up. Its appends
-then wake a ``project_changed`` job as anyone's do; it still projects its own game after each
-move (the next AI move follows from it).
+On a worker of the AI queue alone (``omerta worker --queues ai``, the context's
+``serves_projections`` off) the job takes no changed games (neither between its moves nor at its
+end): they are the projection workers' work, which a search at a lower CPU priority must not hold
+up. Its appends then wake a ``project_changed`` job as anyone's do; it still projects its own game
+after each move (the next AI move follows from it).
 
-The job's timeout fits its game's levels: the longest budget among them times ``AI_CHAIN`` +
-``AI_TIMEOUT_MARGIN`` (a game of ``random``/``greedy`` seats: the margin alone).
+The job's id, timeout and retries: ``workers.projection.ai_due``.
 
 One search per version: before a search level's move the job takes a lease in the store
 (``ai:{<id>}:lease:<version>``, ``SET NX`` with an expiry of the budget + ``LEASE_MARGIN_MS``),
@@ -61,163 +49,64 @@ second one start; the command id still keeps the move to one.)
 
 from __future__ import annotations
 
+import functools
 import logging
-import math
 import secrets
 import time
-from collections.abc import Iterable
 from contextlib import nullcontext
 
 import msgspec
 import redis
-from rq import Retry
 from rq.timeouts import JobTimeoutException
 
 from domain import bots
 from domain.core import Game
 from domain.table import Table
 from services.errors import Conflict, Unavailable
-from services.eventstore import keys, shards
-from services.eventstore.records import GameMeta
-from services.eventstore.store import now_ms, unavailable
+from services.eventstore.store import now_ms
 from services.games.commandinput import ai_command_id
-from services.games.commands import CommandService, service
+from services.games.commands import CommandService
 from services.games.seating import ai_levels
 from services.platform import serversecret
 from services.readside import readmodels as rm
-from workers import runtime
-from workers.projection import wake as enqueue
-from workers.projection.projector import Projector
+from workers.context import Context
+from workers.projection import jobs
+from workers.projection.ai_due import AI_CHAIN, budget, enqueue_ai_move, lease_key
+from workers.queues import job
 
 log = logging.getLogger(__name__)
 
-# seconds beyond AI_CHAIN search budgets (loading and projecting the game, taking the changed
-# games between moves); a greedy move takes milliseconds: anything near this is a bug
-AI_TIMEOUT_MARGIN = 10
 LEASE_MARGIN_MS = 5_000  # a search's lease outlives its budget by this much
-AI_RETRY = Retry(max=2, interval=[1, 5])
-CATCH_UP = "-catch-up"  # suffix of the job ids the catch-up enqueues
-AI_CHAIN = 4  # AI moves one job may make in a row in its game
 
 
-CHANGED_BATCH = 100  # games taken from the changed set at a time
-
-
-def project_changed(shard: int) -> int:
-    """Project the shard's games changed since the last such job; how many it took."""
-    projector = runtime.projector()
-    with unavailable():
-        projector.redis.delete(keys.wake_key(shard))  # a change after this wakes a job of its own
-    return _drain(projector, [shard])
-
-
-def _drain(projector: Projector, which: Iterable[int] = range(shards.SHARDS)) -> int:
-    """Take the changed games of the shards ``which``, a batch of each at a time (one round
-    trip per node for all of them), and project each; how many it took."""
-    taken = 0
-    pending = list(which)
-    while pending:
-        pipe = projector.redis.pipeline(transaction=False)
-        for shard in pending:
-            pipe.spop(keys.changed_key(shard), CHANGED_BATCH)
-        with unavailable():
-            found = pipe.execute()
-        pending = [shard for shard, games in zip(pending, found, strict=True) if games]
-        for games in found:
-            taken += len(games)
-            for game_id in games:
-                project_or_set_apart(projector, game_id.decode())
-    return taken
-
-
-def project_or_set_apart(projector: Projector, game_id: str) -> None:
-    """Project the game among others; if that fails (not for the store being down: that is
-    everybody's failure, raised), log it and give the game a ``project`` job of its own, with
-    its own retries and place in the failed registry, so one broken game stops no other."""
-    try:
-        project_with(projector, game_id)
-    except Unavailable:
-        raise
-    except Exception:
-        log.exception("projecting %s failed: it gets a job of its own", game_id)
-        enqueue.project_alone(game_id)
-
-
-def project(game_id: str) -> int | None:
-    """Project the game; the version its read models now reflect (None: no such game)."""
-    return project_with(runtime.projector(), game_id)
-
-
-def project_with(projector: Projector, game_id: str) -> int | None:
-    projected = projector.project(game_id)
-    if projected is None:
-        return None
-    if projected.written and projected.ai_due:
-        enqueue_ai_move(game_id, projected.version)
-    return projected.version
-
-
-def ai_job_id(game_id: str, version: int, suffix: str = "") -> str:
-    """The job's id: one job per (game, version), and one more from the catch-up."""
-    return f"ai-{version}-{game_id}{suffix}"
-
-
-def budget(level: int | str) -> float:
-    """Seconds a move of ``level`` may search (0: no search level)."""
-    return bots.SEARCH_LEVELS.get(bots.level_name(level), 0.0)
-
-
-def ai_timeout(meta: GameMeta) -> int:
-    """The AI job's timeout in seconds for this game: ``AI_CHAIN`` moves of its slowest level
-    (its AI seats' and the takeover level of seats bots took over), and the margin."""
-    slowest = max(budget(level) for level in [*meta.ai.values(), meta.takeover])
-    return math.ceil(slowest * AI_CHAIN) + AI_TIMEOUT_MARGIN
-
-
-def lease_key(game_id: str, version: int) -> str:
-    return f"ai:{{{game_id}}}:lease:{version}"
-
-
-def enqueue_ai_move(game_id: str, version: int, suffix: str = "") -> None:
-    runtime.enqueue(
-        runtime.AI,
-        "workers.jobs.ai_move",
-        args=(game_id, version),
-        job_id=ai_job_id(game_id, version, suffix),
-        timeout=ai_timeout(service().meta(game_id)),
-        result_ttl=enqueue.RESULT_TTL,  # nothing to keep: the game is the result
-        failure_ttl=enqueue.FAILURE_TTL,
-        retry=AI_RETRY,
-        description=f"ai_move {game_id} at {version}",
-    )
-
-
-def ai_move(game_id: str, version: int) -> str:
+@job
+def ai_move(context: Context, game_id: str, version: int) -> str:
     """Move for the game's first AI seat owing a decision at ``version``, then project the
     game (and go on, see the module docstring). Returns what happened at ``version``:
     ``moved``, ``duplicate`` (an earlier try moved), ``searching`` (another job's search for
     that version runs), ``stale`` or ``not_due``."""
     first = ""
-    here = runtime.serves_projections
+    here = context.serves_projections
     # this job projects what its moves change (a worker of the AI queue alone: see the docstring)
-    with enqueue.wake_deferred(project_changed) if here else nullcontext():
+    wake_here = functools.partial(jobs.project_changed, context)
+    with context.wake.deferred(wake_here) if here else nullcontext():
         for _ in range(AI_CHAIN):
-            outcome = _move(game_id, version)
+            outcome = _move(context, game_id, version)
             if outcome not in ("moved", "duplicate"):  # those said which seat moved, and how
                 log.debug("AI move of %s at %d: %s", game_id, version, outcome)
             first = first or outcome
-            projected = runtime.projector().project(game_id)
+            projected = context.projector.project(game_id)
             if projected is None or not (projected.written and projected.ai_due):
                 return first
             version = projected.version
             if here:
-                _drain(runtime.projector())  # people's moves (every changed game) go first
-        enqueue_ai_move(game_id, version)
+                jobs.drain(context)  # people's moves (every changed game) go first
+        enqueue_ai_move(context, game_id, version)
     return first
 
 
-def _move(game_id: str, version: int) -> str:
-    svc = service()
+def _move(context: Context, game_id: str, version: int) -> str:
+    svc = context.commands
     game, state, now, meta = svc.load(game_id)
     if now != version:
         return "stale"
@@ -252,7 +141,8 @@ def _move(game_id: str, version: int) -> str:
     except (Unavailable, redis.RedisError, JobTimeoutException):
         raise
     except Exception as exc:
-        _record_error(game_id, rm.AiError(seat, version, f"{type(exc).__name__}: {exc}", now_ms()))
+        error = rm.AiError(seat, version, f"{type(exc).__name__}: {exc}", now_ms())
+        _record_error(svc, game_id, error)
         raise
     finally:
         if lease:
@@ -299,8 +189,8 @@ def _seen(
     return bots.Seen(seat, bots.seen_history(game, events, seat), time.monotonic)
 
 
-def _record_error(game_id: str, error: rm.AiError) -> None:
+def _record_error(svc: CommandService, game_id: str, error: rm.AiError) -> None:
     try:
-        service().store.redis.set(rm.ai_error_key(game_id), msgspec.json.encode(error))
+        svc.store.redis.set(rm.ai_error_key(game_id), msgspec.json.encode(error))
     except Exception:  # the job's own failure is what matters; RQ records it
         log.exception("could not record the AI error of %s", game_id)

@@ -1,0 +1,97 @@
+"""The composition root: every process's objects, made once and handed on.
+
+``bootstrap()`` makes the ``Container`` of a process from its settings (the environment by
+default, ``services.platform.config``): the store's client, RQ's (the same server unless
+``RQ_REDIS_URL``), the event store, the RQ queues (``workers.queues``), the command service with
+its one hook (``workers.projection.wake``: every append wakes the read side), the projector with
+its listeners (notifications, deadlines, expiries, ratings), the read models, and the feature
+services the entry points use. The entry points (``omerta serve``'s app, ``omerta worker``,
+the other ``omerta`` commands) call it once and pass the container (or the workers' part of it,
+``Container.context``) down; nothing else makes these objects or keeps them in a module.
+
+Tests make their own: ``bootstrap(store=client)`` on their server, with their own ``hooks`` or
+``listeners`` where a test needs other ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import redis
+
+from services.eventstore.store import EventStore
+from services.games.chat import Chat
+from services.games.commands import CommandService
+from services.games.rematch import Rematches
+from services.games.snapshots import AfterAppend
+from services.identity.players import Players
+from services.platform import config
+from services.platform.config import Settings
+from services.readside.readmodels import ReadModels
+from workers.clocks.deadlines import Deadlines
+from workers.clocks.expiry import Expiry
+from workers.context import Context
+from workers.notify.notices import Notifications
+from workers.projection.projector import Listener, Projector
+from workers.projection.ratings import Ratings
+from workers.projection.wake import Wake
+from workers.queues import Queues
+
+
+@dataclass(frozen=True)
+class Container:
+    settings: Settings
+    store: config.Store  # the store's client (a cluster client with REDIS_CLUSTER_URL)
+    queues_client: redis.Redis  # RQ's server
+    events: EventStore
+    commands: CommandService
+    queues: Queues
+    projector: Projector
+    read_models: ReadModels
+    players: Players
+    chat: Chat
+    rematches: Rematches
+    context: Context  # what the workers' jobs work with
+
+
+def bootstrap(
+    settings: Settings | None = None,
+    *,
+    store: config.Store | None = None,
+    queues_client: redis.Redis | None = None,
+    hooks: Sequence[AfterAppend] | None = None,
+    listeners: Sequence[Listener] | None = None,
+) -> Container:
+    """The process's objects. ``store``/``queues_client``: clients to use instead of the
+    configured ones; ``hooks``: the command service's (default: the workers' wake);
+    ``listeners``: the projector's (default: notifications, deadlines, expiries, ratings)."""
+    settings = settings or config.settings()
+    store = store if store is not None else config.connect(settings)
+    queues_client = queues_client or config.connect_queues(settings, store)
+    events = EventStore(
+        store, min_replicas=settings.min_replicas, replica_timeout_ms=settings.replica_timeout_ms
+    )
+    queues = Queues(queues_client)
+    wake = Wake(store, queues)
+    commands = CommandService(events, hooks=[wake.on_append] if hooks is None else hooks)
+    if listeners is None:
+        listeners = [Notifications(queues), Deadlines(queues), Expiry(queues), Ratings(queues)]
+    projector = Projector(events, listeners=listeners)
+    read_models = ReadModels(store)
+    players = Players(store)
+    context = Context(settings, store, commands, queues, wake, projector, read_models)
+    return Container(
+        settings=settings,
+        store=store,
+        queues_client=queues_client,
+        events=events,
+        commands=commands,
+        queues=queues,
+        projector=projector,
+        read_models=read_models,
+        players=players,
+        chat=Chat(store),
+        rematches=Rematches(commands, players),
+        context=context,
+    )

@@ -1,0 +1,30 @@
+"""What the jobs work with: one ``Context`` per process, built by the composition root
+(``bootstrap``) and bound to the worker's jobs (``workers.queues.bound``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from services.games.commands import CommandService
+from services.platform.config import Settings, Store
+from services.readside.readmodels import ReadModels
+from workers.queues import Queues
+
+if TYPE_CHECKING:  # the projection's jobs take a Context: only the types, no cycle
+    from workers.projection.projector import Projector
+    from workers.projection.wake import Wake
+
+
+@dataclass(frozen=True)
+class Context:
+    settings: Settings
+    store: Store  # the store's client (RQ's server is ``queues.client``)
+    commands: CommandService
+    queues: Queues
+    wake: Wake
+    projector: Projector
+    read_models: ReadModels
+    # Off in a worker of the AI queue alone: its AI jobs then leave the changed games to the
+    # projection workers (``workers.ai``).
+    serves_projections: bool = True
