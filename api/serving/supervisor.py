@@ -40,7 +40,7 @@ from types import FrameType
 
 from api.serving import leftovers
 from services.platform import lifeline
-from services.platform.config import embedded_port, settings, started_server
+from services.platform.config import settings, start_embedded
 from services.platform.embedded import HOST, EmbeddedServer
 
 STOP_SECONDS = 15.0
@@ -123,8 +123,8 @@ def store_url() -> tuple[str, EmbeddedServer | None]:
         return config.cluster_url, None
     if config.redis_url:
         return config.redis_url, None
-    port = embedded_port(config, own_group_and_lifeline())
-    return f"redis://{HOST}:{port}/0", started_server()
+    port, started = start_embedded(config, own_group_and_lifeline())
+    return f"redis://{HOST}:{port}/0", started
 
 
 def supervise(

@@ -61,7 +61,6 @@ import atexit
 import fcntl
 import os
 import re
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import SplitResult, urlsplit
@@ -258,9 +257,6 @@ RETRY_BACKOFF = ExponentialBackoff(cap=1.0, base=0.05)
 RETRIES = 10
 RETRY_SECONDS = sum(RETRY_BACKOFF.compute(n) for n in range(1, RETRIES + 1))
 
-_started: EmbeddedServer | None = None
-_start_lock = threading.Lock()
-
 
 def connect(config: Settings | None = None) -> Store:
     """A redis-py client (bytes in and out) for the configured store, retrying (see above): a
@@ -284,36 +280,34 @@ def connect_queues(config: Settings, store: Store) -> redis.Redis:
     return store
 
 
-def embedded_port(config: Settings, preexec_fn: Callable[[], None] | None = None) -> int:
-    """The port of the embedded server for ``config.var``, started now if none runs (with
-    ``preexec_fn``, see ``EmbeddedServer``)."""
-    global _started
-    with _start_lock:
-        if _started is not None and _started.directory == config.var:
-            return _started.port
-        config.var.mkdir(parents=True, exist_ok=True)
-        with open(config.var / "valkey.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            port_file = config.var / "valkey.port"
-            running = _running_port(port_file, config.var)
-            if running is not None:
-                return running
-            server = EmbeddedServer(config.var, config.port, config.fsync, preexec_fn).start()
-            port_file.write_text(f"{server.port}\n")
-            _started = server
-            atexit.register(server.stop)
-            return server.port
+def embedded_port(config: Settings) -> int:
+    """The port of the embedded server for ``config.var``, started now if none runs."""
+    return start_embedded(config)[0]
+
+
+def start_embedded(
+    config: Settings, preexec_fn: Callable[[], None] | None = None
+) -> tuple[int, EmbeddedServer | None]:
+    """The port of the embedded server for ``config.var``, and the server if this call started
+    it (with ``preexec_fn``, see ``EmbeddedServer``; it stops when this process exits). The
+    file lock keeps one server per directory, across processes and threads alike."""
+    config.var.mkdir(parents=True, exist_ok=True)
+    with open(config.var / "valkey.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        port_file = config.var / "valkey.port"
+        running = _running_port(port_file, config.var)
+        if running is not None:
+            return running, None
+        server = EmbeddedServer(config.var, config.port, config.fsync, preexec_fn).start()
+        port_file.write_text(f"{server.port}\n")
+        atexit.register(server.stop)
+        return server.port, server
 
 
 def running_embedded_port(config: Settings) -> int | None:
     """The port of the embedded server that runs for ``config.var``, if one does; never starts
     one (``omerta status``: a server of its own would be an empty store)."""
     return _running_port(config.var / "valkey.port", config.var)
-
-
-def started_server() -> EmbeddedServer | None:
-    """The embedded server this process started, if any (``omerta run`` supervises it)."""
-    return _started
 
 
 def _running_port(port_file: Path, var: Path) -> int | None:
