@@ -56,7 +56,7 @@ def move(api: Api, who: Who, game_id: str) -> None:
 def test_the_stream_sends_the_count_at_once_and_a_resume_the_games_missed(api: Api) -> None:
     mover, other, game_id = table(api)
     # The stream's first message is the count; the live reader may add one for the join, if it
-    # reads that change late (a loaded machine): it says the same.
+    # reads that change late (a loaded machine): it counts the same.
     (first_id, first), *later = messages(api.call("GET", "/me/events", mover))
     assert all(data["count"] == first["count"] for _, data in later)
     assert first == {"count": 1, "games": []}
