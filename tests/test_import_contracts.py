@@ -22,7 +22,7 @@ PROBES = [
     ("domain/rng.py", "import api", "domain imports nothing of ours"),
     (
         "services/errors.py",
-        "import workers.jobs",
+        "import workers.ai",
         "services never imports api, workers or bootstrap",
     ),
     ("workers/mailer.py", "import api.app", "workers never imports api or bootstrap"),
