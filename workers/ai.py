@@ -63,11 +63,11 @@ from domain import bots
 from domain.core import Game
 from domain.table import Table
 from services.errors import Conflict, Unavailable
+from services.eventstore import serversecret
 from services.eventstore.store import now_ms
 from services.games.commandinput import ai_command_id
 from services.games.commands import CommandService
 from services.games.seating import ai_levels
-from services.platform import serversecret
 from services.readside import readmodels as rm
 from workers.context import Context
 from workers.projection import jobs
@@ -125,7 +125,7 @@ def _move(context: Context, game_id: str, version: int) -> str:
             levels[seat],
             game.view(state, seat),
             game.legal(state, seat),
-            # Secret, and the same for every try of the move (services.platform.serversecret).
+            # Secret, and the same for every try of the move (services.eventstore.serversecret).
             seed=serversecret.bot_seed(serversecret.load(svc.store.redis), game_id, version, seat),
             **({"seen": seen} if seen is not None else {}),  # only a search level takes it
         )

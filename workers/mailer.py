@@ -19,10 +19,11 @@ import logging
 
 from rq import Retry
 
+from services.eventstore import serversecret
 from services.identity.emails import SIGNIN, VERIFY, Emails, unsubscribe_signature
 from services.identity.players import Players
 from services.notify import mail, mailtexts
-from services.platform import config, serversecret
+from services.platform import config
 from workers.context import Context
 from workers.queues import MAIL, Queues, job
 

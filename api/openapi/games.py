@@ -12,7 +12,7 @@ from api.schemas.meta import Health
 from api.schemas.play import Accepted, CommandIn, HistoryOut, LegalOut, ViewOut
 from api.schemas.players import NewPlayer, PlayerCreated, PlayerOut
 from domain.table import messages as table_messages
-from services.platform.idempotency import MIN_PLAYER_KEY
+from services.eventstore.idempotency import MIN_PLAYER_KEY
 
 # The table's commands (domain.table), which GET .../legal never lists.
 TABLE = ", ".join(f"`{kind.__struct_config__.tag}`" for kind in table_messages.COMMANDS)

@@ -11,7 +11,7 @@ from api.http.params import query_number
 from api.http.problems import ApiError
 from api.schemas.common import COMMAND_ID_HEADER
 from api.schemas.social import ChatIn, ChatOut
-from services.platform import idempotency
+from services.eventstore import idempotency
 
 bp = Blueprint("chat", __name__)
 

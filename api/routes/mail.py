@@ -26,9 +26,9 @@ from api.http.problems import ApiError
 from api.routes.players import with_cookie
 from api.schemas.players import SignedIn
 from api.web import i18n, mailpages
+from services.eventstore import serversecret
 from services.eventstore.store import unavailable
 from services.identity.emails import SIGNIN, VERIFY, Email, Emails, unsubscribe_valid
-from services.platform import serversecret
 from workers import mailer
 
 bp = Blueprint("mail", __name__)

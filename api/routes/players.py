@@ -11,8 +11,8 @@ from api.http.problems import ApiError
 from api.schemas.common import COMMAND_ID_HEADER
 from api.schemas.games import GameList
 from api.schemas.players import NewPlayer, PlayerCreated, PlayerOut
+from services.eventstore import idempotency
 from services.identity.players import Unauthorized
-from services.platform import idempotency
 from services.readside.readmodels import ReadModels
 
 bp = Blueprint("players", __name__)

@@ -18,9 +18,9 @@ from api.context import caller, deps
 from api.http.jsonio import body, reply
 from api.http.problems import ApiError
 from api.schemas.common import COMMAND_ID_HEADER
+from services.eventstore import idempotency
 from services.notify import notifications as nt
 from services.notify import webhooks as wh
-from services.platform import idempotency
 
 bp = Blueprint("webhooks", __name__)
 

@@ -26,9 +26,10 @@ from flask.typing import ResponseReturnValue
 from api.context import deps
 from api.http.problems import ApiError
 from api.web import _page
+from services.eventstore import serversecret
 from services.identity.emails import SIGNIN, VERIFY, Emails, unsubscribe_valid
 from services.notify import mail
-from services.platform import config, serversecret
+from services.platform import config
 
 bp = Blueprint("mailpages", __name__)
 

@@ -3,8 +3,8 @@
 A bot gets exactly what a player gets: the seat's ``view(state, seat)`` and its
 ``legal(state, seat)`` commands, plus a generator (``domain.rng``) on the seed it is given (the
 workers make it from a server-side secret, the game id, version and seat: a move can be
-recomputed, not predicted; ``services.platform.serversecret``). Never the state, the game's seed or
-a deck.
+recomputed, not predicted; ``services.eventstore.serversecret``). Never the state, the game's
+seed or a deck.
 
 Levels: ``random`` (uniform over the legal commands) and ``greedy`` (one-move lookahead with a
 heuristic per game, see ``famiglia.py`` and ``gangsta.py``). A numeric level (the API's

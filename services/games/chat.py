@@ -30,9 +30,8 @@ import redis
 from redis.typing import EncodableT
 
 from services.errors import BadRequest
-from services.eventstore import keys, shards
+from services.eventstore import idempotency, keys, shards
 from services.eventstore.store import now_ms, unavailable
-from services.platform import idempotency
 
 MAX_TEXT = 500
 KEEP = 200  # messages kept per game

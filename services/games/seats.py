@@ -48,10 +48,10 @@ from redis.client import Pipeline
 from redis.typing import EncodableT
 
 from services.errors import ServiceError
+from services.eventstore import idempotency, serversecret
+from services.eventstore.idempotency import Record
 from services.eventstore.store import unavailable
 from services.identity.devices import digest
-from services.platform import idempotency, serversecret
-from services.platform.idempotency import Record
 
 
 def player_games_key(player_id: str) -> str:

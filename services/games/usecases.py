@@ -3,7 +3,7 @@
 A route parses the request (the caller, the body, the ``Idempotency-Key`` header as sent) and
 encodes the answer; everything between is here, in the order that decides which refusal a bad
 request gets: the cap on open public games, the creator's seat, the key, the keyed creation
-(``services.platform.idempotency``: the derived game id, the pending record and its release),
+(``services.eventstore.idempotency``: the derived game id, the pending record and its release),
 the opening of the table with its invites (``services.games.seats``), and telling the workers
 that the seats changed (``CommandService.notify``).
 """
@@ -17,11 +17,11 @@ from typing import Any, Protocol
 import msgspec
 
 from services.errors import BadRequest, ServiceError
+from services.eventstore import idempotency
 from services.games.chat import Chat
 from services.games.commands import CommandService
 from services.games.rematch import Offer, Rematches
 from services.identity.players import Players
-from services.platform import idempotency
 
 
 class CreateRequest(Protocol):

@@ -26,7 +26,7 @@ only after both, completes it when clicked again. An index key left naming a pla
 address changed since (``set_address`` lost before releasing it) finds nobody.
 
 The unsubscribe link is the player id and an HMAC of it under the server's secret
-(``services.platform.serversecret``): no state, and it works for as long as the secret stays.
+(``services.eventstore.serversecret``): no state, and it works for as long as the secret stays.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ import msgspec
 import redis
 
 from services.errors import ServiceError
+from services.eventstore import serversecret
 from services.eventstore.store import unavailable
-from services.platform import serversecret
 
 VERIFY = "verify"
 SIGNIN = "signin"

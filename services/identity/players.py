@@ -21,7 +21,7 @@ process between two of them loses nothing acknowledged and the retry completes i
 
 * Creating a player: its hash (only if absent), then its token. A token is written last, so no
   token ever names a player that is not there. With an ``Idempotency-Key``
-  (``services.platform.idempotency``) the key's record is claimed first (``SET NX`` naming the new
+  (``services.eventstore.idempotency``) the key's record is claimed first (``SET NX`` naming the new
   player id): a retry that finds it writes the same player (only if absent) and the same token
   (derived from the key and the player id) again and answers them, so a creation lost midway is
   completed by its retry, and a twin request racing the first answers the same player.
@@ -39,12 +39,11 @@ import msgspec
 import redis
 
 from services.errors import ServiceError
-from services.eventstore import shards
+from services.eventstore import idempotency, serversecret, shards
+from services.eventstore.idempotency import Record
 from services.eventstore.store import now_ms, unavailable
 from services.games.seats import Seats
 from services.identity.devices import FIRST, TOUCH_MS, Devices, digest, token_key
-from services.platform import idempotency, serversecret
-from services.platform.idempotency import Record
 
 MAX_NAME = 40
 RECHECK_MS = 2000  # how long a signed-out device's token may still work in another process

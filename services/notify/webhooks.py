@@ -41,9 +41,10 @@ import redis
 import requests
 from urllib3.exceptions import NameResolutionError
 
+from services.eventstore import idempotency, serversecret
 from services.eventstore.store import unavailable
 from services.notify.notifications import Notice
-from services.platform import config, idempotency, serversecret
+from services.platform import config
 
 MAX_HOOKS = 5
 MAX_URL = 2000

@@ -14,12 +14,11 @@ from flask import Flask
 
 from api.schemas.games import NewGame
 from services.errors import Unavailable
-from services.eventstore import keys
+from services.eventstore import idempotency, keys
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
 from services.games.seats import player_games_key
 from services.identity.players import Players
-from services.platform import idempotency
 from tests.api.helpers import Api, Who
 
 pytestmark = pytest.mark.server

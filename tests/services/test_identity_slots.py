@@ -11,7 +11,8 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
-from services.eventstore import shards
+from services.eventstore import idempotency, shards
+from services.eventstore.idempotency import Record
 from services.eventstore.store import now_ms
 from services.games import vacation
 from services.games.chat import Chat
@@ -33,8 +34,6 @@ from services.identity.players import Players, Unauthorized, player_key
 from services.notify import notifications
 from services.notify.push import Subscriptions
 from services.notify.webhooks import Webhooks
-from services.platform import idempotency
-from services.platform.idempotency import Record
 from services.readside import ratings as rt
 from services.readside import readmodels as rm
 from services.readside import seen

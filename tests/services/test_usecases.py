@@ -12,14 +12,13 @@ import redis
 
 from api.schemas.games import JoinGame, NewGame
 from services.errors import BadRequest, UnknownGame
-from services.eventstore import keys, shards
+from services.eventstore import idempotency, keys, serversecret, shards
 from services.eventstore.store import EventStore
 from services.games.chat import Chat
 from services.games.commands import CommandService
 from services.games.rematch import Rematches
 from services.games.usecases import Tables, TooManyOpenGames
 from services.identity.players import Players
-from services.platform import idempotency, serversecret
 from tests.services.helpers import play_out
 
 Woken = list[tuple[str, int]]

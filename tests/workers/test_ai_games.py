@@ -10,8 +10,7 @@ import pytest
 
 from bootstrap import Container
 from domain import GAMES, bots
-from services.eventstore import shards
-from services.platform import serversecret
+from services.eventstore import serversecret, shards
 from services.readside import readmodels as rm
 from services.readside.readmodels import ReadModels
 from tests.workers.helpers import assert_read_models_current

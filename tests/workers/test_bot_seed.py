@@ -13,7 +13,7 @@ import redis
 
 from bootstrap import Container
 from domain import bots
-from services.platform import serversecret
+from services.eventstore import serversecret
 from workers import ai
 
 pytestmark = pytest.mark.server

@@ -13,11 +13,12 @@ from email.message import EmailMessage
 
 import redis
 
+from services.eventstore import serversecret
 from services.identity.emails import Email, unsubscribe_signature
 from services.identity.players import Players
 from services.notify import mailtexts
 from services.notify import notifications as nt
-from services.platform import config, serversecret
+from services.platform import config
 from services.readside.readmodels import Summary
 
 

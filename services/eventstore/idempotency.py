@@ -23,7 +23,7 @@ covers a client that was offline). Only the key's SHA-256 is kept:
                                                      ``services.games.chat``)
 
 A first answer's secrets (a player's token, invite codes) are not kept either: with a key they
-are derived from the server's secret and the key (``services.platform.serversecret``), so a replay
+are derived from the server's secret and the key (``services.eventstore.serversecret``), so a replay
 makes
 them again, and a copy of the store without the keys does not give them.
 
@@ -52,10 +52,9 @@ import msgspec
 import redis
 
 from services.errors import BadRequest, ServiceError
-from services.eventstore import shards
+from services.eventstore import serversecret, shards
 from services.eventstore.store import unavailable
 from services.games.commandinput import MAX_COMMAND_ID
-from services.platform import serversecret
 
 TTL_MS = 24 * 3600 * 1000
 PENDING_MS = 30_000  # far longer than a creation takes

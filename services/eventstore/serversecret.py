@@ -1,5 +1,5 @@
 """The server's secret, and what is derived from it: the AI seats' seeds and the answers a
-retried request gets again (``services.platform.idempotency``).
+retried request gets again (``services.eventstore.idempotency``).
 
 A bot (``domain.bots``) is a pure function of a seat's view, its legal commands and a seed. The
 seed must be the same every time one move is computed (AI jobs are retried, and copies of one
