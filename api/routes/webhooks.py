@@ -17,7 +17,7 @@ from flask import Blueprint, Response, request
 from api.context import caller, deps
 from api.http.jsonio import body, reply
 from api.http.problems import ApiError
-from api.schemas.common import COMMAND_ID_HEADER
+from api.schemas.common import COMMAND_ID_HEADER, In
 from services.eventstore import idempotency
 from services.notify import notifications as nt
 from services.notify import webhooks as wh
@@ -27,11 +27,7 @@ bp = Blueprint("webhooks", __name__)
 Url = Annotated[str, msgspec.Meta(min_length=1, max_length=wh.MAX_URL)]
 
 
-class _In(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    pass
-
-
-class EventFlags(_In):
+class EventFlags(In):
     """Which events a channel carries (``true``: sent); a field left out is left as it is."""
 
     your_turn: bool | None = None
@@ -40,7 +36,7 @@ class EventFlags(_In):
     time_low: bool | None = None
 
 
-class NotificationPrefs(_In):
+class NotificationPrefs(In):
     """Per channel (webhook; email and push once they exist), which events are sent."""
 
     webhook: EventFlags | None = None
@@ -48,7 +44,7 @@ class NotificationPrefs(_In):
     push: EventFlags | None = None
 
 
-class NewWebhook(_In):
+class NewWebhook(In):
     url: Url
 
 
