@@ -51,18 +51,28 @@ def test_status_shows_the_queues_and_the_oldest_owed_ai_move(
     assert isinstance(age, int) and age >= 0
 
 
+def never_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``omerta status`` reads a store; starting one here would fail the test that calls it."""
+
+    def refuse(*_: object, **__: object) -> None:
+        raise AssertionError("omerta status started an embedded server")
+
+    monkeypatch.setattr(config, "start_embedded", refuse)
+    monkeypatch.setattr(EmbeddedServer, "start", refuse)
+
+
 def test_status_without_a_store_says_so_and_starts_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """It once started an embedded server of its own and reported that empty store."""
     for name in ("REDIS_URL", "REDIS_CLUSTER_URL", "RQ_REDIS_URL"):
         monkeypatch.delenv(name, raising=False)
+    never_start(monkeypatch)
     monkeypatch.setenv("OMERTA_VAR", str(tmp_path))
     assert main(["status"]) == 2
     out = capsys.readouterr()
     assert out.out == ""
     assert "REDIS_URL" in out.err and "REDIS_CLUSTER_URL" in out.err and str(tmp_path) in out.err
-    assert config.started_server() is None
     assert list(tmp_path.iterdir()) == []  # no server's files, no port file
 
 
@@ -75,10 +85,11 @@ def test_status_reads_the_embedded_server_that_runs(
     monkeypatch.setenv("OMERTA_VAR", str(tmp_path))
     with EmbeddedServer(tmp_path) as server:
         (tmp_path / "valkey.port").write_text(f"{server.port}\n")
+        never_start(monkeypatch)
         found = status(capsys)
     assert found["store"] == {
         "kind": "embedded",
         "address": f"127.0.0.1:{server.port}",
         "var": str(tmp_path),
     }
-    assert found["workers"] == 0 and config.started_server() is None
+    assert found["workers"] == 0
