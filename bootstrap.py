@@ -5,7 +5,8 @@ default, ``services.platform.config``): the store's client, RQ's (the same serve
 ``RQ_REDIS_URL``), the event store, the RQ queues (``workers.queues``), the command service with
 its one hook (``workers.projection.wake``: every append wakes the read side), the projector with
 its listeners (notifications, deadlines, expiries, ratings), the read models, and the feature
-services the entry points use. The entry points (``omerta serve``'s app, ``omerta worker``,
+services the entry points use, and the process's metrics (``services.platform.metrics``) on a
+registry of its own. The entry points (``omerta serve``'s app, ``omerta worker``,
 the other ``omerta`` commands) call it once and pass the container (or the workers' part of it,
 ``Container.context``) down; nothing else makes these objects or keeps them in a module.
 
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import redis
+from prometheus_client import CollectorRegistry
 
 from services.eventstore.store import EventStore
 from services.games.chat import Chat
@@ -28,6 +30,7 @@ from services.games.snapshots import AfterAppend
 from services.identity.players import Players
 from services.platform import config
 from services.platform.config import Settings
+from services.platform.metrics import Metrics
 from services.readside.readmodels import ReadModels
 from workers.clocks.deadlines import Deadlines
 from workers.clocks.expiry import Expiry
@@ -53,6 +56,8 @@ class Container:
     chat: Chat
     rematches: Rematches
     context: Context  # what the workers' jobs work with
+    metrics: Metrics  # what this process measures (services.platform.metrics)
+    registry: CollectorRegistry  # where they are registered (not prometheus_client's global)
 
 
 def bootstrap(
@@ -69,18 +74,25 @@ def bootstrap(
     settings = settings or config.settings()
     store = store if store is not None else config.connect(settings)
     queues_client = queues_client or config.connect_queues(settings, store)
+    registry = CollectorRegistry()
+    metrics = Metrics(registry)
     events = EventStore(
-        store, min_replicas=settings.min_replicas, replica_timeout_ms=settings.replica_timeout_ms
+        store,
+        min_replicas=settings.min_replicas,
+        replica_timeout_ms=settings.replica_timeout_ms,
+        metrics=metrics,
     )
     queues = Queues(queues_client)
     wake = Wake(store, queues)
-    commands = CommandService(events, hooks=[wake.on_append] if hooks is None else hooks)
+    commands = CommandService(
+        events, hooks=[wake.on_append] if hooks is None else hooks, metrics=metrics
+    )
     if listeners is None:
         listeners = [Notifications(queues), Deadlines(queues), Expiry(queues), Ratings(queues)]
     projector = Projector(events, listeners=listeners)
     read_models = ReadModels(store)
     players = Players(store)
-    context = Context(settings, store, commands, queues, wake, projector, read_models)
+    context = Context(settings, store, commands, queues, wake, projector, read_models, metrics)
     return Container(
         settings=settings,
         store=store,
@@ -94,4 +106,6 @@ def bootstrap(
         chat=Chat(store),
         rematches=Rematches(commands, players),
         context=context,
+        metrics=metrics,
+        registry=registry,
     )

@@ -68,6 +68,7 @@ from services.eventstore.store import now_ms
 from services.games.commandinput import ai_command_id
 from services.games.commands import CommandService
 from services.games.seating import ai_levels
+from services.platform.metrics import Metrics
 from services.readside import readmodels as rm
 from workers.context import Context
 from workers.projection import jobs
@@ -119,7 +120,9 @@ def _move(context: Context, game_id: str, version: int) -> str:
     if lease is None:
         return "searching"
     try:
-        seen = _seen(svc, game, game_id, seat, levels[seat])
+        level = bots.level_name(levels[seat])
+        seen = _seen(svc, game, game_id, seat, levels[seat], context.metrics)
+        began = time.perf_counter()
         command = bots.choose(
             meta.game,
             levels[seat],
@@ -129,6 +132,7 @@ def _move(context: Context, game_id: str, version: int) -> str:
             seed=serversecret.bot_seed(serversecret.load(svc.store.redis), game_id, version, seat),
             **({"seen": seen} if seen is not None else {}),  # only a search level takes it
         )
+        context.metrics.ai_move_seconds.labels(level).observe(time.perf_counter() - began)
         accepted = svc.handle(
             game_id,
             seat,
@@ -178,15 +182,20 @@ def _release(client: redis.Redis, key: str, token: str) -> None:
 
 
 def _seen(
-    svc: CommandService, game: Game, game_id: str, seat: int, level: int | str
+    svc: CommandService, game: Game, game_id: str, seat: int, level: int | str, metrics: Metrics
 ) -> bots.Seen | None:
     """What a search level gets beyond the view: the seat's own history of the game (the
-    stored events, redacted for it by ``bots.seen_history``) and the worker's clock."""
-    if bots.level_name(level) not in bots.SEARCH_LEVELS:
+    stored events, redacted for it by ``bots.seen_history``), the worker's clock, and where
+    the search reports its iterations."""
+    name = bots.level_name(level)
+    if name not in bots.SEARCH_LEVELS:
         return None
     assert isinstance(game, Table)  # every game is played at the table (domain.GAMES)
     events = [record.event for record in svc.events(game_id)]
-    return bots.Seen(seat, bots.seen_history(game, events, seat), time.monotonic)
+    history = bots.seen_history(game, events, seat)
+    return bots.Seen(
+        seat, history, time.monotonic, report=metrics.ai_iterations.labels(name).observe
+    )
 
 
 def _record_error(svc: CommandService, game_id: str, error: rm.AiError) -> None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from services.games.commands import CommandService
 from services.platform.config import Settings, Store
+from services.platform.metrics import Metrics
 from services.readside.readmodels import ReadModels
 from workers.queues import Queues
 
@@ -25,6 +26,7 @@ class Context:
     wake: Wake
     projector: Projector
     read_models: ReadModels
+    metrics: Metrics  # the process's (services.platform.metrics): the worker's jobs count here
     # Off in a worker of the AI queue alone: its AI jobs then leave the changed games to the
     # projection workers (``workers.ai``).
     serves_projections: bool = True

@@ -11,7 +11,8 @@ scheduler: ``workers.clocks.deadlines``) follows; ``omerta-notify`` (notificatio
 ``NAMES`` are their short names (``omerta worker --queues``).
 
 RQ's jobs here are ``OmertaJob``s (the queues' and the workers' job class): RQ's own, but for
-the executions that a worker killed in a job left behind (see its docstring), for functions
+the executions that a worker killed in a job left behind (see its docstring), for the request
+id it carries (``services.platform.logs``), for functions
 named by their path before a move (``RENAMED``), and for the worker's context: RQ imports a
 job's function by its dotted path, so a function marked ``@job`` takes the worker's context
 (``workers.context.Context``) as its first argument, given by the job class the worker was made
@@ -30,6 +31,8 @@ from rq import Queue
 from rq.executions import Execution, ExecutionRegistry
 from rq.job import Job
 from rq.utils import import_attribute
+
+from services.platform import logs
 
 PROJECTIONS = "omerta-projections"
 AI = "omerta-ai"
@@ -100,6 +103,19 @@ class OmertaJob(Job):
     worker's context (a class made by ``bound``)."""
 
     worker_context: ClassVar[object | None] = None
+
+    @classmethod
+    def create(cls, *args: Any, **kwargs: Any) -> Any:
+        """RQ's job, carrying the request id of the request or job that enqueues it
+        (``services.platform.logs``) in its meta: every job of a command's road logs it."""
+        request_id = logs.REQUEST_ID.get()
+        if request_id is not None:
+            kwargs["meta"] = {**(kwargs.get("meta") or {}), logs.META_KEY: request_id}
+        return super().create(*args, **kwargs)
+
+    @property
+    def request_id(self) -> str | None:
+        return self.meta.get(logs.META_KEY)
 
     @property
     def func(self) -> Any:

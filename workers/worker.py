@@ -52,14 +52,17 @@ from typing import Any, TypeVar
 
 import redis
 from redis.client import Pipeline
-from rq import SimpleWorker
+from rq import Queue, SimpleWorker
 from rq.exceptions import StopRequested
+from rq.executions import Execution
 from rq.job import Job
 
+from services.errors import Unavailable
 from services.eventstore import shards
 from services.notify import webhooks as wh
-from services.platform import lifeline
+from services.platform import lifeline, logs
 from services.platform.config import settings
+from workers import metrics
 from workers.clocks import deadlines
 from workers.context import Context
 from workers.notify import notices as notify
@@ -147,9 +150,26 @@ class OmertaWorker(SimpleWorker):
             if self._overdue is not None:  # it stopped in time
                 self._overdue.cancel()
 
+    def perform_job(self, job: Job, queue: Queue, execution: Execution) -> bool:
+        """RQ's, under the request id the job carries (its log lines, and the jobs it
+        enqueues, have it: ``services.platform.logs``), measured (``services.platform.metrics``:
+        the job's time and outcome by queue, a delivery's by channel)."""
+        will_retry = job.should_retry  # a failure now is retried (RQ counts the tries down)
+        token = logs.REQUEST_ID.set(job.meta.get(logs.META_KEY))
+        began = time.perf_counter()
+        try:
+            done = super().perform_job(job, queue, execution)
+        finally:
+            logs.REQUEST_ID.reset(token)
+        measured = metrics.JobRun(queue.name, time.perf_counter() - began, done, will_retry)
+        metrics.record(self.context.metrics, job, measured)
+        return done
+
     def handle_exception(self, job: Job, *exc_info: Any) -> None:
         """RQ's logging of a failed job, but a webhook delivery's failure: an expected outcome
         the job logged in one line (a traceback a try fills logs with nothing to fix)."""
+        if isinstance(exc_info[1], (redis.RedisError, Unavailable)):
+            self.context.metrics.store_errors.labels("worker").inc()
         if isinstance(exc_info[1], wh.DeliveryFailed):
             return
         super().handle_exception(job, *exc_info)
@@ -386,7 +406,7 @@ def run(
     and repairs. RQ logs a few lines per job, and per maintenance pass, at ``INFO``: its logs
     show only at ``DEBUG``, warnings and errors always."""
     level = log_level or settings().log_level
-    logging.basicConfig(level=level, format="%(asctime)s %(name)s: %(message)s", datefmt="%X")
+    logs.configure(level, settings().log_format)
     rq_level = "INFO" if logging.getLogger().isEnabledFor(logging.DEBUG) else "WARNING"
     worker_pid = os.getpid()  # RQ's scheduler, a process forked per work loop, dies with it
     os.register_at_fork(after_in_child=lambda: lifeline.die_with_parent(worker_pid))

@@ -51,30 +51,9 @@ def run(args: argparse.Namespace) -> int:
         return NO_STORE
     store, settings = found
     from bootstrap import bootstrap
-    from services.eventstore.replication import replication
-    from services.eventstore.store import unavailable
-    from workers.projection import catchup, leases
-    from workers.queues import QUEUES
+    from workers.status import snapshot
 
-    container = bootstrap(settings)
-    client, queues_client = container.store, container.queues_client
-    queues = [container.queues.queue(name) for name in QUEUES]
-    with unavailable():
-        replicas = replication(client, settings.min_replicas)
-        status = {
-            "store": store,
-            "replication": {
-                "min_replicas": settings.min_replicas,
-                "refused_shards": replicas.refused_shards,
-                "masters_without_replicas": replicas.masters_without_replicas,
-            },
-            "queues": {q.name: q.count for q in queues},
-            "failed": {q.name: q.failed_job_registry.count for q in queues},
-            "workers": len(leases.alive(client)),
-            "ai_worker_alive": leases.ai_worker_alive(queues_client),
-            "oldest_ai_due_ms": catchup.oldest_ai_due_ms(client),
-            "shard_leases": leases.report(client),
-        }
+    status = {"store": store, **snapshot(bootstrap(settings).context)}
     print(json.dumps(status, indent=2))
     return 0
 

@@ -60,6 +60,7 @@ from services.eventstore.records import (
     encode,
 )
 from services.platform.config import Store
+from services.platform.metrics import Metrics
 
 APPEND = """
 local done = redis.call('HGET', KEYS[2], ARGV[2]) or redis.call('HGET', KEYS[7], ARGV[2])
@@ -140,8 +141,10 @@ class EventStore:
         clock: Callable[[], int] = now_ms,
         min_replicas: int = 0,
         replica_timeout_ms: int = 1000,
+        metrics: Metrics | None = None,
     ) -> None:
         self.redis = client
+        self.metrics = metrics or Metrics()  # a test's store: counted, exported nowhere
         self.clock = clock
         self.min_replicas = min_replicas
         self.replica_timeout_ms = replica_timeout_ms
@@ -186,7 +189,7 @@ class EventStore:
             prev = chain_hash(raw)
             entries.append(Entry(envelope, raw, prev))
         record = CommandRecord(expected_version + 1, expected_version + len(entries), digest)
-        with unavailable():
+        with unavailable(), self.metrics.append_seconds.time():
             (status, value, *woken), replicas = self._run_append(
                 [
                     keys.events_key(game_id),

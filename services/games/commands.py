@@ -38,6 +38,7 @@ from services.games.creation import Creation
 from services.games.handling import Handling
 from services.games.reading import Reading
 from services.games.snapshots import AfterAppend
+from services.platform.metrics import Metrics
 
 
 class CommandService(Creation, Handling, Reading):
@@ -49,5 +50,9 @@ class CommandService(Creation, Handling, Reading):
         max_attempts: int = 10,
         cache_size: int = 4096,
         upcasters: Upcasters = UPCASTERS,
+        metrics: Metrics | None = None,
     ) -> None:
-        super().__init__(store, games, hooks, max_attempts, cache_size, upcasters)
+        # Without the process's metrics (a test's service): counted, exported nowhere.
+        super().__init__(
+            store, games, hooks, max_attempts, cache_size, upcasters, metrics or Metrics()
+        )

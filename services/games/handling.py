@@ -19,6 +19,7 @@ AI seats' ids are ``ai_command_id(version, seat)`` (``services.games.commandinpu
 from __future__ import annotations
 
 import hashlib
+import time
 from typing import Any
 
 import msgspec
@@ -31,6 +32,7 @@ from services.errors import (
     Conflict,
     RuleRejected,
     SeatTakenOver,
+    ServiceError,
 )
 from services.eventstore.records import CommandRecord
 from services.games.commandinput import (
@@ -70,7 +72,26 @@ class Handling(Snapshots):
         """Decide ``command`` for ``seat`` and append its events (see the module docstring).
 
         ``command`` is one of the game's Command structs, or plain data (a dict, or JSON text)
-        converted against the game's Command union."""
+        converted against the game's Command union. Counted and timed in ``metrics``."""
+        began = time.perf_counter()
+        try:
+            accepted = self._handle(game_id, seat, command, command_id, expected_version)
+        except ServiceError as exc:
+            self.metrics.commands_refused.labels(exc.code).inc()
+            raise
+        finally:
+            self.metrics.command_seconds.observe(time.perf_counter() - began)
+        self.metrics.commands_accepted.inc()
+        return accepted
+
+    def _handle(
+        self,
+        game_id: str,
+        seat: int,
+        command: Any,
+        command_id: str,
+        expected_version: int | None,
+    ) -> Accepted:
         if not isinstance(command_id, str) or not 0 < len(command_id) <= MAX_COMMAND_ID:
             raise BadRequest(
                 f"a command id is a string of 1 to {MAX_COMMAND_ID} characters",

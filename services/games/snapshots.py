@@ -22,6 +22,7 @@ from services.eventstore.records import CommandRecord, Entry, GameMeta
 from services.eventstore.store import EventStore, NewEvent
 from services.eventstore.upcasting import Upcasters
 from services.games.statecache import StateCache
+from services.platform.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +50,10 @@ class Snapshots:
         max_attempts: int,
         cache_size: int,
         upcasters: Upcasters,
+        metrics: Metrics,
     ) -> None:
         self.store = store
+        self.metrics = metrics
         self.games = games
         self.hooks = hooks
         self.max_attempts = max_attempts

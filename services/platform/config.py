@@ -17,6 +17,9 @@
 | ``OMERTA_BIND`` | the web server's ``address:port`` (set by ``omerta serve --bind``) | (b) |
 | ``OMERTA_SECRET`` | what AI seeds and replayed tokens derive from (``serversecret``) | (c) |
 | ``OMERTA_LOG_LEVEL`` | ``INFO``: starts, stops, warnings; ``DEBUG``: every job too | ``INFO`` |
+| ``OMERTA_LOG_FORMAT`` | ``text``, or ``json``: one JSON object a line (``logs``) | ``text`` |
+| ``OMERTA_METRICS_TOKEN`` | bearer token of the web server's ``/metrics`` | unset: 404 |
+| ``OMERTA_WORKER_METRICS_PORT`` | a worker's /metrics port on 127.0.0.1 | unset: none |
 | ``OMERTA_WEBHOOKS_ALLOW_PRIVATE`` | ``1``: webhooks may call private, loopback addresses | ``0`` |
 | ``OMERTA_WEBHOOK_TIMEOUT`` | seconds a webhook call may take | ``10`` |
 | ``OMERTA_WEBHOOK_BACKOFF`` | seconds between a failed webhook call's retries | (d) |
@@ -93,6 +96,9 @@ class Settings(msgspec.Struct, frozen=True):
     secure_cookies: bool
     secret: str | None  # never printed: the AI's seeds are made with it
     log_level: str
+    log_format: str = "text"  # or "json" (services.platform.logs)
+    metrics_token: str | None = None  # never printed: /metrics answers only with it
+    worker_metrics_port: int | None = None  # a worker's /metrics on 127.0.0.1 (none: no server)
     min_replicas: int = 0
     replica_timeout_ms: int = 1000
     relaxed_durability: bool = False
@@ -135,6 +141,9 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         secure_cookies=_flag(env.get("OMERTA_SECURE_COOKIES")),
         secret=env.get("OMERTA_SECRET") or None,
         log_level=(env.get("OMERTA_LOG_LEVEL") or "INFO").upper(),
+        log_format=_log_format(env),
+        metrics_token=env.get("OMERTA_METRICS_TOKEN") or None,
+        worker_metrics_port=_port(env, "OMERTA_WORKER_METRICS_PORT"),
         min_replicas=int(env.get("OMERTA_MIN_REPLICAS") or 0),
         replica_timeout_ms=int(env.get("OMERTA_REPLICA_TIMEOUT_MS") or 1000),
         relaxed_durability=_flag(env.get("OMERTA_ALLOW_RELAXED_DURABILITY")),
@@ -178,6 +187,22 @@ def _at_least_one(env: dict[str, str], name: str, default: int) -> int:
     if value < 1:
         raise ConfigError(f"{name} must be a whole number of seconds, at least 1")
     return value
+
+
+def _log_format(env: dict[str, str]) -> str:
+    raw = env.get("OMERTA_LOG_FORMAT") or "text"
+    if raw not in ("text", "json"):
+        raise ConfigError(f"OMERTA_LOG_FORMAT must be text or json, not {raw!r}")
+    return raw
+
+
+def _port(env: dict[str, str], name: str) -> int | None:
+    raw = env.get(name)
+    if not raw:
+        return None
+    if not raw.isdigit() or not 0 < int(raw) < 65536:
+        raise ConfigError(f"{name} must be a port number from 1 to 65535, not {raw!r}")
+    return int(raw)
 
 
 def _niceness(env: dict[str, str], name: str, default: int) -> int:

@@ -18,6 +18,7 @@ enqueued again by the catch-up (its record makes the copy send nothing).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from types import MappingProxyType
 
 import msgspec
 import redis
@@ -35,6 +36,18 @@ from workers.projection.projector import Listener
 from workers.queues import NOTIFY, Queues, job
 
 _notices = msgspec.json.Decoder(list[nt.Notice])
+
+
+# The jobs that deliver notices (their function paths) and their channels: the worker counts
+# their outcomes (``workers.worker``: sent, or a try failed).
+DELIVERIES = MappingProxyType(
+    {
+        Webhooks.job: Webhooks.name,
+        Push.job: Push.name,
+        "workers.notify.mail.deliver_mail": Mail.name,
+        "workers.notify.mail.send_digest": Mail.name,
+    }
+)
 
 
 def channels(client: redis.Redis, queues: Queues) -> tuple[channel.Channel, ...]:
