@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Flask
 
 from api.context import Deps
-from api.http import limits, problems, security
+from api.http import limits, metrics, problems, requestid, security
 from api.live.presence import bp as presence
 from api.live.sse import bp as events
 from api.routes import (
@@ -59,13 +59,16 @@ def create_app(
     app.extensions["omerta"] = Deps(
         commands, container.players, stream_seconds, secure, fanout=fanout,
         chat=container.chat, rematches=container.rematches, queues=container.queues,
+        metrics=container.metrics,
         tables=Tables(
             commands, container.players, container.rematches, container.chat, open_games=cap
         ),
     )  # fmt: skip
     app.config["OMERTA_PUBLIC_URL"] = config.public_url()
+    requestid.install(app)
     problems.install(app)
     security.install(app)
+    metrics.install(app, container)
     blueprints = (games.bp, players.bp, devices.bp, passkeys.bp, mail.bp, events, presence)
     routes = (meta.bp, webhooks.bp, push.bp, clocks.bp, ratings.bp, rematch.bp, chat.bp)
     for blueprint in (*blueprints, *routes):

@@ -12,6 +12,7 @@ from services.games.commands import CommandService
 from services.games.rematch import Rematches
 from services.games.usecases import Tables
 from services.identity.players import Player, Players
+from services.platform.metrics import Metrics
 from services.readside.fanout import Fanout
 from workers.queues import Queues
 
@@ -29,6 +30,7 @@ class Deps:
     rematches: Rematches
     tables: Tables  # creating, joining and rematching games: one call each
     queues: Queues  # RQ's: the jobs a request enqueues (mails of links)
+    metrics: Metrics  # the process's (services.platform.metrics)
 
 
 def deps() -> Deps:

@@ -5,7 +5,9 @@
 
 The same settings as ``omerta serve`` (``api.serving.server.settings``); override them with the
 environment (OMERTA_BIND, OMERTA_WEB_WORKERS, OMERTA_WEB_CONNECTIONS, OMERTA_ACCESS_LOG) or
-gunicorn's own command-line flags.
+gunicorn's own command-line flags. For the metrics of every process (``/metrics``, with
+``OMERTA_METRICS_TOKEN``) set ``PROMETHEUS_MULTIPROC_DIR`` to an empty directory of the server's
+own, emptied before each start (``omerta serve`` does it: ``<OMERTA_VAR>/metrics/web-<bind>``).
 """
 
 from gevent import monkey
@@ -14,7 +16,7 @@ monkey.patch_all()  # first: the app's imports (ssl among them) must get the pat
 
 import sys  # noqa: E402
 
-from api.serving.server import settings  # noqa: E402
+from api.serving.server import child_exit, settings  # noqa: E402, F401 (gunicorn's hook)
 from services.platform import storecheck  # noqa: E402
 
 if not storecheck.at_start("web"):  # an evicting store (gunicorn reads this file once, at start)

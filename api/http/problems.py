@@ -19,7 +19,7 @@ from http import HTTPStatus
 from typing import Any
 
 import msgspec
-from flask import Flask, Response, request
+from flask import Flask, Response, current_app, request
 from werkzeug.exceptions import HTTPException
 
 from api.web import i18n
@@ -147,10 +147,21 @@ def problem_response(
     game: str | None = None,
 ) -> Response:
     params = params or {}
+    _count(status, code)
     if request and _language() != i18n.DEFAULT:
         detail = i18n.refusal(_language(), code, params, game) or detail
     body = encode(status, code, detail, params, version)
     return Response(body, status=status, mimetype=MEDIA_TYPE)
+
+
+def _count(status: int, code: str) -> None:
+    """A 503 counted by code, a store that failed as a store error (``/metrics``)."""
+    deps = current_app.extensions.get("omerta") if current_app else None
+    if deps is None or status != 503:
+        return
+    deps.metrics.unavailable.labels(code).inc()
+    if code == "store_unavailable":
+        deps.metrics.store_errors.labels("web").inc()
 
 
 def encode(

@@ -99,7 +99,7 @@ def player_stream() -> Response:
         finally:
             watch.close()
 
-    return stream_response(messages(), watch.close)
+    return stream_response(messages(), watch.close, "player")
 
 
 @bp.put("/games/<game_id>/seen")

@@ -135,13 +135,20 @@ def stream(game_id: str) -> Response:
         finally:
             watch.close()
 
-    return stream_response(messages(), watch.close)
+    return stream_response(messages(), watch.close, "game")
 
 
-def stream_response(body: Iterator[bytes], close: Callable[[], None]) -> Response:
+def stream_response(body: Iterator[bytes], close: Callable[[], None], kind: str) -> Response:
     """A server-sent event stream, unbuffered by proxies; ``close`` runs when the client goes,
-    also when the body is never read."""
+    also when the body is never read. Counted open (``kind``: game, player) until then."""
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     response = Response(body, mimetype="text/event-stream", headers=headers)
-    response.call_on_close(close)
+    open_streams = deps().metrics.live_streams.labels(kind)
+    open_streams.inc()
+
+    def ended() -> None:
+        close()
+        open_streams.dec()
+
+    response.call_on_close(ended)
     return response

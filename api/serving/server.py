@@ -18,14 +18,18 @@ Redis connections and the command service's snapshot cache are per process.
 from __future__ import annotations
 
 import os
+import re
+import shutil
+from pathlib import Path
 from typing import Any
 
 from flask import Flask
 from gunicorn.app.base import BaseApplication
+from prometheus_client import multiprocess
 
 from api import web
 from api.app import create_app
-from services.platform import config
+from services.platform import config, logs
 
 DEFAULT_BIND = config.DEFAULT_BIND
 
@@ -50,15 +54,61 @@ def settings(
         "proc_name": "omerta-web",
         # One fixed control-socket path per user would clash between servers (tests, bench).
         "control_socket_disable": True,
+        # gunicorn's own lines as the app's (services.platform.logs): JSON when asked
+        "logconfig_dict": _log_config(env),
     }
+
+
+def _log_config(env: os._Environ[str]) -> dict[str, Any]:
+    """gunicorn's loggers with the app's format (``OMERTA_LOG_FORMAT``); an empty dict keeps
+    gunicorn's own."""
+    if env.get("OMERTA_LOG_FORMAT") != "json":
+        return {}
+    handler = {
+        "class": "logging.StreamHandler",
+        "formatter": "json",
+        "filters": ["request_id"],
+        "stream": "ext://sys.stderr",
+    }
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": "services.platform.logs.json_formatter"}},
+        "filters": {"request_id": {"()": "services.platform.logs.RequestIdFilter"}},
+        "handlers": {"console": handler},
+        "loggers": {
+            name: {"handlers": ["console"], "level": "INFO", "propagate": False}
+            for name in ("gunicorn.error", "gunicorn.access")
+        },
+    }
+
+
+def metrics_directory(settings: config.Settings, options: dict[str, Any]) -> Path:
+    """Where the web processes keep their metrics (``PROMETHEUS_MULTIPROC_DIR``): under the data
+    directory, one per bind address (servers sharing it must not add up each other's files),
+    emptied: the files of an earlier server's processes would be counted again."""
+    bind = re.sub(r"[^A-Za-z0-9.]+", "_", options["bind"][0])
+    directory = settings.var / "metrics" / f"web-{bind}"
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True)
+    return directory
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """gunicorn's hook: a dead web process's live gauges (open streams) stop counting."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        multiprocess.mark_process_dead(worker.pid)
 
 
 def site() -> Flask:
     """What the web server serves: the JSON API and the web pages (``api.web``) on it, on this
-    process's objects (made here, once per process: gunicorn calls it after the fork)."""
+    process's objects (made here, once per process: gunicorn calls it after the fork), logging
+    as the settings say (``services.platform.logs``)."""
     from bootstrap import bootstrap  # the composition root, above api: the entry point's
 
-    app = create_app(bootstrap())
+    container = bootstrap()
+    logs.configure(container.settings.log_level, container.settings.log_format)
+    app = create_app(container)
     web.register(app)
     return app
 
@@ -73,6 +123,7 @@ class Server(BaseApplication):
         for key, value in self.options.items():
             if value is not None and key in self.cfg.settings:  # older gunicorns lack some
                 self.cfg.set(key, value)
+        self.cfg.set("child_exit", child_exit)  # a function: not among the JSON options
 
     def load(self) -> Any:
         return site()

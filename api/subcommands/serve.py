@@ -29,7 +29,10 @@ def run_serve(args: argparse.Namespace) -> int:
     os.environ["OMERTA_BIND"] = options["bind"][0]
     try:
         config.public_url()
+        settings = config.settings()
     except config.ConfigError as exc:  # before the workers start, each failing with it
         print(f"omerta serve: {exc}", file=sys.stderr)
         return 2
+    # Before the server's interpreter starts: prometheus_client reads it at import.
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(server.metrics_directory(settings, options))
     os.execv(sys.executable, [sys.executable, "-m", "api.serving", json.dumps(options)])

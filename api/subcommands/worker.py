@@ -1,10 +1,14 @@
 """``omerta worker``: run an RQ worker for projections and AI moves (``workers.worker``;
-``--queues ai``: an AI worker)."""
+``--queues ai``: an AI worker), with its metrics on a port of the loopback interface
+(``--metrics-port``: the process's registry, ``services.platform.metrics``; the worker runs its
+jobs in its own process, so they count there)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+
+METRICS_HOST = "127.0.0.1"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,6 +26,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(default: all, and AI moves only while no AI worker runs; `--queues ai`: an AI worker, "
         "at niceness OMERTA_AI_NICE)",
     )
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        help="serve this worker's /metrics on 127.0.0.1:PORT (default OMERTA_WORKER_METRICS_PORT; "
+        "none: no metrics server)",
+    )
     parser.add_argument("--quiet", action="store_true", help="log warnings and errors only")
     parser.add_argument(
         "--verbose", action="store_true", help="log every job too (OMERTA_LOG_LEVEL=DEBUG)"
@@ -30,6 +40,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from prometheus_client import start_http_server
+
     from bootstrap import bootstrap
     from services.platform import storecheck
     from workers import worker
@@ -42,9 +54,12 @@ def run(args: argparse.Namespace) -> int:
     if not storecheck.at_start("worker"):
         return 2
     level = "WARNING" if args.quiet else "DEBUG" if args.verbose else None
-    context = bootstrap().context
+    container = bootstrap()
+    port = args.metrics_port or container.settings.worker_metrics_port
+    if port:  # loopback only: Prometheus scrapes it on this machine (docs/operators.md)
+        start_http_server(port, METRICS_HOST, registry=container.registry)
     return worker.run(
-        context,
+        container.context,
         burst=args.burst,
         interval=args.interval,
         name=args.name,

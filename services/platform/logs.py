@@ -43,14 +43,17 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
+def json_formatter() -> logging.Formatter:
+    """One object a line: the time, level, logger, message, pid and request id, and whatever
+    a record's ``extra`` gave (also gunicorn's ``logconfig_dict``, ``api.serving.server``)."""
+    return JsonFormatter(
+        [*JSON_FIELDS, "request_id"], rename_fields={"levelname": "level", "asctime": "time"}
+    )
+
+
 def formatter(fmt: str) -> logging.Formatter:
-    """``text``: the plain line; ``json``: one object
-    with the time, level, logger, message, pid and request id, and whatever ``extra`` gave."""
-    if fmt == "json":
-        return JsonFormatter(
-            [*JSON_FIELDS, "request_id"], rename_fields={"levelname": "level", "asctime": "time"}
-        )
-    return logging.Formatter(TEXT_FORMAT, datefmt="%X")
+    """``text``: the plain line; ``json``: ``json_formatter``."""
+    return json_formatter() if fmt == "json" else logging.Formatter(TEXT_FORMAT, datefmt="%X")
 
 
 def configure(level: str, fmt: str) -> None:
