@@ -1,0 +1,319 @@
+"""Every process's metrics, scraped from real processes: the web server (``omerta serve``,
+gunicorn in multiprocess mode, ``/metrics`` behind ``OMERTA_METRICS_TOKEN``), a projection
+worker and an AI worker (``omerta worker --metrics-port``), while a person plays a game against
+a search level; the figures move with the traffic. ``deploy/``'s alert rules and dashboard use
+only names these processes export. With JSON logs, a request's id is in the log lines of the
+jobs its command enqueued, in the worker's process."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+import yaml
+from prometheus_client.parser import text_string_to_metric_families
+
+from services.platform.embedded import EmbeddedServer, free_port
+from tests.api.served import call, serve
+
+pytestmark = pytest.mark.server
+
+TOKEN = "metrics-token-for-the-test"
+DEPLOY = Path(__file__).parents[2] / "deploy"
+REQUEST_ID = "req-metrics-test-1"
+
+Figures = dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+
+@dataclass
+class Scrape:
+    figures: Figures  # (sample name, labels) -> value
+    exported: set[str]  # every sample name the families can have, observed or not
+
+    def value(self, name: str, **labels: str) -> float:
+        return self.figures.get((name, frozenset(labels.items())), 0.0)
+
+    def has(self, name: str, **labels: str) -> bool:
+        return (name, frozenset(labels.items())) in self.figures
+
+
+SUFFIXES = {"counter": ("_total",), "histogram": ("_bucket", "_count", "_sum"), "gauge": ("",)}
+
+
+def parse(text: str) -> Scrape:
+    figures: Figures = {}
+    exported: set[str] = set()
+    for family in text_string_to_metric_families(text):
+        exported |= {family.name + s for s in SUFFIXES.get(family.type, ("",))}
+        for sample in family.samples:
+            figures[(sample.name, frozenset(sample.labels.items()))] = sample.value
+            exported.add(sample.name)
+    return Scrape(figures, exported)
+
+
+def get(port: int, path: str, token: str | None = None) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    try:
+        conn.request("GET", path, headers=headers)
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+def scrape(port: int, token: str | None = None) -> Scrape:
+    status, body = get(port, "/metrics", token)
+    assert status == 200, body
+    return parse(body.decode())
+
+
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+@dataclass
+class Service:
+    web: int
+    workers: dict[str, int]  # name -> metrics port
+    worker_log: Path
+
+
+def start_worker(env: dict[str, str], queues: str, port: int, log: IO[bytes]) -> Any:
+    command = ["worker", "--queues", queues, "--metrics-port", str(port), "--interval", "1"]
+    return subprocess.Popen(
+        [sys.executable, "-m", "api", *command], env=env, stdout=log, stderr=subprocess.STDOUT
+    )
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    """A store of its own, the web server, a projection worker and an AI worker (each worker
+    with its metrics port), JSON logs at DEBUG (every job's lines)."""
+    root = tmp_path_factory.mktemp("metrics")
+    with EmbeddedServer(root / "valkey") as store:
+        env = {
+            **os.environ,
+            "REDIS_URL": store.url,
+            "OMERTA_VAR": str(root / "var"),
+            "OMERTA_METRICS_TOKEN": TOKEN,
+            "OMERTA_LOG_FORMAT": "json",
+            "OMERTA_LOG_LEVEL": "DEBUG",
+        }
+        ports = {"worker": free_port(), "ai-worker": free_port()}
+        log_path = root / "workers.log"
+        with log_path.open("wb") as log, serve(env) as web:
+            workers = [
+                start_worker(env, "projections,clocks,notify,mail", ports["worker"], log),
+                start_worker(env, "ai", ports["ai-worker"], log),
+            ]
+            try:
+                for port in ports.values():
+                    wait_for(lambda p=port: _answers(p), "a worker's metrics")  # type: ignore[misc]
+                yield Service(web, ports, log_path)
+            finally:
+                for proc in workers:
+                    proc.terminate()
+                for proc in workers:
+                    proc.wait(60)
+
+
+def _answers(port: int) -> bool:
+    try:
+        return get(port, "/metrics")[0] == 200
+    except OSError:
+        return False
+
+
+def play(web: int) -> dict[str, Any]:
+    """A person's game against the medium level: three moves of the person's, a move sent at a
+    stale version (refused: ``conflict``), the AI's answers in between."""
+    status, me = call(web, "POST", "/players", {"name": "Metrics"})
+    assert status == 201
+    token = me["token"]
+    spec = {"game": "famiglia", "seats": 2, "ai": {"1": "medium"}}
+    status, game = call(web, "POST", "/games", spec, token)
+    assert status == 201, game
+    path = f"/games/{game['game_id']}"
+    stale = None
+    for _ in range(3):
+        legal: dict[str, Any] = {}
+
+        def my_turn() -> bool:
+            nonlocal legal
+            legal = call(web, "GET", f"{path}/legal", token=token)[1]
+            return bool(legal["commands"])
+
+        wait_for(my_turn, "the AI's move")
+        stale = legal["version"] - 1
+        move = {"command": legal["commands"][0], "expected_version": legal["version"]}
+        status, accepted = _post(web, f"{path}/commands", move, token, REQUEST_ID)
+        assert status == 200, accepted
+    move = {"command": legal["commands"][0], "expected_version": stale}
+    status, refused = call(web, "POST", f"{path}/commands", move, token)
+    assert (status, refused["code"]) == (409, "conflict")
+    return game
+
+
+def _post(web: int, path: str, body: Any, token: str, request_id: str) -> tuple[int, Any]:
+    conn = http.client.HTTPConnection("127.0.0.1", web, timeout=30)
+    headers = {
+        "Content-Type": "application/json",
+        "Authorization": f"Bearer {token}",
+        "X-Request-Id": request_id,
+    }
+    try:
+        conn.request("POST", path, json.dumps(body), headers)
+        response = conn.getresponse()
+        assert response.headers["X-Request-Id"] == request_id
+        return response.status, json.loads(response.read())
+    finally:
+        conn.close()
+
+
+@pytest.fixture(scope="module")
+def traffic(service: Service) -> tuple[dict[str, Scrape], dict[str, Scrape]]:
+    """Every process's scrape before and after a game's traffic."""
+    before = every_scrape(service)
+    play(service.web)
+    wait_for(
+        lambda: (
+            scrape(service.workers["ai-worker"]).value(
+                "omerta_ai_move_seconds_count", level="medium"
+            )
+            >= 3
+        ),
+        "the AI's moves counted",
+    )
+    return before, every_scrape(service)
+
+
+def every_scrape(service: Service) -> dict[str, Scrape]:
+    return {"web": scrape(service.web, TOKEN)} | {
+        name: scrape(port) for name, port in service.workers.items()
+    }
+
+
+def test_metrics_need_the_token(service: Service) -> None:
+    assert get(service.web, "/metrics")[0] == 401
+    status, body = get(service.web, "/metrics", "not-the-token")
+    assert (status, json.loads(body)["code"]) == (401, "bad_token")
+    assert get(service.web, "/metrics", TOKEN)[0] == 200
+
+
+def test_the_figures_move_with_the_traffic(
+    traffic: tuple[dict[str, Scrape], dict[str, Scrape]],
+) -> None:
+    before, after = traffic
+    web0, web = before["web"], after["web"]
+    assert (
+        web.value("omerta_commands_accepted_total")
+        >= web0.value("omerta_commands_accepted_total") + 3
+    )
+    refused = "omerta_commands_refused_total"
+    assert web.value(refused, code="conflict") == web0.value(refused, code="conflict") + 1
+    assert (
+        web.value("omerta_command_seconds_count") >= web0.value("omerta_command_seconds_count") + 4
+    )
+    assert web.value("omerta_append_seconds_count") > web0.value("omerta_append_seconds_count")
+    # The store's figures, read at the scrape.
+    assert web.value("omerta_store_up") == 1
+    assert web.has("omerta_queue_jobs", queue="omerta-projections")
+    assert web.has("omerta_projection_lag_seconds", shard="00")
+    assert web.value("omerta_workers_alive") >= 1
+    assert web.value("omerta_ai_worker_alive") == 1
+    ai0, ai = before["ai-worker"], after["ai-worker"]
+    assert ai.value("omerta_ai_move_seconds_count", level="medium") >= 3
+    assert ai.value("omerta_ai_search_iterations_count", level="medium") >= 3
+    assert ai.value("omerta_ai_search_iterations_sum", level="medium") > 0
+    assert (
+        ai.value("omerta_commands_accepted_total")
+        >= ai0.value("omerta_commands_accepted_total") + 3
+    )
+    jobs = "omerta_jobs_done_total"
+    assert ai.value(jobs, queue="omerta-ai") >= ai0.value(jobs, queue="omerta-ai") + 1
+    worker0, worker = before["worker"], after["worker"]
+    done = worker.value(jobs, queue="omerta-projections")
+    assert done >= worker0.value(jobs, queue="omerta-projections") + 1
+
+
+def test_open_streams_are_counted(service: Service) -> None:
+    status, me = call(service.web, "POST", "/players", {"name": "Watcher"})
+    status, game = call(
+        service.web, "POST", "/games", {"game": "famiglia", "seats": 2}, me["token"]
+    )
+    assert status == 201
+    conn = http.client.HTTPConnection("127.0.0.1", service.web, timeout=30)
+    try:
+        conn.request("GET", f"/games/{game['game_id']}/events")
+        response = conn.getresponse()
+        assert response.readline().startswith(b"retry:")
+        wait_for(
+            lambda: scrape(service.web, TOKEN).value("omerta_live_streams", kind="game") >= 1,
+            "the open stream counted",
+        )
+    finally:
+        conn.close()
+    wait_for(
+        lambda: scrape(service.web, TOKEN).value("omerta_live_streams", kind="game") == 0,
+        "the closed stream no longer counted",
+    )
+
+
+NAME = re.compile(r"\bomerta_[a-z_]+\b")
+
+
+def names_in(expressions: list[str]) -> set[str]:
+    return {name for expr in expressions for name in NAME.findall(expr)}
+
+
+def test_alert_rules_and_dashboard_use_exported_names(
+    traffic: tuple[dict[str, Scrape], dict[str, Scrape]],
+) -> None:
+    exported = set().union(*(s.exported for s in traffic[1].values()))
+    rules = yaml.safe_load((DEPLOY / "prometheus" / "alerts.yml").read_text())
+    alerts = [rule for group in rules["groups"] for rule in group["rules"]]
+    for rule in alerts:
+        assert {"alert", "expr", "labels", "annotations"} <= rule.keys(), rule
+    wanted = {"ProjectionLag", "Unavailable503", "NoAiWorker", "MasterWithoutReplica",
+              "JobsFailing", "NoticesFailing"}  # fmt: skip
+    assert wanted <= {rule["alert"] for rule in alerts}
+    used = names_in([rule["expr"] for rule in alerts])
+    dashboard = json.loads((DEPLOY / "grafana" / "omerta.json").read_text())
+    targets = [t["expr"] for panel in dashboard["panels"] for t in panel.get("targets", [])]
+    assert targets
+    used |= names_in(targets)
+    assert used and used <= exported, used - exported
+    scrape_config = yaml.safe_load((DEPLOY / "prometheus" / "prometheus.yml").read_text())
+    assert scrape_config["rule_files"] == ["alerts.yml"]
+
+
+def test_a_request_id_follows_the_command_into_its_jobs(
+    service: Service, traffic: tuple[dict[str, Scrape], dict[str, Scrape]]
+) -> None:
+    def lines() -> list[dict[str, Any]]:
+        found = []
+        for line in service.worker_log.read_text().splitlines():
+            if line.startswith("{"):
+                found.append(json.loads(line))
+        return found
+
+    wait_for(
+        lambda: any(entry.get("request_id") == REQUEST_ID for entry in lines()),
+        "a worker's log line with the request's id",
+    )
+    tagged = [entry for entry in lines() if entry.get("request_id") == REQUEST_ID]
+    assert all({"time", "level", "name", "message"} <= entry.keys() for entry in tagged)
