@@ -64,6 +64,7 @@ def _log_config(env: os._Environ[str]) -> dict[str, Any]:
     gunicorn's own."""
     if env.get("OMERTA_LOG_FORMAT") != "json":
         return {}
+    access = ["console"] if env.get("OMERTA_ACCESS_LOG") else []
     handler = {
         "class": "logging.StreamHandler",
         "formatter": "json",
@@ -77,8 +78,9 @@ def _log_config(env: os._Environ[str]) -> dict[str, Any]:
         "filters": {"request_id": {"()": "services.platform.logs.RequestIdFilter"}},
         "handlers": {"console": handler},
         "loggers": {
-            name: {"handlers": ["console"], "level": "INFO", "propagate": False}
-            for name in ("gunicorn.error", "gunicorn.access")
+            "gunicorn.error": {"handlers": ["console"], "level": "INFO", "propagate": False},
+            # gunicorn logs every request once a logging config is given: only when asked
+            "gunicorn.access": {"handlers": access, "level": "INFO", "propagate": False},
         },
     }
 
