@@ -31,13 +31,14 @@ def call(
 
 
 @contextmanager
-def serve(env: dict[str, str]) -> Iterator[int]:
-    """One web process (``--workers 1``) with ``env``, ready (``/readyz`` answers 200); its
-    port."""
+def serve(env: dict[str, str], workers: int = 1) -> Iterator[int]:
+    """One web server of ``workers`` processes with ``env``, ready (``/readyz`` answers 200);
+    its port."""
     for _ in range(5):
         port = free_port()
+        bind = f"127.0.0.1:{port}"
         proc = subprocess.Popen(
-            [sys.executable, "-m", "api", "serve", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+            [sys.executable, "-m", "api", "serve", "--bind", bind, "--workers", str(workers)],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -101,8 +101,9 @@ def start_worker(env: dict[str, str], queues: str, port: int, log: IO[bytes]) ->
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    """A store of its own, the web server, a projection worker and an AI worker (each worker
-    with its metrics port), JSON logs at DEBUG (every job's lines)."""
+    """A store of its own, the web server (two processes: their figures are added up), a
+    projection worker and an AI worker (each with its metrics port), JSON logs at DEBUG (every
+    job's lines)."""
     root = tmp_path_factory.mktemp("metrics")
     with EmbeddedServer(root / "valkey") as store:
         env = {
@@ -115,7 +116,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         }
         ports = {"worker": free_port(), "ai-worker": free_port()}
         log_path = root / "workers.log"
-        with log_path.open("wb") as log, serve(env) as web:
+        with log_path.open("wb") as log, serve(env, workers=2) as web:
             workers = [
                 start_worker(env, "projections,clocks,notify,mail", ports["worker"], log),
                 start_worker(env, "ai", ports["ai-worker"], log),
@@ -252,6 +253,7 @@ def test_the_figures_move_with_the_traffic(
 
 def test_open_streams_are_counted(service: Service) -> None:
     status, me = call(service.web, "POST", "/players", {"name": "Watcher"})
+    assert status == 201
     status, game = call(
         service.web, "POST", "/games", {"game": "famiglia", "seats": 2}, me["token"]
     )
