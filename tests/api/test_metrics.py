@@ -11,6 +11,7 @@ import http.client
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -24,6 +25,7 @@ import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from services.platform.embedded import EmbeddedServer, free_port
+from tests.api import omerta_run
 from tests.api.served import call, serve
 
 pytestmark = pytest.mark.server
@@ -139,9 +141,10 @@ def _answers(port: int) -> bool:
         return False
 
 
-def play(web: int) -> dict[str, Any]:
-    """A person's game against the medium level: three moves of the person's, a move sent at a
-    stale version (refused: ``conflict``), the AI's answers in between."""
+def play(web: int, ai_moved: Callable[[], bool]) -> None:
+    """A person's game against the medium level: the person moves (at least three times) until
+    ``ai_moved`` says the AI answered, then sends a move at a stale version (refused:
+    ``conflict``)."""
     status, me = call(web, "POST", "/players", {"name": "Metrics"})
     assert status == 201
     token = me["token"]
@@ -149,24 +152,24 @@ def play(web: int) -> dict[str, Any]:
     status, game = call(web, "POST", "/games", spec, token)
     assert status == 201, game
     path = f"/games/{game['game_id']}"
-    stale = None
-    for _ in range(3):
-        legal: dict[str, Any] = {}
-
-        def my_turn() -> bool:
-            nonlocal legal
-            legal = call(web, "GET", f"{path}/legal", token=token)[1]
-            return bool(legal["commands"])
-
-        wait_for(my_turn, "the AI's move")
-        stale = legal["version"] - 1
+    moves, deadline = 0, time.monotonic() + 120
+    while moves < 3 or not ai_moved():
+        assert time.monotonic() < deadline, "the AI never moved"
+        legal = call(web, "GET", f"{path}/legal", token=token)[1]
+        if not legal["commands"]:  # the AI's turn
+            time.sleep(0.1)
+            continue
         move = {"command": legal["commands"][0], "expected_version": legal["version"]}
         status, accepted = _post(web, f"{path}/commands", move, token, REQUEST_ID)
         assert status == 200, accepted
-    move = {"command": legal["commands"][0], "expected_version": stale}
+        moves += 1
+    move = {"command": legal["commands"][0], "expected_version": legal["version"] - 1}
     status, refused = call(web, "POST", f"{path}/commands", move, token)
     assert (status, refused["code"]) == (409, "conflict")
-    return game
+
+
+def ai_moves(port: int) -> float:
+    return scrape(port).value("omerta_ai_move_seconds_count", level="medium")
 
 
 def _post(web: int, path: str, body: Any, token: str, request_id: str) -> tuple[int, Any]:
@@ -189,16 +192,7 @@ def _post(web: int, path: str, body: Any, token: str, request_id: str) -> tuple[
 def traffic(service: Service) -> tuple[dict[str, Scrape], dict[str, Scrape]]:
     """Every process's scrape before and after a game's traffic."""
     before = every_scrape(service)
-    play(service.web)
-    wait_for(
-        lambda: (
-            scrape(service.workers["ai-worker"]).value(
-                "omerta_ai_move_seconds_count", level="medium"
-            )
-            >= 3
-        ),
-        "the AI's moves counted",
-    )
+    play(service.web, lambda: ai_moves(service.workers["ai-worker"]) >= 1)
     return before, every_scrape(service)
 
 
@@ -237,12 +231,12 @@ def test_the_figures_move_with_the_traffic(
     assert web.value("omerta_workers_alive") >= 1
     assert web.value("omerta_ai_worker_alive") == 1
     ai0, ai = before["ai-worker"], after["ai-worker"]
-    assert ai.value("omerta_ai_move_seconds_count", level="medium") >= 3
-    assert ai.value("omerta_ai_search_iterations_count", level="medium") >= 3
+    assert ai.value("omerta_ai_move_seconds_count", level="medium") >= 1
+    assert ai.value("omerta_ai_search_iterations_count", level="medium") >= 1
     assert ai.value("omerta_ai_search_iterations_sum", level="medium") > 0
     assert (
         ai.value("omerta_commands_accepted_total")
-        >= ai0.value("omerta_commands_accepted_total") + 3
+        >= ai0.value("omerta_commands_accepted_total") + 1
     )
     jobs = "omerta_jobs_done_total"
     assert ai.value(jobs, queue="omerta-ai") >= ai0.value(jobs, queue="omerta-ai") + 1
@@ -319,3 +313,40 @@ def test_a_request_id_follows_the_command_into_its_jobs(
     )
     tagged = [entry for entry in lines() if entry.get("request_id") == REQUEST_ID]
     assert all({"time", "level", "name", "message"} <= entry.keys() for entry in tagged)
+
+
+def two_free_ports() -> int:
+    """A free port whose next one is free too (``omerta run`` numbers its workers' ports)."""
+    while True:
+        first = free_port()
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", first + 1))
+            except OSError:
+                continue
+        return first
+
+
+def test_omerta_run_gives_every_worker_its_port(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = two_free_ports()
+    monkeypatch.setenv("OMERTA_WORKER_METRICS_PORT", str(first))
+    monkeypatch.setenv("OMERTA_METRICS_TOKEN", TOKEN)
+    web = free_port()
+    with (tmp_path / "run.log").open("ab") as log:
+        proc = omerta_run.start(tmp_path, web, log)
+        try:
+            wait_for(lambda: _answers(first) and _answers(first + 1), "the workers' metrics")
+            play(web, lambda: ai_moves(first + 1) >= 1)
+            # the AI worker (first + 1) made the AI move; the worker (first) the projections
+            moved = "omerta_ai_move_seconds_count"
+            assert scrape(first).value(moved, level="medium") == 0
+            done = "omerta_jobs_done_total"
+            wait_for(
+                lambda: scrape(first).value(done, queue="omerta-projections") >= 1,
+                "a projection on the worker's port",
+            )
+            assert scrape(web, TOKEN).value("omerta_commands_accepted_total") >= 3
+        finally:
+            assert omerta_run.ctrl_c(proc) == 0
