@@ -28,9 +28,11 @@ from api.app import create_app
 from bootstrap import Container
 from services.eventstore import shards
 from services.notify import notifications as nt
+from services.platform.embedded import free_port
 from services.readside import readmodels as rm
 from services.readside.readmodels import ReadModels
 from tests.api.helpers import Api, Who
+from tests.scrapes import Scrape, scrape
 from tests.workers.helpers import start_worker, wait
 from tests.workers.receiver import HOLD, Receiver, receiver
 from workers import queues as wq
@@ -403,3 +405,43 @@ def test_games_starting_while_others_end_send_every_notice_once(
         )
         assert _quiet(container, workers_redis) == set()
         assert told() == expected
+
+
+def test_deliveries_are_counted_by_channel(
+    container: Container,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    redis_url: str,
+    tmp_path: Path,
+) -> None:
+    """A worker's metrics (``--metrics-port``): a failed try and the sending, each counted for
+    the webhook channel, the failed try as a job to be retried."""
+    port = free_port()
+    proc = start_worker(redis_url, tmp_path / "worker.log", "--metrics-port", str(port))
+    try:
+        table = _table(api, read_models)
+        _quiet(container, workers_redis)
+        with receiver() as hooks:
+            for who in table.players.values():
+                _register(api, who, hooks.url)
+            hooks.answers = [500]
+            _move(container, api, read_models, table)
+            wait(lambda: len(hooks.calls) == 2, 60, "the retry")
+            _quiet(container, workers_redis)
+
+        def counted() -> Scrape:
+            try:
+                return scrape(port)
+            except OSError:  # not listening yet
+                return Scrape({}, set())
+
+        wait(lambda: counted().value("omerta_notices_sent_total", channel="webhook") == 1, 30,
+             "the sending counted")  # fmt: skip
+        figures = counted()
+        assert figures.value("omerta_notices_failed_total", channel="webhook") == 1
+        assert figures.value("omerta_jobs_retried_total", queue="omerta-notify") == 1
+        assert figures.value("omerta_jobs_failed_total", queue="omerta-notify") == 0
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
