@@ -96,6 +96,14 @@ def metrics_directory(settings: config.Settings, options: dict[str, Any]) -> Pat
     return directory
 
 
+def on_exit(server: Any) -> None:
+    """gunicorn's hook at its end: its processes' metrics files go with it (``omerta serve``'s
+    directory, made for this server alone)."""
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if directory:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 def child_exit(server: Any, worker: Any) -> None:
     """gunicorn's hook: a dead web process's live gauges (open streams) stop counting."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
@@ -125,7 +133,9 @@ class Server(BaseApplication):
         for key, value in self.options.items():
             if value is not None and key in self.cfg.settings:  # older gunicorns lack some
                 self.cfg.set(key, value)
-        self.cfg.set("child_exit", child_exit)  # a function: not among the JSON options
+        # functions: not among the JSON options
+        self.cfg.set("child_exit", child_exit)
+        self.cfg.set("on_exit", on_exit)
 
     def load(self) -> Any:
         return site()
