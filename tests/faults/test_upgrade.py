@@ -194,8 +194,9 @@ def test_rolling_upgrade_under_load(
         return processes[-1]
 
     def web(tree: Path, env: dict[str, str], name: str) -> Web:
-        processes.append(Web(tree, env, tmp_path / f"{name}.log"))
-        return processes[-1]  # type: ignore[return-value]
+        started = Web(tree, env, tmp_path / f"{name}.log")
+        processes.append(started)
+        return started
 
     workers = [
         worker(old_tree, old_env, "old-worker"),
