@@ -1,0 +1,41 @@
+"""The archiving pass of the projection workers: finished games older than
+``OMERTA_ARCHIVE_DAYS`` move to the archive (``services.readside.archiving``), in the shards the
+worker holds, at most once every ``EVERY`` seconds (a pass over the shards with nothing to move
+costs one read per shard)."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from services.eventstore.store import now_ms
+from services.readside.archiving import Archiver, Passed
+from workers.context import Context
+
+log = logging.getLogger(__name__)
+
+EVERY = 600.0  # seconds between two passes of a worker
+
+
+class ArchivePass:
+    def __init__(self, context: Context, every: float = EVERY) -> None:
+        self.context = context
+        self.every = every
+        self._last = float("-inf")
+
+    def maybe_run(self, which: list[int]) -> Passed | None:
+        """Run a pass over the shards ``which`` if one is due and archiving is on."""
+        days = self.context.settings.archive_days
+        if days <= 0 or not which or time.monotonic() - self._last < self.every:
+            return None
+        self._last = time.monotonic()
+        archiver = Archiver(self.context.commands.store)
+        passed = archiver.archive_older(days, now_ms(), which, progress=_log_progress)
+        if passed.archived or passed.refused:
+            log.info("archive: %d games archived, %d left for later", *passed)
+        return passed
+
+
+def _log_progress(shard: int, total: int, passed: Passed) -> None:
+    if passed.archived:
+        log.debug("archive: %d/%d shards, %d games archived", shard, total, passed.archived)
