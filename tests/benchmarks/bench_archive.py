@@ -65,7 +65,7 @@ def run() -> None:
     from api.app import create_app
     from services.eventstore import keys
     from services.eventstore.archive import Archived, FileArchive
-    from services.eventstore.store import EventStore, now_ms
+    from services.eventstore.store import EventStore
     from services.games.commands import CommandService
     from services.platform.embedded import EmbeddedServer
     from services.readside.archiving import Archiver
