@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 
 from services.eventstore.store import now_ms
 from services.readside.archiving import Archiver, Passed
@@ -18,9 +19,12 @@ EVERY = 600.0  # seconds between two passes of a worker
 
 
 class ArchivePass:
-    def __init__(self, context: Context, every: float = EVERY) -> None:
+    def __init__(
+        self, context: Context, every: float = EVERY, clock: Callable[[], int] = now_ms
+    ) -> None:
         self.context = context
         self.every = every
+        self.clock = clock
         self._last = float("-inf")
 
     def maybe_run(self, which: list[int]) -> Passed | None:
@@ -30,7 +34,7 @@ class ArchivePass:
             return None
         self._last = time.monotonic()
         archiver = Archiver(self.context.commands.store)
-        passed = archiver.archive_older(days, now_ms(), which, progress=_log_progress)
+        passed = archiver.archive_older(days, self.clock(), which, progress=_log_progress)
         if passed.archived or passed.refused:
             log.info("archive: %d games archived, %d left for later", *passed)
         return passed
