@@ -25,6 +25,7 @@ the score up to which every game was moved) on.
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable
 from typing import NamedTuple, cast
 
@@ -32,10 +33,12 @@ import msgspec
 import redis
 import zstandard
 
+from services.errors import ServiceError
 from services.eventstore import keys, shards
 from services.eventstore.archive import Bundle, Marker, encode_marker, pack, problems, unpack
 from services.eventstore.records import GENESIS, chain_hash, decode_meta
 from services.eventstore.store import EventStore, unavailable
+from services.readside import ratings
 from services.readside import readmodels as rm
 
 log = logging.getLogger(__name__)
@@ -98,6 +101,10 @@ class Archiver:
         summary = rm.ReadModels(self.redis).summary(game_id)  # type: ignore[arg-type]
         if meta is None or summary is None or summary.status != "finished":
             raise Refused(f"game {game_id} is not a finished game in the store")
+        # Its rating's input is kept apart (``ratings``); a rating job still to come would find
+        # the game gone.
+        if self.redis.zscore(ratings.FOLDED, game_id) is None:
+            raise Refused(f"game {game_id} is not rated yet")
         events, model, meta_key, *records = self.keys_of(game_id, meta.seats)
         pipe = self.redis.pipeline(transaction=False)
         pipe.xrange(events)
@@ -107,7 +114,8 @@ class Archiver:
             pipe.hgetall(key)
         with unavailable():
             rows, fields, raw_meta, *hashes = pipe.execute()
-        decode_meta(raw_meta)
+        if raw_meta is None:
+            raise Refused(f"game {game_id} left the store meanwhile")
         head = chain_hash(rows[-1][1][b"e"]) if rows else GENESIS
         return Bundle(
             game_id=game_id,
@@ -163,8 +171,9 @@ class Archiver:
             return "done"
         return self.commit(self.write(game_id))
 
-    def archive_shard(self, shard: int, before_ms: int) -> Passed:
-        """Archive the shard's games finished before ``before_ms``, from its cursor on."""
+    def archive_shard(self, shard: int, before_ms: int, limit: int = sys.maxsize) -> Passed:
+        """Archive the shard's games finished before ``before_ms``, from its cursor on, up to
+        ``limit`` games."""
         done = refused = 0
         cursor = float(cast(bytes | None, self.redis.get(cursor_key(shard))) or 0)
         while True:
@@ -184,6 +193,8 @@ class Archiver:
                     log.warning("archive: game %s not archived: %s", member.decode(), answer)
                     return Passed(done, refused + 1)  # the cursor stays: tried again next pass
                 done += answer == "ok"
+                if done >= limit:
+                    return Passed(done, refused)
                 if score > cursor:
                     self.redis.set(cursor_key(shard), repr(score))
                     cursor, moved_on = score, True
@@ -196,18 +207,22 @@ class Archiver:
         now_ms: int,
         held: list[int] | None = None,
         progress: Callable[[int, int, Passed], None] | None = None,
+        limit: int = sys.maxsize,
     ) -> Passed:
         """Archive every game finished more than ``days`` before ``now_ms``, in the shards
-        ``held`` (default: all); ``progress(shard, shards, passed so far)`` after each."""
+        ``held`` (default: all), up to ``limit`` games; ``progress(shard, shards, passed so
+        far)`` after each shard."""
         which = list(range(shards.SHARDS)) if held is None else held
         done = refused = 0
         for i, shard in enumerate(which, 1):
             try:
-                passed = self.archive_shard(shard, now_ms - int(days * DAY_MS))
-            except redis.RedisError as exc:
+                passed = self.archive_shard(shard, now_ms - int(days * DAY_MS), limit - done)
+            except (redis.RedisError, ServiceError) as exc:
                 log.warning("archive: shard %d: %s", shard, exc)
                 passed = Passed(0, 1)
             done, refused = done + passed.archived, refused + passed.refused
             if progress is not None:
                 progress(i, len(which), Passed(done, refused))
+            if done >= limit:
+                break
         return Passed(done, refused)

@@ -24,6 +24,7 @@ from services.eventstore.store import EventStore, now_ms
 from services.games.commands import CommandService
 from services.readside import readmodels as rm
 from services.readside.archiving import DAY_MS, Archiver, Passed, Refused
+from services.readside.ratings import Ratings
 from tests.api.helpers import Api, Who, container_of
 from workers.projection import rebuild
 from workers.projection.projector import Projector
@@ -69,8 +70,13 @@ def archive(
 @pytest.fixture
 def service(real_redis: redis.Redis, archive: Archive) -> CommandService:
     store = EventStore(real_redis, archived=Archived(real_redis, archive))
-    projector = Projector(store)
-    return CommandService(store, hooks=[lambda game_id, *_: projector.project(game_id)])
+    projector, ratings = Projector(store), Ratings(real_redis)
+
+    def project_and_rate(game_id: str, *_: object) -> None:  # as the workers' jobs do
+        projector.project(game_id)
+        ratings.rate(game_id)
+
+    return CommandService(store, hooks=[project_and_rate])
 
 
 @pytest.fixture

@@ -69,6 +69,7 @@ def run() -> None:
     from services.games.commands import CommandService
     from services.platform.embedded import EmbeddedServer
     from services.readside.archiving import Archiver
+    from services.readside.ratings import Ratings
     from tests.api.helpers import Api, container_of
     from workers.projection.projector import Projector
 
@@ -95,6 +96,7 @@ def run() -> None:
             while (game := api.ok("GET", f"/games/{game_id}"))["result"] is None:
                 who = {ann.id: ann, bob.id: bob}[game["seats"][game["to_act"][0]]["player"]]
                 api.random_move(who, game_id, rng)
+            Ratings(client).rate(game_id)  # as the rating job does
             games.append(game_id)
             progress(n + 1, GAMES, "games played")
 

@@ -13,6 +13,7 @@ from services.eventstore.archive import Archived, FileArchive
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
 from services.readside.archiving import Archiver
+from services.readside.ratings import Ratings
 from services.readside.readmodels import ReadModels
 from tests.services.helpers import play_out
 from workers.projection import rebuild
@@ -25,6 +26,7 @@ def test_an_archived_game_on_a_cluster(cluster_redis: RedisCluster, tmp_path: Pa
     svc = CommandService(store, hooks=[lambda game_id, *_: projector.project(game_id)])
     game_id = svc.create_game("gangsta", 3, {})
     play_out(svc, game_id, random.Random(3))
+    Ratings(cluster_redis).rate(game_id)  # as the rating job does
     models = ReadModels.of(store)
 
     def seen() -> object:

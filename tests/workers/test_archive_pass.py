@@ -14,6 +14,7 @@ from services.eventstore import keys, shards
 from services.eventstore.store import now_ms
 from services.platform import config
 from services.readside.archiving import DAY_MS, Passed
+from services.readside.ratings import Ratings
 from tests.services.helpers import play_out
 from workers.projection.archive import ArchivePass
 
@@ -27,6 +28,7 @@ def finished_game(container: Container) -> str:
     game_id = container.commands.create_game("gangsta", 2, {})
     play_out(container.commands, game_id, random.Random(5))
     container.projector.project(game_id)
+    Ratings(container.store).rate(game_id)  # as the rating job does
     return game_id
 
 

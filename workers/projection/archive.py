@@ -1,7 +1,9 @@
 """The archiving pass of the projection workers: finished games older than
 ``OMERTA_ARCHIVE_DAYS`` move to the archive (``services.readside.archiving``), in the shards the
 worker holds, at most once every ``EVERY`` seconds (a pass over the shards with nothing to move
-costs one read per shard)."""
+costs one read per shard). A pass moves at most ``PER_PASS`` games, so that the worker's jobs
+wait seconds, not hours, behind a backlog (the first pass after an upgrade); a pass that reached
+it is followed by another at the next maintenance (5 s later) until the backlog is gone."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from workers.context import Context
 log = logging.getLogger(__name__)
 
 EVERY = 600.0  # seconds between two passes of a worker
+PER_PASS = 200
 
 
 class ArchivePass:
@@ -32,9 +35,12 @@ class ArchivePass:
         days = self.context.settings.archive_days
         if days <= 0 or not which or time.monotonic() - self._last < self.every:
             return None
-        self._last = time.monotonic()
         archiver = Archiver(self.context.commands.store)
-        passed = archiver.archive_older(days, self.clock(), which, progress=_log_progress)
+        passed = archiver.archive_older(
+            days, self.clock(), which, progress=_log_progress, limit=PER_PASS
+        )
+        if passed.archived < PER_PASS:
+            self._last = time.monotonic()
         if passed.archived or passed.refused:
             log.info("archive: %d games archived, %d left for later", *passed)
         return passed

@@ -106,7 +106,7 @@ def rebuild(store: EventStore, progress: Progress | None = None) -> Rebuilt:
             differing.append(rm.game_key(game_id))
         if progress is not None:
             progress(i, len(game_ids))
-    Ratings(client).rebuild()
+    Ratings(client, store.archived).rebuild()
     after = snapshot(client)
     differences = sorted(
         k.decode() for k in before.keys() | after.keys() if before.get(k) != after.get(k)
