@@ -28,6 +28,7 @@ from typing import Protocol, cast
 import msgspec
 import zstandard
 
+from services.errors import Unavailable
 from services.eventstore import keys, shards
 from services.eventstore.records import GENESIS, chain_hash, decode_envelope
 from services.platform.config import Store
@@ -166,8 +167,8 @@ class Archived:
     def load(self, game_id: str) -> Bundle:
         """The bundle of a game whose marker is known to be recorded."""
         data = self.archive.get(game_id)
-        if data is None:
-            raise LookupError(f"game {game_id} is marked archived but its archive is missing")
+        if data is None:  # lost with a backup restored without it (docs/operators.md)
+            raise Unavailable(f"game {game_id} is archived, but its archive is missing")
         bundle = unpack(data)
         with self._lock:
             self._cache[game_id] = bundle

@@ -8,11 +8,15 @@ whole or absent). boto3 takes its credentials, region and endpoint from the usua
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
 import boto3
+from botocore.exceptions import BotoCoreError, ClientError
 
+from services.errors import Unavailable
 from services.eventstore import shards
 
 
@@ -28,11 +32,22 @@ class S3Archive:
         return f"{self.prefix}/{name}" if self.prefix else name
 
     def put(self, game_id: str, data: bytes) -> None:
-        self.s3.put_object(Bucket=self.bucket, Key=self.key(game_id), Body=data)
+        with unavailable(game_id):
+            self.s3.put_object(Bucket=self.bucket, Key=self.key(game_id), Body=data)
 
     def get(self, game_id: str) -> bytes | None:
-        try:
-            answer = self.s3.get_object(Bucket=self.bucket, Key=self.key(game_id))
-        except self.s3.exceptions.NoSuchKey:
-            return None
-        return bytes(answer["Body"].read())
+        with unavailable(game_id):
+            try:
+                answer = self.s3.get_object(Bucket=self.bucket, Key=self.key(game_id))
+            except self.s3.exceptions.NoSuchKey:
+                return None
+            return bytes(answer["Body"].read())
+
+
+@contextmanager
+def unavailable(game_id: str) -> Iterator[None]:
+    """The bucket's errors as the service's ``Unavailable`` (503), like the store's."""
+    try:
+        yield
+    except (BotoCoreError, ClientError) as exc:
+        raise Unavailable(f"the archive's bucket did not answer for game {game_id}: {exc}") from exc

@@ -243,3 +243,19 @@ def test_a_damaged_archive_is_never_committed(
         archiver.archive(game_id)
     assert not real_redis.hexists(keys.archived_key(shards.of(game_id)), game_id)
     assert len(stored_keys(real_redis, game_id)) >= 4
+
+
+def test_a_missing_archive_is_unavailable_not_an_error(
+    api: Api, service: CommandService, real_redis: redis.Redis, tmp_path: Path
+) -> None:
+    """A process whose archive lacks the game (a backup restored without it) answers 503."""
+    ann, bob = api.player("Ann"), api.player("Bob")
+    game_id = played_out(api, ann, bob, 5)
+    assert Archiver(service.store).archive(game_id) == "ok"
+    empty = Archived(real_redis, FileArchive(tmp_path / "elsewhere"))
+    elsewhere = CommandService(EventStore(real_redis, archived=empty))
+    other = Api(create_app(container_of(elsewhere), stream_seconds=0).test_client())
+    for path in (f"/games/{game_id}/history", f"/games/{game_id}"):
+        response = other.call("GET", path, ann)
+        assert response.status_code == 503, (path, response.status_code)
+        assert response.json["code"] == "store_unavailable"
