@@ -103,6 +103,7 @@ def everything(api: Api, service: CommandService, game_id: str, ann: Who, bob: W
         f"/games/{game_id}/view",
         f"/games/{game_id}/history",
         f"/games/{game_id}/history?after=3",
+        f"/games/{game_id}/events",  # the live stream: its events, then its end
         *(f"/games/{game_id}/replay/{v}" for v in (1, version // 2, version)),
         "/me/games",
         "/games?status=finished",
