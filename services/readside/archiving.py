@@ -12,10 +12,12 @@ move or does nothing):
    same last entry, its read model at that version); otherwise nothing changes and the game is
    tried again by a later pass.
 
-What stays of an archived game in the store: its marker (about 80 bytes), its entry in its shard's
-finished list, its seat records and each seated player's list entries (``make bench``,
-``bench_archive``, measures it). A running game is never moved: ``write`` refuses a game whose
-read model does not say it is finished.
+What stays of an archived game in the store: its marker (about 100 bytes with its share of the
+shard's hash), its entry in its shard's finished list, its seat records, its chat if it has one,
+its rating's input and each seated player's list entries (``make bench``, ``bench_archive``:
+about 215 bytes a game beside the lists' entries, from 33 KB). A running game is never moved:
+``write`` refuses a game whose read model does not say it is finished, and one not rated yet
+(its rating job would find it gone).
 
 Which games: those of a shard's finished list (``rm:games:finished:{<tag>}``, scored by the time
 of the last event) older than the cut-off, from the shard's cursor (``archived:cursor:{<tag>}``,
