@@ -156,16 +156,18 @@ class Archived:
 
     def bundle(self, game_id: str) -> Bundle | None:
         """The game's bundle if it is archived (its marker recorded), else None."""
-        with self._lock:
-            if game_id in self._cache:
-                self._cache.move_to_end(game_id)
-                return self._cache[game_id]
+        cached = self._cached(game_id)
+        if cached is not None:
+            return cached
         if self.marker(game_id) is None:
             return None
         return self.load(game_id)
 
     def load(self, game_id: str) -> Bundle:
         """The bundle of a game whose marker is known to be recorded."""
+        cached = self._cached(game_id)
+        if cached is not None:
+            return cached
         data = self.archive.get(game_id)
         if data is None:  # lost with a backup restored without it (docs/operators.md)
             raise Unavailable(f"game {game_id} is archived, but its archive is missing")
@@ -175,6 +177,13 @@ class Archived:
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
         return bundle
+
+    def _cached(self, game_id: str) -> Bundle | None:
+        with self._lock:
+            if game_id in self._cache:
+                self._cache.move_to_end(game_id)
+                return self._cache[game_id]
+        return None
 
     def ids(self) -> Iterator[str]:
         """Every archived game's id (one ``HSCAN`` per shard)."""

@@ -122,6 +122,7 @@ def ai_error_key(game_id: str) -> str:
 
 
 VIEWS = "views"
+SUMMARY = [b"summary", b"progress"]  # the fields ``joined`` makes a ``Summary`` of
 
 
 def pack_views(spectator: bytes, seats: list[bytes]) -> bytes:
@@ -257,19 +258,23 @@ class ReadModels:
 
     def summary(self, game_id: str) -> Summary | None:
         with unavailable():
-            return joined(*self._fields(game_id, [b"summary", b"progress"]))
+            return joined(*self._fields(game_id, SUMMARY))
 
     def _fields(self, game_id: str, names: list[bytes]) -> list[bytes | None]:
         """These fields of the game's read model, from its archive once it was moved there."""
         found = cast(list[bytes | None], self.redis.hmget(game_key(game_id), names))
-        if found[0] is None:
-            return self._archived_fields(game_id, names)
-        return found
+        return self._or_archived(game_id, names, found)
 
-    def _archived_fields(self, game_id: str, names: list[bytes]) -> list[bytes | None]:
-        bundle = self.archived.bundle(game_id) if self.archived is not None else None
+    def _or_archived(
+        self, game_id: str, names: list[bytes], found: list[bytes | None]
+    ) -> list[bytes | None]:
+        """``found`` (the fields read from the store), or, when the game's read model is not
+        there, the archived one's."""
+        if found[0] is not None or self.archived is None:
+            return found
+        bundle = self.archived.bundle(game_id)
         stored = bundle.hash(game_key(game_id)) if bundle is not None else None
-        return [None] * len(names) if stored is None else [stored.get(n) for n in names]
+        return found if stored is None else [stored.get(n) for n in names]
 
     def game(self, game_id: str) -> GameReadModel | None:
         """The summary with the last AI failure, if any."""
@@ -278,8 +283,7 @@ class ReadModels:
         pipe.get(ai_error_key(game_id))
         with unavailable():
             fields, error = pipe.execute()
-            if fields[0] is None:
-                fields = self._archived_fields(game_id, [b"summary", b"progress"])
+            fields = self._or_archived(game_id, SUMMARY, fields)
         summary = joined(*fields)
         if summary is None:
             return None
@@ -292,13 +296,7 @@ class ReadModels:
             pipe.hmget(game_key(game_id), ["summary", "progress"])
         with unavailable():
             found = [
-                joined(
-                    *(
-                        fields
-                        if fields[0] is not None
-                        else self._archived_fields(game_id, [b"summary", b"progress"])
-                    )
-                )
+                joined(*self._or_archived(game_id, SUMMARY, fields))
                 for game_id, fields in zip(game_ids, pipe.execute(), strict=True)
             ]
         return [summary for summary in found if summary is not None]
