@@ -15,7 +15,7 @@ move or does nothing):
 What stays of an archived game in the store: its marker (about 100 bytes with its share of the
 shard's hash), its entry in its shard's finished list, its seat records, its chat if it has one,
 its rating's input and each seated player's list entries (``make bench``, ``bench_archive``:
-about 215 bytes a game beside the lists' entries, from 33 KB). A running game is never moved:
+about 220 bytes a game beside the lists' entries, from about 31 KB). A running game is never moved:
 ``write`` refuses a game whose read model does not say it is finished, and one not rated yet
 (its rating job would find it gone).
 
