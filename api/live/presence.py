@@ -68,7 +68,7 @@ def player_stream() -> Response:
     d = deps()  # the generator runs outside the request context: no deps() in it
     player_id = caller().id  # 401 before the stream starts
     resumed = _resumed_from()
-    models = ReadModels(d.service.store.redis)
+    models = ReadModels.of(d.service.store)
     deadline = time.monotonic() + d.stream_seconds * random.uniform(1 - SPREAD, 1)
     # Before the first read: every projection after that read then wakes the watch.
     watch = d.fanout.watch_player(player_id)
