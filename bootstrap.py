@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import redis
 from prometheus_client import CollectorRegistry
 
+from services.eventstore.archive import Archive, Archived, FileArchive
+from services.eventstore.archive_s3 import S3Archive
 from services.eventstore.store import EventStore
 from services.games.chat import Chat
 from services.games.commands import CommandService
@@ -76,11 +78,13 @@ def bootstrap(
     queues_client = queues_client or config.connect_queues(settings, store)
     registry = CollectorRegistry()
     metrics = Metrics(registry)
+    archived = Archived(store, archive(settings))
     events = EventStore(
         store,
         min_replicas=settings.min_replicas,
         replica_timeout_ms=settings.replica_timeout_ms,
         metrics=metrics,
+        archived=archived,
     )
     queues = Queues(queues_client)
     wake = Wake(store, queues)
@@ -90,7 +94,7 @@ def bootstrap(
     if listeners is None:
         listeners = [Notifications(queues), Deadlines(queues), Expiry(queues), Ratings(queues)]
     projector = Projector(events, listeners=listeners)
-    read_models = ReadModels(store)
+    read_models = ReadModels(store, archived)
     players = Players(store)
     context = Context(settings, store, commands, queues, wake, projector, read_models, metrics)
     return Container(
@@ -109,3 +113,11 @@ def bootstrap(
         metrics=metrics,
         registry=registry,
     )
+
+
+def archive(settings: Settings) -> Archive:
+    """Where finished games go (``OMERTA_ARCHIVE_S3_URL``'s bucket, else files under the data
+    directory)."""
+    if settings.archive_s3_url:
+        return S3Archive(settings.archive_s3_url)
+    return FileArchive(settings.var / "archive")

@@ -67,6 +67,7 @@ from workers.clocks import deadlines
 from workers.context import Context
 from workers.notify import notices as notify
 from workers.projection import catchup, leases
+from workers.projection.archive import ArchivePass
 from workers.projection.leases import AI_WORKER_STALE, ai_worker_alive
 from workers.queues import AI, NAMES, PROJECTIONS, QUEUES, OmertaJob, bound
 
@@ -117,6 +118,7 @@ class OmertaWorker(SimpleWorker):
         self._ai_seen_at = float("-inf")  # when an AI worker was last seen alive
         self.serves_projections = PROJECTIONS in self.queue_names()
         self.context = context
+        self.archive_pass = ArchivePass(context)
         # A SIGTERM or SIGINT before the worker's own handlers are in place (``run``): under
         # load an ``omerta run`` stopped right after its start ended workers silently at the
         # default handler.
@@ -318,6 +320,7 @@ class OmertaWorker(SimpleWorker):
         )
         if revived:
             log.warning("catch-up: %d notifications re-enqueued", revived)
+        _pass("archiving pass", lambda: self.archive_pass.maybe_run(held))
         if done.projected or done.ai_jobs or done.rated or done.settled:  # jobs lost (or late)
             log.warning(
                 "catch-up: %d feed entries, %d games projected, %d AI moves re-enqueued, "

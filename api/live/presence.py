@@ -29,10 +29,11 @@ from flask import Blueprint, Response, request
 from api.context import caller, deps
 from api.http.jsonio import body, reply
 from api.http.problems import ApiError
-from api.live.sse import KEEP_ALIVE, RETRY_MS, SPREAD, stream_response
+from api.live.sse import KEEP_ALIVE, RETRY_MS, SPREAD, goodbye, stream_response
 from api.schemas.inbox import GameChange, InboxEvent, Seen, SeenOut
 from services.errors import Unavailable
 from services.readside import seen
+from services.readside.fanout import Closing
 from services.readside.readmodels import ReadModels
 
 bp = Blueprint("presence", __name__)
@@ -67,7 +68,7 @@ def player_stream() -> Response:
     d = deps()  # the generator runs outside the request context: no deps() in it
     player_id = caller().id  # 401 before the stream starts
     resumed = _resumed_from()
-    models = ReadModels(d.service.store.redis)
+    models = ReadModels.of(d.service.store)
     deadline = time.monotonic() + d.stream_seconds * random.uniform(1 - SPREAD, 1)
     # Before the first read: every projection after that read then wakes the watch.
     watch = d.fanout.watch_player(player_id)
@@ -96,6 +97,8 @@ def player_stream() -> Response:
                 yield _message(last, now, changed)
         except Unavailable:
             return  # the store failed: end the stream, the browser reconnects
+        except Closing:
+            yield goodbye()
         finally:
             watch.close()
 

@@ -18,7 +18,9 @@ the same
 time, their start included; the streams of a game that one move wakes share one read). Between
 events a comment line every ``KEEP_ALIVE`` seconds keeps proxies from closing the connection. If
 the store fails mid-stream, the response ends (its status was sent long ago) and the browser
-reconnects.
+reconnects. When the process stops (gunicorn's graceful shutdown, ``Fanout.close``), the stream
+ends at once with a last ``retry`` (``goodbye``): the browser reconnects, to another process,
+with ``Last-Event-ID``.
 
 The game's chat comes along (``services.games.chat``): a message written while the stream is open is
 an SSE message ``event: chat`` (no ``id``: the last event id stays the version), ``data`` the
@@ -46,6 +48,7 @@ from api.routes.games import records
 from api.schemas.play import EventOut
 from services.errors import Unavailable
 from services.games.reading import Loaded
+from services.readside.fanout import Closing
 
 bp = Blueprint("events", __name__)
 
@@ -55,6 +58,14 @@ RETRY_MS = 1000
 # of a core).
 KEEP_ALIVE = 15.0
 SPREAD = 0.2  # a stream lasts between 80 % and all of stream_seconds
+# A stopping process's pages reconnect within this many ms (``goodbye``): the processes left
+# take them over spread out, not all in the same instant.
+GOODBYE_MS = 3000
+
+
+def goodbye() -> bytes:
+    """The last message of a stream whose process stops: reconnect after a random wait."""
+    return f"retry: {random.randint(RETRY_MS, GOODBYE_MS)}\n: the server restarts\n\n".encode()
 
 
 def _start_after() -> int:
@@ -132,6 +143,8 @@ def stream(game_id: str) -> Response:
                 read_side, side = now != side, now
         except Unavailable:
             return  # the store failed: end the stream, the browser reconnects
+        except Closing:
+            yield goodbye()
         finally:
             watch.close()
 

@@ -164,7 +164,7 @@ def game_clocks(game_id: str, loaded: Loaded) -> dict[str, Any]:
     meta = loaded.meta
     if meta.clock is None:
         return {}
-    models = ReadModels(deps().service.store.redis)
+    models = ReadModels.of(deps().service.store)
     models.wait_for(game_id, loaded.version, CLOCKS_WAIT)
     summary = models.summary(game_id)
     if summary is None:

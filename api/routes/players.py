@@ -73,7 +73,7 @@ def me() -> Response:
 
 
 def _read_models() -> ReadModels:
-    return ReadModels(deps().service.store.redis)
+    return ReadModels.of(deps().service.store)
 
 
 @bp.get("/me/games")

@@ -180,7 +180,7 @@ def profile(identity: str, offset: int, limit: int) -> ProfileOut:
     else:  # an AI level plays everywhere: its rated games, from its history
         played = {p.game_id: p.time for h in history for p in h.points}
         game_ids = sorted(played, key=lambda g: (played[g], g), reverse=True)
-    shown = ReadModels(deps().service.store.redis).summaries(game_ids[offset : offset + limit])
+    shown = ReadModels.of(deps().service.store).summaries(game_ids[offset : offset + limit])
     games = []
     for entry in entries(deps().players, shown, None):
         mine = [s.seat for s in entry.seats if s.player == identity or _is_level(s, level)]

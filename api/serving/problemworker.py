@@ -1,7 +1,14 @@
-"""gunicorn's gevent worker, whose own refusals of an oversized request are problem+json like
-every refusal of the app's: a request line over ``limit_request_line`` (414 ``uri_too_long``)
-and a header over ``limit_request_field_size``, or more than ``limit_request_fields`` of them
-(431 ``headers_too_large``). gunicorn refuses them before the app sees the request, in HTML.
+"""gunicorn's gevent worker, whose live streams end at once when it stops, and whose own
+refusals of an oversized request are problem+json like every refusal of the app's: a request
+line over ``limit_request_line`` (414 ``uri_too_long``) and a header over
+``limit_request_field_size``, or more than ``limit_request_fields`` of them (431
+``headers_too_large``). gunicorn refuses them before the app sees the request, in HTML.
+
+On SIGTERM (gunicorn's graceful stop: the master's on ``systemctl stop``, a rolling upgrade's)
+gunicorn stops accepting and waits up to ``graceful_timeout`` for the requests in flight; a
+live stream would hold it all that time and then be cut. The worker closes the app's reader of
+live events (``services.readside.fanout.Fanout.close``): every stream ends with a last
+``retry`` and the browser reconnects, to another process, with ``Last-Event-ID``.
 
 Loaded by gunicorn from the ``worker_class`` setting (``api.serving.server.settings``), in the
 process ``api.serving`` has patched for gevent.
@@ -12,10 +19,13 @@ from __future__ import annotations
 from http import HTTPStatus
 from typing import Any
 
+import gevent
+from flask import Flask
 from gunicorn import util
 from gunicorn.http.errors import LimitRequestHeaders, LimitRequestLine
 from gunicorn.workers.ggevent import GeventWorker
 
+from api.context import Deps
 from api.http import problems
 
 
@@ -42,7 +52,18 @@ def refusal(exc: BaseException, cfg: Any) -> bytes | None:
     return head.encode("latin-1") + body
 
 
+def end_streams(app: Flask) -> None:
+    deps: Deps = app.extensions["omerta"]
+    deps.fanout.close()
+
+
 class ProblemWorker(GeventWorker):
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        super().handle_exit(sig, frame)
+        # Out of the signal handler: closing takes the fan-out's lock, which the interrupted
+        # greenlet may hold.
+        gevent.spawn(end_streams, self.wsgi)
+
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         answer = refusal(exc, self.cfg)
         if answer is None:

@@ -25,6 +25,8 @@ game's stream, its shard's feed and its shard's changed set in one script, on a 
                           (a chat message, a rematch offered: ``services.games.chat``), trimmed to
                           about ``SIDE_FEED_KEEP`` entries: the live streams' wake-up for them
 ``changed:{<tag>}``       set, the shard's games appended to since the read side last took them
+``archived:{<tag>}``     hash, game id -> MessagePack ``[version, head]``: the shard's games moved
+                          to the archive (``services.eventstore.archive``), whose keys are gone
 ``changed:wake:{<tag>}``  string, set (with a short expiry) by the first append after the read
                           side last took the shard's changed games: the appender wakes the read
                           side (a job for that shard)
@@ -46,6 +48,7 @@ SIDE_FEED = "side-feed"
 SIDE_FEED_KEEP = 10_000
 CHANGED = "changed"
 CHANGED_WAKE = "changed:wake"
+ARCHIVED = "archived"
 
 
 def events_key(game_id: str) -> str:
@@ -78,6 +81,10 @@ def changed_key(shard: int) -> str:
 
 def wake_key(shard: int) -> str:
     return shards.key(CHANGED_WAKE, shard)
+
+
+def archived_key(shard: int) -> str:
+    return shards.key(ARCHIVED, shard)
 
 
 def inbox_feed_key(shard: int) -> str:

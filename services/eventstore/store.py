@@ -31,6 +31,10 @@ may be done, and a retry with the same command id finds it (``duplicate``) and w
 
 Keys are in ``services.eventstore.keys``; the envelope and the hash chain in
 ``services.eventstore.records``.
+
+A game moved to the archive (``services.eventstore.archive``) has no keys left but its marker:
+every reader below falls back to its archive when a game's keys are missing and its marker is
+there, so an archived game reads exactly as before (an append to it finds version 0: ``conflict``).
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from redis.typing import EncodableT
 
 from services.errors import Unavailable
 from services.eventstore import keys, shards
+from services.eventstore.archive import Archived, Bundle
 from services.eventstore.records import (
     GENESIS,
     CommandRecord,
@@ -141,9 +146,11 @@ class EventStore:
         clock: Callable[[], int] = now_ms,
         min_replicas: int = 0,
         replica_timeout_ms: int = 1000,
+        archived: Archived | None = None,
         metrics: Metrics | None = None,
     ) -> None:
         self.redis = client
+        self.archived = archived
         self.metrics = metrics or Metrics()  # a test's store: counted, exported nowhere
         self.clock = clock
         self.min_replicas = min_replicas
@@ -279,11 +286,13 @@ class EventStore:
 
     def read(self, game_id: str, after: int = 0) -> list[Entry]:
         """The entries with version > ``after``, in order."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.xrange(keys.events_key(game_id), f"{after + 1}-0", "+")
+        pipe.hexists(keys.archived_key(shards.of(game_id)), game_id)
         with unavailable():
-            rows = cast(
-                list[tuple[bytes, dict[bytes, bytes]]],
-                self.redis.xrange(keys.events_key(game_id), f"{after + 1}-0", "+"),
-            )
+            rows, archived = pipe.execute()
+        if not rows and archived:
+            return entries_of(self._archive(game_id).rows[after:])
         return entries_of(rows)
 
     def read_with_record(
@@ -295,24 +304,39 @@ class EventStore:
         pipe.xrange(keys.events_key(game_id), f"{after + 1}-0", "+")
         pipe.hget(keys.commands_key(game_id, seat), command_id)
         pipe.hget(keys.commands_key(game_id), command_id)
+        pipe.hexists(keys.archived_key(shards.of(game_id)), game_id)
         with unavailable():
-            rows, scoped, unscoped = pipe.execute()
+            rows, scoped, unscoped, archived = pipe.execute()
+        if not rows and archived:
+            bundle = self._archive(game_id)
+            rows = bundle.rows[after:]
+            scoped = (bundle.hash(keys.commands_key(game_id, seat)) or {}).get(command_id.encode())
+            unscoped = (bundle.hash(keys.commands_key(game_id)) or {}).get(command_id.encode())
         record = scoped if scoped is not None else unscoped
         return entries_of(rows), decode_record(record) if record is not None else None
 
     def rows(self, game_id: str) -> list[tuple[bytes, dict[bytes, bytes]]]:
         """The stream exactly as stored (entry ids and fields), for the audit."""
-        return cast(
+        rows = cast(
             list[tuple[bytes, dict[bytes, bytes]]], self.redis.xrange(keys.events_key(game_id))
         )
+        if not rows and (bundle := self.archived_bundle(game_id)) is not None:
+            return bundle.rows
+        return rows
 
     def meta(self, game_id: str) -> GameMeta | None:
         with unavailable():
             raw = cast(bytes | None, self.redis.get(keys.meta_key(game_id)))
+            if raw is None and (bundle := self.archived_bundle(game_id)) is not None:
+                raw = bundle.strings.get(keys.meta_key(game_id))
         return decode_meta(raw) if raw is not None else None
 
     def version(self, game_id: str) -> int:
-        return int(self.redis.xlen(keys.events_key(game_id)))
+        version = int(self.redis.xlen(keys.events_key(game_id)))
+        if version == 0 and self.archived is not None:
+            marker = self.archived.marker(game_id)
+            return marker.version if marker is not None else 0
+        return version
 
     def command_records(
         self, game_id: str, seats: int
@@ -323,16 +347,32 @@ class EventStore:
         scopes: list[int | None] = [None, *range(seats)]
         for seat in scopes:
             pipe.hgetall(keys.commands_key(game_id, seat))
+        found = pipe.execute()
+        if not any(found) and (bundle := self.archived_bundle(game_id)) is not None:
+            found = [bundle.hash(keys.commands_key(game_id, seat)) or {} for seat in scopes]
         return {
             seat: {k.decode(): decode_record(v) for k, v in rows.items()}
-            for seat, rows in zip(scopes, pipe.execute(), strict=True)
+            for seat, rows in zip(scopes, found, strict=True)
         }
 
     def game_ids(self) -> Iterator[str]:
-        """Every game in the store (by its metadata record), in no particular order. (On a
-        Redis Cluster this must scan every master; redis-py's cluster client does.)"""
+        """Every game in the store (by its metadata record) and in its archive, in no particular
+        order. (On a Redis Cluster this must scan every master; redis-py's cluster client
+        does.)"""
         for key in self.redis.scan_iter(match=keys.META_PATTERN, count=1000):
             yield keys.game_id_of_meta_key(key.decode())
+        if self.archived is not None:
+            yield from self.archived.ids()
+
+    def archived_bundle(self, game_id: str) -> Bundle | None:
+        """The game's archive if it was moved there (None: it was not, or no archive is set)."""
+        return self.archived.bundle(game_id) if self.archived is not None else None
+
+    def _archive(self, game_id: str) -> Bundle:
+        """The archive of a game whose marker was just seen."""
+        if self.archived is None:
+            raise Unavailable(f"game {game_id} is archived, and this process has no archive")
+        return self.archived.load(game_id)
 
 
 @contextmanager

@@ -32,6 +32,9 @@
 | ``OMERTA_VACATION_DAYS`` | days a year a player may pause their clocks (``vacation``) | ``21`` |
 | ``OMERTA_OPEN_GAME_DAYS`` | days an open game waits for a player to join, then expires | ``14`` |
 | ``OMERTA_MIN_CLOCK_SECONDS`` | the shortest clock a game may have (a move, a bank) | ``60`` |
+| ``OMERTA_ARCHIVE_DAYS`` | days after its end a game moves to the archive (0: never) | ``30`` |
+| ``OMERTA_ARCHIVE_S3_URL`` | ``s3://bucket/prefix``: the archive is that bucket | (h) |
+| | (credentials, endpoint: ``AWS_*`` variables, ``AWS_ENDPOINT_URL``) | |
 
 (a) ``http://`` and the bind address; read by ``public_url()``.  (b) ``127.0.0.1:8000``.
 (c) a random one, made once and kept in the store.  (d) ``10,60,300,1800,7200``.
@@ -39,6 +42,7 @@
 the
 operator's pages answer only while no SMTP server is set and the public URL is a loopback
 address (``omerta run``'s local default).  (g) ``3600`` seconds (``workers.notify.mail``: a digest).
+(h) unset: one compressed file per game under ``<var>/archive/`` (``services.eventstore.archive``).
 
 The rate limits' variables (``OMERTA_RATE_LIMITS``, ``OMERTA_LIMIT_*``, ``OMERTA_OPEN_GAMES``) are
 read by ``api.http.limits.from_env``, next to the limits they set.
@@ -127,6 +131,10 @@ class Settings(msgspec.Struct, frozen=True):
     # shards
     # wait this long for another; a worker paused longer (a stalled machine) loses them
     lease_seconds: int = 10
+    # Finished games move to the archive this many days after their end (0: never), to files
+    # under var/archive/ or to the S3 bucket (services.eventstore.archive)
+    archive_days: float = 30.0
+    archive_s3_url: str | None = None
     cluster_url: str | None = None  # never printed: it may carry a password
     rq_url: str | None = None  # never printed: it may carry a password
 
@@ -163,6 +171,8 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         min_clock_seconds=_at_least_one(env, "OMERTA_MIN_CLOCK_SECONDS", MIN_CLOCK),
         ai_nice=_niceness(env, "OMERTA_AI_NICE", 15),
         lease_seconds=_at_least_one(env, "OMERTA_LEASE_SECONDS", 10),
+        archive_days=_archive_days(env.get("OMERTA_ARCHIVE_DAYS") or "30"),
+        archive_s3_url=_s3_url(env.get("OMERTA_ARCHIVE_S3_URL") or None),
         **_servers(env),
     )
 
@@ -180,6 +190,24 @@ def _servers(env: dict[str, str]) -> dict[str, str | None]:
         if url and urlsplit(url).scheme not in ("redis", "rediss"):
             raise ConfigError(f"{name} must be a redis:// or rediss:// URL")
     return {"cluster_url": cluster, "rq_url": rq}
+
+
+def _archive_days(raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 36600:  # also refuses nan
+        raise ConfigError(
+            f"OMERTA_ARCHIVE_DAYS must be a number of days, 0 (never) or more, not {raw!r}"
+        )
+    return value
+
+
+def _s3_url(url: str | None) -> str | None:
+    if url and (urlsplit(url).scheme != "s3" or not urlsplit(url).netloc):
+        raise ConfigError("OMERTA_ARCHIVE_S3_URL must be s3://bucket or s3://bucket/prefix")
+    return url
 
 
 def _at_least_one(env: dict[str, str], name: str, default: int) -> int:

@@ -53,6 +53,11 @@ beside the events.
 
 A reader is a daemon thread (a greenlet under gunicorn's gevent worker, which patches
 ``threading``).
+
+When the process is asked to stop (gunicorn's graceful shutdown: ``api.serving.problemworker``),
+``close()`` ends every wait with ``Closing``, also the waits begun later: the streams end at
+once, telling the browser to reconnect (to another process), instead of holding the process
+until the shutdown's timeout cuts them.
 """
 
 from __future__ import annotations
@@ -82,6 +87,10 @@ BATCH = 1000  # feed entries per XREAD (per feed)
 PAUSES = (0.1, 2.0)  # seconds between attempts while the store fails: first, longest
 RECENT = 64  # a watched player's latest changes kept (``Watch.changes``)
 EVERY_SHARD = -1  # the group of a single server's one reader
+
+
+class Closing(Exception):
+    """The process is stopping: end the stream, the client reconnects elsewhere."""
 
 
 class _Game:
@@ -129,6 +138,7 @@ class Fanout:
         self._games: dict[str, _Game] = {}
         self._players: dict[str, _Game] = {}
         self._feeds: dict[int, _Reader] = {}  # group (a shard, or EVERY_SHARD) -> its reader
+        self._closing = False
 
     def watch(self, game_id: str) -> Watch:
         """Follow ``game_id`` from now on (close the watch when the stream ends). Raises
@@ -180,6 +190,13 @@ class Fanout:
         """How many readers run (each stops once nothing of its shards is watched)."""
         with self._lock:
             return sum(reader.running for reader in self._feeds.values())
+
+    def close(self) -> None:
+        """End every stream's wait, now and from now on (``Closing``): the process stops."""
+        with self._lock:
+            self._closing = True
+            for game in [*self._games.values(), *self._players.values()]:
+                game.changed.notify_all()
 
     def _ensure_reader(self, reader: _Reader) -> None:
         with reader.starting:
@@ -276,6 +293,8 @@ class Fanout:
         with self._lock:
             failures = reader.failures
             while True:
+                if self._closing:
+                    raise Closing("the process is stopping")
                 if reader.down or reader.failures != failures:
                     raise Unavailable("the live-event reader lost the event store")
                 if game.version > after or (side is not None and game.side > side):
@@ -314,7 +333,7 @@ class Watch:
         """True as soon as the game has a version after ``after`` (at once if it already has
         one since the watch began), or with ``side`` a side count past it; False after
         ``timeout`` seconds without. Raises ``Unavailable`` if the reader cannot read the store,
-        or could not meanwhile."""
+        or could not meanwhile, and ``Closing`` once the process stops (``Fanout.close``)."""
         return self._fanout._wait(self._game, self._reader, after, timeout, side)
 
     @property

@@ -19,7 +19,8 @@ the final event's envelope time (``Summary.updated``). ``Ratings.rate`` folds on
 end of the order incrementally; a game that finishes "in the past" of what was folded (a late
 projection), or whose input changed (a seat taken after the end), makes it fold every game
 again from the stored inputs (microseconds a game). ``Ratings.rebuild`` folds every finished
-game from the read models, for ``omerta rebuild``: the same numbers. A fold of every game costs
+game from the read models (an archived game's from its archive), for ``omerta rebuild``: the
+same numbers. A fold of every game costs
 about 80 microseconds a game plus its writes (``README.md``); a service with millions of games
 would keep snapshots of the ratings along the order and fold from the one before a late game.
 
@@ -51,6 +52,7 @@ from openskill.models import PlackettLuce
 from domain.bots import level_name
 from domain.core import Result
 from services.eventstore import keys, shards
+from services.eventstore.archive import Archived
 from services.eventstore.records import GameMeta, decode_meta
 from services.eventstore.store import unavailable
 from services.games.seats import read_seats
@@ -207,8 +209,9 @@ return {redis.call('ZCARD', KEYS[1]), names, stored}
 class Ratings:
     """The ratings on one Redis client: folding games in (the workers), reading (the API)."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis.Redis, archived: Archived | None = None) -> None:
         self.redis = client
+        self.archived = archived  # an archived game's read model and metadata are there
         self._page = client.register_script(PAGE)
 
     # -- folding ------------------------------------------------------------------------------
@@ -223,6 +226,12 @@ class Ratings:
         with unavailable():
             found = iter(pipe.execute())
         fields, meta, owners = next(found), next(found), read_owners(found)
+        if meta is None and self.archived is not None:
+            bundle = self.archived.bundle(game_id)
+            if bundle is not None:
+                stored = bundle.hash(rm.game_key(game_id)) or {}
+                fields = [stored.get(b"summary"), stored.get(b"progress")]
+                meta = bundle.strings.get(keys.meta_key(game_id))
         summary = rm.joined(*fields)
         if summary is None or summary.result is None or meta is None:
             return None

@@ -61,6 +61,10 @@ Outside the read models (not rebuilt: not derived from events):
 
     ai:{<id>}:error           string JSON ``AiError`` of the last failed AI move, if any
 
+A finished game moved to the archive (``services.readside.archiving``) has no ``rm:{<id>}`` in the
+store: the readers below read its archived copy instead (``services.eventstore.archive``); its
+entry in the finished list stays.
+
 "Owes a decision since" is the time of the event after which the seat has owed a decision
 without a break: the oldest entry of an inbox is the game waiting longest for that player.
 """
@@ -71,14 +75,15 @@ import heapq
 import itertools
 import time
 import zlib
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import redis
 
 from domain.core import Result
 from services.eventstore import keys, shards
-from services.eventstore.store import unavailable
+from services.eventstore.archive import Archived
+from services.eventstore.store import EventStore, unavailable
 from services.games.clocks import Clock, OnTimeout, SeatClock
 
 PREFIX = "rm:"
@@ -117,6 +122,7 @@ def ai_error_key(game_id: str) -> str:
 
 
 VIEWS = "views"
+SUMMARY = [b"summary", b"progress"]  # the fields ``joined`` makes a ``Summary`` of
 
 
 def pack_views(spectator: bytes, seats: list[bytes]) -> bytes:
@@ -222,20 +228,29 @@ _ai_error = msgspec.json.Decoder(AiError)
 class ReadModels:
     """Reading helpers on one Redis client. Views come back as JSON bytes, ready to send."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis.Redis, archived: Archived | None = None) -> None:
         self.redis = client
+        self.archived = archived
+
+    @classmethod
+    def of(cls, store: EventStore) -> ReadModels:
+        """The read models of the store's games, archived ones included."""
+        return cls(cast(redis.Redis, store.redis), store.archived)
 
     def version(self, game_id: str) -> int:
         """The version the game's read model reflects (0: not projected yet)."""
         with unavailable():
             raw = self.redis.hget(game_key(game_id), "version")
+            if raw is None and self.archived is not None:
+                marker = self.archived.marker(game_id)
+                return marker.version if marker is not None else 0
         return int(raw) if raw is not None else 0
 
     def view(self, game_id: str, seat: int | None) -> tuple[int, bytes] | None:
         """(version, JSON of the seat's view), or None if the game (or seat) has none yet.
         Both come from one atomic read, so the view is exactly the one at that version."""
         with unavailable():
-            version, packed = self.redis.hmget(game_key(game_id), ["version", VIEWS])
+            version, packed = self._fields(game_id, [b"version", VIEWS.encode()])
         if version is None or packed is None:
             return None
         view = unpack_view(packed, seat)
@@ -243,7 +258,23 @@ class ReadModels:
 
     def summary(self, game_id: str) -> Summary | None:
         with unavailable():
-            return joined(*self.redis.hmget(game_key(game_id), ["summary", "progress"]))
+            return joined(*self._fields(game_id, SUMMARY))
+
+    def _fields(self, game_id: str, names: list[bytes]) -> list[bytes | None]:
+        """These fields of the game's read model, from its archive once it was moved there."""
+        found = cast(list[bytes | None], self.redis.hmget(game_key(game_id), names))
+        return self._or_archived(game_id, names, found)
+
+    def _or_archived(
+        self, game_id: str, names: list[bytes], found: list[bytes | None]
+    ) -> list[bytes | None]:
+        """``found`` (the fields read from the store), or, when the game's read model is not
+        there, the archived one's."""
+        if found[0] is not None or self.archived is None:
+            return found
+        bundle = self.archived.bundle(game_id)
+        stored = bundle.hash(game_key(game_id)) if bundle is not None else None
+        return found if stored is None else [stored.get(n) for n in names]
 
     def game(self, game_id: str) -> GameReadModel | None:
         """The summary with the last AI failure, if any."""
@@ -252,6 +283,7 @@ class ReadModels:
         pipe.get(ai_error_key(game_id))
         with unavailable():
             fields, error = pipe.execute()
+            fields = self._or_archived(game_id, SUMMARY, fields)
         summary = joined(*fields)
         if summary is None:
             return None
@@ -263,7 +295,10 @@ class ReadModels:
         for game_id in game_ids:
             pipe.hmget(game_key(game_id), ["summary", "progress"])
         with unavailable():
-            found = [joined(*fields) for fields in pipe.execute()]
+            found = [
+                joined(*self._or_archived(game_id, SUMMARY, fields))
+                for game_id, fields in zip(game_ids, pipe.execute(), strict=True)
+            ]
         return [summary for summary in found if summary is not None]
 
     def games(self, status: str, offset: int = 0, limit: int = 50) -> list[Summary]:

@@ -8,8 +8,7 @@ over, every acknowledged command is in its stream once at the version it was ack
 no request got a 5xx other than the store's 503, ``omerta verify --all`` passes and ``omerta
 rebuild`` finds the read models identical.
 
-Progress lines (the fault, how long until healthy) go to the terminal, also when the test
-passes, so a CI log shows the figures.
+Progress lines (the fault, how long until healthy) go to the terminal (``say``).
 """
 
 from __future__ import annotations
@@ -52,15 +51,6 @@ pytestmark = pytest.mark.server
 STALL_SECONDS = 6.0
 FULL_SECONDS = 6.0  # long enough for the AI jobs of the full phase to be refused and overdue
 HEADROOM = 4 * 1024  # bytes above used_memory: a few writes fill them
-
-
-@pytest.fixture
-def say(capsys: pytest.CaptureFixture[str]) -> Say:
-    def line(text: str) -> None:
-        with capsys.disabled():
-            print(f"\n[faults] {text}", end="", flush=True)
-
-    return line
 
 
 def stall_and_heal(cwd: Path, base: str, players: list[Player], say: Say) -> None:

@@ -2,8 +2,9 @@
 one per
 shard watched) and wakes the waits on a game that passes their version, and only those; nothing
 appended after ``watch()`` is missed; the reader holds one connection however many wait, stops
-once nothing is watched, and a store that fails ends the waits (``Unavailable``) until it
-answers again."""
+once nothing is watched, a store that fails ends the waits (``Unavailable``) until it
+answers again, and closing it (the process stops) ends every wait, begun or to come
+(``Closing``)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from services.eventstore.store import EventStore
 from services.games.chat import Chat
 from services.games.commands import CommandService
 from services.platform.embedded import EmbeddedServer
-from services.readside.fanout import BLOCK_MS, Fanout
+from services.readside.fanout import BLOCK_MS, Closing, Fanout
 from tests.feeds import id_in
 
 pytestmark = pytest.mark.server
@@ -64,6 +65,19 @@ def test_a_wait_wakes_on_its_game_passing_its_version_only(real_redis: redis.Red
     assert watch.wait(5, 0) is True  # the version stays known
     assert watch.wait(6, 0.1) is False  # nothing after 6: the wait times out
     watch.close()
+
+
+def test_closing_ends_every_wait_begun_or_to_come(real_redis: redis.Redis) -> None:
+    fanout = Fanout(real_redis)
+    game, player = fanout.watch("g1"), fanout.watch_player("p1")
+    waits = [waiting(lambda: game.wait(0, LONG)), waiting(lambda: player.wait(0, LONG))]
+    fanout.close()
+    for thread, out in waits:
+        thread.join(LONG)
+        assert not thread.is_alive() and isinstance(out[0], Closing), out
+    later = fanout.watch("g2")
+    with pytest.raises(Closing):
+        later.wait(0, LONG)
 
 
 def test_an_append_between_watch_and_wait_is_not_missed(real_redis: redis.Redis) -> None:

@@ -173,8 +173,12 @@ class Projector:
         games: Mapping[str, Game] = GAMES,
         cache_size: int = 1024,
         listeners: Sequence[Listener] = (),
+        from_archive: bool = False,
     ) -> None:
         self.store = store
+        # Project archived games too (``omerta rebuild``); otherwise a game whose keys moved to
+        # the archive is no game here: its read model is archived with it.
+        self.from_archive = from_archive
         self.redis: redis.Redis = store.redis
         self.games = games
         self._write = self.redis.register_script(WRITE)
@@ -205,6 +209,9 @@ class Projector:
         rows, *meta = found
         entries = entries_of(rows)
         if cached is None:
+            if meta[0] is None and self.from_archive and not rows:
+                meta[0] = self._archived_meta(game_id)
+                entries = self.store.read(game_id)
             if meta[0] is None:
                 return None
             cached = Folded(decode_meta(meta[0]), 0, None, 0, b"", {})
@@ -248,6 +255,10 @@ class Projector:
             if finished:
                 listener.on_finished(game_id)
         return Projected(folded.version, written, ai_due)
+
+    def _archived_meta(self, game_id: str) -> bytes | None:
+        bundle = self.store.archived_bundle(game_id)
+        return bundle.strings.get(keys.meta_key(game_id)) if bundle is not None else None
 
     def seating(
         self,

@@ -3,9 +3,10 @@
 ``rebuild`` snapshots every read-model key (``rm:*``), drops them all, projects every game in
 the store from its first event (a fresh projector, no cached state), folds every finished game
 into the ratings again (``services.readside.ratings``: the same order, so the same numbers),
-snapshots
-again and compares: the incremental projections are right exactly when the two are
-byte-identical. Stop the workers first, or games that move meanwhile show up as differences.
+snapshots again and compares: the incremental projections are right exactly when the two are
+byte-identical. An archived game (``services.readside.archiving``) is projected from its archive,
+its read model compared with the archived one, then dropped from the store again. Stop the
+workers first, or games that move meanwhile show up as differences.
 
 On a Redis Cluster every step is a command of one key (scanned on every master, read and
 dropped in pipelines) and the projections are the workers' own single-slot steps. A store whose
@@ -95,15 +96,29 @@ def rebuild(store: EventStore, progress: Progress | None = None) -> Rebuilt:
     client = store.redis
     before = snapshot(client)
     drop(client)
-    projector = Projector(store, cache_size=1)
+    projector = Projector(store, cache_size=1, from_archive=True)
     game_ids = sorted(store.game_ids())
+    archived = set(store.archived.ids()) if store.archived is not None else set()
+    differing = []
     for i, game_id in enumerate(game_ids, 1):
         projector.project(game_id)
+        if game_id in archived and not same_as_archived(store, game_id):
+            differing.append(rm.game_key(game_id))
         if progress is not None:
             progress(i, len(game_ids))
-    Ratings(client).rebuild()
+    Ratings(client, store.archived).rebuild()
     after = snapshot(client)
     differences = sorted(
         k.decode() for k in before.keys() | after.keys() if before.get(k) != after.get(k)
     )
-    return Rebuilt(len(game_ids), len(after), differences)
+    return Rebuilt(len(game_ids), len(after) + len(archived), sorted(differing + differences))
+
+
+def same_as_archived(store: EventStore, game_id: str) -> bool:
+    """Whether the read model just rebuilt for an archived game is its archived one (the one
+    rebuilt then leaves the store again: the archive keeps it)."""
+    key = rm.game_key(game_id)
+    rebuilt = store.redis.hgetall(key)
+    store.redis.unlink(key)
+    bundle = store.archived_bundle(game_id)
+    return bundle is not None and bundle.hash(key) == rebuilt

@@ -1,0 +1,50 @@
+"""``omerta archive [--older-than DAYS]``: move the finished games older than that (default
+``OMERTA_ARCHIVE_DAYS``) out of the store into the archive now (``services.readside.archiving``;
+the workers do it too, every few minutes). Safe to run beside the workers and to run again."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "archive", help="move finished games older than OMERTA_ARCHIVE_DAYS to the archive"
+    )
+    parser.add_argument(
+        "--older-than",
+        type=float,
+        metavar="DAYS",
+        help="days since a game ended (default: OMERTA_ARCHIVE_DAYS; 0: every finished game)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress line")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bootstrap import bootstrap
+    from services.eventstore.store import now_ms
+    from services.readside.archiving import Archiver, Passed
+
+    container = bootstrap()
+    days = container.settings.archive_days if args.older_than is None else args.older_than
+    if args.older_than is None and days <= 0:
+        print(
+            "omerta archive: OMERTA_ARCHIVE_DAYS is 0 (never); give --older-than", file=sys.stderr
+        )
+        return 2
+
+    def progress(done: int, total: int, passed: Passed) -> None:
+        end = "\n" if done == total else ""
+        print(
+            f"\rarchiving: {done}/{total} shards, {passed.archived} games archived",
+            end=end,
+            file=sys.stderr,
+        )
+
+    passed = Archiver(container.events).archive_older(
+        days, now_ms(), progress=None if args.quiet else progress
+    )
+    print(f"{passed.archived} games archived, {passed.refused} left in the store (see the log)")
+    return 1 if passed.refused else 0

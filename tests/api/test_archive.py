@@ -1,0 +1,263 @@
+"""Finished games move to the archive (files, or an S3-compatible server: moto's, over HTTP) and
+read exactly as before: the API's JSON, the pages, the audit, the rebuild; the store keeps only
+a marker. A crash between the two phases leaves the game whole; a running game never moves."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+import redis
+from flask import Flask
+from moto.server import ThreadedMotoServer
+
+from api.app import create_app
+from api.cli import main as omerta
+from services.eventstore import audit, keys, shards
+from services.eventstore.archive import Archive, Archived, FileArchive
+from services.eventstore.archive_s3 import S3Archive
+from services.eventstore.store import EventStore, now_ms
+from services.games.commands import CommandService
+from services.readside import readmodels as rm
+from services.readside.archiving import DAY_MS, Archiver, Passed, Refused
+from services.readside.ratings import Ratings
+from tests.api.helpers import Api, Who, container_of
+from workers.projection import rebuild
+from workers.projection.projector import Projector
+
+pytestmark = pytest.mark.server
+
+BUCKET = "omerta-archive"
+
+
+@pytest.fixture(scope="module")
+def s3_endpoint() -> Iterator[str]:
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()
+
+
+@pytest.fixture(params=["files", "s3"])
+def archive(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Archive:
+    """The archive, and the same one in the environment (for the apps' and the CLI's
+    ``bootstrap()``)."""
+    monkeypatch.setenv("OMERTA_VAR", str(tmp_path))
+    if request.param == "files":
+        return FileArchive(tmp_path / "archive")
+    endpoint = request.getfixturevalue("s3_endpoint")
+    for name, value in {
+        "AWS_ENDPOINT_URL": endpoint,
+        "AWS_ACCESS_KEY_ID": "omerta",
+        "AWS_SECRET_ACCESS_KEY": "omerta-secret",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }.items():
+        monkeypatch.setenv(name, value)
+    prefix = tmp_path.name  # one test's objects apart from another's
+    monkeypatch.setenv("OMERTA_ARCHIVE_S3_URL", f"s3://{BUCKET}/{prefix}")
+    client = boto3.client("s3")
+    client.create_bucket(Bucket=BUCKET)
+    return S3Archive(f"s3://{BUCKET}/{prefix}", client)
+
+
+@pytest.fixture
+def service(real_redis: redis.Redis, archive: Archive) -> CommandService:
+    store = EventStore(real_redis, archived=Archived(real_redis, archive))
+    projector, ratings = Projector(store), Ratings(real_redis)
+
+    def project_and_rate(game_id: str, *_: object) -> None:  # as the workers' jobs do
+        projector.project(game_id)
+        ratings.rate(game_id)
+
+    return CommandService(store, hooks=[project_and_rate])
+
+
+@pytest.fixture
+def app(service: CommandService) -> Flask:
+    return create_app(container_of(service), stream_seconds=0)
+
+
+def played_out(api: Api, ann: Who, bob: Who, seed: int) -> str:
+    made = api.new_game(ann, game="famiglia", seats=2)
+    game_id = made["game_id"]
+    api.join(bob, game_id, made["invites"][0]["code"])
+    rng = random.Random(seed)
+    while (game := api.ok("GET", f"/games/{game_id}"))["result"] is None:
+        who = {ann.id: ann, bob.id: bob}[game["seats"][game["to_act"][0]]["player"]]
+        api.random_move(who, game_id, rng)
+    return game_id
+
+
+def everything(api: Api, service: CommandService, game_id: str, ann: Who, bob: Who) -> Any:
+    """What a reader can see of the game: the API's answers as bytes, the pages, the audit."""
+    version = api.ok("GET", f"/games/{game_id}")["version"]
+    paths = [
+        f"/games/{game_id}",
+        f"/games/{game_id}/view",
+        f"/games/{game_id}/history",
+        f"/games/{game_id}/history?after=3",
+        f"/games/{game_id}/events",  # the live stream: its events, then its end
+        *(f"/games/{game_id}/replay/{v}" for v in (1, version // 2, version)),
+        "/me/games",
+        "/games?status=finished",
+        f"/profile/{ann.id}",
+        f"/play/{game_id}",
+        f"/play/{game_id}/replay",
+    ]
+    seen = {}
+    for who in (ann, bob, None):
+        for path in paths:
+            response = api.call("GET", path, who)
+            seen[(who.name if who else None, path)] = (response.status_code, response.get_data())
+    # A command is refused as on any finished game (the same answer before and after).
+    refused = api.call(
+        "POST", f"/games/{game_id}/commands", ann, json={"command": {"type": "pass"}}
+    )
+    return (
+        (refused.status_code, refused.get_data()),
+        seen,
+        service.store.rows(game_id),
+        service.store.meta(game_id),
+        service.store.command_records(game_id, 2),
+        audit.verify(service.store, game_id),
+    )
+
+
+def stored_keys(client: redis.Redis, game_id: str) -> list[str]:
+    moved = [keys.events_key(game_id), keys.meta_key(game_id), rm.game_key(game_id)]
+    moved += [keys.commands_key(game_id, seat) for seat in (None, 0, 1)]
+    return [key for key in moved if client.exists(key)]
+
+
+def test_an_archived_game_reads_as_before(
+    api: Api, service: CommandService, real_redis: redis.Redis, archive: Archive
+) -> None:
+    ann, bob = api.player("Ann"), api.player("Bob")
+    finished = played_out(api, ann, bob, 1)
+    running = api.new_game(ann, game="famiglia", seats=2)["game_id"]
+    before = everything(api, service, finished, ann, bob)
+    running_keys = stored_keys(real_redis, running)
+    archiver = Archiver(service.store)
+
+    assert archiver.archive_older(30, now_ms()) == Passed(0, 0)  # ended just now
+    assert archiver.archive_older(30, now_ms() + 31 * DAY_MS) == Passed(1, 0)
+
+    assert stored_keys(real_redis, finished) == []
+    assert real_redis.hexists(keys.archived_key(shards.of(finished)), finished)
+    assert stored_keys(real_redis, running) == running_keys  # a running game stays
+    assert everything(api, service, finished, ann, bob) == before
+    # Another process (its own store objects: an empty cache) reads it from the archive too.
+    other = CommandService(EventStore(real_redis, archived=Archived(real_redis, archive)))
+    fresh = Api(create_app(container_of(other), stream_seconds=0).test_client())
+    assert everything(fresh, other, finished, ann, bob) == before
+    assert sorted(service.store.game_ids()) == sorted([finished, running])
+    # Again: nothing left to do (the cursor moved on, and the game is marked).
+    assert archiver.archive_older(30, now_ms() + 31 * DAY_MS) == Passed(0, 0)
+    assert archiver.archive(finished) == "done"
+
+    rebuilt = rebuild.rebuild(service.store)
+    assert rebuilt.differences == []
+    assert stored_keys(real_redis, finished) == []  # rebuilt, compared, and gone again
+    assert everything(api, service, finished, ann, bob) == before
+
+
+def test_the_commands_read_archived_games(
+    api: Api, service: CommandService, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``omerta archive``, ``omerta verify --all``, ``omerta rebuild`` through the composition
+    root's archive (the environment's: files or S3)."""
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    ann, bob = api.player("Ann"), api.player("Bob")
+    finished = played_out(api, ann, bob, 2)
+    assert omerta(["archive", "--older-than", "0", "--quiet"]) == 0
+    assert service.store.archived is not None
+    assert service.store.archived.marker(finished) is not None
+    assert omerta(["verify", "--all"]) == 0
+    assert omerta(["rebuild", "--quiet"]) == 0
+
+
+def test_a_crash_between_the_phases_leaves_the_game_whole(
+    api: Api, service: CommandService, real_redis: redis.Redis
+) -> None:
+    ann, bob = api.player("Ann"), api.player("Bob")
+    game_id = played_out(api, ann, bob, 3)
+    before = everything(api, service, game_id, ann, bob)
+    archiver = Archiver(service.store)
+
+    bundle = archiver.write(game_id)  # phase 1, then the process dies
+    assert stored_keys(real_redis, game_id) != []
+    assert not real_redis.hexists(keys.archived_key(shards.of(game_id)), game_id)
+    assert everything(api, service, game_id, ann, bob) == before
+
+    # The game changed meanwhile (its read model rewritten at another version): no move.
+    real_redis.hset(rm.game_key(game_id), "version", bundle.version - 1)
+    assert archiver.commit(bundle) == "changed"
+    assert not real_redis.hexists(keys.archived_key(shards.of(game_id)), game_id)
+    real_redis.hset(rm.game_key(game_id), "version", bundle.version)
+
+    assert archiver.archive(game_id) == "ok"  # run again: written again, then moved
+    assert archiver.commit(bundle) == "done"  # a second commit changes nothing
+    assert stored_keys(real_redis, game_id) == []
+    assert everything(api, service, game_id, ann, bob) == before
+
+
+def test_a_running_game_is_never_archived(
+    api: Api, service: CommandService, real_redis: redis.Redis
+) -> None:
+    ann, bob = api.player("Ann"), api.player("Bob")
+    made = api.new_game(ann, game="famiglia", seats=2)
+    api.join(bob, made["game_id"], made["invites"][0]["code"])
+    with pytest.raises(Refused):
+        Archiver(service.store).write(made["game_id"])
+    assert Archiver(service.store).archive_older(0, now_ms() + 365 * DAY_MS) == Passed(0, 0)
+    assert len(stored_keys(real_redis, made["game_id"])) >= 3
+
+
+def test_a_damaged_archive_is_never_committed(
+    api: Api, service: CommandService, real_redis: redis.Redis
+) -> None:
+    ann, bob = api.player("Ann"), api.player("Bob")
+    game_id = played_out(api, ann, bob, 4)
+    archiver = Archiver(service.store)
+
+    class Lossy:
+        """An archive that loses the last byte of what it keeps."""
+
+        def __init__(self, inner: Archive) -> None:
+            self.inner = inner
+
+        def put(self, game_id: str, data: bytes) -> None:
+            self.inner.put(game_id, data[:-1])
+
+        def get(self, game_id: str) -> bytes | None:
+            return self.inner.get(game_id)
+
+    assert service.store.archived is not None
+    archiver.archived = Archived(real_redis, Lossy(service.store.archived.archive))
+    with pytest.raises(Refused, match="read back"):
+        archiver.archive(game_id)
+    assert not real_redis.hexists(keys.archived_key(shards.of(game_id)), game_id)
+    assert len(stored_keys(real_redis, game_id)) >= 4
+
+
+def test_a_missing_archive_is_unavailable_not_an_error(
+    api: Api, service: CommandService, real_redis: redis.Redis, tmp_path: Path
+) -> None:
+    """A process whose archive lacks the game (a backup restored without it) answers 503."""
+    ann, bob = api.player("Ann"), api.player("Bob")
+    game_id = played_out(api, ann, bob, 5)
+    assert Archiver(service.store).archive(game_id) == "ok"
+    empty = Archived(real_redis, FileArchive(tmp_path / "elsewhere"))
+    elsewhere = CommandService(EventStore(real_redis, archived=empty))
+    other = Api(create_app(container_of(elsewhere), stream_seconds=0).test_client())
+    for path in (f"/games/{game_id}/history", f"/games/{game_id}"):
+        response = other.call("GET", path, ann)
+        assert response.status_code == 503, (path, response.status_code)
+        assert response.json["code"] == "store_unavailable"
