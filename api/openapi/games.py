@@ -345,6 +345,19 @@ GAME_ROUTES: tuple[Route, ...] = (
             },
         ),
     ),
+    Route(
+        "get",
+        "/metrics",
+        "The web server's metrics, for Prometheus (text exposition format)",
+        (200, None),
+        codes=("bad_token", "missing_token"),
+        tag="operations",
+        media="text/plain",
+        description="For the operator's Prometheus, not for players: the bearer token is "
+        "`OMERTA_METRICS_TOKEN`'s (401 `missing_token`, `bad_token` without it); while that "
+        "setting is unset the route is 404 `not_found`. The figures of every process of the "
+        "web server, and the store's read at the request (the operators' guide lists them).",
+    ),
     Route("get", "/openapi.json", "This document", (200, None), tag="operations"),
     Route("get", "/docs", "The API page (HTML)", (200, None), tag="operations", media="text/html"),
 )
