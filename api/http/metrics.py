@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from flask import Blueprint, Flask, Response, abort, current_app
+from flask import Blueprint, Flask, Response, current_app
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.metrics_core import Metric
 from prometheus_client.multiprocess import MultiProcessCollector
@@ -58,8 +58,8 @@ def install(app: Flask, container: Container) -> None:
 @bp.get("/metrics")
 def metrics() -> Response:
     export: _Export = current_app.extensions[KEY]
-    if export.digest is None:
-        abort(404)
+    if export.digest is None:  # as if there were no such route
+        raise ApiError(404, "not_found", "no such resource")
     given = token()
     if given is None:
         raise ApiError(401, "missing_token", "the metrics need their bearer token")

@@ -350,7 +350,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         "/metrics",
         "The web server's metrics, for Prometheus (text exposition format)",
         (200, None),
-        codes=("bad_token", "missing_token"),
+        codes=("bad_token", "missing_token", "not_found"),
         tag="operations",
         media="text/plain",
         description="For the operator's Prometheus, not for players: the bearer token is "
