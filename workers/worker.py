@@ -1,13 +1,10 @@
 """``omerta worker``: an RQ worker on the configured server, with RQ's scheduler (retries with
-an interval are scheduled jobs, and so are the games' deadlines, ``workers.clocks.deadlines``: the
-scheduler looks every second, RQ's default interval, so a deadline fires within a second or
-two) and the catch-up passes (``workers.projection.catchup``, ``deadlines.catch_up``, the
-notifications')
-as part of its maintenance: at start, then every ``interval`` seconds (also while idle). Each
-catch-up covers the shards the worker holds (``workers.projection.leases``: a thread renews them
-every few
-seconds, a long job in between), so that several workers share the shards and one takes over
-a dead one's.
+an interval are scheduled jobs, and so are the games' deadlines, ``workers.clocks.deadlines``:
+the scheduler looks every second, RQ's default interval, so a deadline fires within a second or
+two) and the catch-up and archiving passes (``workers.maintenance``) as part of its maintenance:
+at start, then every ``interval`` seconds (also while idle). Each pass covers the shards the
+worker holds (``workers.projection.leases``: a thread renews them every few seconds, a long job
+in between), so that several workers share the shards and one takes over a dead one's.
 
 The worker is RQ's ``SimpleWorker`` (jobs run in the worker process, no fork per job): jobs take
 milliseconds, and running them in-process keeps the projector's and the command service's
@@ -46,37 +43,28 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable
 from types import FrameType
-from typing import Any, TypeVar
+from typing import Any
 
 import redis
 from redis.client import Pipeline
 from rq import Queue, SimpleWorker
-from rq.exceptions import StopRequested
 from rq.executions import Execution
 from rq.job import Job
 
 from services.errors import Unavailable
-from services.eventstore import shards
 from services.notify import webhooks as wh
 from services.platform import lifeline, logs
 from services.platform.config import settings
 from workers import metrics
-from workers.clocks import deadlines
 from workers.context import Context
-from workers.notify import notices as notify
-from workers.projection import catchup, leases
-from workers.projection.archive import ArchivePass
+from workers.maintenance import Maintenance
+from workers.projection import leases
 from workers.projection.leases import AI_WORKER_STALE, ai_worker_alive
 from workers.queues import AI, NAMES, PROJECTIONS, QUEUES, OmertaJob, bound
 
-T = TypeVar("T")
-
 log = logging.getLogger(__name__)
 
-AI_GRACE_MS = 5_000  # an AI move overdue this long (after the first pass) lost its job
-SETTLE_MS = 2_000  # feed entries younger than this still have their projection job running
 HEARTBEAT_EVERY = 1.0  # seconds between the worker's own heartbeats (its key lives far longer)
 RESTART_FIRST = 0.5  # seconds before a work loop that ended on an error starts again
 RESTART_MAX = 10.0
@@ -118,7 +106,7 @@ class OmertaWorker(SimpleWorker):
         self._ai_seen_at = float("-inf")  # when an AI worker was last seen alive
         self.serves_projections = PROJECTIONS in self.queue_names()
         self.context = context
-        self.archive_pass = ArchivePass(context)
+        self.maintenance = Maintenance(context)
         # A SIGTERM or SIGINT before the worker's own handlers are in place (``run``): under
         # load an ``omerta run`` stopped right after its start ended workers silently at the
         # default handler.
@@ -298,35 +286,7 @@ class OmertaWorker(SimpleWorker):
         if not self.serves_projections:
             return
         first, self._first_pass = self._first_pass, False
-        held = self.leases.held() if self.leases is not None else []
-        # At its start, a worker that holds nothing yet looks at every shard once.
-        which = held or (list(range(shards.SHARDS)) if first else [])
-        done = _pass(
-            "catch-up pass",
-            lambda: catchup.catch_up(
-                self.context,
-                settle_ms=0 if first else SETTLE_MS,
-                ai_grace_ms=0 if first else AI_GRACE_MS,
-                revive_failed=first,
-                which=which,
-            ),
-        )
-        if done is None:
-            return
-        store, queues = self.context.store, self.context.queues  # self.connection is RQ's server
-        _pass("deadlines' catch-up pass", lambda: deadlines.catch_up(store, queues, which))
-        revived = _pass(
-            "notifications' catch-up pass", lambda: notify.catch_up(store, queues, which)
-        )
-        if revived:
-            log.warning("catch-up: %d notifications re-enqueued", revived)
-        _pass("archiving pass", lambda: self.archive_pass.maybe_run(held))
-        if done.projected or done.ai_jobs or done.rated or done.settled:  # jobs lost (or late)
-            log.warning(
-                "catch-up: %d feed entries, %d games projected, %d AI moves re-enqueued, "
-                "%d games rated, %d failed projection jobs settled",
-                *done,
-            )
+        self.maintenance.run(first, self.leases.held() if self.leases is not None else [])
 
     def _serve_ai(self, serve: bool) -> None:
         """Take AI jobs or leave them (RQ dequeues from ``_ordered_queues``; the worker stays
@@ -335,19 +295,6 @@ class OmertaWorker(SimpleWorker):
         if [q.name for q in served] != [q.name for q in self._ordered_queues]:
             log.info("worker %s %s AI moves", self.name, "takes" if serve else "leaves")
             self._ordered_queues = served
-
-
-def _pass(what: str, run: Callable[[], T]) -> T | None:
-    """A catch-up pass's result; None when it failed (logged: the next pass tries again, the
-    worker keeps working). A SIGTERM while the worker is idle makes RQ's signal handler raise
-    ``StopRequested`` wherever the worker is, inside a pass too: that goes through."""
-    try:
-        return run()
-    except StopRequested:
-        raise
-    except Exception:
-        log.exception("%s failed", what)
-        return None
 
 
 def queue_names(spec: str | None) -> list[str] | None:
