@@ -100,7 +100,8 @@ def export(
 def _read(client: redis.Redis, groups: list[list[bytes]]) -> Iterator[list[Key]]:
     pipe = client.pipeline(transaction=False)
     for group in groups:
-        pipe.eval(READ, len(group), *group)
+        # (a cluster's pipeline refuses .eval(), not the command: it routes EVAL by its keys)
+        pipe.execute_command("EVAL", READ, len(group), *group)
     with unavailable():
         replies = pipe.execute()
     for group, reply in zip(groups, replies, strict=True):

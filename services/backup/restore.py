@@ -115,7 +115,7 @@ def _write(pipe: Any, record: Key, now: int) -> None:
             pipe.xadd(key, dict(_pairs(fields)), id=entry_id)
         if not value:  # a stream with no entries left: made, then emptied, at its last id
             pipe.xadd(key, {b"_": b""}, id=record.last_id, maxlen=0)
-        pipe.xsetid(key, record.last_id)
+        pipe.execute_command("XSETID", key, record.last_id)  # redis-py has no xsetid
     if record.expire_at != -1:
         pipe.pexpireat(key, record.expire_at)
 
