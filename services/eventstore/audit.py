@@ -40,7 +40,7 @@ def verify(
         return ["no metadata record"]
     if meta.game not in games:
         return [f"unknown game {meta.game!r}"]
-    envelopes, problems = _chain(store, game_id)
+    envelopes, problems = chain(store.rows(game_id), game_id)
     if problems:
         return problems
     if not envelopes:
@@ -57,10 +57,14 @@ def verify(
     return problems
 
 
-def _chain(store: EventStore, game_id: str) -> tuple[list[Envelope], list[str]]:
+def chain(
+    rows: list[tuple[bytes, dict[bytes, bytes]]], game_id: str
+) -> tuple[list[Envelope], list[str]]:
+    """The envelopes of a game's stream (its entries as stored) and the problems of its hash
+    chain (``omerta export`` checks the rows it copies with it)."""
     envelopes: list[Envelope] = []
     prev = GENESIS
-    for version, (entry_id, fields) in enumerate(store.rows(game_id), 1):
+    for version, (entry_id, fields) in enumerate(rows, 1):
         where = f"version {version}"
         if entry_id != f"{version}-0".encode() or set(fields) != {b"e"}:
             return envelopes, [f"{where}: unexpected entry {entry_id!r} {sorted(fields)}"]
