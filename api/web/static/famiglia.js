@@ -280,6 +280,33 @@ const GameUI = (() => {
     }
   }
 
+  // A command in words (the review's move played and best move), as the log words the event it
+  // makes; a refresh and a paid recruit name what the command alone knows (not the rank, nor
+  // where the refreshed card goes).
+  function describeCommand(c, names, seat) {
+    const e = Object.assign({ seat }, c);
+    switch (c.type) {
+      case "refresh": return tn("fam.cmd.refresh", { name: el("strong", {}, names[seat]),
+        card: cardText(c.card) });
+      case "recruit": return c.to_area === null ? describe(Object.assign(e, { type: "recruited" }), names)
+        : tn("fam.cmd.recruit", { name: el("strong", {}, names[seat]), card: cardText(c.card),
+          area: cardText(c.to_area), hand: cardText(c.back_to_hand) });
+      default: return describe(Object.assign(e, { type: COMMAND_EVENTS[c.type] }), names);
+    }
+  }
+  // What a seat could know at a decision (the review's knowledge, docs/players.md): the other
+  // hand, and the deck's contents (its order alone is hidden). Pairs of a term and its value.
+  function knowledge(k, names, seat) {
+    return [
+      [t("review.know.fam.hand", { name: names[1 - seat] }), k.opponent_hand.map(cardText)],
+      [t("review.know.fam.deck", { n: k.deck_size }), Object.entries(k.deck).map(([card, n]) =>
+        el("span", {}, cardText(card), n > 1 ? " ×" + n : ""))],
+    ];
+  }
+
+  const COMMAND_EVENTS = { play_accountant: "accountant_played", swap: "cards_swapped",
+    end_swaps: "swaps_ended", play_brute: "brute_played", pass: "passed" };
+
   // Both hands at every step of a finished game's replay: every card movement into and out of
   // a hand is in the history (FAMIGLIA.md: only the deck order was hidden).
   function hands(events) {
@@ -315,6 +342,6 @@ const GameUI = (() => {
     return card ? t("fam.short." + card[1]) + " " + card[2] : null;
   }
 
-  return { EVENTS, reset, building, prompt, board, describe, seatMark, hands, refusalParam,
-           revealed: hands, replayStep };
+  return { EVENTS, reset, building, prompt, board, describe, describeCommand, knowledge, seatMark,
+           hands, refusalParam, revealed: hands, replayStep };
 })();

@@ -1,0 +1,144 @@
+"""A finished game's review on its replay page: a bot game played to its end and reviewed by the
+worker for real. The chart has one line per seat and a marker per inaccuracy, mistake and
+blunder; a marker reached and activated with the keyboard moves the replay to its version and
+shows the move played beside the best one, and what the seat could know there; the result shows
+each player's accuracy. In Japanese on a phone nothing scrolls sideways and the decision comes
+below the chart. A running game has no review: no section on its page, and the API refuses it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from playwright.sync_api import BrowserContext, Page, expect
+
+from bootstrap import Container
+from tests.web.conftest import PHONE, screenshot
+from tests.web.flows import watch_errors
+from tests.workers.helpers import wait, wait_moving
+
+MARKED = ("inaccuracy", "mistake", "blunder")
+JAPANESE = {"inaccuracy": "疑問手", "mistake": "悪手", "blunder": "大悪手"}
+REVIEWED_S = 300  # a whole game's review by the tests' one worker, on a busy machine
+
+
+@pytest.fixture(scope="module")
+def bot_game(container: Container) -> str:
+    """A Famiglia game of two greedy bots, played to its end by the worker."""
+    game_id = container.commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+
+    def over() -> bool:
+        loaded = container.commands.load(game_id)
+        return loaded.game.result(loaded.state) is not None
+
+    wait_moving(container, game_id, over, 60, "the bots' game")
+    return game_id
+
+
+def reviewed(page: Page, game_id: str) -> dict[str, Any]:
+    """The game's review once the worker has done it (asked for, in case it was not yet)."""
+    page.goto("/")  # the origin, for the API's cookie
+    assert page.request.post("/players", data={"name": "Reviewer"}).ok
+    assert page.request.post(f"/games/{game_id}/review").ok
+    answers: list[dict[str, Any]] = []
+
+    def done() -> bool:
+        answers.append(page.request.get(f"/games/{game_id}/review").json())
+        return answers[-1]["state"] == "done"
+
+    wait(done, REVIEWED_S, f"the review of {game_id}")
+    return answers[-1]["review"]
+
+
+def marked(review: dict[str, Any]) -> list[dict[str, Any]]:
+    return [d for d in review["decisions"] if d["grade"] in MARKED]
+
+
+def test_a_marker_activated_by_keyboard_shows_the_decision(bot_game: str, page: Page) -> None:
+    errors = watch_errors(page)
+    review = reviewed(page, bot_game)
+    decisions = marked(review)
+    assert len(decisions) >= 2, "greedy bots make mistakes a search sees"
+    page.goto(f"/play/{bot_game}/replay")
+    chart = page.locator("#review .review-chart")
+    expect(chart.locator(".seat-line")).to_have_count(2)
+    expect(chart.get_by_role("button")).to_have_count(len(decisions))
+    for grade in MARKED:
+        expect(chart.locator(f".marker.grade-{grade}")).to_have_count(
+            sum(d["grade"] == grade for d in decisions)
+        )
+    # The markers follow the replay's controls in the tab order.
+    page.get_by_role("button", name="Last step").focus()
+    page.keyboard.press("Tab")
+    first = decisions[0]
+    expect(chart.get_by_role("button").first).to_be_focused()
+    expect(page.locator(":focus")).to_have_attribute("data-version", str(first["version"]))
+    # The arrow keys go from marker to marker (the replay does not step meanwhile).
+    page.keyboard.press("ArrowRight")
+    second = decisions[1]
+    expect(page.locator(":focus")).to_have_attribute("data-version", str(second["version"]))
+    page.keyboard.press("Enter")
+    page.wait_for_function("v => document.body.dataset.step === String(v)", arg=second["version"])
+    expect(page.locator("#step-label")).to_contain_text(f"Step {second['version']} of")
+    panel = page.locator("#review-panel")
+    expect(panel.locator("h3").first).to_contain_text(f"Step {second['version']}")
+    expect(panel).to_contain_text("Move played")
+    expect(panel).to_contain_text("Best move found")
+    expect(panel.locator(".review-move")).to_have_count(2)
+    hand = second["knowledge"]["opponent_hand"]
+    expect(panel.locator(".knowledge dd").first.locator(".chip")).to_have_count(len(hand))
+    deck = second["knowledge"]["deck_size"]
+    expect(panel.locator(".knowledge")).to_contain_text(f"The deck: {deck} cards")
+    # Space activates too.
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press(" ")
+    page.wait_for_function("v => document.body.dataset.step === String(v)", arg=first["version"])
+    screenshot(page, "review-desktop")
+    # The result at the last step: each player's accuracy.
+    page.get_by_role("button", name="Last step").click()
+    scores = page.locator("#result table.scores")
+    expect(scores.locator("thead")).to_contain_text("Accuracy")
+    for player in review["players"]:
+        expect(scores.locator("tbody tr").nth(player["seat"]).locator("td.accuracy")).to_have_text(
+            f"{round(player['accuracy'])}%"
+        )
+    assert errors == []
+
+
+def test_the_review_in_japanese_on_a_phone(
+    bot_game: str, new_context: Callable[..., BrowserContext]
+) -> None:
+    page = new_context(viewport=PHONE, locale="ja-JP").new_page()
+    errors = watch_errors(page)
+    review = reviewed(page, bot_game)
+    page.goto(f"/play/{bot_game}/replay")
+    section = page.locator("#review")
+    expect(section.locator("h2")).to_have_text("検討")
+    marker = section.get_by_role("button").first
+    grade = marked(review)[0]["grade"]
+    expect(marker).to_have_attribute("aria-label", re.compile(JAPANESE[grade]))
+    marker.click()
+    panel = page.locator("#review-panel")
+    expect(panel).to_contain_text("実際の手")
+    expect(panel).to_contain_text("見つかった最善手")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    chart_box = section.locator(".review-chart").bounding_box()
+    panel_box = panel.bounding_box()
+    assert chart_box and panel_box and panel_box["y"] >= chart_box["y"] + chart_box["height"]
+    screenshot(page, "review-phone-ja")
+    assert errors == []
+
+
+def test_a_running_game_has_no_review(container: Container, page: Page) -> None:
+    errors = watch_errors(page, expected="401|409")
+    game_id = container.commands.create_game("famiglia", 2)
+    page.goto(f"/play/{game_id}/replay")
+    expect(page.locator("#board section").first).to_be_visible()
+    page.wait_for_function("() => document.body.dataset.step === '1'")
+    expect(page.locator("#review")).to_be_hidden()
+    assert page.request.get(f"/games/{game_id}/review").status == 409
+    page.request.post("/players", data={"name": "Curious"})
+    assert page.request.post(f"/games/{game_id}/review").status == 409
+    assert errors == []
