@@ -1,0 +1,60 @@
+"""The post-game review: each decision of each seat weighed from that seat's information set
+(``analyse``: the search finds the best move, both moves are played out on the same
+determinizations), graded (``grading``), with what the seat could have known there (one module
+per game, ``KNOWLEDGE``, keyed like ``domain.GAMES``). The figures are in ``model``.
+
+Reviewing is iteration-bounded and seeded: the same events, budget and seed give the same
+review, on any machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from domain import GAMES
+from domain.review import famiglia, gangsta, grading
+from domain.review.analyse import KnowledgeOf, analyse_point, decision_points, final_result
+from domain.review.model import GRADES, Decision, PlayerSummary, Review
+
+# The search budget per decision (and as many determinizations to weigh the two moves): a
+# Famiglia game's review takes well under a minute on one core (`make bench`, bench_review).
+ITERATIONS = 200
+
+KNOWLEDGE: dict[str, KnowledgeOf] = {"famiglia": famiglia.knowledge, "gangsta": gangsta.knowledge}
+
+
+def review(
+    game: str,
+    events: Sequence[Any],
+    *,
+    seed: bytes,
+    iterations: int = ITERATIONS,
+    progress: Callable[[int, int], None] | None = None,
+) -> Review:
+    """The review of a finished game of ``game`` (a key of ``domain.GAMES``) from its stored
+    events (not redacted: server side; the creation event names the seats and options). The
+    search runs ``iterations`` per decision, seeded from ``seed`` (a server-side secret, never
+    the game's), the decision's version and seat. ``progress(done, total)`` is told after each
+    decision. Raises ValueError for an unfinished game or one without a sample module."""
+    table = GAMES[game]
+    result = final_result(table, events)
+    points, kept = decision_points(table, events)
+    knowledge = KNOWLEDGE[game]
+    decisions: list[Decision] = []
+    for done, point in enumerate(points, 1):
+        decisions.append(analyse_point(table, kept, point, iterations, seed, knowledge))
+        if progress is not None:
+            progress(done, len(points))
+    seats = len(result.scores)
+    return Review(
+        game=game,
+        seats=seats,
+        iterations=iterations,
+        decisions=decisions,
+        players=grading.summaries(decisions, result, seats),
+        version=len(events),
+    )
+
+
+__all__ = ["GRADES", "ITERATIONS", "KNOWLEDGE", "Decision", "PlayerSummary", "Review", "review"]
