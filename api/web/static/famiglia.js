@@ -288,7 +288,8 @@ const GameUI = (() => {
     switch (c.type) {
       case "refresh": return tn("fam.cmd.refresh", { name: el("strong", {}, names[seat]),
         card: cardText(c.card) });
-      case "recruit": return c.to_area === null ? describe(Object.assign(e, { type: "recruited" }), names)
+      case "recruit": return c.to_area === null
+        ? describe(Object.assign(e, { type: "recruited" }), names)
         : tn("fam.cmd.recruit", { name: el("strong", {}, names[seat]), card: cardText(c.card),
           area: cardText(c.to_area), hand: cardText(c.back_to_hand) });
       default: return describe(Object.assign(e, { type: COMMAND_EVENTS[c.type] }), names);
@@ -300,7 +301,8 @@ const GameUI = (() => {
     return [
       [t("review.know.fam.hand", { name: names[1 - seat] }), k.opponent_hand.map(cardText)],
       [t("review.know.fam.deck", { n: k.deck_size }), Object.entries(k.deck).map(([card, n]) =>
-        el("span", {}, cardText(card), n > 1 ? " ×" + n : ""))],
+        el("span", { class: "chip fam-" + card.split("-")[0] },
+          shortName(card) + (n > 1 ? " ×" + n : "")))],
     ];
   }
 
@@ -336,10 +338,16 @@ const GameUI = (() => {
     return FAMILY_ORDER.indexOf(fa) - FAMILY_ORDER.indexOf(fb) || ra - rb;
   }
 
-  // A refusal's param as the page names it: a card by its family's short name and its rank.
+  // A card by its family's short name and its rank.
+  function shortName(card) {
+    const [family, rank] = card.split("-");
+    return t("fam.short." + family) + " " + rank;
+  }
+
+  // A refusal's param as the page names it: a card by its short name.
   function refusalParam(name, value) {
-    const card = typeof value === "string" && value.match(/^(red|blue|yellow|green)-(\d+)$/);
-    return card ? t("fam.short." + card[1]) + " " + card[2] : null;
+    const card = typeof value === "string" && /^(red|blue|yellow|green)-\d+$/.test(value);
+    return card ? shortName(value) : null;
   }
 
   return { EVENTS, reset, building, prompt, board, describe, describeCommand, knowledge, seatMark,

@@ -24,29 +24,27 @@ const ReviewChart = (() => {
 
   const percent = (chance) => t("review.percent", { n: Math.round(chance * 100) });
 
-  // Each seat's win chance by version: the estimates between decisions (chances), each
-  // decision's own estimate for its seat, and the outcome at the end.
+  // Each seat's win chance by version: its estimate at each of its decisions, then the outcome.
   function trajectories(review) {
-    const lines = Array.from({ length: review.seats }, () => new Map());
-    for (const c of review.chances) {
-      c.wins.forEach((win, seat) => { if (win !== null) lines[seat].set(c.version, win); });
-    }
-    for (const d of review.decisions) lines[d.seat].set(d.version, d.before);
-    for (const p of review.players) lines[p.seat].set(review.version, p.won);
-    return lines.map((line) => [...line].sort((a, b) => a[0] - b[0]));
+    const lines = Array.from({ length: review.seats }, () => []);
+    for (const d of review.decisions) lines[d.seat].push([d.version, d.before]);
+    for (const p of review.players) lines[p.seat].push([review.version, p.won]);
+    return lines;
   }
 
-  // About five whole-number versions from the first to the last.
+  // About five round versions from the first to the last, none crowding the last.
   function versionTicks(last) {
-    const step = Math.max(1, Math.ceil(last / 5 / 5) * 5);
+    const step = Math.max(5, Math.ceil(last / 25) * 5);
     const ticks = [1];
-    for (let v = step; v < last; v += step) if (v - ticks[ticks.length - 1] >= step / 2) ticks.push(v);
-    return ticks.concat(last > 1 ? [last] : []);
+    for (let v = step; v <= last - step / 2; v += step) ticks.push(v);
+    return last > 1 ? ticks.concat([last]) : ticks;
   }
 
   function shape(grade, x, y) {
     if (grade === "inaccuracy") return svg("circle", { class: "shape", cx: x, cy: y, r: 5 });
-    if (grade === "mistake") return svg("rect", { class: "shape", x: x - 5, y: y - 5, width: 10, height: 10 });
+    if (grade === "mistake") {
+      return svg("rect", { class: "shape", x: x - 5, y: y - 5, width: 10, height: 10 });
+    }
     return svg("path", { class: "shape", d: `M${x} ${y - 7}L${x + 7} ${y + 5}H${x - 7}Z` });
   }
 
@@ -90,14 +88,14 @@ const ReviewChart = (() => {
         const to = { ArrowRight: i + 1, ArrowDown: i + 1, ArrowLeft: i - 1, ArrowUp: i - 1,
           Home: 0, End: marked.length - 1 }[event.key];
         if (event.key === "Enter" || event.key === " ") pick(d);
-        else if (to !== undefined) markersOf(marker)[Math.min(Math.max(to, 0), marked.length - 1)].focus();
+        else if (to !== undefined) markers[Math.min(Math.max(to, 0), marked.length - 1)].focus();
         else return;
         event.preventDefault();
         event.stopPropagation();
       });
       return marker;
     });
-    const chart = svg("svg", { class: "review-chart", viewBox: `0 0 ${width} ${HEIGHT}`,
+    return svg("svg", { class: "review-chart", viewBox: `0 0 ${width} ${HEIGHT}`,
       role: "group", "aria-labelledby": "review-chart-title" },
     svg("title", { id: "review-chart-title" }, t("review.chart")),
     grid,
@@ -107,11 +105,6 @@ const ReviewChart = (() => {
       t("replay.step")),
     lines,
     markers);
-    return chart;
-  }
-
-  function markersOf(node) {
-    return [...node.closest("svg").querySelectorAll(".marker")];
   }
 
   // Marks the marker of the decision at `version` as the one shown (none: null).
