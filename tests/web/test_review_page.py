@@ -15,8 +15,11 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from bootstrap import Container
+from services.readside.ratings import ai_identity
+from services.readside.reviews import review_key
 from tests.web.conftest import PHONE, screenshot
-from tests.web.flows import watch_errors
+from tests.web.flows import reload_until, watch_errors
+from tests.web.test_replay_whole import famiglia_ended_by_two_passes
 from tests.workers.helpers import wait, wait_moving
 
 MARKED = ("inaccuracy", "mistake", "blunder")
@@ -107,6 +110,25 @@ def test_a_marker_activated_by_keyboard_shows_the_decision(bot_game: str, page: 
     assert errors == []
 
 
+def test_the_accuracy_on_the_game_page_and_the_players_page(bot_game: str, page: Page) -> None:
+    errors = watch_errors(page)
+    review = reviewed(page, bot_game)
+    accuracies = [f"{round(p['accuracy'])}%" for p in review["players"]]
+    page.goto(f"/play/{bot_game}")
+    scores = page.locator("#result table.scores")
+    expect(scores.locator("thead")).to_contain_text("Accuracy")
+    expect(scores.locator("td.accuracy")).to_have_text(accuracies)
+    # The greedy level sits at both seats: its accuracy is theirs on average, and leads to the
+    # review.
+    mean = sum(p["accuracy"] for p in review["players"]) / 2
+    row = page.locator("#games tr", has=page.locator(f"a[href='/play/{bot_game}']"))
+    reload_until(page, f"/profile/{ai_identity('greedy')}", row)
+    expect(row.locator("td.num a")).to_have_text(f"{round(round(mean, 1))}%")
+    row.locator("td.num a").click()
+    expect(page.locator("#review .review-chart")).to_be_visible()
+    assert errors == []
+
+
 def test_the_review_in_japanese_on_a_phone(
     bot_game: str, new_context: Callable[..., BrowserContext]
 ) -> None:
@@ -141,4 +163,20 @@ def test_a_running_game_has_no_review(container: Container, page: Page) -> None:
     assert page.request.get(f"/games/{game_id}/review").status == 409
     page.request.post("/players", data={"name": "Curious"})
     assert page.request.post(f"/games/{game_id}/review").status == 409
+    assert errors == []
+
+
+def test_asking_for_the_review_of_a_game_without_one(container: Container, page: Page) -> None:
+    """A game that ended before reviews existed (its review deleted here) gets the button."""
+    errors = watch_errors(page)
+    game_id = famiglia_ended_by_two_passes(container)
+    reviewed(page, game_id)
+    container.commands.store.redis.delete(review_key(game_id))
+    page.goto(f"/play/{game_id}/replay")
+    ask = page.get_by_role("button", name="Ask for a review")
+    ask.click()
+    section = page.locator("#review")
+    expect(section.locator(".review-chart")).to_be_visible(timeout=REVIEWED_S * 1000)
+    expect(section.locator(".review-summary tbody tr")).to_have_count(2)
+    expect(ask).to_have_count(0)
     assert errors == []
