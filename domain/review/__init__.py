@@ -16,6 +16,7 @@ from domain import GAMES
 from domain.review import famiglia, gangsta, grading
 from domain.review.analyse import KnowledgeOf, analyse_point, decision_points, final_result
 from domain.review.model import GRADES, Decision, PlayerSummary, Review
+from domain.table import Table
 
 # The search budget per decision (and as many determinizations to weigh the two moves): a
 # Famiglia game's review takes well under a minute on one core (`make bench`, bench_review).
@@ -38,6 +39,7 @@ def review(
     the game's), the decision's version and seat. ``progress(done, total)`` is told after each
     decision. Raises ValueError for an unfinished game or one without a sample module."""
     table = GAMES[game]
+    assert isinstance(table, Table)  # every game is played at the table (domain.GAMES)
     result = final_result(table, events)
     points, kept = decision_points(table, events)
     knowledge = KNOWLEDGE[game]
