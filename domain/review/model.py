@@ -37,15 +37,6 @@ class Decision(msgspec.Struct, frozen=True):
     knowledge: dict[str, Any] = {}
 
 
-class Chance(msgspec.Struct, frozen=True):
-    """A point of the win-chance trajectory between decisions: at ``version``, after a chance
-    event (a card reveal or a shuffle) or an opponent's move, each seat's estimated win chance
-    as the next decision's seat saw it (``None`` for seats not estimated there)."""
-
-    version: int
-    wins: list[float | None]
-
-
 class PlayerSummary(msgspec.Struct, frozen=True):
     """One seat over the game. ``accuracy`` is 0-100 from the mean loss (docs/players.md);
     ``decisions`` counts the unforced ones. ``won`` is the seat's share of the win (1, 1/k on
@@ -70,7 +61,8 @@ class PlayerSummary(msgspec.Struct, frozen=True):
 
 class Review(msgspec.Struct, frozen=True):
     """The review of a finished game: ``iterations`` is the search budget per decision,
-    ``version`` the final version reviewed; ``decisions`` in the order they were taken."""
+    ``version`` the final version reviewed; ``decisions`` in the order they were taken (each
+    seat's ``before`` along them is its win-chance trajectory, for a chart)."""
 
     game: str
     seats: int
@@ -78,4 +70,3 @@ class Review(msgspec.Struct, frozen=True):
     decisions: list[Decision]
     players: list[PlayerSummary]
     version: int
-    chances: list[Chance] = []
