@@ -16,10 +16,12 @@ from domain import GAMES
 from domain.review import famiglia, gangsta, grading
 from domain.review.analyse import KnowledgeOf, analyse_point, decision_points, final_result
 from domain.review.model import GRADES, Decision, PlayerSummary, Review
+from domain.table import Table
 
-# The search budget per decision (and as many determinizations to weigh the two moves): a
-# Famiglia game's review takes well under a minute on one core (`make bench`, bench_review).
-ITERATIONS = 200
+# The search budget per decision, per game (the played and the best move get as much each): a
+# Famiglia game's review takes about 15 s on one core, a 4-player Gangsta! game's about a
+# minute, whose rollouts cost ten times more (`make bench`: bench_review).
+ITERATIONS: dict[str, int] = {"famiglia": 400, "gangsta": 100}
 
 KNOWLEDGE: dict[str, KnowledgeOf] = {"famiglia": famiglia.knowledge, "gangsta": gangsta.knowledge}
 
@@ -29,32 +31,49 @@ def review(
     events: Sequence[Any],
     *,
     seed: bytes,
-    iterations: int = ITERATIONS,
+    iterations: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Review:
     """The review of a finished game of ``game`` (a key of ``domain.GAMES``) from its stored
     events (not redacted: server side; the creation event names the seats and options). The
-    search runs ``iterations`` per decision, seeded from ``seed`` (a server-side secret, never
-    the game's), the decision's version and seat. ``progress(done, total)`` is told after each
-    decision. Raises ValueError for an unfinished game or one without a sample module."""
+    search runs ``iterations`` per decision (default: the game's ``ITERATIONS``), seeded from
+    ``seed`` (a server-side secret, never the game's), the decision's version and seat.
+    ``progress(done, total)`` is told after each decision. Raises ValueError for an unfinished
+    game or one without a sample module."""
+    budget = iterations_for(game, iterations)
     table = GAMES[game]
+    assert isinstance(table, Table)  # every game is played at the table (domain.GAMES)
     result = final_result(table, events)
     points, kept = decision_points(table, events)
     knowledge = KNOWLEDGE[game]
     decisions: list[Decision] = []
     for done, point in enumerate(points, 1):
-        decisions.append(analyse_point(table, kept, point, iterations, seed, knowledge))
+        decisions.append(analyse_point(table, kept, point, budget, seed, knowledge))
         if progress is not None:
             progress(done, len(points))
     seats = len(result.scores)
     return Review(
         game=game,
         seats=seats,
-        iterations=iterations,
+        iterations=budget,
         decisions=decisions,
         players=grading.summaries(decisions, result, seats),
         version=len(events),
     )
 
 
-__all__ = ["GRADES", "ITERATIONS", "KNOWLEDGE", "Decision", "PlayerSummary", "Review", "review"]
+def iterations_for(game: str, iterations: int | None) -> int:
+    """The budget a review of ``game`` runs: ``iterations`` if given, else the game's default."""
+    return ITERATIONS[game] if iterations is None else iterations
+
+
+__all__ = [
+    "GRADES",
+    "ITERATIONS",
+    "KNOWLEDGE",
+    "Decision",
+    "PlayerSummary",
+    "Review",
+    "iterations_for",
+    "review",
+]

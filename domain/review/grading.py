@@ -49,12 +49,13 @@ def summaries(decisions: list[Decision], result: Result, seats: int) -> list[Pla
     splits into ``skill`` (minus its own losses), ``opponents`` (each other seat's loss,
     shared evenly among the seats it could go to) and ``luck``: the rest, what the cards
     dealt and revealed did (it also absorbs the estimates' noise)."""
+    unforced = [d for d in decisions if d.grade != "forced"]
     out = []
     for seat in range(seats):
-        own = [d for d in decisions if d.seat == seat and d.grade != "forced"]
+        own = [d for d in unforced if d.seat == seat]
         losses = [d.loss for d in own]
         skill = -sum(losses)
-        opponents = sum(d.loss for d in decisions if d.seat != seat) / max(1, seats - 1)
+        opponents = sum(d.loss for d in unforced if d.seat != seat) / max(1, seats - 1)
         start = 1.0 / seats
         won = win_share(result, seat)
         accuracy = sum(move_accuracy(x) for x in losses) / len(losses) if losses else 100.0
