@@ -8,13 +8,15 @@ Either records the review as owed and, only when it was not owed yet, enqueues t
 (``workers.queues``; a worker of its own, ``omerta worker --queues analysis``, runs at the
 lowest CPU priority, ``workers.worker``).
 
-The job is reproducible: the engine searches ``OMERTA_REVIEW_ITERATIONS`` per decision, never
-for a time, from a seed derived from the server's secret and the game id (never the game's own
-seed, which the finished game's history shows), so a rerun writes the same bytes. It is
-idempotent: a review already stored is not computed again. It reports its progress after each
-decision (``Reviews.progress``, which also tells that it is alive); a job killed with its worker
-stops reporting, and the catch-up (``catch_up``, run by the projection workers' maintenance)
-enqueues again every owed review that is neither running nor waiting in a queue.
+The job is reproducible: the engine searches ``OMERTA_REVIEW_ITERATIONS`` per decision (unset:
+the game's own budget, ``domain.review.ITERATIONS``: about 15 s for a Famiglia game, a minute
+for a 4-player Gangsta! one, on one core), never for a time, from a seed derived from the
+server's secret and the game id (never the game's own seed, which the finished game's history
+shows), so a rerun writes the same bytes. It is idempotent: a review already stored is not
+computed again. It reports its progress after each decision (``Reviews.progress``, which also
+tells that it is alive); a job killed with its worker stops reporting, and the catch-up
+(``catch_up``, run by the projection workers' maintenance) enqueues again every owed review that
+is neither running nor waiting in a queue.
 """
 
 from __future__ import annotations
@@ -104,22 +106,19 @@ def review_game(context: Context, game_id: str) -> str:
 def compute(
     commands: CommandService,
     game_id: str,
-    iterations: int,
+    iterations: int | None,
     progress: Callable[[int, int], None] | None = None,
 ) -> bytes:
-    """The finished game's review, msgspec JSON: the same bytes for the same game, budget and
-    server secret."""
+    """The finished game's review, msgspec JSON: the same bytes for the same game, budget
+    (None: the game's own, ``domain.review.ITERATIONS``) and server secret."""
     loaded = commands.load(game_id)
     finished(loaded)  # never a running game's: it would help a player
-    meta = loaded.meta
     found = engine.review(
-        meta.game,
-        meta.options,
-        meta.seats,
+        loaded.meta.game,
         [record.event for record in commands.events(game_id)],
-        iterations=iterations,
         seed=serversecret.derive(serversecret.load(commands.store.redis), "review", game_id),
-        progress=progress or (lambda done, total: None),
+        iterations=iterations,
+        progress=progress,
     )
     return msgspec.json.encode(found)
 

@@ -45,8 +45,8 @@ the
 operator's pages answer only while no SMTP server is set and the public URL is a loopback
 address (``omerta run``'s local default).  (g) ``3600`` seconds (``workers.notify.mail``: a digest).
 (h) unset: one compressed file per game under ``<var>/archive/`` (``services.eventstore.archive``).
-(i) ``REVIEW_ITERATIONS`` (``workers.review``: a bounded budget, never a time, so a review is the
-same wherever and whenever it runs).
+(i) unset: each game's own (``domain.review.ITERATIONS``): a bounded budget, never a time, so a
+review is the same wherever and whenever it runs (``workers.review``).
 
 The rate limits' variables (``OMERTA_RATE_LIMITS``, ``OMERTA_LIMIT_*``, ``OMERTA_OPEN_GAMES``) are
 read by ``api.http.limits.from_env``, next to the limits they set.
@@ -95,9 +95,6 @@ class ConfigError(ValueError):
 Store = redis.Redis | RedisCluster
 """What the services take as their store: one server's client, or a cluster's."""
 
-# A review's search iterations per decision (OMERTA_REVIEW_ITERATIONS; domain.review's advice).
-REVIEW_ITERATIONS = 200
-
 
 class Settings(msgspec.Struct, frozen=True):
     redis_url: str | None
@@ -144,7 +141,7 @@ class Settings(msgspec.Struct, frozen=True):
     archive_s3_url: str | None = None
     # Post-game reviews (workers.review): one per finished game unless off; the search budget
     review: bool = True
-    review_iterations: int = REVIEW_ITERATIONS
+    review_iterations: int | None = None  # None: each game's own (domain.review.ITERATIONS)
     cluster_url: str | None = None  # never printed: it may carry a password
     rq_url: str | None = None  # never printed: it may carry a password
 
@@ -229,8 +226,10 @@ def _at_least_one(env: dict[str, str], name: str, default: int) -> int:
     return value
 
 
-def _iterations(env: dict[str, str], name: str) -> int:
-    raw = env.get(name) or str(REVIEW_ITERATIONS)
+def _iterations(env: dict[str, str], name: str) -> int | None:
+    raw = env.get(name)
+    if not raw:
+        return None
     if not raw.isdigit() or not 1 <= int(raw) <= 1_000_000:
         raise ConfigError(f"{name} must be a whole number of iterations, 1 to 1000000, not {raw!r}")
     return int(raw)

@@ -31,7 +31,7 @@ from services.games.reading import Loaded
 OWED = "reviews:owed"
 # A job reports after each decision; this long without a report, it is presumed dead. A decision
 # analysed more slowly lets a copy start, which costs time only: it writes the same bytes.
-RUNNING_MS = 30_000
+RUNNING_MS = 10_000
 
 
 def review_key(game_id: str) -> str:

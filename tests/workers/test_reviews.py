@@ -1,0 +1,175 @@
+"""Post-game reviews with real RQ workers on the session's server and the real engine (a small
+iteration budget): a bot game that ends is reviewed by a worker and ``GET /games/{id}/review``
+serves it; the job is idempotent and reproducible; ``OMERTA_REVIEW=off`` enqueues nothing and
+``POST`` asks for the review of such a game; a running game's review is refused without a
+figure; a review whose worker is killed is finished by another, found by the catch-up."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import msgspec
+import pytest
+import redis
+
+from api.app import create_app
+from bootstrap import Container, bootstrap
+from domain.review import Review
+from services.readside.reviews import Reviews, progress_key, review_key
+from tests.api.helpers import Api
+from tests.workers.helpers import start_worker, stop, wait
+from workers import queues as wq
+from workers import review, worker
+
+pytestmark = pytest.mark.server
+
+ITERATIONS = 6  # per decision: a Famiglia game's review in well under a second
+# The queues but the reviews': what a game needs to be played to its end by its bots.
+PLAYING = [q for q in wq.QUEUES if q != wq.ANALYSIS]
+WAIT = 120.0
+
+
+@pytest.fixture
+def reviewing(
+    real_redis: redis.Redis, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> Container:
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", str(ITERATIONS))
+    return bootstrap()
+
+
+@pytest.fixture
+def api(reviewing: Container) -> Iterator[Api]:
+    with create_app(reviewing).test_client(use_cookies=False) as client:
+        yield Api(client)
+
+
+def play_to_the_end(container: Container) -> str:
+    """A greedy-vs-greedy Famiglia game, played to its end by a real worker (reviews aside)."""
+    game_id = container.commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    worker.make_worker(container.context, queues=PLAYING).work(burst=True, logging_level="WARNING")
+    game, state, _, _ = container.commands.load(game_id)
+    assert game.result(state) is not None
+    return game_id
+
+
+def run_reviews(container: Container) -> None:
+    worker.make_worker(container.context, queues=[wq.ANALYSIS]).work(
+        burst=True, logging_level="WARNING"
+    )
+
+
+def test_a_finished_bot_game_is_reviewed_by_a_worker_and_served(
+    reviewing: Container, api: Api
+) -> None:
+    game_id = play_to_the_end(reviewing)
+    assert api.ok("GET", f"/games/{game_id}/review") == {
+        "game_id": game_id,
+        "state": "queued",
+        "progress": None,
+        "review": None,
+    }
+    assert [j.id for j in reviewing.queues.queue(wq.ANALYSIS).jobs] == [review.job_id(game_id)]
+    run_reviews(reviewing)
+
+    response = api.call("GET", f"/games/{game_id}/review")
+    assert response.status_code == 200 and response.json["state"] == "done"
+    found = msgspec.convert(response.json["review"], Review)
+    assert found.game == "famiglia" and found.iterations == ITERATIONS
+    assert found.version == reviewing.commands.load(game_id).version
+    assert found.decisions and [p.seat for p in found.players] == [0, 1]
+    assert all(0 <= p.accuracy <= 100 for p in found.players)
+    # Cacheable once done: the same ETag, and 304 for it.
+    etag = response.headers["ETag"]
+    again = api.call("GET", f"/games/{game_id}/review", headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.headers["ETag"] == etag
+
+
+def test_the_job_is_idempotent_and_reproducible(reviewing: Container) -> None:
+    game_id = play_to_the_end(reviewing)
+    run_reviews(reviewing)
+    stored = Reviews(reviewing.store).read(game_id)
+    assert stored is not None
+    # Run again: nothing recomputed, nothing rewritten, nothing owed.
+    assert review.review_game(reviewing.context, game_id) == "done"
+    assert Reviews(reviewing.store).read(game_id) == stored
+    # Recomputed from scratch (the key gone, the job again): the same bytes.
+    reviewing.store.delete(review_key(game_id))
+    assert review.review_game(reviewing.context, game_id) == "reviewed"
+    assert Reviews(reviewing.store).read(game_id) == stored
+    assert review.compute(reviewing.commands, game_id, ITERATIONS) == stored
+    assert Reviews(reviewing.store).status(game_id).state == "done"
+    assert Reviews(reviewing.store).owed(range(64)) == []
+
+
+def test_a_running_game_has_no_review_and_no_figure(reviewing: Container, api: Api) -> None:
+    player = api.player("Ada")
+    game_id = reviewing.commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    for method, who in (("GET", None), ("POST", player)):
+        response = api.call(method, f"/games/{game_id}/review", who)
+        assert response.status_code == 409
+        assert response.mimetype == "application/problem+json"
+        body = response.json
+        assert body["code"] == "game_running"
+        assert not {"review", "progress", "state"} & set(body)
+    assert api.call("GET", "/games/no-such-game/review").status_code == 404
+    assert Reviews(reviewing.store).status(game_id).state == "none"
+    assert len(reviewing.queues.queue(wq.ANALYSIS)) == 0
+
+
+def test_off_enqueues_nothing_and_a_player_asks_for_one(
+    real_redis: redis.Redis, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", str(ITERATIONS))
+    monkeypatch.setenv("OMERTA_REVIEW", "off")
+    off = bootstrap()
+    game_id = play_to_the_end(off)
+    assert len(off.queues.queue(wq.ANALYSIS)) == 0
+    assert Reviews(off.store).owed(range(64)) == []
+    with create_app(off).test_client(use_cookies=False) as client:
+        api = Api(client)
+        assert api.ok("GET", f"/games/{game_id}/review")["state"] == "none"
+        assert api.call("POST", f"/games/{game_id}/review").status_code == 401
+        player = api.player("Grace")
+        asked = api.call("POST", f"/games/{game_id}/review", player)
+        assert asked.status_code == 202 and asked.json["state"] == "queued"
+        # Asked again: the same job, not another.
+        assert api.call("POST", f"/games/{game_id}/review", player).json["state"] == "queued"
+        assert len(off.queues.queue(wq.ANALYSIS)) == 1
+        run_reviews(off)
+        assert api.ok("GET", f"/games/{game_id}/review")["state"] == "done"
+
+
+def test_a_review_killed_with_its_worker_is_finished_by_another(
+    reviewing: Container, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id = play_to_the_end(reviewing)
+    # A budget that makes each decision take a while: the kill lands mid-review.
+    monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", "150")
+    reviews = Reviews(reviewing.store)
+    first = start_worker(redis_url, tmp_path / "analysis-1.log", "--queues", "analysis")
+    try:
+        wait(lambda: reviews.status(game_id).done >= 1, WAIT, "the review under way")
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+    killed_at = reviews.status(game_id)
+    assert killed_at.state == "running" and killed_at.done < killed_at.total
+    assert reviewing.store.exists(progress_key(game_id))  # it expires: no report any more
+
+    # A worker of the projections (whose catch-up finds the review owed, neither running nor
+    # queued) and one of the reviews.
+    logs = tmp_path / "projections.log", tmp_path / "analysis-2.log"
+    catching_up = start_worker(redis_url, logs[0], "--queues", "projections")
+    second = start_worker(redis_url, logs[1], "--queues", "analysis")
+    try:
+        wait(lambda: reviews.read(game_id) is not None, WAIT, "the review done by another")
+    finally:
+        stop(second, logs[1])
+        stop(catching_up, logs[0])
+    assert "review of" in logs[0].read_text()  # the catch-up's line: enqueued again
+    assert reviews.status(game_id).state == "done" and reviews.owed(range(64)) == []
+    assert review.compute(reviewing.commands, game_id, 150) == reviews.read(game_id)
