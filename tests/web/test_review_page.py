@@ -7,7 +7,9 @@ below the chart. A running game has no review: no section on its page, and the A
 
 from __future__ import annotations
 
+import random
 import re
+import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -15,12 +17,13 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from bootstrap import Container
-from services.readside.ratings import ai_identity
+from services.identity.players import Players
 from services.readside.reviews import review_key
 from tests.web.conftest import PHONE, screenshot
 from tests.web.flows import reload_until, watch_errors
 from tests.web.test_replay_whole import famiglia_ended_by_two_passes
-from tests.workers.helpers import wait, wait_moving
+from tests.workers.helpers import wait
+from tests.workers.test_ratings import play_to_the_end
 
 MARKED = ("inaccuracy", "mistake", "blunder")
 JAPANESE = {"inaccuracy": "疑問手", "mistake": "悪手", "blunder": "大悪手"}
@@ -28,16 +31,16 @@ REVIEWED_S = 300  # a whole game's review by the tests' one worker, on a busy ma
 
 
 @pytest.fixture(scope="module")
-def bot_game(container: Container) -> str:
-    """A Famiglia game of two greedy bots, played to its end by the worker."""
-    game_id = container.commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
-
-    def over() -> bool:
-        loaded = container.commands.load(game_id)
-        return loaded.game.result(loaded.state) is not None
-
-    wait_moving(container, game_id, over, 60, "the bots' game")
-    return game_id
+def bot_game(container: Container) -> tuple[str, str]:
+    """A Famiglia game of a person (random legal moves) against the greedy bot, played to its
+    end: (the game's id, the person's)."""
+    players = Players(container.commands.store.redis)
+    person = players.create(f"Rita {secrets.token_hex(2)}")[0].id
+    game_id = container.commands.create_game("famiglia", 2, ai={1: "greedy"})
+    players.open_table(game_id, 0, [0], person, 0, public=False)
+    play_to_the_end(container.commands, game_id, random.Random(7), prefix="review-")
+    container.commands.notify(game_id, container.commands.load(game_id).version)
+    return game_id, person
 
 
 def reviewed(page: Page, game_id: str) -> dict[str, Any]:
@@ -59,12 +62,15 @@ def marked(review: dict[str, Any]) -> list[dict[str, Any]]:
     return [d for d in review["decisions"] if d["grade"] in MARKED]
 
 
-def test_a_marker_activated_by_keyboard_shows_the_decision(bot_game: str, page: Page) -> None:
+def test_a_marker_activated_by_keyboard_shows_the_decision(
+    bot_game: tuple[str, str], page: Page
+) -> None:
+    game_id, _ = bot_game
     errors = watch_errors(page)
-    review = reviewed(page, bot_game)
+    review = reviewed(page, game_id)
     decisions = marked(review)
-    assert len(decisions) >= 2, "greedy bots make mistakes a search sees"
-    page.goto(f"/play/{bot_game}/replay")
+    assert len(decisions) >= 2, "random moves are mistakes a search sees"
+    page.goto(f"/play/{game_id}/replay")
     chart = page.locator("#review .review-chart")
     expect(chart.locator(".seat-line")).to_have_count(2)
     expect(chart.get_by_role("button")).to_have_count(len(decisions))
@@ -110,32 +116,34 @@ def test_a_marker_activated_by_keyboard_shows_the_decision(bot_game: str, page: 
     assert errors == []
 
 
-def test_the_accuracy_on_the_game_page_and_the_players_page(bot_game: str, page: Page) -> None:
+def test_the_accuracy_on_the_game_page_and_the_players_page(
+    bot_game: tuple[str, str], page: Page
+) -> None:
+    game_id, person = bot_game
     errors = watch_errors(page)
-    review = reviewed(page, bot_game)
+    review = reviewed(page, game_id)
     accuracies = [f"{round(p['accuracy'])}%" for p in review["players"]]
-    page.goto(f"/play/{bot_game}")
+    page.goto(f"/play/{game_id}")
     scores = page.locator("#result table.scores")
     expect(scores.locator("thead")).to_contain_text("Accuracy")
     expect(scores.locator("td.accuracy")).to_have_text(accuracies)
-    # The greedy level sits at both seats: its accuracy is theirs on average, and leads to the
-    # review.
-    mean = sum(p["accuracy"] for p in review["players"]) / 2
-    row = page.locator("#games tr", has=page.locator(f"a[href='/play/{bot_game}']"))
-    reload_until(page, f"/profile/{ai_identity('greedy')}", row)
-    expect(row.locator("td.num a")).to_have_text(f"{round(round(mean, 1))}%")
+    # The person's page: their accuracy in the game, a link to its review.
+    row = page.locator("#games tr", has=page.locator(f"a[href='/play/{game_id}']"))
+    reload_until(page, f"/profile/{person}", row)
+    expect(row.locator("td.num a")).to_have_text(accuracies[0])
     row.locator("td.num a").click()
     expect(page.locator("#review .review-chart")).to_be_visible()
     assert errors == []
 
 
 def test_the_review_in_japanese_on_a_phone(
-    bot_game: str, new_context: Callable[..., BrowserContext]
+    bot_game: tuple[str, str], new_context: Callable[..., BrowserContext]
 ) -> None:
+    game_id, _ = bot_game
     page = new_context(viewport=PHONE, locale="ja-JP").new_page()
     errors = watch_errors(page)
-    review = reviewed(page, bot_game)
-    page.goto(f"/play/{bot_game}/replay")
+    review = reviewed(page, game_id)
+    page.goto(f"/play/{game_id}/replay")
     section = page.locator("#review")
     expect(section.locator("h2")).to_have_text("検討")
     marker = section.get_by_role("button").first
