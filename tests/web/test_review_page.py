@@ -19,7 +19,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 from bootstrap import Container
 from services.identity.players import Players
 from services.readside.reviews import review_key
-from tests.web.conftest import PHONE, screenshot
+from tests.web.conftest import PHONE, SCREENSHOTS, screenshot
 from tests.web.flows import reload_until, watch_errors
 from tests.web.test_replay_whole import famiglia_ended_by_two_passes
 from tests.workers.helpers import wait
@@ -41,6 +41,19 @@ def bot_game(container: Container) -> tuple[str, str]:
     play_to_the_end(container.commands, game_id, random.Random(7), prefix="review-")
     container.commands.notify(game_id, container.commands.load(game_id).version)
     return game_id, person
+
+
+def gangsta_conceded(container: Container, moves: int, seed: int) -> str:
+    """A short finished Gangsta! game (a whole one takes minutes to review): random legal moves,
+    then the seat to act concedes."""
+    game_id = container.commands.create_game("gangsta", 2)
+    rng = random.Random(seed)
+    for n in range(moves + 1):
+        game, state, _, _ = container.commands.load(game_id)
+        seat = min(game.to_act(state))
+        move = rng.choice(game.legal(state, seat)) if n < moves else {"type": "concede"}
+        container.commands.handle(game_id, seat, move, f"move-{n}")
+    return game_id
 
 
 def reviewed(page: Page, game_id: str) -> dict[str, Any]:
@@ -84,6 +97,7 @@ def test_a_marker_activated_by_keyboard_shows_the_decision(
     first = decisions[0]
     expect(chart.get_by_role("button").first).to_be_focused()
     expect(page.locator(":focus")).to_have_attribute("data-version", str(first["version"]))
+    expect(page.locator(":focus .ring")).to_have_css("stroke", "rgb(255, 213, 79)")  # visible
     # The arrow keys go from marker to marker (the replay does not step meanwhile).
     page.keyboard.press("ArrowRight")
     second = decisions[1]
@@ -96,8 +110,8 @@ def test_a_marker_activated_by_keyboard_shows_the_decision(
     expect(panel).to_contain_text("Move played")
     expect(panel).to_contain_text("Best move found")
     expect(panel.locator(".review-move")).to_have_count(2)
-    hand = second["knowledge"]["opponent_hand"]
-    expect(panel.locator(".knowledge dd").first.locator(".chip")).to_have_count(len(hand))
+    hand = second["knowledge"]["opponent_hand"]  # one chip per card, its copies counted
+    expect(panel.locator(".knowledge dd").first.locator(".chip")).to_have_count(len(set(hand)))
     deck = second["knowledge"]["deck_size"]
     expect(panel.locator(".knowledge")).to_contain_text(f"The deck: {deck} cards")
     # Space activates too.
@@ -105,6 +119,12 @@ def test_a_marker_activated_by_keyboard_shows_the_decision(
     page.keyboard.press(" ")
     page.wait_for_function("v => document.body.dataset.step === String(v)", arg=first["version"])
     screenshot(page, "review-desktop")
+    # The review alone, as docs/review-page.png shows it (from the whole page: on screen the
+    # replay's sticky controls would cover its top).
+    page.evaluate("window.scrollTo(0, 0)")
+    section = page.locator("#review").bounding_box()
+    assert section is not None
+    page.screenshot(path=str(SCREENSHOTS / "review-section.png"), full_page=True, clip=section)
     # The result at the last step: each player's accuracy.
     page.get_by_role("button", name="Last step").click()
     scores = page.locator("#result table.scores")
@@ -127,7 +147,11 @@ def test_the_accuracy_on_the_game_page_and_the_players_page(
     scores = page.locator("#result table.scores")
     expect(scores.locator("thead")).to_contain_text("Accuracy")
     expect(scores.locator("td.accuracy")).to_have_text(accuracies)
-    # The person's page: their accuracy in the game, a link to its review.
+    # The person's games in the API and on their page: their accuracy, a link to the review.
+    games = page.request.get(f"/players/{person}").json()["games"]
+    assert [g["accuracy"] for g in games if g["game_id"] == game_id] == [
+        round(review["players"][0]["accuracy"], 1)
+    ]
     row = page.locator("#games tr", has=page.locator(f"a[href='/play/{game_id}']"))
     reload_until(page, f"/profile/{person}", row)
     expect(row.locator("td.num a")).to_have_text(accuracies[0])
@@ -187,4 +211,30 @@ def test_asking_for_the_review_of_a_game_without_one(container: Container, page:
     expect(section.locator(".review-chart")).to_be_visible(timeout=REVIEWED_S * 1000)
     expect(section.locator(".review-summary tbody tr")).to_have_count(2)
     expect(ask).to_have_count(0)
+    assert errors == []
+
+
+def test_a_gangsta_decision_shows_the_unseen_cards_and_the_opponents_bounds(
+    container: Container, page: Page
+) -> None:
+    errors = watch_errors(page)
+    game_id = gangsta_conceded(container, 40, seed=4)
+    review = reviewed(page, game_id)
+    decision = marked(review)[0]
+    known = decision["knowledge"]
+    page.goto(f"/play/{game_id}/replay")
+    page.locator(f"#review .marker[data-version='{decision['version']}']").click()
+    page.wait_for_function("v => document.body.dataset.step === String(v)", arg=decision["version"])
+    panel = page.locator("#review-panel")
+    expect(panel.locator(".review-move")).to_have_count(2)
+    knowledge = panel.locator(".knowledge")
+    expect(knowledge).to_contain_text(f"Gangsters not seen yet ({len(known['gangster_deck'])})")
+    expect(knowledge.locator("dd").first.locator(".chip")).to_have_count(
+        len(known["gangster_deck"])
+    )
+    [opponent] = known["opponents"]
+    expect(knowledge.locator("dd").last).to_have_text(
+        f"{opponent['heists']} heist(s) completed, worth {opponent['influence']} influence"
+        f" (from what the table shows alone: {opponent['low']} to {opponent['high']})"
+    )
     assert errors == []

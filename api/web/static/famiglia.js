@@ -299,10 +299,11 @@ const GameUI = (() => {
   // hand, and the deck's contents (its order alone is hidden). Pairs of a term and its value.
   function knowledge(k, names, seat) {
     return [
-      [t("review.know.fam.hand", { name: names[1 - seat] }), k.opponent_hand.map(cardText)],
-      [t("review.know.fam.deck", { n: k.deck_size }), Object.entries(k.deck).map(([card, n]) =>
-        el("span", { class: "chip fam-" + card.split("-")[0] },
-          shortName(card) + (n > 1 ? " ×" + n : "")))],
+      [t("review.know.fam.hand", { name: names[1 - seat] }), Object.entries(k.opponent_hand.reduce(
+        (copies, card) => Object.assign(copies, { [card]: (copies[card] || 0) + 1 }), {}))
+        .map(([card, n]) => shortChip(card, n))],
+      [t("review.know.fam.deck", { n: k.deck_size }),
+        Object.entries(k.deck).map(([card, n]) => shortChip(card, n))],
     ];
   }
 
@@ -342,6 +343,12 @@ const GameUI = (() => {
   function shortName(card) {
     const [family, rank] = card.split("-");
     return t("fam.short." + family) + " " + rank;
+  }
+
+  // The same as a chip (`copies` of it: "×n" past one), for lists of many cards.
+  function shortChip(card, copies) {
+    return el("span", { class: "chip fam-" + card.split("-")[0] },
+      shortName(card) + (copies > 1 ? " ×" + copies : ""));
   }
 
   // A refusal's param as the page names it: a card by its short name.

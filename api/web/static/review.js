@@ -12,7 +12,7 @@
   const box = document.getElementById("review");
   const FIRST_POLL_MS = 1000;
   const MAX_POLL_MS = 10000;
-  const CHART_MIN = 300; // px: the chart's room; on a wide screen the decision is beside it
+  const CHART_MIN = 300; // px: the chart's drawing width (a wider or narrower room scales it)
   const CHART_MAX = 640;
   let names = [];
   let chart = null;
@@ -63,14 +63,13 @@
     const panel = el("div", { id: "review-panel", class: "review-panel", "aria-live": "polite" },
       el("p", { class: "note" }, t(review.decisions.some((d) => ReviewChart.MARKED.includes(d.grade))
         ? "review.pick" : "review.clean")));
+    const figure = el("figure", { class: "review-figure" },
+      el("figcaption", {}, ReviewChart.legend(review, names)));
+    box.replaceChildren(title(), el("div", { class: "review-grid" }, figure, panel), summary(review));
+    // Drawn for the room the layout gives it (beside the decision, or the phone's width).
     chart = ReviewChart.draw(review, names, (d) => pick(d, panel),
-      Math.min(Math.max(box.clientWidth - 24, CHART_MIN), CHART_MAX));
-    box.replaceChildren(title(),
-      el("div", { class: "review-grid" },
-        el("figure", { class: "review-figure" }, chart,
-          el("figcaption", {}, ReviewChart.legend(review, names))),
-        panel),
-      summary(review));
+      Math.min(Math.max(figure.clientWidth, CHART_MIN), CHART_MAX));
+    figure.prepend(chart);
     Replay.showAccuracy(review.players.map((p) => p.accuracy));
   }
 
