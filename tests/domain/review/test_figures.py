@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 
 from domain import GAMES, bots
-from domain.review import review
+from domain.review import Review, review
 from domain.review.analyse import Point, decide_figures, decision_points
 from domain.review.grading import grade
 from domain.rng import Rng
@@ -74,6 +75,7 @@ def test_the_same_seed_gives_the_same_review_and_another_seed_another() -> None:
     events = finished("famiglia", 2)
     first = review("famiglia", events, seed=b"one", iterations=4)
     assert review("famiglia", events, seed=b"one", iterations=4) == first
+    assert msgspec.json.decode(msgspec.json.encode(first), type=Review) == first  # JSON as is
     other = review("famiglia", events, seed=b"two", iterations=4)
     assert [d.before for d in other.decisions] != [d.before for d in first.decisions]
 
