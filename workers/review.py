@@ -22,6 +22,7 @@ is neither running nor waiting in a queue.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 
 import msgspec
@@ -92,6 +93,7 @@ def review_game(context: Context, game_id: str) -> str:
     if reviews.read(game_id) is not None:
         return "done"
     reviews.progress(game_id, 0, 0)  # running, decisions not counted yet
+    began = time.perf_counter()
     encoded = compute(
         context.commands,
         game_id,
@@ -99,6 +101,8 @@ def review_game(context: Context, game_id: str) -> str:
         lambda done, total: reviews.progress(game_id, done, total),
     )
     reviews.write(game_id, encoded)
+    game = context.commands.meta(game_id).game  # a kind of game, never the game itself
+    context.metrics.review_seconds.labels(game).observe(time.perf_counter() - began)
     log.info("review of %s written (%d bytes)", game_id, len(encoded))
     return "reviewed"
 

@@ -68,8 +68,8 @@ def decide_figures(
     if sample is None:
         raise ValueError(f"{game!r} has no sample module: it cannot be reviewed")
     weighed = module.considered(legal)
-    found = played
-    if len(legal) > 1 and len(weighed) > 1:
+    found = weighed[0]
+    if len(weighed) > 1:
         greedy = bots.BOTS.get((game, "greedy"))
         prior = greedy(view, weighed, Rng(_draw(rng), b"prior")) if greedy else None
         found = search(
@@ -150,6 +150,7 @@ def analyse_point(
         table.name, seat, view, legal, history, point.command, iterations, Rng(seed, label)
     )
     forced = len(legal) == 1
+    loss = round(figures.loss, 3)  # graded as shown
     return Decision(
         version=point.version,
         seat=seat,
@@ -158,8 +159,8 @@ def analyse_point(
         before=round(figures.before, 3),
         played_win=round(figures.played_win, 3),
         best_win=round(figures.best_win, 3),
-        loss=round(figures.loss, 3),
-        grade=grading.grade(figures.loss, figures.best == point.command, forced),
+        loss=loss,
+        grade=grading.grade(loss, figures.best == point.command, forced),
         knowledge=knowledge(seat, view, history),
     )
 

@@ -30,10 +30,10 @@ from domain.review.analyse import Point, decide_figures, decision_points
 from domain.review.grading import win_share
 from domain.review.model import Review
 from domain.rng import Rng
-from domain.search import search
+from domain.search import search, win_chance
 
 CASES = (("famiglia", 2), ("gangsta", 4))
-AGREEMENT = 12  # decisions per game checked against the 10x search
+AGREEMENT = 20  # decisions per game checked against the 10x search
 REPLAYS = {"famiglia": 24, "gangsta": 6}  # determinizations per flagged decision
 FLAGGED = 8  # flagged decisions replayed per game, at most
 PLOT = Path("docs/review.png")
@@ -70,13 +70,17 @@ def _information(game: str, point: Point, kept: list[Any]) -> tuple[Any, list[An
     return inner.view(point.state, point.seat), inner.legal(point.state, point.seat), history
 
 
-def agreement(game: str, points: list[Point], kept: list[Any]) -> tuple[int, int]:
+def agreement(game: str, points: list[Point], kept: list[Any]) -> tuple[int, int, list[float]]:
+    """Of ``AGREEMENT`` unforced decisions, how many have the 10x search's move as the review's
+    best, and where not, how much more the 10x move is worth (both weighed by ``win_chance``
+    at ten times the budget, one seed for both)."""
     iterations = iterations_for(game, None)
     module = bots.playout(game)
     sample = bots.sampler(game)
+    assert sample is not None
     chosen = [p for p in points if len(module.considered(_information(game, p, kept)[1])) > 1]
     chosen = chosen[:: max(1, len(chosen) // AGREEMENT)][:AGREEMENT]
-    hits = 0
+    hits, worth = 0, []
     for point in chosen:
         view, legal, history = _information(game, point, kept)
         rng = Rng(b"bench-review", b"%d" % point.version)
@@ -97,8 +101,24 @@ def agreement(game: str, points: list[Point], kept: list[Any]) -> tuple[int, int
             iterations=10 * iterations,
             prior=prior,
         )
-        hits += deep == figures.best
-    return hits, len(chosen)
+        if deep == figures.best:
+            hits += 1
+            continue
+        deep_win, best_win = (
+            win_chance(
+                module,
+                point.seat,
+                view,
+                c,
+                history,
+                sample,
+                Rng(b"ten", b"value"),
+                iterations=10 * iterations,
+            )
+            for c in (deep, figures.best)
+        )
+        worth.append(deep_win - best_win)
+    return hits, len(chosen), worth
 
 
 def _to_end(game: str, state: Any, rng: Rng) -> Any:
@@ -149,9 +169,16 @@ def plot(result: Review) -> None:
     axes = figure.subplots()
     for seat in range(result.seats):
         mine = [d for d in result.decisions if d.seat == seat]
-        axes.plot([d.version for d in mine], [d.before for d in mine], label=f"seat {seat}")
+        (line,) = axes.plot(
+            [d.version for d in mine], [d.before for d in mine], label=f"seat {seat}"
+        )
         marked = [d for d in mine if d.grade in ("mistake", "blunder")]
-        axes.scatter([d.version for d in marked], [d.before for d in marked], marker="x")
+        axes.scatter(
+            [d.version for d in marked],
+            [d.before for d in marked],
+            marker="x",
+            color=line.get_color(),
+        )
     axes.set_ylim(0, 1)
     axes.set_xlabel("version (events so far)")
     axes.set_ylabel("win chance before the decision")
@@ -182,9 +209,15 @@ def run() -> None:
                 f"{p.blunders} inaccuracies/mistakes/blunders, won {p.won}, skill {p.skill}, "
                 f"opponents {p.opponents}, luck {p.luck}"
             )
-        hits, n = agreement(game, points, kept)
+        hits, n, worth = agreement(game, points, kept)
         low, high = wilson(hits, n)
         print(f"    best move = 10x search's: {hits}/{n} ({low:.2f}-{high:.2f}, 95%)")
+        if worth:
+            close = sum(w < 0.05 for w in worth)
+            print(
+                f"    where not, the 10x move is worth {statistics.fmean(worth):+.3f} more on "
+                f"average (at most {max(worth):+.3f}; under 0.05 in {close} of {len(worth)})"
+            )
         diffs = replay_gap(game, result, points, kept)
         if len(diffs) > 1:
             mean = statistics.fmean(diffs)

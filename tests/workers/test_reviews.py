@@ -17,6 +17,7 @@ import redis
 from api.app import create_app
 from bootstrap import Container, bootstrap
 from domain.review import Review
+from services.platform import config
 from services.readside.reviews import Reviews, progress_key, review_key
 from tests.api.helpers import Api
 from tests.workers.helpers import start_worker, stop, wait
@@ -81,6 +82,9 @@ def test_a_finished_bot_game_is_reviewed_by_a_worker_and_served(
     assert found.version == reviewing.commands.load(game_id).version
     assert found.decisions and [p.seat for p in found.players] == [0, 1]
     assert all(0 <= p.accuracy <= 100 for p in found.players)
+    sample = reviewing.registry.get_sample_value
+    assert sample("omerta_review_seconds_count", {"game": "famiglia"}) == 1
+    assert sample("omerta_jobs_done_total", {"queue": wq.ANALYSIS}) == 1
     # Cacheable once done: the same ETag, and 304 for it.
     etag = response.headers["ETag"]
     again = api.call("GET", f"/games/{game_id}/review", headers={"If-None-Match": etag})
@@ -173,3 +177,19 @@ def test_a_review_killed_with_its_worker_is_finished_by_another(
     assert "review of" in logs[0].read_text()  # the catch-up's line: enqueued again
     assert reviews.status(game_id).state == "done" and reviews.owed(range(64)) == []
     assert review.compute(reviewing.commands, game_id, 150) == reviews.read(game_id)
+
+
+@pytest.mark.parametrize(
+    "env",
+    [{"OMERTA_REVIEW": "maybe"}, {"OMERTA_REVIEW_ITERATIONS": "0"},
+     {"OMERTA_REVIEW_ITERATIONS": "ten"}],
+)  # fmt: skip
+def test_a_bad_review_setting_stops_the_start_naming_it(env: dict[str, str]) -> None:
+    with pytest.raises(config.ConfigError, match=next(iter(env))):
+        config.settings(env)
+
+
+def test_the_review_settings() -> None:
+    assert (config.settings({}).review, config.settings({}).review_iterations) == (True, None)
+    off = config.settings({"OMERTA_REVIEW": "off", "OMERTA_REVIEW_ITERATIONS": "50"})
+    assert (off.review, off.review_iterations) == (False, 50)

@@ -18,10 +18,11 @@ def _greedy(game: str) -> Any:
 
 
 @functools.cache
-def finished(game: str, seats: int, n: int = 3) -> tuple[Any, ...]:
-    """The stored events of game number ``n``, played to the end by greedy bots."""
+def finished(game: str, seats: int, n: int = 3, resources: bool = False) -> tuple[Any, ...]:
+    """The stored events of game number ``n``, played to the end by greedy bots (Gangsta!:
+    with the resources module, whose kept cards are hidden a while, if ``resources``)."""
     inner = GAMES[game].inner
-    options = inner.options(None)
+    options = inner.options({"resources": True} if resources else None)
     events = list(inner.start(seats, secret_for(n), options))
     for step in play(inner, seats, secret_for(n), options, [_greedy(game)] * seats):
         events.extend(step.events)

@@ -5,27 +5,34 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 
 from domain import GAMES, bots
-from domain.review import review
+from domain.review import Review, review
 from domain.review.analyse import Point, decide_figures, decision_points
+from domain.review.grading import grade
 from domain.rng import Rng
 from tests.domain.review.games import finished
 
 ITERATIONS = 6
 
 
-def _unforced(game: str, seats: int) -> list[tuple[Point, list[Any]]]:
+def _unforced(game: str, seats: int, resources: bool) -> list[tuple[Point, list[Any]]]:
     table = GAMES[game]
-    points, kept = decision_points(table, finished(game, seats))
+    points, kept = decision_points(table, finished(game, seats, resources=resources))
     chosen = [p for p in points if len(table.inner.legal(p.state, p.seat)) > 1]
-    return [(p, kept) for p in chosen[:: max(1, len(chosen) // 6)]]
+    # The first decisions too: Gangsta!'s resource choices, while others' cards are hidden.
+    spread = chosen[:2] + chosen[2 :: max(1, len(chosen) // 6)]
+    return [(p, kept) for p in spread]
 
 
-@pytest.mark.parametrize(("game", "seats"), [("famiglia", 2), ("gangsta", 3)])
+@pytest.mark.parametrize(
+    ("game", "seats", "resources"),
+    [("famiglia", 2, False), ("gangsta", 3, False), ("gangsta", 2, True)],
+)
 def test_figures_are_the_same_from_any_state_the_seat_cannot_tell_apart(
-    game: str, seats: int
+    game: str, seats: int, resources: bool
 ) -> None:
     """The figures from the true state's view equal those from a state drawn from the seat's
     information (other deck orders, other hidden cards), and from the history as
@@ -34,8 +41,8 @@ def test_figures_are_the_same_from_any_state_the_seat_cannot_tell_apart(
     inner = table.inner
     sample = bots.sampler(game)
     assert sample is not None
-    events = finished(game, seats)
-    for point, kept in _unforced(game, seats):
+    events = finished(game, seats, resources=resources)
+    for point, kept in _unforced(game, seats, resources):
         seat = point.seat
         history = [inner.redact(e, seat) for e in kept[: point.index]]
         assert history == bots.seen_history(table, events[: point.version], seat)
@@ -68,6 +75,7 @@ def test_the_same_seed_gives_the_same_review_and_another_seed_another() -> None:
     events = finished("famiglia", 2)
     first = review("famiglia", events, seed=b"one", iterations=4)
     assert review("famiglia", events, seed=b"one", iterations=4) == first
+    assert msgspec.json.decode(msgspec.json.encode(first), type=Review) == first  # JSON as is
     other = review("famiglia", events, seed=b"two", iterations=4)
     assert [d.before for d in other.decisions] != [d.before for d in first.decisions]
 
@@ -86,6 +94,10 @@ def test_the_review_covers_every_decision_and_reports_progress() -> None:
     for decision in result.decisions:
         assert 0.0 <= decision.played_win <= decision.best_win <= 1.0
         assert decision.loss == pytest.approx(decision.best_win - decision.played_win, abs=0.002)
+        if decision.grade not in ("best", "forced"):
+            assert decision.grade == grade(decision.loss, played_best=False, forced=False)
+            assert decision.played != decision.best
+    assert any(d.grade not in ("best", "forced") for d in result.decisions)
 
 
 def test_an_unfinished_game_is_refused() -> None:
