@@ -37,6 +37,7 @@ def reviewing(
     real_redis: redis.Redis, redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> Container:
     monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("OMERTA_REVIEW", "on")  # the suite's default is off (tests/conftest.py)
     monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", str(ITERATIONS))
     return bootstrap()
 
