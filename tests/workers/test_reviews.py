@@ -17,7 +17,9 @@ import redis
 from api.app import create_app
 from bootstrap import Container, bootstrap
 from domain.review import Review
+from services.eventstore import keys
 from services.platform import config
+from services.readside.archiving import Archiver
 from services.readside.reviews import Reviews, progress_key, review_key
 from tests.api.helpers import Api
 from tests.workers.helpers import start_worker, stop, wait
@@ -148,6 +150,26 @@ def test_off_enqueues_nothing_and_a_player_asks_for_one(
         assert len(off.queues.queue(wq.ANALYSIS)) == 1
         run_reviews(off)
         assert api.ok("GET", f"/games/{game_id}/review")["state"] == "done"
+
+
+def test_an_archived_game_is_reviewed_from_its_archive(
+    real_redis: redis.Redis, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("OMERTA_VAR", str(tmp_path))  # where the archive's files go
+    monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", str(ITERATIONS))
+    played = bootstrap()
+    game_id = play_to_the_end(played)
+    assert Archiver(played.events).archive(game_id) == "ok"
+    assert not real_redis.exists(keys.events_key(game_id))
+    fresh = bootstrap()  # another process: nothing of the game cached
+    with create_app(fresh).test_client(use_cookies=False) as client:
+        api = Api(client)
+        asked = api.call("POST", f"/games/{game_id}/review", api.player("Edsger"))
+        assert asked.status_code == 202 and asked.json["state"] == "queued"
+        run_reviews(bootstrap())
+        done = api.ok("GET", f"/games/{game_id}/review")
+    assert done["state"] == "done" and done["review"]["version"] == played.events.version(game_id)
 
 
 def test_a_review_killed_with_its_worker_is_finished_by_another(
