@@ -173,7 +173,11 @@ def test_an_archived_game_is_reviewed_from_its_archive(
 
 
 def test_a_review_killed_with_its_worker_is_finished_by_another(
-    reviewing: Container, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    reviewing: Container,
+    api: Api,
+    redis_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     game_id = play_to_the_end(reviewing)
     # A budget that makes each decision take a while: the kill lands mid-review.
@@ -187,6 +191,9 @@ def test_a_review_killed_with_its_worker_is_finished_by_another(
         first.wait()
     killed_at = reviews.status(game_id)
     assert killed_at.state == "running" and killed_at.done < killed_at.total
+    shown = api.ok("GET", f"/games/{game_id}/review")  # its last report, until it expires
+    assert shown["state"] == "running" and shown["review"] is None
+    assert shown["progress"] == {"done": killed_at.done, "total": killed_at.total}
     assert reviewing.store.exists(progress_key(game_id))  # it expires: no report any more
 
     # A worker of the projections (whose catch-up finds the review owed, neither running nor
