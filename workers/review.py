@@ -9,8 +9,8 @@ Either records the review as owed and, only when it was not owed yet, enqueues t
 lowest CPU priority, ``workers.worker``).
 
 The job is reproducible: the engine searches ``OMERTA_REVIEW_ITERATIONS`` per decision (unset:
-the game's own budget, ``domain.review.ITERATIONS``: about 15 s for a Famiglia game, a minute
-for a 4-player Gangsta! one, on one core), never for a time, from a seed derived from the
+the game's own budget, ``domain.review.ITERATIONS``: 20 s for a Famiglia game, one to two
+minutes for a Gangsta! one, on one core), never for a time, from a seed derived from the
 server's secret and the game id (never the game's own seed, which the finished game's history
 shows), so a rerun writes the same bytes. It is idempotent: a review already stored is not
 computed again. It reports its progress after each decision (``Reviews.progress``, which also

@@ -1,8 +1,9 @@
 """Post-game reviews in the store: what is owed, a running review's progress, the reviews done.
 
 ``review:{<id>}``           string, the finished game's review (``domain.review.Review``,
-                            msgspec JSON), written once by its job (``workers.review``); a rerun
-                            writes the same bytes (iteration-bounded, seeded)
+                            msgspec JSON, zstd-compressed: a tenth of its 30 to 150 KB), written
+                            once by its job (``workers.review``); a rerun writes the same bytes
+                            (iteration-bounded, seeded)
 ``review:{<id>}:progress``  string ``<done>/<total>`` decisions, while a job works on it: it
                             expires ``RUNNING_MS`` after the job's last report, so a job killed
                             with its worker stops counting as running
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from typing import cast
 
 import redis
+import zstandard
 
 from services.errors import ServiceError
 from services.eventstore import shards
@@ -32,6 +34,7 @@ OWED = "reviews:owed"
 # A job reports after each decision; this long without a report, it is presumed dead. A decision
 # analysed more slowly lets a copy start, which costs time only: it writes the same bytes.
 RUNNING_MS = 10_000
+LEVEL = 9  # zstd's: a review is written once and read many times
 
 
 def review_key(game_id: str) -> str:
@@ -54,7 +57,7 @@ class Status:
     state: str
     done: int = 0
     total: int = 0
-    review: bytes | None = None
+    review: bytes | None = None  # its JSON
 
 
 class GameRunning(ServiceError):
@@ -97,13 +100,17 @@ class Reviews:
             self.redis.set(progress_key(game_id), f"{done}/{total}", px=RUNNING_MS)
 
     def write(self, game_id: str, encoded: bytes) -> None:
+        """Store the review (its JSON); nothing is owed or running any more."""
         keys = [review_key(game_id), owed_key(shards.of(game_id)), progress_key(game_id)]
+        packed = zstandard.ZstdCompressor(level=LEVEL).compress(encoded)
         with unavailable():
-            self._write(keys=keys, args=[encoded, game_id])
+            self._write(keys=keys, args=[packed, game_id])
 
     def read(self, game_id: str) -> bytes | None:
+        """The review's JSON, if done."""
         with unavailable():
-            return cast(bytes | None, self.redis.get(review_key(game_id)))
+            packed = cast(bytes | None, self.redis.get(review_key(game_id)))
+        return None if packed is None else _unpack(packed)
 
     def status(self, game_id: str) -> Status:
         pipe = self.redis.pipeline(transaction=False)
@@ -113,7 +120,7 @@ class Reviews:
         with unavailable():
             review, progress, owed = pipe.execute()
         if review is not None:
-            return Status("done", review=review)
+            return Status("done", review=_unpack(review))
         if progress is not None:
             done, total = (int(n) for n in progress.split(b"/"))
             return Status("running", done, total)
@@ -130,3 +137,7 @@ class Reviews:
             pipe.zrange(owed_key(shard), 0, -1)
         with unavailable():
             return [g.decode() for found in pipe.execute() for g in found]
+
+
+def _unpack(packed: bytes) -> bytes:
+    return zstandard.ZstdDecompressor().decompress(packed)

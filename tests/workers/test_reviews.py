@@ -17,7 +17,9 @@ import redis
 from api.app import create_app
 from bootstrap import Container, bootstrap
 from domain.review import Review
+from services.eventstore import keys
 from services.platform import config
+from services.readside.archiving import Archiver
 from services.readside.reviews import Reviews, progress_key, review_key
 from tests.api.helpers import Api
 from tests.workers.helpers import start_worker, stop, wait
@@ -37,6 +39,7 @@ def reviewing(
     real_redis: redis.Redis, redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> Container:
     monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("OMERTA_REVIEW", "on")  # the suite's default is off (tests/conftest.py)
     monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", str(ITERATIONS))
     return bootstrap()
 
@@ -94,16 +97,18 @@ def test_a_finished_bot_game_is_reviewed_by_a_worker_and_served(
 def test_the_job_is_idempotent_and_reproducible(reviewing: Container) -> None:
     game_id = play_to_the_end(reviewing)
     run_reviews(reviewing)
-    stored = Reviews(reviewing.store).read(game_id)
+    stored = reviewing.store.get(review_key(game_id))
     assert stored is not None
     # Run again: nothing recomputed, nothing rewritten, nothing owed.
     assert review.review_game(reviewing.context, game_id) == "done"
-    assert Reviews(reviewing.store).read(game_id) == stored
+    assert reviewing.store.get(review_key(game_id)) == stored
     # Recomputed from scratch (the key gone, the job again): the same bytes.
     reviewing.store.delete(review_key(game_id))
     assert review.review_game(reviewing.context, game_id) == "reviewed"
-    assert Reviews(reviewing.store).read(game_id) == stored
-    assert review.compute(reviewing.commands, game_id, ITERATIONS) == stored
+    assert reviewing.store.get(review_key(game_id)) == stored
+    found = Reviews(reviewing.store).read(game_id)
+    assert found == review.compute(reviewing.commands, game_id, ITERATIONS)
+    assert msgspec.json.decode(found or b"", type=Review).iterations == ITERATIONS
     assert Reviews(reviewing.store).status(game_id).state == "done"
     assert Reviews(reviewing.store).owed(range(64)) == []
 
@@ -147,8 +152,32 @@ def test_off_enqueues_nothing_and_a_player_asks_for_one(
         assert api.ok("GET", f"/games/{game_id}/review")["state"] == "done"
 
 
+def test_an_archived_game_is_reviewed_from_its_archive(
+    real_redis: redis.Redis, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("OMERTA_VAR", str(tmp_path))  # where the archive's files go
+    monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", str(ITERATIONS))
+    played = bootstrap()
+    game_id = play_to_the_end(played)
+    assert Archiver(played.events).archive(game_id) == "ok"
+    assert not real_redis.exists(keys.events_key(game_id))
+    fresh = bootstrap()  # another process: nothing of the game cached
+    with create_app(fresh).test_client(use_cookies=False) as client:
+        api = Api(client)
+        asked = api.call("POST", f"/games/{game_id}/review", api.player("Edsger"))
+        assert asked.status_code == 202 and asked.json["state"] == "queued"
+        run_reviews(bootstrap())
+        done = api.ok("GET", f"/games/{game_id}/review")
+    assert done["state"] == "done" and done["review"]["version"] == played.events.version(game_id)
+
+
 def test_a_review_killed_with_its_worker_is_finished_by_another(
-    reviewing: Container, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    reviewing: Container,
+    api: Api,
+    redis_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     game_id = play_to_the_end(reviewing)
     # A budget that makes each decision take a while: the kill lands mid-review.
@@ -162,6 +191,9 @@ def test_a_review_killed_with_its_worker_is_finished_by_another(
         first.wait()
     killed_at = reviews.status(game_id)
     assert killed_at.state == "running" and killed_at.done < killed_at.total
+    shown = api.ok("GET", f"/games/{game_id}/review")  # its last report, until it expires
+    assert shown["state"] == "running" and shown["review"] is None
+    assert shown["progress"] == {"done": killed_at.done, "total": killed_at.total}
     assert reviewing.store.exists(progress_key(game_id))  # it expires: no report any more
 
     # A worker of the projections (whose catch-up finds the review owed, neither running nor
