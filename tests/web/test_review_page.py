@@ -18,7 +18,6 @@ from playwright.sync_api import BrowserContext, Page, expect
 
 from bootstrap import Container
 from services.identity.players import Players
-from services.readside.reviews import review_key
 from tests.web.conftest import PHONE, SCREENSHOTS, screenshot
 from tests.web.flows import reload_until, watch_errors
 from tests.web.test_replay_whole import famiglia_ended_by_two_passes
@@ -57,7 +56,8 @@ def gangsta_conceded(container: Container, moves: int, seed: int) -> str:
 
 
 def reviewed(page: Page, game_id: str) -> dict[str, Any]:
-    """The game's review once the worker has done it (asked for, in case it was not yet)."""
+    """The game's review, asked for and done by the worker (the suite's games are not reviewed
+    at their end: tests/conftest.py)."""
     page.goto("/")  # the origin, for the API's cookie
     assert page.request.post("/players", data={"name": "Reviewer"}).ok
     assert page.request.post(f"/games/{game_id}/review").ok
@@ -200,11 +200,11 @@ def test_a_running_game_has_no_review(container: Container, page: Page) -> None:
 
 
 def test_asking_for_the_review_of_a_game_without_one(container: Container, page: Page) -> None:
-    """A game that ended before reviews existed (its review deleted here) gets the button."""
+    """As for a game that ended while reviews were off (as they are in the suite)."""
     errors = watch_errors(page)
     game_id = famiglia_ended_by_two_passes(container)
-    reviewed(page, game_id)
-    container.commands.store.redis.delete(review_key(game_id))
+    page.goto("/")  # the origin, for the API's cookie
+    assert page.request.post("/players", data={"name": "Asker"}).ok
     page.goto(f"/play/{game_id}/replay")
     ask = page.get_by_role("button", name="Ask for a review")
     ask.click()
@@ -218,16 +218,12 @@ def test_asking_for_the_review_of_a_game_without_one(container: Container, page:
 def test_a_gangsta_decision_shows_the_unseen_cards_and_the_opponents_bounds(
     container: Container, page: Page
 ) -> None:
-    """The page follows the review under way (the worker asks for it when the game ends) and
-    draws it once done."""
+    """The page follows a review under way, and draws it once done."""
     errors = watch_errors(page)
     game_id = gangsta_conceded(container, 40, seed=4)
-    page.goto("/")  # the origin, for the API
-
-    def asked() -> bool:
-        return page.request.get(f"/games/{game_id}/review").json()["state"] != "none"
-
-    wait(asked, 30, "the review asked for at the game's end")
+    page.goto("/")  # the origin, for the API's cookie
+    assert page.request.post("/players", data={"name": "Reviewer"}).ok
+    assert page.request.post(f"/games/{game_id}/review").status == 202
     page.goto(f"/play/{game_id}/replay")
     expect(page.locator("#review-progress")).to_be_visible()
     expect(page.locator("#review .review-chart")).to_be_visible(timeout=REVIEWED_S * 1000)
