@@ -19,8 +19,8 @@ from domain.review.model import GRADES, Decision, PlayerSummary, Review
 from domain.table import Table
 
 # The search budget per decision, per game (the played and the best move get as much each): a
-# Famiglia game's review takes about 15 s on one core, a 4-player Gangsta! game's about a
-# minute, whose rollouts cost ten times more (`make bench`: bench_review).
+# Famiglia game's review takes about 15 s on one core; a 4-player Gangsta! game's, with four
+# times the decisions and rollouts ten times dearer, about 90 s (`make bench`: bench_review).
 ITERATIONS: dict[str, int] = {"famiglia": 400, "gangsta": 100}
 
 KNOWLEDGE: dict[str, KnowledgeOf] = {"famiglia": famiglia.knowledge, "gangsta": gangsta.knowledge}
