@@ -6,6 +6,7 @@ figure; a review whose worker is killed is finished by another, found by the cat
 
 from __future__ import annotations
 
+import re
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -191,6 +192,8 @@ def test_a_review_killed_with_its_worker_is_finished_by_another(
         first.wait()
     killed_at = reviews.status(game_id)
     assert killed_at.state == "running" and killed_at.done < killed_at.total
+    started = (tmp_path / "analysis-1.log").read_text()
+    assert re.search(r"started \(pid \d+, nice 19\): omerta-analysis$", started, re.M)
     shown = api.ok("GET", f"/games/{game_id}/review")  # its last report, until it expires
     assert shown["state"] == "running" and shown["review"] is None
     assert shown["progress"] == {"done": killed_at.done, "total": killed_at.total}
