@@ -295,6 +295,7 @@ const GameUI = (() => {
       default: return describe(Object.assign(e, { type: COMMAND_EVENTS[c.type] }), names);
     }
   }
+
   // What a seat could know at a decision (the review's knowledge, docs/players.md): the other
   // hand, and the deck's contents (its order alone is hidden). Pairs of a term and its value.
   function knowledge(k, names, seat) {

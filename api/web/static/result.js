@@ -31,8 +31,8 @@ function resultParts(result, names, viewer, accuracy) {
           unrated.has(seat) ? el("span", { class: "unrated" }, " (", t("result.unrated"), ")") : ""),
         extra.map((k) => el("td", {}, details[k][seat])),
         el("td", { class: "score" }, score),
-        accuracy ? el("td", { class: "accuracy" }, t("review.percent", { n: Math.round(accuracy[seat]) }))
-          : null)))),
+        accuracy ? el("td", { class: "accuracy" },
+          t("review.percent", { n: Math.round(accuracy[seat]) })) : null)))),
   ];
 }
 
