@@ -98,7 +98,7 @@
       panel.replaceChildren(
         el("h3", {}, t("review.decision", { n: d.version, name: names[d.seat],
           grade: t("review.grade." + d.grade) })),
-        chance("review.played", d.played_win), el("p", { class: "review-move played" }, move(d.played)),
+        chance("review.played", d.played_win), el("p", { class: "review-move" }, move(d.played)),
         chance("review.best", d.best_win), el("p", { class: "review-move best" }, move(d.best)),
         el("p", {}, t("review.loss", { before: ReviewChart.percent(d.before),
           n: Math.round(d.loss * 100) })),

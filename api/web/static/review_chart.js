@@ -76,8 +76,8 @@ const ReviewChart = (() => {
         grade: t("review.grade." + d.grade), loss: Math.round(d.loss * 100) });
       const cx = x(d.version);
       const cy = y(d.before);
-      const marker = svg("g", { class: "marker grade-" + d.grade + " seat-" + d.seat, tabindex: "0",
-        role: "button", "aria-label": label, "data-version": d.version, "data-grade": d.grade },
+      const marker = svg("g", { class: "marker grade-" + d.grade, tabindex: "0", role: "button",
+        "aria-label": label, "data-version": d.version },
       svg("title", {}, label),
       svg("circle", { class: "hit", cx: fixed(cx), cy: fixed(cy), r: 12 }),
       svg("circle", { class: "ring", cx: fixed(cx), cy: fixed(cy), r: 10 }),
