@@ -1,13 +1,13 @@
 """The composition root: every process's objects, made once and handed on.
 
-``bootstrap()`` makes the ``Container`` of a process from its settings (the environment by
-default, ``services.platform.config``): the store's client, RQ's (the same server unless
+``bootstrap()`` makes the ``Container`` of a process from its settings (the environment by default,
+``services.platform.config``): the store's client, RQ's (the same server unless
 ``RQ_REDIS_URL``), the event store, the RQ queues (``workers.queues``), the command service with
 its one hook (``workers.projection.wake``: every append wakes the read side), the projector with
-its listeners (notifications, deadlines, expiries, ratings), the read models, and the feature
-services the entry points use, and the process's metrics (``services.platform.metrics``) on a
-registry of its own. The entry points (``omerta serve``'s app, ``omerta worker``,
-the other ``omerta`` commands) call it once and pass the container (or the workers' part of it,
+its listeners (notifications, deadlines, expiries, ratings, reviews), the read models, and the
+feature services the entry points use, and the process's metrics (``services.platform.metrics``)
+on a registry of its own. The entry points (``omerta serve``'s app, ``omerta worker``, the other
+``omerta`` commands) call it once and pass the container (or the workers' part of it,
 ``Container.context``) down; nothing else makes these objects or keeps them in a module.
 
 Tests make their own: ``bootstrap(store=client)`` on their server, with their own ``hooks`` or
@@ -42,6 +42,7 @@ from workers.projection.projector import Listener, Projector
 from workers.projection.ratings import Ratings
 from workers.projection.wake import Wake
 from workers.queues import Queues
+from workers.review import Reviewing
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,8 @@ def bootstrap(
 ) -> Container:
     """The process's objects. ``store``/``queues_client``: clients to use instead of the
     configured ones; ``hooks``: the command service's (default: the workers' wake);
-    ``listeners``: the projector's (default: notifications, deadlines, expiries, ratings)."""
+    ``listeners``: the projector's (default: notifications, deadlines, expiries, ratings,
+    reviews)."""
     settings = settings or config.settings()
     store = store if store is not None else config.connect(settings)
     queues_client = queues_client or config.connect_queues(settings, store)
@@ -92,7 +94,13 @@ def bootstrap(
         events, hooks=[wake.on_append] if hooks is None else hooks, metrics=metrics
     )
     if listeners is None:
-        listeners = [Notifications(queues), Deadlines(queues), Expiry(queues), Ratings(queues)]
+        listeners = [
+            Notifications(queues),
+            Deadlines(queues),
+            Expiry(queues),
+            Ratings(queues),
+            Reviewing(store, queues, settings.review),
+        ]
     projector = Projector(events, listeners=listeners)
     read_models = ReadModels(store, archived)
     players = Players(store)

@@ -29,6 +29,7 @@ from api.routes import (
     push,
     ratings,
     rematch,
+    reviews,
     webhooks,
 )
 from services.games.usecases import Tables
@@ -70,7 +71,7 @@ def create_app(
     security.install(app)
     metrics.install(app, container)
     blueprints = (games.bp, players.bp, devices.bp, passkeys.bp, mail.bp, events, presence)
-    routes = (meta.bp, webhooks.bp, push.bp, clocks.bp, ratings.bp, rematch.bp, chat.bp)
+    routes = (meta.bp, webhooks.bp, push.bp, clocks.bp, ratings.bp, rematch.bp, chat.bp, reviews.bp)
     for blueprint in (*blueprints, *routes):
         app.register_blueprint(blueprint)
     limits.install(app, commands.store.redis, settings)

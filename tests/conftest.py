@@ -39,6 +39,9 @@ from tests.feeds import id_in
 # The suite makes players, games and streams far faster than any person: the rate limits are off
 # for every app it builds and every server it starts (tests/api/test_limits.py sets its own).
 os.environ["OMERTA_RATE_LIMITS"] = "off"
+# A review is seconds to minutes of search: the suite's games are not reviewed, unless a test
+# turns reviews on (tests/workers/test_reviews.py, with a small budget).
+os.environ["OMERTA_REVIEW"] = "off"
 
 
 @pytest.fixture(scope="session")

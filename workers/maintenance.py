@@ -1,8 +1,8 @@
 """The passes a worker of the projections runs at each maintenance (``workers.worker``): the
-read side's catch-up (``workers.projection.catchup``), the deadlines', the notifications', then
-the archiving of long-finished games (``workers.projection.archive``), over the shards the
-worker holds. A pass that fails is logged and tried again at the next maintenance: the worker
-keeps working."""
+read side's catch-up (``workers.projection.catchup``), the deadlines', the notifications', the
+reviews' (``workers.review``), then the archiving of long-finished games
+(``workers.projection.archive``), over the shards the worker holds. A pass that fails is logged
+and tried again at the next maintenance: the worker keeps working."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import TypeVar
 from rq.exceptions import StopRequested
 
 from services.eventstore import shards
+from workers import review
 from workers.clocks import deadlines
 from workers.context import Context
 from workers.notify import notices as notify
@@ -55,6 +56,10 @@ class Maintenance:
         )
         if revived:
             log.warning("catch-up: %d notifications re-enqueued", revived)
+        _pass(
+            "reviews' catch-up pass",
+            lambda: review.catch_up(self.context, which, revive_failed=first),
+        )
         _pass("archiving pass", lambda: self.archive_pass.maybe_run(held))
         if done.projected or done.ai_jobs or done.rated or done.settled:  # jobs lost (or late)
             log.warning(

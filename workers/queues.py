@@ -7,7 +7,10 @@ leases, the changed sets) is in the store.
 Queues: ``omerta-projections`` (projection jobs) is listed before ``omerta-ai`` (AI moves), so a
 busy worker keeps read models fresh first; ``omerta-clocks`` (deadlines, scheduled by RQ's
 scheduler: ``workers.clocks.deadlines``) follows; ``omerta-notify`` (notifications,
-``workers.notify.notices``) and ``omerta-mail`` (mails of links, ``workers.mailer``) come last.
+``workers.notify.notices``) and ``omerta-mail`` (mails of links, ``workers.mailer``) follow;
+``omerta-analysis`` (post-game reviews, ``workers.review``: minutes of search, no player waits
+for them) is last, served by a worker of its own (``omerta worker --queues analysis``) or, while
+none is alive, by a default worker.
 ``NAMES`` are their short names (``omerta worker --queues``).
 
 RQ's jobs here are ``OmertaJob``s (the queues' and the workers' job class): RQ's own, but for
@@ -41,8 +44,16 @@ CLOCKS = (
 )
 NOTIFY = "omerta-notify"  # notifications (workers.notify.notices): after the games' own work
 MAIL = "omerta-mail"  # mails of links (workers.mailer)
-QUEUES = (PROJECTIONS, AI, CLOCKS, NOTIFY, MAIL)
-NAMES = {"projections": PROJECTIONS, "ai": AI, "clocks": CLOCKS, "notify": NOTIFY, "mail": MAIL}
+ANALYSIS = "omerta-analysis"  # post-game reviews (workers.review): last, never before a move
+QUEUES = (PROJECTIONS, AI, CLOCKS, NOTIFY, MAIL, ANALYSIS)
+NAMES = {
+    "projections": PROJECTIONS,
+    "ai": AI,
+    "clocks": CLOCKS,
+    "notify": NOTIFY,
+    "mail": MAIL,
+    "analysis": ANALYSIS,
+}
 
 F = TypeVar("F", bound=Callable[..., Any])
 TAKES_CONTEXT = "omerta_takes_context"

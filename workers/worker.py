@@ -18,11 +18,15 @@ other queues). Each maintenance pass looks (``ai_worker_alive``): a default work
 moves within ``interval`` seconds of an AI worker's start, and takes them over once no AI worker
 has been seen for ``AI_WORKER_STALE`` seconds (one restarting is back before that): no
 projection waits behind a search while an AI worker runs, and AI games never hang for want of
-one. Given ``queues``, a worker serves exactly those. A worker without
-the projections queue runs none of the catch-up passes (the projection workers do), and one of
-the AI queue alone lowers its CPU priority to ``OMERTA_AI_NICE`` (default 15): its searches are
-bounded by wall time, so on a busy machine they search less instead of holding up requests and
-projections.
+one. The post-game reviews (the analysis queue) are left and taken back the same way, by whether
+a worker of the analysis queue (and not the projections) is alive. Given ``queues``, a worker
+serves exactly those. A worker without
+the projections queue runs none of the catch-up passes (the projection workers do); one of
+the AI queue (and perhaps the analysis queue) alone lowers its CPU priority to
+``OMERTA_AI_NICE`` (default 15): its searches are bounded by wall time, so on a busy machine
+they search less instead of holding up requests and projections; one of the analysis queue
+alone runs at ``ANALYSIS_NICE`` (19, the lowest): a review, bounded by iterations, only takes
+longer.
 
 Store outages: the client retries for a few seconds (``services.platform.config``), and RQ's wait
 for a
@@ -61,7 +65,7 @@ from workers.context import Context
 from workers.maintenance import Maintenance
 from workers.projection import leases
 from workers.projection.leases import AI_WORKER_STALE, ai_worker_alive
-from workers.queues import AI, NAMES, PROJECTIONS, QUEUES, OmertaJob, bound
+from workers.queues import AI, ANALYSIS, NAMES, PROJECTIONS, QUEUES, OmertaJob, bound
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +80,9 @@ SCHEDULER_TERM_EVERY = 1.0  # seconds between the SIGTERMs to RQ's scheduler pro
 SCHEDULER_KILL_AFTER = 10.0  # seconds after which a scheduler still there is killed
 COMMANDS_POLL = 1.0  # seconds RQ's commands thread waits for one before it looks for a stop
 COMMANDS_STOP = 5.0  # seconds a stop waits for that thread (a daemon: left behind after that)
+# The queues a default worker serves only while no worker of their own is alive.
+FALLBACK = {AI: "AI moves", ANALYSIS: "reviews"}
+ANALYSIS_NICE = 19  # a worker of the analysis queue alone: below the AI's searches
 
 
 class OmertaWorker(SimpleWorker):
@@ -102,8 +109,9 @@ class OmertaWorker(SimpleWorker):
         self._beat_at = float("-inf")
         self.stop_asked = False
         self._overdue: threading.Timer | None = None  # armed by a stop request
-        self.ai_fallback = ai_fallback  # serves the AI queue only while no AI worker is alive
-        self._ai_seen_at = float("-inf")  # when an AI worker was last seen alive
+        # serves the AI (analysis) queue only while no AI (analysis) worker is alive
+        self.ai_fallback = ai_fallback
+        self._seen_at = dict.fromkeys(FALLBACK, float("-inf"))  # when each was last seen alive
         self.serves_projections = PROJECTIONS in self.queue_names()
         self.context = context
         self.maintenance = Maintenance(context)
@@ -280,21 +288,24 @@ class OmertaWorker(SimpleWorker):
         super().run_maintenance_tasks()
         if self.ai_fallback:
             now = time.monotonic()
-            if ai_worker_alive(self.connection, self.name):
-                self._ai_seen_at = now
-            self._serve_ai(now - self._ai_seen_at >= AI_WORKER_STALE)
+            for name in FALLBACK:
+                if ai_worker_alive(self.connection, self.name, name):
+                    self._seen_at[name] = now
+            self._serve({n for n in FALLBACK if now - self._seen_at[n] >= AI_WORKER_STALE})
         if not self.serves_projections:
             return
         first, self._first_pass = self._first_pass, False
         self.maintenance.run(first, self.leases.held() if self.leases is not None else [])
 
-    def _serve_ai(self, serve: bool) -> None:
-        """Take AI jobs or leave them (RQ dequeues from ``_ordered_queues``; the worker stays
-        registered on every queue)."""
-        served = [q for q in self.queues if serve or q.name != AI]
-        if [q.name for q in served] != [q.name for q in self._ordered_queues]:
-            log.info("worker %s %s AI moves", self.name, "takes" if serve else "leaves")
-            self._ordered_queues = served
+    def _serve(self, taken: set[str]) -> None:
+        """Serve of ``FALLBACK`` only the queues ``taken`` (RQ dequeues from
+        ``_ordered_queues``; the worker stays registered on every queue)."""
+        served = [q for q in self.queues if q.name not in FALLBACK or q.name in taken]
+        before = {q.name for q in self._ordered_queues}
+        for name, what in FALLBACK.items():
+            if (name in before) != (name in taken):
+                log.info("worker %s %s %s", self.name, "takes" if name in taken else "leaves", what)
+        self._ordered_queues = served
 
 
 def queue_names(spec: str | None) -> list[str] | None:
@@ -333,9 +344,8 @@ def make_worker(
     )
 
 
-def lower_priority() -> None:
-    """Run at ``OMERTA_AI_NICE`` at least (an increment only: never raised back)."""
-    wanted = settings().ai_nice
+def lower_priority(wanted: int) -> None:
+    """Run at niceness ``wanted`` at least (an increment only: never raised back)."""
     current = os.nice(0)
     if wanted > current:
         os.nice(wanted - current)
@@ -360,8 +370,10 @@ def run(
     rq_level = "INFO" if logging.getLogger().isEnabledFor(logging.DEBUG) else "WARNING"
     worker_pid = os.getpid()  # RQ's scheduler, a process forked per work loop, dies with it
     os.register_at_fork(after_in_child=lambda: lifeline.die_with_parent(worker_pid))
-    if queues is not None and queues == [AI]:
-        lower_priority()
+    if queues == [ANALYSIS]:
+        lower_priority(ANALYSIS_NICE)
+    elif queues is not None and set(queues) <= {AI, ANALYSIS}:
+        lower_priority(settings().ai_nice)
     pause = RESTART_FIRST
     stop_while_starting = threading.Event()
     while True:
@@ -374,7 +386,7 @@ def run(
             worker_pid,
             os.nice(0),
             ", ".join(worker.queue_names())
-            + (" (AI moves while no AI worker runs)" * worker.ai_fallback),
+            + (" (AI moves and reviews while no worker of theirs runs)" * worker.ai_fallback),
         )
         began = time.monotonic()
         try:

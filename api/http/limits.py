@@ -12,6 +12,7 @@ list sets several):
 | ``POST /games/{id}/commands`` | player | ``OMERTA_LIMIT_COMMANDS`` | ``300 per minute`` |
 | ``POST /games/{id}/rematch`` | player | ``OMERTA_LIMIT_GAMES`` (counted apart) | ``60 per hour`` |
 | ``POST /games/{id}/chat`` | player | ``OMERTA_LIMIT_CHAT`` | ``20 per minute`` |
+| ``POST /games/{id}/review`` | player | ``OMERTA_LIMIT_REVIEWS`` | ``10 per hour`` |
 | ``GET /games/{id}/events`` | player or address | ``OMERTA_LIMIT_STREAMS`` | ``120 per minute`` |
 | ``GET /me/events`` | player | ``OMERTA_LIMIT_STREAMS`` | ``120 per minute`` |
 | ``POST /signin`` | client address | ``OMERTA_LIMIT_SIGNIN`` | ``20 per hour`` |
@@ -99,6 +100,7 @@ class RateLimits(msgspec.Struct, frozen=True):
     vacation_ends: str = "20 per day"
     rematches: str = "60 per hour"  # a rematch makes a game: the creations' rule, counted apart
     chat: str = "20 per minute"
+    reviews: str = "10 per hour"  # each asked for costs minutes of a worker's search
 
 
 # The limited endpoints: setting -> (endpoint, variable).
@@ -109,6 +111,7 @@ ENDPOINTS = {
     "commands": ("games.command", "OMERTA_LIMIT_COMMANDS"),
     "rematches": ("rematch.rematch", "OMERTA_LIMIT_GAMES"),
     "chat": ("chat.post", "OMERTA_LIMIT_CHAT"),
+    "reviews": ("reviews.ask_review", "OMERTA_LIMIT_REVIEWS"),
     "streams": ("events.stream", "OMERTA_LIMIT_STREAMS"),
     "signin": ("devices.signin", "OMERTA_LIMIT_SIGNIN"),
     "signin_secret": ("devices.signin", "OMERTA_LIMIT_SIGNIN_SECRET"),

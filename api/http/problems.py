@@ -114,6 +114,7 @@ API_CODES: dict[str, tuple[int, str]] = {
     "too_many_push_subscriptions": (409, "the caller has the most push subscriptions allowed"),
     "too_many_open_games": (409, "the creator already sits in the most open public games allowed"),
     "game_not_over": (409, "a rematch of a game that is not over yet"),
+    "game_running": (409, "a game is reviewed once it is over (no figure while it runs)"),
     "rematch_pending": (409, "another request is making the game's rematch: retry"),
     "passkey_exists": (409, "the passkey is registered already"),
     "too_many_passkeys": (409, "the caller has the most passkeys allowed"),

@@ -21,6 +21,7 @@ from api.openapi.identity import IDENTITY_ROUTES
 from api.openapi.notifications import NOTIFICATION_ROUTES, WEBHOOK_CALL
 from api.openapi.ratings import RATING_ROUTES
 from api.openapi.refusals import codes_of
+from api.openapi.reviews import DESCRIPTIONS, REVIEW_ROUTES
 from api.openapi.route import FORM, JSON, Route
 from api.openapi.social import SOCIAL_ROUTES
 from api.schemas.inbox import InboxEvent
@@ -36,6 +37,7 @@ ROUTES: tuple[Route, ...] = (
     *CLOCK_ROUTES,
     *RATING_ROUTES,
     *SOCIAL_ROUTES,
+    *REVIEW_ROUTES,
 )
 
 
@@ -65,6 +67,8 @@ GAME_FIELDS = {
         "anyOf": [{"type": "array", "items": _any_of("Command")}, {"type": "null"}]
     },
     ("EventOut", "event"): _any_of("Event"),
+    ("Decision", "played"): _any_of("Command"),
+    ("Decision", "best"): _any_of("Command"),
 }
 
 # What no route's JSON body names: the data of a stream's messages, a webhook call's body.
@@ -82,6 +86,8 @@ def _components() -> dict[str, Any]:
         components[name] = schema  # a union inline, or an alias of a struct's own component
     for (struct, prop), schema in GAME_FIELDS.items():
         components[struct]["properties"][prop] = schema
+    for struct, text in DESCRIPTIONS.items():
+        components[struct]["description"] = text
     return components
 
 

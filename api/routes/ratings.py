@@ -28,6 +28,7 @@ from domain.bots import LEVELS, SEARCH_LEVELS
 from domain.core import Result
 from services.readside import ratings as rt
 from services.readside.readmodels import ReadModels
+from services.readside.reviews import Reviews
 
 bp = Blueprint("ratings", __name__)
 
@@ -83,7 +84,8 @@ class RatingHistory(msgspec.Struct, frozen=True):
 
 
 class PlayerGame(msgspec.Struct, frozen=True):
-    """A game of the player: ``their_seats`` are the player's (an AI level may have several)."""
+    """A game of the player: ``their_seats`` are the player's (an AI level may have several);
+    ``accuracy`` theirs in the game's review (the mean of their seats'), null without one."""
 
     game_id: str
     game: str
@@ -92,6 +94,26 @@ class PlayerGame(msgspec.Struct, frozen=True):
     seats: list[SeatOut]
     their_seats: list[int]
     result: Result | None
+    accuracy: float | None = None
+
+
+class _Accuracy(msgspec.Struct):
+    seat: int
+    accuracy: float
+
+
+class _Accuracies(msgspec.Struct):
+    """The part of a stored review (``domain.review.Review``) a player's games show."""
+
+    players: list[_Accuracy]
+
+
+def _accuracy(reviews: Reviews, game_id: str, seats: list[int]) -> float | None:
+    stored = reviews.read(game_id)
+    if stored is None or not seats:
+        return None
+    found = msgspec.json.decode(stored, type=_Accuracies).players
+    return round(sum(p.accuracy for p in found if p.seat in seats) / len(seats), 1)
 
 
 class ProfileOut(msgspec.Struct, frozen=True):
@@ -182,12 +204,14 @@ def profile(identity: str, offset: int, limit: int) -> ProfileOut:
         game_ids = sorted(played, key=lambda g: (played[g], g), reverse=True)
     shown = ReadModels.of(deps().service.store).summaries(game_ids[offset : offset + limit])
     games = []
+    reviews = Reviews(deps().service.store.redis)
     for entry in entries(deps().players, shown, None):
         mine = [s.seat for s in entry.seats if s.player == identity or _is_level(s, level)]
+        accuracy = _accuracy(reviews, entry.game_id, mine) if entry.over else None
         games.append(
             PlayerGame(
                 entry.game_id, entry.game, entry.created, entry.over, entry.seats, mine,
-                entry.result,
+                entry.result, accuracy,
             )
         )  # fmt: skip
     return ProfileOut(

@@ -5,10 +5,11 @@ and stops it.
    (``services.platform.config``; the data stays there across restarts).
 2. Children, with ``REDIS_URL`` pointing at that store: ``omerta worker --queues
    projections,clocks,notify,mail`` (RQ: every queue but the AI moves'), ``omerta worker
-   --queues ai`` (the AI moves, at a lower CPU priority; ``--ai-workers`` of them, default one)
-   and ``omerta serve`` (gunicorn on http://127.0.0.1:8000). With
+   --queues ai`` (the AI moves, at a lower CPU priority; ``--ai-workers`` of them, default one),
+   ``omerta worker --queues analysis`` (the post-game reviews, at the lowest CPU priority) and
+   ``omerta serve`` (gunicorn on http://127.0.0.1:8000). With
    ``OMERTA_WORKER_METRICS_PORT=P`` the workers serve their metrics on 127.0.0.1, the worker on
-   ``P``, the AI workers on ``P+1``, ``P+2``...
+   ``P``, the AI workers on ``P+1``, ``P+2``..., the analysis worker on the next one.
 3. A child that dies once the service has started (the web server answered) is started again
    after a pause: ``RESTART_FIRST`` seconds, doubling up to ``RESTART_MAX``, back to the first
    once a child ran ``RESTART_RESET`` seconds. The embedded store is one of them: it comes back
@@ -247,6 +248,8 @@ def run(bind: str, web_workers: int | None, verbose: bool = False, ai_workers: i
     for n in range(ai_workers):
         ai_name = f"ai-worker-{n + 1}" if ai_workers > 1 else "ai-worker"
         children[ai_name] = ["worker", "--queues", "ai"]
+    # Reviews take minutes: a worker of their own, at the lowest priority, so no move waits.
+    children["analysis-worker"] = ["worker", "--queues", "analysis"]
     first_port = settings().worker_metrics_port
     if first_port:  # one port each, from OMERTA_WORKER_METRICS_PORT on, in this order
         for n, args in enumerate(children.values()):

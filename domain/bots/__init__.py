@@ -103,20 +103,26 @@ def levels(game: str) -> tuple[str, ...]:
     return LEVELS + searched
 
 
-def seen_history(table: Table, events: Sequence[Any], seat: int) -> list[Any]:
-    """The game's own events (not the table's) that stand, as ``seat`` is shown them while the
-    game runs: ``events`` are the stored events, not redacted (server side); the moves an undo
-    took back are left out, as they no longer happened."""
-    kept: list[Any] = []
+def standing(table: Table, events: Sequence[Any]) -> list[tuple[int, Any]]:
+    """The game's own events (not the table's) that stand, each with its position in
+    ``events`` (the stored events, not redacted): the moves an undo took back are left out,
+    as they no longer happened."""
+    kept: list[tuple[int, Any]] = []
     state = None
-    for event in events:
+    for position, event in enumerate(events):
         if isinstance(event, Undone):
             point = state.point if state is not None else None
             del kept[len(kept) - (point.since if point is not None else 0) :]
         elif not isinstance(event, EVENTS):
-            kept.append(event)
+            kept.append((position, event))
         state = table.evolve(state, event)
-    return [table.inner.redact(event, seat) for event in kept]
+    return kept
+
+
+def seen_history(table: Table, events: Sequence[Any], seat: int) -> list[Any]:
+    """The game's own events that stand (``standing``), as ``seat`` is shown them while the
+    game runs: ``events`` are the stored events, not redacted (server side)."""
+    return [table.inner.redact(event, seat) for _, event in standing(table, events)]
 
 
 def level_name(level: int | str) -> str:

@@ -281,7 +281,7 @@ def _turn(s: State) -> State:
         return step(s, seat, Pass())
 
 
-def _estimate(s: State) -> list[float]:
+def _estimate(s: State, weight: float) -> list[float]:
     """Each seat's reward as ``domain.search.rewards`` shapes it, from the standing."""
     scores = [rules.score(s, k) for k in range(rules.SEATS)]
     worth = [
@@ -295,22 +295,22 @@ def _estimate(s: State) -> list[float]:
         lead = (worth[k] - worth[1 - k]) / scale
         win = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, lead))))
         margin = max(-1.0, min(1.0, (scores[k] - scores[1 - k]) / most))
-        out.append((1 - MARGIN_WEIGHT) * win + MARGIN_WEIGHT * (1 + margin) / 2)
+        out.append((1 - weight) * win + weight * (1 + margin) / 2)
     return out
 
 
 _FIRST_DECK = len(FULL_DECK) - rules.SEATS * len(STARTING_HAND)
 
 
-def playout(s: State, rng: Rng) -> list[float]:
+def playout(s: State, rng: Rng, margin: float = MARGIN_WEIGHT) -> list[float]:
     """Each seat's reward from here on: the rollout policy plays ``HORIZON`` turns (or to the
     end), then the standing is estimated. ``rng`` is the contract's: this policy needs none."""
     turns = 0
     while s.ended is None:
         if HORIZON and turns >= HORIZON:
-            return _estimate(s)
+            return _estimate(s, margin)
         s = _turn(s)
         turns += 1
     result = rules.result(s)
     assert result is not None  # the game has ended
-    return rewards(result, rules.SEATS)
+    return rewards(result, rules.SEATS, margin)

@@ -213,7 +213,7 @@ def _majority(values: list[float]) -> list[float]:
     return [(2.0 if holders == 1 else 1.0) if v == top else 0.0 for v in values]
 
 
-def estimate(s: State) -> list[float]:
+def estimate(s: State, weight: float = MARGIN_WEIGHT) -> list[float]:
     """Each seat's reward estimated from the standing of an unfinished game."""
     values = []
     for p in s.players:
@@ -234,18 +234,18 @@ def estimate(s: State) -> list[float]:
     for seat, v in enumerate(values):
         best_other = max(x for other, x in enumerate(values) if other != seat)
         margin = max(-1.0, min(1.0, (v - best_other) / scale))
-        out.append((1 - MARGIN_WEIGHT) * weights[seat] / total + MARGIN_WEIGHT * (1 + margin) / 2)
+        out.append((1 - weight) * weights[seat] / total + weight * (1 + margin) / 2)
     return out
 
 
-def playout(s: State, rng: Rng) -> list[float]:
+def playout(s: State, rng: Rng, margin: float = MARGIN_WEIGHT) -> list[float]:
     """Each seat's reward from ``s``: ``DEPTH`` commands of the policy (the lowest waiting seat
     first, as domain.play), then the game's result if it ended, else the estimate."""
     for _ in range(DEPTH):
         if s.result is not None:
-            return rewards(s.result, s.seats)
+            return rewards(s.result, s.seats, margin)
         seat = min(_to_act(s))
         s = rules.play(s, seat, choose(s, seat, rules.legal(s, seat), rng))
     if s.result is not None:
-        return rewards(s.result, s.seats)
-    return estimate(s)
+        return rewards(s.result, s.seats, margin)
+    return estimate(s, margin)

@@ -80,6 +80,7 @@ def _iterate(
     s: Any,
     rng: Rng,
     prior: tuple[int, Any] | None,
+    margin: float = MARGIN_WEIGHT,
 ) -> None:
     node = root
     path = [root]
@@ -124,7 +125,10 @@ def _iterate(
         legal = game.legal(s, mover)
     # Roll out.
     result = game.done(s)
-    reward = rewards(result, len(result.scores)) if result is not None else game.playout(s, rng)
+    if result is not None:
+        reward = rewards(result, len(result.scores), margin)
+    else:
+        reward = game.playout(s, rng, margin)
     # Back up.
     for visited in path[1:]:
         visited.visits += 1
@@ -202,3 +206,30 @@ def best_command(root: Node, seat: int, legal: list[Any]) -> Any:
         if score > most:
             best, most = command, score
     return best
+
+
+def win_chance(
+    game: Playout,
+    seat: int,
+    view: Any,
+    command: Any,
+    history: list[Any],
+    sample: Sampler,
+    rng: Rng,
+    *,
+    iterations: int,
+) -> float:
+    """``seat``'s chance of winning by playing ``command`` (one of its legal commands), for the
+    post-game review: a search whose root holds that command alone, backing up the win share
+    (1 alone, 1/k shared with k winners, 0 for a loss; a rollout cut short ends on the game's
+    estimate of it) with no margin, so the rest of the seat's turn and the replies are searched
+    too. Two commands searched on generators of the same seed see the same first
+    determinizations: their difference reflects the commands more than the draws."""
+    if iterations < 1:
+        raise ValueError("win_chance needs at least one iteration")
+    root = Node(seat)
+    for _ in range(iterations):
+        state = sample(seat, view, history, rng)
+        _iterate(game, root, seat, [command], game.enter(state), rng, None, 0.0)
+    child = root.children[(seat, command)]
+    return child.total / child.visits

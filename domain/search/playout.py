@@ -43,8 +43,9 @@ class Playout(Protocol):
     def done(self, s: Any) -> Result | None:
         """``game.result``."""
 
-    def playout(self, s: Any, rng: Rng) -> list[float]:
-        """Each seat's reward in [0, 1] from here on, by the game's rollout policy."""
+    def playout(self, s: Any, rng: Rng, margin: float = MARGIN_WEIGHT) -> list[float]:
+        """Each seat's reward in [0, 1] from here on, by the game's rollout policy, with
+        ``margin`` as in ``rewards`` (0: the win share alone, the review's win chance)."""
 
     def considered(self, legal: list[Any]) -> list[Any]:
         """The legal commands a search weighs for its move: a game may leave out one that only
@@ -52,19 +53,19 @@ class Playout(Protocol):
         and so could play back and forth (never all of them)."""
 
 
-def rewards(result: Result, seats: int) -> list[float]:
+def rewards(result: Result, seats: int, margin: float = MARGIN_WEIGHT) -> list[float]:
     """Each seat's reward in [0, 1]: mostly its share of the win (1 alone, 1/k shared with k
-    winners, 0 for a loss), plus ``MARGIN_WEIGHT`` for its score margin against the best other
-    seat, scaled by the largest score, so a bot that cannot win still loses by as little as it
-    can and one that wins keeps its lead."""
+    winners, 0 for a loss), plus ``margin`` (``MARGIN_WEIGHT``) for its score margin against the
+    best other seat, scaled by the largest score, so a bot that cannot win still loses by as
+    little as it can and one that wins keeps its lead. With ``margin`` 0: the win share alone."""
     scores = result.scores
     scale = max(1, max(abs(s) for s in scores))
     out = []
     for seat in range(seats):
         win = 1.0 / len(result.winners) if seat in result.winners else 0.0
         best_other = max(s for other, s in enumerate(scores) if other != seat)
-        margin = max(-1.0, min(1.0, (scores[seat] - best_other) / scale))
-        out.append((1 - MARGIN_WEIGHT) * win + MARGIN_WEIGHT * (1 + margin) / 2)
+        lead = max(-1.0, min(1.0, (scores[seat] - best_other) / scale))
+        out.append((1 - margin) * win + margin * (1 + lead) / 2)
     return out
 
 
@@ -102,7 +103,7 @@ class Generic:
     def considered(self, legal: list[Any]) -> list[Any]:
         return legal
 
-    def playout(self, s: Any, rng: Rng) -> list[float]:
+    def playout(self, s: Any, rng: Rng, margin: float = MARGIN_WEIGHT) -> list[float]:
         result = self.game.result(s)
         steps = 0
         while result is None:
@@ -116,7 +117,7 @@ class Generic:
             legal = self.game.legal(s, seat)
             s = self.step(s, seat, self.policy(self.game, s, seat, legal, rng))
             result = self.game.result(s)
-        return rewards(result, len(result.scores))
+        return rewards(result, len(result.scores), margin)
 
 
 def generic(game: Game, policy: Rollout = uniform) -> Playout:

@@ -33,6 +33,8 @@
 | ``OMERTA_OPEN_GAME_DAYS`` | days an open game waits for a player to join, then expires | ``14`` |
 | ``OMERTA_MIN_CLOCK_SECONDS`` | the shortest clock a game may have (a move, a bank) | ``60`` |
 | ``OMERTA_ARCHIVE_DAYS`` | days after its end a game moves to the archive (0: never) | ``30`` |
+| ``OMERTA_REVIEW`` | ``off``: no review of each finished game (on request only) | ``on`` |
+| ``OMERTA_REVIEW_ITERATIONS`` | the review's search iterations per decision | (i) |
 | ``OMERTA_ARCHIVE_S3_URL`` | ``s3://bucket/prefix``: the archive is that bucket | (h) |
 | | (credentials, endpoint: ``AWS_*`` variables, ``AWS_ENDPOINT_URL``) | |
 
@@ -43,6 +45,8 @@ the
 operator's pages answer only while no SMTP server is set and the public URL is a loopback
 address (``omerta run``'s local default).  (g) ``3600`` seconds (``workers.notify.mail``: a digest).
 (h) unset: one compressed file per game under ``<var>/archive/`` (``services.eventstore.archive``).
+(i) unset: each game's own (``domain.review.ITERATIONS``): a bounded budget, never a time, so a
+review is the same wherever and whenever it runs (``workers.review``).
 
 The rate limits' variables (``OMERTA_RATE_LIMITS``, ``OMERTA_LIMIT_*``, ``OMERTA_OPEN_GAMES``) are
 read by ``api.http.limits.from_env``, next to the limits they set.
@@ -135,6 +139,9 @@ class Settings(msgspec.Struct, frozen=True):
     # under var/archive/ or to the S3 bucket (services.eventstore.archive)
     archive_days: float = 30.0
     archive_s3_url: str | None = None
+    # Post-game reviews (workers.review): one per finished game unless off; the search budget
+    review: bool = True
+    review_iterations: int | None = None  # None: each game's own (domain.review.ITERATIONS)
     cluster_url: str | None = None  # never printed: it may carry a password
     rq_url: str | None = None  # never printed: it may carry a password
 
@@ -173,6 +180,8 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         lease_seconds=_at_least_one(env, "OMERTA_LEASE_SECONDS", 10),
         archive_days=_archive_days(env.get("OMERTA_ARCHIVE_DAYS") or "30"),
         archive_s3_url=_s3_url(env.get("OMERTA_ARCHIVE_S3_URL") or None),
+        review=_on_off(env, "OMERTA_REVIEW"),
+        review_iterations=_iterations(env, "OMERTA_REVIEW_ITERATIONS"),
         **_servers(env),
     )
 
@@ -215,6 +224,22 @@ def _at_least_one(env: dict[str, str], name: str, default: int) -> int:
     if value < 1:
         raise ConfigError(f"{name} must be a whole number of seconds, at least 1")
     return value
+
+
+def _iterations(env: dict[str, str], name: str) -> int | None:
+    raw = env.get(name)
+    if not raw:
+        return None
+    if not raw.isdigit() or not 1 <= int(raw) <= 1_000_000:
+        raise ConfigError(f"{name} must be a whole number of iterations, 1 to 1000000, not {raw!r}")
+    return int(raw)
+
+
+def _on_off(env: dict[str, str], name: str) -> bool:
+    raw = (env.get(name) or "on").lower()
+    if raw not in ("on", "off"):
+        raise ConfigError(f"{name} must be on or off, not {raw!r}")
+    return raw == "on"
 
 
 def _log_format(env: dict[str, str]) -> str:

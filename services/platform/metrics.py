@@ -24,6 +24,8 @@ LATENCY = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.
 # An AI move: greedy in milliseconds, medium 0.1 s, expert 1 s (domain.bots.SEARCH_LEVELS).
 AI_SECONDS = (0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0, 1.5, 2.0, 5.0, 10.0)
 ITERATIONS = (10, 100, 300, 1000, 3000, 10_000, 30_000, 100_000)
+# A post-game review: seconds to minutes (workers.review), beyond the jobs' LATENCY.
+REVIEW_SECONDS = (1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
 
 
 class Metrics:
@@ -75,6 +77,9 @@ class Metrics:
         )
         self.ai_iterations = histogram(
             "ai_search_iterations", "Iterations of a search level's move", ITERATIONS, ("level",)
+        )
+        self.review_seconds = histogram(
+            "review_seconds", "Time a post-game review took, by game", REVIEW_SECONDS, ("game",)
         )
         self.notices_sent = counter("notices_sent", "Notices delivered, by channel", ("channel",))
         self.notices_failed = counter(

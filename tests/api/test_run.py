@@ -65,7 +65,7 @@ def test_omerta_run_serves_plays_stops_and_keeps_the_data(tmp_path: Path) -> Non
         table = http(base, "GET", path)
         assert table["to_act"] == [0] or table["result"] is not None
         store_port = run_store_port(tmp_path)
-        workers_started(tmp_path / "run.log", 2)
+        workers_started(tmp_path / "run.log", 3)
     finally:
         status = ctrl_c(proc)
     assert status == 0
@@ -78,15 +78,15 @@ def test_omerta_run_serves_plays_stops_and_keeps_the_data(tmp_path: Path) -> Non
         with urllib.request.urlopen(base + "/", timeout=10) as page:  # the web pages too
             assert page.headers.get_content_type() == "text/html"
         assert http(base, "GET", f"/games/{game['game_id']}")["version"] == table["version"]
-        workers_started(tmp_path / "run.log", 4)
+        workers_started(tmp_path / "run.log", 6)
     finally:
         assert ctrl_c(proc) == 0
     log.close()
     output = (tmp_path / "run.log").read_text()
     assert "Traceback" not in output, "the stop was not clean (the store went first?)"
     assert output.count("Shutting down: Master") == 2  # gunicorn stopped gracefully twice
-    # started, stopped, twice: the worker and the AI worker
-    assert len(WORKER_LINE.findall(output)) == 8
+    # started, stopped, twice: the worker, the AI worker and the analysis worker
+    assert len(WORKER_LINE.findall(output)) == 12
     assert not per_job_lines(output), per_job_lines(output)  # quiet by default
 
 

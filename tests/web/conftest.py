@@ -71,7 +71,13 @@ def live_server(
     app.config["OMERTA_PUBLIC_URL"] = origin
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    env = {**os.environ, "REDIS_URL": embedded_server.url, "OMERTA_SMTP_URL": smtp_inbox.url}
+    # Reviews (asked for by the tests that show one) on a small budget: seconds, not minutes.
+    env = {
+        **os.environ,
+        "REDIS_URL": embedded_server.url,
+        "OMERTA_SMTP_URL": smtp_inbox.url,
+        "OMERTA_REVIEW_ITERATIONS": "50",
+    }
     worker = subprocess.Popen(
         [sys.executable, "-m", "api", "worker", "--interval", "2"],
         env=env,

@@ -250,11 +250,12 @@ def test_a_default_worker_leaves_ai_moves_to_an_ai_worker_and_takes_them_back(
     assert wq.AI in served()  # no AI worker: it plays the AI games
     alive[0] = True
     default.run_maintenance_tasks()
-    assert served() == [q for q in wq.QUEUES if q != wq.AI]
+    assert served() == [q for q in wq.QUEUES if q not in worker.FALLBACK]
     alive[0] = False  # the AI worker restarts: gone for a moment
     default.run_maintenance_tasks()
     assert wq.AI not in served()
-    default._ai_seen_at -= worker.AI_WORKER_STALE  # gone that long: it takes the AI moves over
+    for name in worker.FALLBACK:  # gone that long: it takes the AI moves (and reviews) over
+        default._seen_at[name] -= worker.AI_WORKER_STALE
     default.run_maintenance_tasks()
     assert served() == list(wq.QUEUES)
     assert worker.make_worker(container.context, queues=[wq.AI]).ai_fallback is False

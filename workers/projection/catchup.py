@@ -194,7 +194,7 @@ def _revive_ai(context: Context, held: list[int], due_before_ms: int, revive_fai
         with unavailable():
             gave_up = not revive_failed and _move_failed(client, game_id, version)
             waiting = client.exists(ai_due.lease_key(game_id, version)) or any(
-                _waiting(context.queues, job_id, gave_up) for job_id in job_ids
+                job_waiting(context.queues, job_id, gave_up) for job_id in job_ids
             )
         if not waiting:
             log.warning("AI move of %s at version %d is overdue: enqueued again", game_id, version)
@@ -208,7 +208,7 @@ def _move_failed(client: redis.Redis, game_id: str, version: int) -> bool:
     return raw is not None and msgspec.json.decode(raw, type=rm.AiError).version == version
 
 
-def _waiting(queues: Queues, job_id: str, gave_up: bool) -> bool:
+def job_waiting(queues: Queues, job_id: str, gave_up: bool) -> bool:
     """Whether the job will still run (or, failed with ``gave_up``, is to be left alone)."""
     client = queues.client
     try:

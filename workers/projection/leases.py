@@ -178,11 +178,13 @@ def alive(client: config.Store) -> list[str]:
 AI_WORKER_STALE = 30.0  # seconds without an AI worker seen after which it counts as gone
 
 
-def ai_worker_alive(connection: redis.Redis, other_than: str | None = None) -> bool:
-    """Whether an AI worker (one serving the AI queue but not the projections) has sent a
-    heartbeat within ``AI_WORKER_STALE`` seconds."""
+def ai_worker_alive(
+    connection: redis.Redis, other_than: str | None = None, queue: str = AI
+) -> bool:
+    """Whether an AI worker (one serving the AI queue, or ``queue``, but not the projections)
+    has sent a heartbeat within ``AI_WORKER_STALE`` seconds."""
     now = time.time()
-    for found in Worker.all(connection=connection, queue=Queue(AI, connection=connection)):
+    for found in Worker.all(connection=connection, queue=Queue(queue, connection=connection)):
         if found.name == other_than or PROJECTIONS in found.queue_names():
             continue
         beat = found.last_heartbeat

@@ -280,6 +280,37 @@ const GameUI = (() => {
     }
   }
 
+  // A command in words (the review's move played and best move), as the log words the event it
+  // makes; a refresh and a paid recruit name what the command alone knows (not the rank, nor
+  // where the refreshed card goes).
+  function describeCommand(c, names, seat) {
+    const e = Object.assign({ seat }, c);
+    switch (c.type) {
+      case "refresh": return tn("fam.cmd.refresh", { name: el("strong", {}, names[seat]),
+        card: cardText(c.card) });
+      case "recruit": return c.to_area === null
+        ? describe(Object.assign(e, { type: "recruited" }), names)
+        : tn("fam.cmd.recruit", { name: el("strong", {}, names[seat]), card: cardText(c.card),
+          area: cardText(c.to_area), hand: cardText(c.back_to_hand) });
+      default: return describe(Object.assign(e, { type: COMMAND_EVENTS[c.type] }), names);
+    }
+  }
+
+  // What a seat could know at a decision (the review's knowledge, docs/players.md): the other
+  // hand, and the deck's contents (its order alone is hidden). Pairs of a term and its value.
+  function knowledge(k, names, seat) {
+    return [
+      [t("review.know.fam.hand", { name: names[1 - seat] }), Object.entries(k.opponent_hand.reduce(
+        (copies, card) => Object.assign(copies, { [card]: (copies[card] || 0) + 1 }), {}))
+        .map(([card, n]) => shortChip(card, n))],
+      [t("review.know.fam.deck", { n: k.deck_size }),
+        Object.entries(k.deck).map(([card, n]) => shortChip(card, n))],
+    ];
+  }
+
+  const COMMAND_EVENTS = { play_accountant: "accountant_played", swap: "cards_swapped",
+    end_swaps: "swaps_ended", play_brute: "brute_played", pass: "passed" };
+
   // Both hands at every step of a finished game's replay: every card movement into and out of
   // a hand is in the history (FAMIGLIA.md: only the deck order was hidden).
   function hands(events) {
@@ -309,12 +340,24 @@ const GameUI = (() => {
     return FAMILY_ORDER.indexOf(fa) - FAMILY_ORDER.indexOf(fb) || ra - rb;
   }
 
-  // A refusal's param as the page names it: a card by its family's short name and its rank.
-  function refusalParam(name, value) {
-    const card = typeof value === "string" && value.match(/^(red|blue|yellow|green)-(\d+)$/);
-    return card ? t("fam.short." + card[1]) + " " + card[2] : null;
+  // A card by its family's short name and its rank.
+  function shortName(card) {
+    const [family, rank] = card.split("-");
+    return t("fam.short." + family) + " " + rank;
   }
 
-  return { EVENTS, reset, building, prompt, board, describe, seatMark, hands, refusalParam,
-           revealed: hands, replayStep };
+  // The same as a chip (`copies` of it: "×n" past one), for lists of many cards.
+  function shortChip(card, copies) {
+    return el("span", { class: "chip fam-" + card.split("-")[0] },
+      shortName(card) + (copies > 1 ? " ×" + copies : ""));
+  }
+
+  // A refusal's param as the page names it: a card by its short name.
+  function refusalParam(name, value) {
+    const card = typeof value === "string" && /^(red|blue|yellow|green)-\d+$/.test(value);
+    return card ? shortName(value) : null;
+  }
+
+  return { EVENTS, reset, building, prompt, board, describe, describeCommand, knowledge, seatMark,
+           hands, refusalParam, revealed: hands, replayStep };
 })();

@@ -23,6 +23,7 @@
   let forced = false;
   let following = false; // the live events are followed: they bring each new version
   let behindSince = null; // when a newer version was first seen before its events
+  let accuracy; // the finished game's review's accuracies: asked for once (null: none)
 
   // Fetch the game, the view and (for a seated player) the legal moves at one version. While
   // an AI plays several commands in a row the versions may keep differing: then show the view
@@ -145,7 +146,11 @@
     const result = ctx.game.result;
     box.hidden = !result;
     if (!result) return;
-    box.replaceChildren(...resultParts(result, ctx.names, ctx.seat));
+    box.replaceChildren(...resultParts(result, ctx.names, ctx.seat, accuracy));
+    if (accuracy === undefined) {
+      accuracy = null;
+      reviewAccuracy(gameId).then((list) => { accuracy = list; if (list) drawResult(); });
+    }
   }
 
   // The game's rule options, each with its explanation (drawn once: they never change).

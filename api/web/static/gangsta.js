@@ -486,6 +486,34 @@ const GameUI = (() => {
     return { view: Object.assign({}, view, { players }), hands: null };
   }
 
+  // A command in words (the review's move played and best move): its button's label at the
+  // version it was decided at (`view`), then the card or player it names.
+  function describeCommand(c, names, seat, view) {
+    const field = CARD_FIELD[c.type];
+    const id = field === undefined ? null : c[field];
+    const card = id === null ? null : refusalParam(field, id) || t("resource." + id + ".name");
+    return [el("strong", {}, names[seat]), ": ", label({ view, seat }, c),
+      card === null ? null : [" — ", el("span", { class: "chip" }, card)],
+      c.target === undefined ? null : [" — ", el("strong", {}, names[c.target])]];
+  }
+
+  // What a seat could know at a decision (the review's knowledge, docs/players.md): the cards it
+  // has not seen, and each opponent's influence of heists (the history tells it exactly; the
+  // view alone only bounds it). Pairs of a term and its value.
+  function knowledge(k, names) {
+    const chip = (text) => el("span", { class: "chip" }, text);
+    const heist = (id) => chip(Cards.isSnitch(id) ? t("gangsta.snitch") : Cards.heistName(id));
+    return [
+      [t("review.know.g.gangsters", { n: k.gangster_deck.length }),
+        k.gangster_deck.map((id) => chip(cardName(id)))],
+      [t("review.know.g.heists", { n: k.heist_deck.length }), k.heist_deck.map(heist)],
+      k.resources.length ? [t("review.know.g.resources"),
+        k.resources.map((id) => chip(t("resource." + id + ".name")))] : null,
+      ...k.opponents.map((o) => [names[o.seat], t("review.know.g.opponent", { heists: o.heists,
+        n: o.influence, low: o.low, high: o.high })]),
+    ].filter(Boolean);
+  }
+
   // A refusal's param as the page names it: a gangster or a heist by its card.
   function refusalParam(name, value) {
     if (name === "heist" && Cards.HEISTS[value]) return Cards.heistName(value);
@@ -494,6 +522,6 @@ const GameUI = (() => {
     return null;
   }
 
-  return { EVENTS, reset, prompt, board, describe, seatMark, hireCost, refusalParam,
-           revealed: heists, replayStep };
+  return { EVENTS, reset, prompt, board, describe, describeCommand, knowledge, seatMark, hireCost,
+           refusalParam, revealed: heists, replayStep };
 })();

@@ -1,9 +1,10 @@
 // The replay: step through a game event by event. Each step shows the board as the viewer may
 // see it at that version (GET /games/{id}/replay/{version}); a finished game shows everything
 // (its history is complete then: both Famiglia hands, every Gangsta! player's heists).
+// The review (review.js) moves it with ``Replay.show`` once ``Replay.ready`` has the game.
 "use strict";
 
-(() => {
+const Replay = (() => {
   const { api, el, t, showError, seatNames } = Omerta;
   const gameId = document.body.dataset.gameId;
   const slider = document.getElementById("step");
@@ -14,6 +15,7 @@
   let revealed = null; // per step: what the finished game's history reveals
   let step = 1;
   let lines = []; // the log's line of each step (null: an event the log does not show)
+  let accuracy = null; // each seat's accuracy once the game's review is done
 
   // Each version's view, asked for once (a promise, so a step shown while its view is still
   // on the way does not ask again); a failed request is asked again when next needed.
@@ -50,7 +52,7 @@
       document.getElementById("board").replaceChildren(...GameUI.board(ctx).filter(Boolean));
       const result = document.getElementById("result");
       result.hidden = !view.result;
-      if (view.result) result.replaceChildren(...resultParts(view.result, names, game.your_seat));
+      if (view.result) result.replaceChildren(...resultParts(view.result, names, game.your_seat, accuracy));
       document.body.dataset.step = String(wanted); // this step is drawn
       if (wanted < records.length) viewAt(wanted + 1).catch(() => {}); // the next, ahead
     } catch (err) {
@@ -70,42 +72,47 @@
     document.getElementById(id).addEventListener("click", () => show(delta(step)));
   }
 
-  async function start() {
-    try {
-      await Omerta.me().catch(() => null);
-      game = await api("GET", `/games/${gameId}`);
-      names = seatNames(game.seats);
-      records = (await api("GET", `/games/${gameId}/history`)).events;
-      const events = records.map((r) => r.event);
-      lines = records.map((r) => {
-        const line = TableUI.describe(r.event, names) || GameUI.describe(r.event, names, r);
-        return line && el("li", { dataset: { version: r.version, type: r.type } }, line);
-      });
-      if (game.result) {
-        revealed = GameUI.revealed(events, game.seats.length);
-      } else {
-        document.getElementById("step-event").before(el("p", { class: "note" }, t("replay.live")));
-      }
-      document.getElementById("seats").replaceChildren(...game.seats.map((s) =>
-        el("span", { class: "seat" + (s.seat === game.your_seat ? " you" : "") },
-          GameUI.seatMark(s.seat), " ", names[s.seat], " ", Omerta.aiBadge(s))));
-      slider.max = String(records.length);
-      bind("first", () => 1);
-      bind("prev", (s) => s - 1);
-      bind("next", (s) => s + 1);
-      bind("last", () => records.length);
-      slider.addEventListener("input", () => show(Number(slider.value)));
-      document.addEventListener("keydown", (event) => {
-        if (event.target.tagName === "INPUT") return;
-        if (event.key === "ArrowRight") show(step + 1);
-        if (event.key === "ArrowLeft") show(step - 1);
-      });
-      const asked = Number(new URLSearchParams(location.hash.slice(1)).get("v"));
-      await show(asked || 1);
-    } catch (err) {
-      showError(err);
-    }
+  // The result's accuracy column, from the review (shown at the last step).
+  function showAccuracy(list) {
+    accuracy = list;
+    return show(step);
   }
 
-  start();
+  async function start() {
+    await Omerta.me().catch(() => null);
+    game = await api("GET", `/games/${gameId}`);
+    names = seatNames(game.seats);
+    records = (await api("GET", `/games/${gameId}/history`)).events;
+    const events = records.map((r) => r.event);
+    lines = records.map((r) => {
+      const line = TableUI.describe(r.event, names) || GameUI.describe(r.event, names, r);
+      return line && el("li", { dataset: { version: r.version, type: r.type } }, line);
+    });
+    if (game.result) {
+      revealed = GameUI.revealed(events, game.seats.length);
+    } else {
+      document.getElementById("step-event").before(el("p", { class: "note" }, t("replay.live")));
+    }
+    document.getElementById("seats").replaceChildren(...game.seats.map((s) =>
+      el("span", { class: "seat" + (s.seat === game.your_seat ? " you" : "") },
+        GameUI.seatMark(s.seat), " ", names[s.seat], " ", Omerta.aiBadge(s))));
+    slider.max = String(records.length);
+    bind("first", () => 1);
+    bind("prev", (s) => s - 1);
+    bind("next", (s) => s + 1);
+    bind("last", () => records.length);
+    slider.addEventListener("input", () => show(Number(slider.value)));
+    document.addEventListener("keydown", (event) => {
+      if (event.target.tagName === "INPUT") return;
+      if (event.key === "ArrowRight") show(step + 1);
+      if (event.key === "ArrowLeft") show(step - 1);
+    });
+    const asked = Number(new URLSearchParams(location.hash.slice(1)).get("v"));
+    await show(asked || 1);
+    return { game, names };
+  }
+
+  const ready = start();
+  ready.catch(showError);
+  return { ready, show, viewAt, showAccuracy };
 })();

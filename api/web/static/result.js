@@ -1,7 +1,8 @@
 "use strict";
 
-// The scores and the winner, for the game page and the replay.
-function resultParts(result, names, viewer) {
+// The scores and the winner, for the game page and the replay; with `accuracy` (each seat's,
+// from the game's review) a column of it.
+function resultParts(result, names, viewer, accuracy) {
   const { el, t } = Omerta;
   const winners = new Set(result.winners);
   const details = result.details || {};
@@ -22,12 +23,22 @@ function resultParts(result, names, viewer) {
     el("table", { class: "scores" },
       el("thead", {}, el("tr", {}, el("th", { scope: "col" }, t("result.player")),
         extra.map((k) => el("th", { scope: "col" }, t("result." + k))),
-        el("th", { scope: "col" }, t("result.score." + document.body.dataset.kind)))),
+        el("th", { scope: "col" }, t("result.score." + document.body.dataset.kind)),
+        accuracy ? el("th", { scope: "col" }, t("review.accuracy")) : null)),
       el("tbody", {}, result.scores.map((score, seat) => el("tr",
         { class: winners.has(seat) ? "winner" : "" },
         el("th", { scope: "row" }, names[seat], winners.has(seat) ? " ★" : "",
           unrated.has(seat) ? el("span", { class: "unrated" }, " (", t("result.unrated"), ")") : ""),
         extra.map((k) => el("td", {}, details[k][seat])),
-        el("td", { class: "score" }, score))))),
+        el("td", { class: "score" }, score),
+        accuracy ? el("td", { class: "accuracy" },
+          t("review.percent", { n: Math.round(accuracy[seat]) })) : null)))),
   ];
+}
+
+// Each seat's accuracy in a finished game's review, or null while it has none (not asked for,
+// not done yet, or no review service).
+function reviewAccuracy(gameId) {
+  return Omerta.api("GET", `/games/${gameId}/review`).then((answer) =>
+    answer.state === "done" ? answer.review.players.map((p) => p.accuracy) : null, () => null);
 }

@@ -15,7 +15,7 @@ from domain.famiglia import game as famiglia
 from domain.famiglia.messages import Pass, Recruit
 from domain.play import secret_for
 from domain.rng import Rng
-from domain.search import generic
+from domain.search import MARGIN_WEIGHT, generic
 from domain.search.playout import Generic
 from domain.table import Undo, can_undo
 from tests.domain.famiglia.helpers import make_state
@@ -152,9 +152,9 @@ def test_the_games_playout_module_is_the_one_the_search_walks(
         calls.append("enter")
         return Wrapped(s)
 
-    def playout(s: Wrapped, rng: Rng) -> list[float]:
+    def playout(s: Wrapped, rng: Rng, margin: float = MARGIN_WEIGHT) -> list[float]:
         calls.append("playout")
-        return rules.playout(s.state, rng)
+        return rules.playout(s.state, rng, margin)
 
     module = types.ModuleType("domain.famiglia.playout")
     module.__dict__.update(

@@ -1,0 +1,230 @@
+"""Post-game reviews with real RQ workers on the session's server and the real engine (a small
+iteration budget): a bot game that ends is reviewed by a worker and ``GET /games/{id}/review``
+serves it; the job is idempotent and reproducible; ``OMERTA_REVIEW=off`` enqueues nothing and
+``POST`` asks for the review of such a game; a running game's review is refused without a
+figure; a review whose worker is killed is finished by another, found by the catch-up."""
+
+from __future__ import annotations
+
+import re
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import msgspec
+import pytest
+import redis
+
+from api.app import create_app
+from bootstrap import Container, bootstrap
+from domain.review import Review
+from services.eventstore import keys
+from services.platform import config
+from services.readside.archiving import Archiver
+from services.readside.reviews import Reviews, progress_key, review_key
+from tests.api.helpers import Api
+from tests.workers.helpers import start_worker, stop, wait
+from workers import queues as wq
+from workers import review, worker
+
+pytestmark = pytest.mark.server
+
+ITERATIONS = 6  # per decision: a Famiglia game's review in well under a second
+# The queues but the reviews': what a game needs to be played to its end by its bots.
+PLAYING = [q for q in wq.QUEUES if q != wq.ANALYSIS]
+WAIT = 120.0
+
+
+@pytest.fixture
+def reviewing(
+    real_redis: redis.Redis, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> Container:
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("OMERTA_REVIEW", "on")  # the suite's default is off (tests/conftest.py)
+    monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", str(ITERATIONS))
+    return bootstrap()
+
+
+@pytest.fixture
+def api(reviewing: Container) -> Iterator[Api]:
+    with create_app(reviewing).test_client(use_cookies=False) as client:
+        yield Api(client)
+
+
+def play_to_the_end(container: Container) -> str:
+    """A greedy-vs-greedy Famiglia game, played to its end by a real worker (reviews aside)."""
+    game_id = container.commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    worker.make_worker(container.context, queues=PLAYING).work(burst=True, logging_level="WARNING")
+    game, state, _, _ = container.commands.load(game_id)
+    assert game.result(state) is not None
+    return game_id
+
+
+def run_reviews(container: Container) -> None:
+    worker.make_worker(container.context, queues=[wq.ANALYSIS]).work(
+        burst=True, logging_level="WARNING"
+    )
+
+
+def test_a_finished_bot_game_is_reviewed_by_a_worker_and_served(
+    reviewing: Container, api: Api
+) -> None:
+    game_id = play_to_the_end(reviewing)
+    assert api.ok("GET", f"/games/{game_id}/review") == {
+        "game_id": game_id,
+        "state": "queued",
+        "progress": None,
+        "review": None,
+    }
+    assert [j.id for j in reviewing.queues.queue(wq.ANALYSIS).jobs] == [review.job_id(game_id)]
+    run_reviews(reviewing)
+
+    response = api.call("GET", f"/games/{game_id}/review")
+    assert response.status_code == 200 and response.json["state"] == "done"
+    found = msgspec.convert(response.json["review"], Review)
+    assert found.game == "famiglia" and found.iterations == ITERATIONS
+    assert found.version == reviewing.commands.load(game_id).version
+    assert found.decisions and [p.seat for p in found.players] == [0, 1]
+    assert all(0 <= p.accuracy <= 100 for p in found.players)
+    sample = reviewing.registry.get_sample_value
+    assert sample("omerta_review_seconds_count", {"game": "famiglia"}) == 1
+    assert sample("omerta_jobs_done_total", {"queue": wq.ANALYSIS}) == 1
+    # Cacheable once done: the same ETag, and 304 for it.
+    etag = response.headers["ETag"]
+    again = api.call("GET", f"/games/{game_id}/review", headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.headers["ETag"] == etag
+
+
+def test_the_job_is_idempotent_and_reproducible(reviewing: Container) -> None:
+    game_id = play_to_the_end(reviewing)
+    run_reviews(reviewing)
+    stored = reviewing.store.get(review_key(game_id))
+    assert stored is not None
+    # Run again: nothing recomputed, nothing rewritten, nothing owed.
+    assert review.review_game(reviewing.context, game_id) == "done"
+    assert reviewing.store.get(review_key(game_id)) == stored
+    # Recomputed from scratch (the key gone, the job again): the same bytes.
+    reviewing.store.delete(review_key(game_id))
+    assert review.review_game(reviewing.context, game_id) == "reviewed"
+    assert reviewing.store.get(review_key(game_id)) == stored
+    found = Reviews(reviewing.store).read(game_id)
+    assert found == review.compute(reviewing.commands, game_id, ITERATIONS)
+    assert msgspec.json.decode(found or b"", type=Review).iterations == ITERATIONS
+    assert Reviews(reviewing.store).status(game_id).state == "done"
+    assert Reviews(reviewing.store).owed(range(64)) == []
+
+
+def test_a_running_game_has_no_review_and_no_figure(reviewing: Container, api: Api) -> None:
+    player = api.player("Ada")
+    game_id = reviewing.commands.create_game("famiglia", 2, ai={0: "greedy", 1: "greedy"})
+    for method, who in (("GET", None), ("POST", player)):
+        response = api.call(method, f"/games/{game_id}/review", who)
+        assert response.status_code == 409
+        assert response.mimetype == "application/problem+json"
+        body = response.json
+        assert body["code"] == "game_running"
+        assert not {"review", "progress", "state"} & set(body)
+    assert api.call("GET", "/games/no-such-game/review").status_code == 404
+    assert Reviews(reviewing.store).status(game_id).state == "none"
+    assert len(reviewing.queues.queue(wq.ANALYSIS)) == 0
+
+
+def test_off_enqueues_nothing_and_a_player_asks_for_one(
+    real_redis: redis.Redis, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", str(ITERATIONS))
+    monkeypatch.setenv("OMERTA_REVIEW", "off")
+    off = bootstrap()
+    game_id = play_to_the_end(off)
+    assert len(off.queues.queue(wq.ANALYSIS)) == 0
+    assert Reviews(off.store).owed(range(64)) == []
+    with create_app(off).test_client(use_cookies=False) as client:
+        api = Api(client)
+        assert api.ok("GET", f"/games/{game_id}/review")["state"] == "none"
+        assert api.call("POST", f"/games/{game_id}/review").status_code == 401
+        player = api.player("Grace")
+        asked = api.call("POST", f"/games/{game_id}/review", player)
+        assert asked.status_code == 202 and asked.json["state"] == "queued"
+        # Asked again: the same job, not another.
+        assert api.call("POST", f"/games/{game_id}/review", player).json["state"] == "queued"
+        assert len(off.queues.queue(wq.ANALYSIS)) == 1
+        run_reviews(off)
+        assert api.ok("GET", f"/games/{game_id}/review")["state"] == "done"
+
+
+def test_an_archived_game_is_reviewed_from_its_archive(
+    real_redis: redis.Redis, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("OMERTA_VAR", str(tmp_path))  # where the archive's files go
+    monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", str(ITERATIONS))
+    played = bootstrap()
+    game_id = play_to_the_end(played)
+    assert Archiver(played.events).archive(game_id) == "ok"
+    assert not real_redis.exists(keys.events_key(game_id))
+    fresh = bootstrap()  # another process: nothing of the game cached
+    with create_app(fresh).test_client(use_cookies=False) as client:
+        api = Api(client)
+        asked = api.call("POST", f"/games/{game_id}/review", api.player("Edsger"))
+        assert asked.status_code == 202 and asked.json["state"] == "queued"
+        run_reviews(bootstrap())
+        done = api.ok("GET", f"/games/{game_id}/review")
+    assert done["state"] == "done" and done["review"]["version"] == played.events.version(game_id)
+
+
+def test_a_review_killed_with_its_worker_is_finished_by_another(
+    reviewing: Container,
+    api: Api,
+    redis_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game_id = play_to_the_end(reviewing)
+    # A budget that makes each decision take a while: the kill lands mid-review.
+    monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", "150")
+    reviews = Reviews(reviewing.store)
+    first = start_worker(redis_url, tmp_path / "analysis-1.log", "--queues", "analysis")
+    try:
+        wait(lambda: reviews.status(game_id).done >= 1, WAIT, "the review under way")
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+    killed_at = reviews.status(game_id)
+    assert killed_at.state == "running" and killed_at.done < killed_at.total
+    started = (tmp_path / "analysis-1.log").read_text()
+    assert re.search(r"started \(pid \d+, nice 19\): omerta-analysis$", started, re.M)
+    shown = api.ok("GET", f"/games/{game_id}/review")  # its last report, until it expires
+    assert shown["state"] == "running" and shown["review"] is None
+    assert shown["progress"] == {"done": killed_at.done, "total": killed_at.total}
+    assert reviewing.store.exists(progress_key(game_id))  # it expires: no report any more
+
+    # A worker of the projections (whose catch-up finds the review owed, neither running nor
+    # queued) and one of the reviews.
+    logs = tmp_path / "projections.log", tmp_path / "analysis-2.log"
+    catching_up = start_worker(redis_url, logs[0], "--queues", "projections")
+    second = start_worker(redis_url, logs[1], "--queues", "analysis")
+    try:
+        wait(lambda: reviews.read(game_id) is not None, WAIT, "the review done by another")
+    finally:
+        stop(second, logs[1])
+        stop(catching_up, logs[0])
+    assert "review of" in logs[0].read_text()  # the catch-up's line: enqueued again
+    assert reviews.status(game_id).state == "done" and reviews.owed(range(64)) == []
+    assert review.compute(reviewing.commands, game_id, 150) == reviews.read(game_id)
+
+
+@pytest.mark.parametrize(
+    "env",
+    [{"OMERTA_REVIEW": "maybe"}, {"OMERTA_REVIEW_ITERATIONS": "0"},
+     {"OMERTA_REVIEW_ITERATIONS": "ten"}],
+)  # fmt: skip
+def test_a_bad_review_setting_stops_the_start_naming_it(env: dict[str, str]) -> None:
+    with pytest.raises(config.ConfigError, match=next(iter(env))):
+        config.settings(env)
+
+
+def test_the_review_settings() -> None:
+    assert (config.settings({}).review, config.settings({}).review_iterations) == (True, None)
+    off = config.settings({"OMERTA_REVIEW": "off", "OMERTA_REVIEW_ITERATIONS": "50"})
+    assert (off.review, off.review_iterations) == (False, 50)

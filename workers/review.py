@@ -1,0 +1,145 @@
+"""The post-game review job: ``review_game(game_id)`` analyses a finished game
+(``domain.review``) and stores the review (``services.readside.reviews``).
+
+Who asks for it: the projector's listener ``Reviewing`` when a game ends (unless
+``OMERTA_REVIEW=off``), and ``POST /games/{id}/review`` for a game that ended before (``ask``).
+Either records the review as owed and, only when it was not owed yet, enqueues the job (id
+``review-<game id>``) on the analysis queue, the last one: a review never runs before a move
+(``workers.queues``; a worker of its own, ``omerta worker --queues analysis``, runs at the
+lowest CPU priority, ``workers.worker``).
+
+The job is reproducible: the engine searches ``OMERTA_REVIEW_ITERATIONS`` per decision (unset:
+the game's own budget, ``domain.review.ITERATIONS``: 20 s for a Famiglia game, one to two
+minutes for a Gangsta! one, on one core), never for a time, from a seed derived from the
+server's secret and the game id (never the game's own seed, which the finished game's history
+shows), so a rerun writes the same bytes. It is idempotent: a review already stored is not
+computed again. It reports its progress after each decision (``Reviews.progress``, which also
+tells that it is alive); a job killed with its worker stops reporting, and the catch-up
+(``catch_up``, run by the projection workers' maintenance) enqueues again every owed review that
+is neither running nor waiting in a queue.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+import msgspec
+from rq import Retry
+
+from domain import review as engine
+from services.eventstore import serversecret
+from services.games.commands import CommandService
+from services.platform.config import Store
+from services.readside.reviews import Reviews, finished
+from workers.context import Context
+from workers.projection.catchup import job_waiting
+from workers.projection.projector import Listener
+from workers.projection.wake import FAILURE_TTL, RESULT_TTL
+from workers.queues import ANALYSIS, Queues, job
+
+log = logging.getLogger(__name__)
+
+# A safety net for a job that hangs, not the review's bound (that is the iterations): a review
+# this slow fails, and the budget should be lowered.
+TIMEOUT = 3600
+CATCH_UP = "-catch-up"  # suffix of the job ids the catch-up enqueues
+
+
+def job_id(game_id: str, suffix: str = "") -> str:
+    return f"review-{game_id}{suffix}"
+
+
+def enqueue(queues: Queues, game_id: str, suffix: str = "") -> None:
+    queues.enqueue(
+        ANALYSIS,
+        "workers.review.review_game",
+        args=(game_id,),
+        job_id=job_id(game_id, suffix),
+        timeout=TIMEOUT,
+        result_ttl=RESULT_TTL,  # the review is the result, in the store
+        failure_ttl=FAILURE_TTL,
+        retry=Retry(max=1, interval=[30]),
+        description=f"review {game_id}",
+    )
+
+
+def ask(store: Store, queues: Queues, game_id: str) -> bool:
+    """Queue the game's review unless it is owed (queued, running) or done; whether it was."""
+    if not Reviews(store).owe(game_id):
+        return False
+    enqueue(queues, game_id)
+    return True
+
+
+class Reviewing(Listener):
+    """The projector's listener: queues the review of every game that ends (``enabled``:
+    ``OMERTA_REVIEW``). A projection told again of the end (a rerun, a seat taken after it)
+    finds it owed or done: nothing more is enqueued."""
+
+    def __init__(self, store: Store, queues: Queues, enabled: bool) -> None:
+        self.store, self.queues, self.enabled = store, queues, enabled
+
+    def on_finished(self, game_id: str) -> None:
+        if self.enabled:
+            ask(self.store, self.queues, game_id)
+
+
+@job
+def review_game(context: Context, game_id: str) -> str:
+    """Review the finished game and store it; ``done`` if it already was, else ``reviewed``."""
+    reviews = Reviews(context.store)
+    if reviews.read(game_id) is not None:
+        return "done"
+    reviews.progress(game_id, 0, 0)  # running, decisions not counted yet
+    began = time.perf_counter()
+    encoded = compute(
+        context.commands,
+        game_id,
+        context.settings.review_iterations,
+        lambda done, total: reviews.progress(game_id, done, total),
+    )
+    reviews.write(game_id, encoded)
+    game = context.commands.meta(game_id).game  # a kind of game, never the game itself
+    context.metrics.review_seconds.labels(game).observe(time.perf_counter() - began)
+    log.info("review of %s written (%d bytes)", game_id, len(encoded))
+    return "reviewed"
+
+
+def compute(
+    commands: CommandService,
+    game_id: str,
+    iterations: int | None,
+    progress: Callable[[int, int], None] | None = None,
+) -> bytes:
+    """The finished game's review, msgspec JSON: the same bytes for the same game, budget
+    (None: the game's own, ``domain.review.ITERATIONS``) and server secret."""
+    loaded = commands.load(game_id)
+    finished(loaded)  # never a running game's: it would help a player
+    found = engine.review(
+        loaded.meta.game,
+        [record.event for record in commands.events(game_id)],
+        seed=serversecret.derive(serversecret.load(commands.store.redis), "review", game_id),
+        iterations=iterations,
+        progress=progress,
+    )
+    return msgspec.json.encode(found)
+
+
+def catch_up(context: Context, which: list[int], revive_failed: bool) -> int:
+    """Enqueue again the owed reviews of shards ``which`` whose job is gone (killed with its
+    worker, or its enqueue lost); with ``revive_failed`` (a worker's start) also those whose
+    job failed for good. How many."""
+    reviews = Reviews(context.store)
+    revived = 0
+    for game_id in reviews.owed(which):
+        ids = [job_id(game_id, suffix) for suffix in ("", CATCH_UP)]
+        if reviews.running(game_id) or any(
+            job_waiting(context.queues, i, gave_up=not revive_failed) for i in ids
+        ):
+            continue
+        log.warning("review of %s owed and not queued: enqueued again", game_id)
+        enqueue(context.queues, game_id, CATCH_UP)
+        revived += 1
+    return revived
