@@ -89,7 +89,7 @@ class Reviewing(Listener):
 @job
 def review_game(context: Context, game_id: str) -> str:
     """Review the finished game and store it; ``done`` if it already was, else ``reviewed``."""
-    reviews = Reviews(context.store)
+    reviews = Reviews.of(context.commands.store)  # an archived game's review too
     if reviews.read(game_id) is not None:
         return "done"
     reviews.progress(game_id, 0, 0)  # running, decisions not counted yet

@@ -204,7 +204,7 @@ def profile(identity: str, offset: int, limit: int) -> ProfileOut:
         game_ids = sorted(played, key=lambda g: (played[g], g), reverse=True)
     shown = ReadModels.of(deps().service.store).summaries(game_ids[offset : offset + limit])
     games = []
-    reviews = Reviews(deps().service.store.redis)
+    reviews = Reviews.of(deps().service.store)
     for entry in entries(deps().players, shown, None):
         mine = [s.seat for s in entry.seats if s.player == identity or _is_level(s, level)]
         accuracy = _accuracy(reviews, entry.game_id, mine) if entry.over else None

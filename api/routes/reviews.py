@@ -29,7 +29,7 @@ def _status(game_id: str) -> tuple[Reviews, Status]:
     """The game's review status; 404 for an unknown game, 409 for one still running."""
     svc = deps().service
     finished(svc.load(game_id))
-    reviews = Reviews(svc.store.redis)
+    reviews = Reviews.of(svc.store)
     return reviews, reviews.status(game_id)
 
 

@@ -91,6 +91,11 @@ FAMILIES: tuple[Family, ...] = (
         "workers.notify.pending",
     ),
     _family("mail digests", r"notify:mail:{T}:.+", E, "workers.notify.mail"),
+    # A finished game's review: costly to compute again (minutes of search), so kept; what is
+    # owed is kept so the catch-up finishes it after an import; a job's progress is not.
+    _family("review", r"review:{T}", E, "services.readside.reviews"),
+    _family("reviews owed", r"reviews:owed:{T}", E, "services.readside.reviews"),
+    _family("review progress", r"review:{T}:progress", T, "services.readside.reviews"),
     # Derived: every read model and the ratings (``omerta rebuild``).
     _family("read models", r"rm:.+", R, "services.readside"),
     # Wake-ups and bookkeeping of the workers; RQ's and the rate limiter's keys.

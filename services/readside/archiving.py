@@ -40,7 +40,7 @@ from services.eventstore import keys, shards
 from services.eventstore.archive import Bundle, Marker, encode_marker, pack, problems, unpack
 from services.eventstore.records import GENESIS, chain_hash, decode_meta
 from services.eventstore.store import EventStore, unavailable
-from services.readside import ratings
+from services.readside import ratings, reviews
 from services.readside import readmodels as rm
 
 log = logging.getLogger(__name__)
@@ -95,6 +95,7 @@ class Archiver:
             keys.meta_key(game_id),
             keys.commands_key(game_id),
             *(keys.commands_key(game_id, seat) for seat in range(seats)),
+            reviews.review_key(game_id),
         ]
 
     def collect(self, game_id: str) -> Bundle:
@@ -107,15 +108,19 @@ class Archiver:
         # the game gone.
         if self.redis.zscore(ratings.FOLDED, game_id) is None:
             raise Refused(f"game {game_id} is not rated yet")
-        events, model, meta_key, *records = self.keys_of(game_id, meta.seats)
+        # Its review under way would be written after the move, into the store.
+        if self.redis.zscore(reviews.owed_key(shards.of(game_id)), game_id) is not None:
+            raise Refused(f"game {game_id} is being reviewed")
+        events, model, meta_key, *records, review_key = self.keys_of(game_id, meta.seats)
         pipe = self.redis.pipeline(transaction=False)
         pipe.xrange(events)
         pipe.hgetall(model)
         pipe.get(meta_key)
         for key in records:
             pipe.hgetall(key)
+        pipe.get(review_key)
         with unavailable():
-            rows, fields, raw_meta, *hashes = pipe.execute()
+            rows, fields, raw_meta, *hashes, review = pipe.execute()
         if raw_meta is None:
             raise Refused(f"game {game_id} left the store meanwhile")
         head = chain_hash(rows[-1][1][b"e"]) if rows else GENESIS
@@ -124,7 +129,7 @@ class Archiver:
             version=len(rows),
             head=head,
             rows=[(entry_id, dict(row)) for entry_id, row in rows],
-            strings={meta_key: raw_meta},
+            strings={meta_key: raw_meta, **({review_key: review} if review is not None else {})},
             hashes={
                 key: sorted(content.items())
                 for key, content in zip([model, *records], [fields, *hashes], strict=True)

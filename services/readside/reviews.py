@@ -27,7 +27,8 @@ import zstandard
 
 from services.errors import ServiceError
 from services.eventstore import shards
-from services.eventstore.store import now_ms, unavailable
+from services.eventstore.archive import Archived
+from services.eventstore.store import EventStore, now_ms, unavailable
 from services.games.reading import Loaded
 
 OWED = "reviews:owed"
@@ -83,10 +84,18 @@ return 1"""
 
 
 class Reviews:
-    def __init__(self, client: redis.Redis) -> None:
+    """The reviews of a store's games; an archived game's review moved with it (``archived``:
+    read from there)."""
+
+    def __init__(self, client: redis.Redis, archived: Archived | None = None) -> None:
         self.redis = client
+        self.archived = archived
         self._owe = client.register_script(_OWE)
         self._write = client.register_script(_WRITE)
+
+    @classmethod
+    def of(cls, store: EventStore) -> Reviews:
+        return cls(cast(redis.Redis, store.redis), store.archived)
 
     def owe(self, game_id: str) -> bool:
         """Record the game's review as owed; False when it already was, or is done."""
@@ -110,7 +119,13 @@ class Reviews:
         """The review's JSON, if done."""
         with unavailable():
             packed = cast(bytes | None, self.redis.get(review_key(game_id)))
+        packed = packed if packed is not None else self._archived(game_id)
         return None if packed is None else _unpack(packed)
+
+    def _archived(self, game_id: str) -> bytes | None:
+        with unavailable():
+            bundle = self.archived.bundle(game_id) if self.archived is not None else None
+        return bundle.strings.get(review_key(game_id)) if bundle is not None else None
 
     def status(self, game_id: str) -> Status:
         pipe = self.redis.pipeline(transaction=False)
@@ -119,12 +134,13 @@ class Reviews:
         pipe.zscore(owed_key(shards.of(game_id)), game_id)
         with unavailable():
             review, progress, owed = pipe.execute()
-        if review is not None:
-            return Status("done", review=_unpack(review))
         if progress is not None:
             done, total = (int(n) for n in progress.split(b"/"))
             return Status("running", done, total)
-        return Status("queued" if owed is not None else "none")
+        if owed is not None:
+            return Status("queued")
+        review = review if review is not None else self._archived(game_id)
+        return Status("done", review=_unpack(review)) if review is not None else Status("none")
 
     def running(self, game_id: str) -> bool:
         with unavailable():

@@ -20,7 +20,7 @@ from bootstrap import Container, bootstrap
 from domain.review import Review
 from services.eventstore import keys
 from services.platform import config
-from services.readside.archiving import Archiver
+from services.readside.archiving import Archiver, Refused
 from services.readside.reviews import Reviews, progress_key, review_key
 from tests.api.helpers import Api
 from tests.workers.helpers import start_worker, stop, wait
@@ -171,6 +171,33 @@ def test_an_archived_game_is_reviewed_from_its_archive(
         run_reviews(bootstrap())
         done = api.ok("GET", f"/games/{game_id}/review")
     assert done["state"] == "done" and done["review"]["version"] == played.events.version(game_id)
+
+
+def test_a_review_moves_with_its_archived_game(
+    real_redis: redis.Redis, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reviewed game's review leaves the store with it, and is served as before."""
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("OMERTA_VAR", str(tmp_path))
+    monkeypatch.setenv("OMERTA_REVIEW", "on")
+    monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", str(ITERATIONS))
+    played = bootstrap()
+    game_id = play_to_the_end(played)
+    reviews = Reviews.of(played.events)
+    with pytest.raises(Refused, match="being reviewed"):
+        Archiver(played.events).archive(game_id)
+    run_reviews(played)
+    before = reviews.read(game_id)
+    assert before is not None
+    assert Archiver(played.events).archive(game_id) == "ok"
+    assert not real_redis.exists(review_key(game_id))
+    fresh = bootstrap()  # another process: nothing of the game cached
+    assert Reviews.of(fresh.events).read(game_id) == before
+    with create_app(fresh).test_client(use_cookies=False) as client:
+        done = Api(client).ok("GET", f"/games/{game_id}/review")
+        asked = Api(client).call("POST", f"/games/{game_id}/review", Api(client).player("Ada"))
+    assert done["state"] == "done" and asked.json["state"] == "done"
+    assert fresh.queues.queue(wq.ANALYSIS).count == 0
 
 
 def test_a_review_killed_with_its_worker_is_finished_by_another(
