@@ -148,7 +148,20 @@ def traffic(service: Service) -> tuple[dict[str, Scrape], dict[str, Scrape]]:
     """Every process's scrape before and after a game's traffic."""
     before = every_scrape(service)
     play(service.web, lambda: ai_moves(service.workers["ai-worker"]) >= 1)
-    return before, every_scrape(service)
+    # A job's own figures (its AI move) are counted before RQ's bookkeeping of its end, and the
+    # projections run after the command: the after-scrape waits until both are counted.
+    jobs = "omerta_jobs_done_total"
+    after: dict[str, Scrape] = {}
+
+    def counted() -> bool:
+        after.update(every_scrape(service))
+        return all(
+            after[name].value(jobs, queue=queue) > before[name].value(jobs, queue=queue)
+            for name, queue in (("ai-worker", "omerta-ai"), ("worker", "omerta-projections"))
+        )
+
+    wait_for(counted, "the traffic's jobs counted")
+    return before, after
 
 
 def every_scrape(service: Service) -> dict[str, Scrape]:
