@@ -118,7 +118,8 @@ def play(web: int, ai_moved: Callable[[], bool]) -> None:
         status, accepted = _post(web, f"{path}/commands", move, token, REQUEST_ID)
         assert status == 200, accepted
         moves += 1
-    move = {"command": legal["commands"][0], "expected_version": legal["version"] - 1}
+    # The last move again, at the version it was sent at, now stale (the person's last legal
+    # commands may be none: the loop can end on the AI's turn).
     status, refused = call(web, "POST", f"{path}/commands", move, token)
     assert (status, refused["code"]) == (409, "conflict")
 

@@ -28,5 +28,5 @@ def test_an_agreed_draw_is_a_draw_in_the_list_and_on_the_profile(
         )
         row = page.locator(f"#games tr:has(a[href='/play/{game_id}'])")
         reload_until(page, f"/profile/{me}", row)
-        expect(row.locator("td").last).to_have_text(draw)
+        expect(row.locator("td.outcome")).to_have_text(draw)  # beside it: the accuracy
     assert errors == []
