@@ -1,7 +1,8 @@
 "use strict";
 
 // The scores and the winner, for the game page and the replay; with `accuracy` (each seat's,
-// from the game's review) a column of it.
+// from the game's review) a column of it. Nodes only (no null): the pages replaceChildren with
+// them, which would write a null as the text "null".
 function resultParts(result, names, viewer, accuracy) {
   const { el, t } = Omerta;
   const winners = new Set(result.winners);
@@ -33,7 +34,7 @@ function resultParts(result, names, viewer, accuracy) {
         el("td", { class: "score" }, score),
         accuracy ? el("td", { class: "accuracy" },
           t("review.percent", { n: Math.round(accuracy[seat]) })) : null)))),
-  ];
+  ].filter((part) => part !== null);
 }
 
 // Each seat's accuracy in a finished game's review, or null while it has none (not asked for,

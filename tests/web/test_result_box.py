@@ -1,0 +1,47 @@
+"""A finished game's result box on the game page and the replay, in English and Japanese: nothing
+but the result in it (no stray "null" line)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from playwright.sync_api import BrowserContext, Page, expect
+
+from bootstrap import Container
+from tests.web.flows import watch_errors
+from tests.web.test_ending_moves import new_game, play
+
+PAGES = ("/play/{}", "/play/{}/replay#v=100000")  # the replay at its last step
+LOCALES = ("en-GB", "ja-JP")
+
+
+def result_lines(page: Page) -> list[str]:
+    expect(page.locator("#result table.scores")).to_be_visible()
+    return [line.strip() for line in page.locator("#result").inner_text().split("\n")]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_result_box_holds_the_result_alone(
+    container: Container, new_context: Callable[..., BrowserContext], locale: str
+) -> None:
+    page = new_context(locale=locale).new_page()
+    errors = watch_errors(page)
+    page.goto("/")
+    game_id = famiglia_conceded_at_once(container, page)
+    for path in PAGES:
+        page.goto(path.format(game_id))
+        lines = result_lines(page)
+        assert "null" not in lines and "undefined" not in lines, lines
+    assert errors == []
+
+
+def famiglia_conceded_at_once(container: Container, page: Page) -> str:
+    """A Famiglia game of the page's player (seat 0, signed up first), conceded by its first
+    seat to act before any move."""
+    if not page.evaluate("() => fetch('/me').then(r => r.ok)"):
+        assert page.request.post("/players", data={"name": "Nola"}).ok
+    game_id = new_game(page, "famiglia")
+    loaded = container.commands.load(game_id)
+    play(container, game_id, min(loaded.game.to_act(loaded.state)), {"type": "concede"})
+    return game_id
