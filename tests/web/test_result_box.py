@@ -1,5 +1,5 @@
 """A finished game's result box on the game page and the replay, in English and Japanese: nothing
-but the result in it (no stray "null" line)."""
+but the result in it (no stray "null" line), an agreed draw with no winner's star."""
 
 from __future__ import annotations
 
@@ -45,3 +45,23 @@ def famiglia_conceded_at_once(container: Container, page: Page) -> str:
     loaded = container.commands.load(game_id)
     play(container, game_id, min(loaded.game.to_act(loaded.state)), {"type": "concede"})
     return game_id
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_an_agreed_draw_has_no_winner(
+    container: Container, new_context: Callable[..., BrowserContext], locale: str
+) -> None:
+    page = new_context(locale=locale).new_page()
+    errors = watch_errors(page)
+    page.goto("/")
+    assert page.request.post("/players", data={"name": "Dora"}).ok
+    game_id = new_game(page, "famiglia")
+    play(container, game_id, 1, {"type": "offer_draw"})
+    play(container, game_id, 0, {"type": "accept_draw"})
+    for path in PAGES:
+        page.goto(path.format(game_id))
+        result_lines(page)
+        expect(page.locator("#result tbody tr")).to_have_count(2)
+        expect(page.locator("#result tr.winner")).to_have_count(0)
+        assert "★" not in page.locator("#result").inner_text()
+    assert errors == []

@@ -5,7 +5,9 @@
 // them, which would write a null as the text "null".
 function resultParts(result, names, viewer, accuracy) {
   const { el, t } = Omerta;
-  const winners = new Set(result.winners);
+  // An agreed draw lists every seat among the winners (a shared result, for the ratings): the
+  // table marks nobody.
+  const winners = new Set(result.reason === "draw_agreed" ? [] : result.winners);
   const details = result.details || {};
   const title = result.reason === "draw_agreed" ? t("result.draw")
     : result.reason === "expired" ? t("result.no_winner")
