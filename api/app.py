@@ -60,7 +60,7 @@ def create_app(
     app.extensions["omerta"] = Deps(
         commands, container.players, stream_seconds, secure, fanout=fanout,
         chat=container.chat, rematches=container.rematches, queues=container.queues,
-        metrics=container.metrics,
+        metrics=container.metrics, reviewing=container.settings.review,
         tables=Tables(
             commands, container.players, container.rematches, container.chat, open_games=cap
         ),

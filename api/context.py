@@ -31,6 +31,7 @@ class Deps:
     tables: Tables  # creating, joining and rematching games: one call each
     queues: Queues  # RQ's: the jobs a request enqueues (mails of links)
     metrics: Metrics  # the process's (services.platform.metrics)
+    reviewing: bool  # every finished game is reviewed (OMERTA_REVIEW, workers.review)
 
 
 def deps() -> Deps:

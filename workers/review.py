@@ -32,6 +32,7 @@ from domain import review as engine
 from services.eventstore import serversecret
 from services.games.commands import CommandService
 from services.platform.config import Store
+from services.readside.readmodels import Summary
 from services.readside.reviews import Reviews, finished
 from workers.context import Context
 from workers.projection.catchup import job_waiting
@@ -75,15 +76,18 @@ def ask(store: Store, queues: Queues, game_id: str) -> bool:
 
 class Reviewing(Listener):
     """The projector's listener: queues the review of every game that ends (``enabled``:
-    ``OMERTA_REVIEW``). A projection told again of the end (a rerun, a seat taken after it)
-    finds it owed or done: nothing more is enqueued."""
+    ``OMERTA_REVIEW``). Told before the projection writes the end, so a read model that shows
+    the game over always has its review owed or done: until then, ``GET /games/{id}/review``
+    says ``queued`` from the end not being projected yet (``api.routes.reviews``). A projection
+    told again of the end (a rerun, a seat taken after it, a projection that died before its
+    write) finds it owed or done: nothing more is enqueued."""
 
     def __init__(self, store: Store, queues: Queues, enabled: bool) -> None:
         self.store, self.queues, self.enabled = store, queues, enabled
 
-    def on_finished(self, game_id: str) -> None:
-        if self.enabled:
-            ask(self.store, self.queues, game_id)
+    def on_change(self, before: Summary, after: Summary) -> None:
+        if self.enabled and after.result is not None:
+            ask(self.store, self.queues, after.game_id)
 
 
 @job

@@ -19,6 +19,7 @@ from api.context import caller, deps
 from api.http.jsonio import reply
 from api.schemas.reviews import ReviewOut, ReviewProgress
 from domain.review import Review
+from services.readside.readmodels import ReadModels
 from services.readside.reviews import Reviews, Status, finished
 from workers import review as review_job
 
@@ -27,10 +28,17 @@ bp = Blueprint("reviews", __name__)
 
 def _status(game_id: str) -> tuple[Reviews, Status]:
     """The game's review status; 404 for an unknown game, 409 for one still running."""
-    svc = deps().service
-    finished(svc.load(game_id))
-    reviews = Reviews.of(svc.store)
-    return reviews, reviews.status(game_id)
+    d = deps()
+    loaded = d.service.load(game_id)
+    finished(loaded)
+    reviews = Reviews.of(d.service.store)
+    status = reviews.status(game_id)
+    # Owed from the moment the game ends: its projection owes it before it writes the end
+    # (workers.review.Reviewing), so an end not projected yet is a review on its way.
+    projected = ReadModels.of(d.service.store).version
+    if status.state == "none" and d.reviewing and projected(game_id) < loaded.version:
+        status = Status("queued")
+    return reviews, status
 
 
 def _answer(game_id: str, status: Status, code: int = 200) -> Response:
@@ -58,4 +66,4 @@ def ask_review(game_id: str) -> Response:
     reviews, status = _status(game_id)
     if status.state == "none":
         review_job.ask(reviews.redis, deps().queues, game_id)
-    return _answer(game_id, reviews.status(game_id), 202)
+    return _answer(game_id, _status(game_id)[1], 202)

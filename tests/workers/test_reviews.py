@@ -10,6 +10,7 @@ import re
 import signal
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -93,6 +94,54 @@ def test_a_finished_bot_game_is_reviewed_by_a_worker_and_served(
     etag = response.headers["ETag"]
     again = api.call("GET", f"/games/{game_id}/review", headers={"If-None-Match": etag})
     assert again.status_code == 304 and again.headers["ETag"] == etag
+
+
+@pytest.mark.parametrize(("setting", "shown"), [("on", "queued"), ("off", "none")])
+def test_a_game_is_queued_from_the_moment_it_ends(
+    redis_url: str,
+    real_redis: redis.Redis,
+    monkeypatch: pytest.MonkeyPatch,
+    setting: str,
+    shown: str,
+) -> None:
+    """A concession ends the game; the GET right after it, before any worker ran (no
+    projection, no job), already says ``queued``: ``none`` would have the client offer "Ask for
+    a review" for a review on its way. With reviews off it is ``none`` throughout."""
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("OMERTA_REVIEW", setting)
+    monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", str(ITERATIONS))
+    container = bootstrap()
+    with create_app(container).test_client(use_cookies=False) as client:
+        api = Api(client)
+        ann, bob = api.player("Ann"), api.player("Bob")
+        made = api.new_game(ann, game="famiglia", seats=2)
+        game_id = made["game_id"]
+        api.join(bob, game_id, made["invites"][0]["code"])
+        conceded = api.call(
+            "POST", f"/games/{game_id}/commands", ann, json={"command": {"type": "concede"}}
+        )
+        assert conceded.status_code == 200, conceded.json
+        assert len(container.queues.queue(wq.ANALYSIS)) == 0  # nothing has told the reviews
+        assert api.ok("GET", f"/games/{game_id}/review")["state"] == shown
+        # The projection (the reviews' listener owes it and enqueues its job): still the same,
+        # also at the moment the read model shows the end (it is owed before that write).
+        at_write: list[str] = []
+        write = container.projector.write
+
+        def watched(*args: Any, **kwargs: Any) -> bool:
+            written = write(*args, **kwargs)
+            at_write.append(api.ok("GET", f"/games/{game_id}/review")["state"])
+            return written
+
+        monkeypatch.setattr(container.projector, "write", watched)
+        worker.make_worker(container.context, queues=PLAYING).work(
+            burst=True, logging_level="WARNING"
+        )
+        assert at_write and set(at_write) == {shown}
+        assert api.ok("GET", f"/games/{game_id}/review")["state"] == shown
+        run_reviews(container)
+        after = api.ok("GET", f"/games/{game_id}/review")["state"]
+    assert after == ("done" if setting == "on" else "none")
 
 
 def test_the_job_is_idempotent_and_reproducible(reviewing: Container) -> None:
