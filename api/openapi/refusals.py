@@ -53,8 +53,9 @@ def rule_codes() -> dict[str, str]:
 def codes_of(route: Route) -> dict[str, int]:
     """The codes ``route`` answers with -> their status: its own, the rules' for a move,
     and those every operation of its kind shares (a token, a JSON body, a write)."""
-    # The web server's refusals of an oversized request (before the app sees it), and a failure.
-    codes = {*route.codes, "uri_too_long", "headers_too_large", "internal"}
+    # The web server's refusals of an oversized or malformed request (before the app sees it),
+    # and a failure.
+    codes = {*route.codes, "uri_too_long", "headers_too_large", "bad_request", "internal"}
     if route.auth == "required":
         codes |= {"missing_token", "bad_token"}
     elif route.auth == "optional":  # no token: a spectator; a bad one is still refused

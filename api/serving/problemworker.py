@@ -1,8 +1,12 @@
 """gunicorn's gevent worker, whose live streams end at once when it stops, and whose own
-refusals of an oversized request are problem+json like every refusal of the app's: a request
-line over ``limit_request_line`` (414 ``uri_too_long``) and a header over
+refusals of an oversized or malformed request are problem+json like every refusal of the app's:
+a request line over ``limit_request_line`` (414 ``uri_too_long``) and a header over
 ``limit_request_field_size``, or more than ``limit_request_fields`` of them (431
-``headers_too_large``). gunicorn refuses them before the app sees the request, in HTML.
+``headers_too_large``); a malformed request line, header (a NUL in it, a negative
+``Content-Length``, one beside ``Transfer-Encoding: chunked``) or chunked body (400
+``bad_request``, ``params.case`` saying which). gunicorn refuses them before the app sees the
+request, in HTML; its other refusals (a transfer coding it lacks, an ``Expect`` it cannot meet)
+are left to it.
 
 On SIGTERM (gunicorn's graceful stop: the master's on ``systemctl stop``, a rolling upgrade's)
 gunicorn stops accepting and waits up to ``graceful_timeout`` for the requests in flight; a
@@ -22,16 +26,63 @@ from typing import Any
 import gevent
 from flask import Flask
 from gunicorn import util
-from gunicorn.http.errors import LimitRequestHeaders, LimitRequestLine
+from gunicorn.http.errors import (
+    ChunkMissingTerminator,
+    InvalidChunkExtension,
+    InvalidChunkSize,
+    InvalidH2CPreface,
+    InvalidHeader,
+    InvalidHeaderName,
+    InvalidHTTPVersion,
+    InvalidRequestLine,
+    InvalidRequestMethod,
+    InvalidResponseHeader,
+    InvalidResponseHeaderName,
+    LimitRequestHeaders,
+    LimitRequestLine,
+    ObsoleteFolding,
+)
 from gunicorn.workers.ggevent import GeventWorker
 
 from api.context import Deps
 from api.http import problems
 
+# What is malformed (``params.case``), by the exceptions gunicorn's parser raises for it.
+MALFORMED: tuple[tuple[tuple[type[Exception], ...], str, str], ...] = (
+    (
+        (InvalidRequestLine, InvalidRequestMethod, InvalidHTTPVersion, InvalidH2CPreface),
+        "request_line",
+        "the request line is malformed (a method, a target and an HTTP version)",
+    ),
+    (
+        (InvalidHeader, InvalidHeaderName, ObsoleteFolding),
+        "header",
+        "a header is malformed (its name or value; or a Content-Length that is no length, "
+        "or beside Transfer-Encoding)",
+    ),
+    (
+        (InvalidChunkSize, ChunkMissingTerminator, InvalidChunkExtension),
+        "body",
+        "the chunked body is malformed",
+    ),
+)
+# Subclasses of InvalidHeader(Name) for what the app tried to send: the server's fault.
+APP_FAULTS = (InvalidResponseHeader, InvalidResponseHeaderName)
+
 
 def refusal(exc: BaseException, cfg: Any) -> bytes | None:
-    """The whole HTTP answer to ``exc`` if it is an oversized request; None otherwise."""
-    if isinstance(exc, LimitRequestLine):
+    """The whole HTTP answer to ``exc`` if it is an oversized or malformed request; None
+    otherwise."""
+    malformed = [
+        (case, detail)
+        for kinds, case, detail in MALFORMED
+        if isinstance(exc, kinds) and not isinstance(exc, APP_FAULTS)
+    ]
+    if malformed:
+        status, code = 400, "bad_request"
+        params: dict[str, Any] = {"case": malformed[0][0]}
+        detail = malformed[0][1]
+    elif isinstance(exc, LimitRequestLine):
         status, code = 414, "uri_too_long"
         params = {"max": cfg.limit_request_line}
         detail = f"the request line is longer than {cfg.limit_request_line} bytes"

@@ -21,8 +21,8 @@ pytestmark = pytest.mark.server
 PROBLEM = "application/problem+json"
 # What every operation of a kind answers with, raised before or around the view
 # (api.http.security, api.http.jsonio's body limit, the error handler of api.http.problems,
-# gunicorn's limits of a request's line and headers: api.serving.problemworker).
-EVERY_OPERATION = {"internal", "uri_too_long", "headers_too_large"}
+# gunicorn's limits and parsing of a request's line and headers: api.serving.problemworker).
+EVERY_OPERATION = {"internal", "uri_too_long", "headers_too_large", "bad_request"}
 EVERY_WRITE = {"cross_origin"}
 EVERY_BODY = {"malformed_json", "invalid_body", "body_too_large", "json_required"}
 # Codes the walk over the source cannot see, and why.
