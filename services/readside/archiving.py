@@ -66,12 +66,18 @@ return 'ok'
 
 
 class Refused(Exception):
-    """The game cannot be archived now (not finished, changed, or its archive is wrong)."""
+    """The game cannot be archived: its archive is wrong (a failure)."""
+
+
+class NotYet(Refused):
+    """The game waits, for a reason of the design: not finished or not rated yet, owed a
+    review, changed meanwhile. A later pass moves it."""
 
 
 class Passed(NamedTuple):
     archived: int
-    refused: int
+    waiting: int  # games left for a later pass (``NotYet``)
+    failed: int = 0  # games whose archive was wrong, shards the store failed to read
 
 
 def cursor_key(shard: int) -> str:
@@ -103,14 +109,14 @@ class Archiver:
         meta = self.store.meta(game_id)
         summary = rm.ReadModels(self.redis).summary(game_id)  # type: ignore[arg-type]
         if meta is None or summary is None or summary.status != "finished":
-            raise Refused(f"game {game_id} is not a finished game in the store")
+            raise NotYet(f"game {game_id} is not a finished game in the store")
         # Its rating's input is kept apart (``ratings``); a rating job still to come would find
         # the game gone.
         if self.redis.zscore(ratings.FOLDED, game_id) is None:
-            raise Refused(f"game {game_id} is not rated yet")
+            raise NotYet(f"game {game_id} is not rated yet")
         # Its review under way would be written after the move, into the store.
         if self.redis.zscore(reviews.owed_key(shards.of(game_id)), game_id) is not None:
-            raise Refused(f"game {game_id} is being reviewed")
+            raise NotYet(f"game {game_id} is being reviewed")
         events, model, meta_key, *records, review_key = self.keys_of(game_id, meta.seats)
         pipe = self.redis.pipeline(transaction=False)
         pipe.xrange(events)
@@ -122,7 +128,7 @@ class Archiver:
         with unavailable():
             rows, fields, raw_meta, *hashes, review = pipe.execute()
         if raw_meta is None:
-            raise Refused(f"game {game_id} left the store meanwhile")
+            raise NotYet(f"game {game_id} left the store meanwhile")
         head = chain_hash(rows[-1][1][b"e"]) if rows else GENESIS
         return Bundle(
             game_id=game_id,
@@ -141,7 +147,7 @@ class Archiver:
         """Phase 1: the game's archive written, read back and checked."""
         bundle = self.collect(game_id)
         if int(dict(bundle.hashes[rm.game_key(game_id)])[b"version"]) != bundle.version:
-            raise Refused(f"game {game_id}'s read model is behind its events")
+            raise NotYet(f"game {game_id}'s read model is behind its events")
         self.archived.archive.put(game_id, pack(bundle))
         if not self._stored(game_id, bundle):
             raise Refused(f"game {game_id}: the archive read back is not what was written")
@@ -181,7 +187,7 @@ class Archiver:
     def archive_shard(self, shard: int, before_ms: int, limit: int = sys.maxsize) -> Passed:
         """Archive the shard's games finished before ``before_ms``, from its cursor on, up to
         ``limit`` games."""
-        done = refused = 0
+        done = 0
         cursor = float(cast(bytes | None, self.redis.get(cursor_key(shard))) or 0)
         while True:
             rows = cast(
@@ -192,21 +198,26 @@ class Archiver:
             )
             moved_on = False
             for member, score in rows:
+                # The cursor stays at a game not moved: it is tried again next pass.
                 try:
                     answer = self.archive(member.decode())
+                except NotYet as exc:
+                    log.info("archive: game %s waits: %s", member.decode(), exc)
+                    return Passed(done, 1)
                 except Refused as exc:
-                    answer = str(exc)
-                if answer not in ("ok", "done"):
-                    log.warning("archive: game %s not archived: %s", member.decode(), answer)
-                    return Passed(done, refused + 1)  # the cursor stays: tried again next pass
+                    log.warning("archive: game %s not archived: %s", member.decode(), exc)
+                    return Passed(done, 0, 1)
+                if answer == "changed":
+                    log.info("archive: game %s waits: it changed meanwhile", member.decode())
+                    return Passed(done, 1)
                 done += answer == "ok"
                 if done >= limit:
-                    return Passed(done, refused)
+                    return Passed(done, 0)
                 if score > cursor:
                     self.redis.set(cursor_key(shard), repr(score))
                     cursor, moved_on = score, True
             if len(rows) < BATCH or not moved_on:
-                return Passed(done, refused)
+                return Passed(done, 0)
 
     def archive_older(
         self,
@@ -220,16 +231,18 @@ class Archiver:
         ``held`` (default: all), up to ``limit`` games; ``progress(shard, shards, passed so
         far)`` after each shard."""
         which = list(range(shards.SHARDS)) if held is None else held
-        done = refused = 0
+        total = Passed(0, 0)
         for i, shard in enumerate(which, 1):
             try:
-                passed = self.archive_shard(shard, now_ms - int(days * DAY_MS), limit - done)
+                passed = self.archive_shard(
+                    shard, now_ms - int(days * DAY_MS), limit - total.archived
+                )
             except (redis.RedisError, ServiceError) as exc:
                 log.warning("archive: shard %d: %s", shard, exc)
-                passed = Passed(0, 1)
-            done, refused = done + passed.archived, refused + passed.refused
+                passed = Passed(0, 0, 1)
+            total = Passed(*(a + b for a, b in zip(total, passed, strict=True)))
             if progress is not None:
-                progress(i, len(which), Passed(done, refused))
-            if done >= limit:
+                progress(i, len(which), total)
+            if total.archived >= limit:
                 break
-        return Passed(done, refused)
+        return total

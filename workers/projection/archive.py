@@ -41,8 +41,8 @@ class ArchivePass:
         )
         if passed.archived < PER_PASS:
             self._last = time.monotonic()
-        if passed.archived or passed.refused:
-            log.info("archive: %d games archived, %d left for later", *passed)
+        if any(passed):
+            log.info("archive: %d games archived, %d waiting, %d failed", *passed)
         return passed
 
 
