@@ -25,10 +25,11 @@ DESCRIPTIONS = {
         "(per game). Every figure comes from the deciding seat's own information."
     ),
     "PlayerSummary": (
-        "One seat over the game: `accuracy` 0-100 from its mean loss, `decisions` (unforced), "
-        "its inaccuracies, mistakes and blunders, `won` (its share of the win), `score`; the "
-        "swing of its win chance from `start` to the outcome splits into `skill`, `opponents` "
-        "and `luck` (card reveals and shuffles)."
+        "One seat over the game: `accuracy` 0-100 from its mean loss (null for a seat without "
+        "an unforced decision: a concession or a time-out before its first move), `decisions` "
+        "(unforced), its inaccuracies, mistakes and blunders, `won` (its share of the win), "
+        "`score`; the swing of its win chance from `start` to the outcome splits into `skill`, "
+        "`opponents` and `luck` (card reveals and shuffles)."
     ),
 }
 REVIEW_ROUTES: tuple[Route, ...] = (

@@ -85,7 +85,8 @@ class RatingHistory(msgspec.Struct, frozen=True):
 
 class PlayerGame(msgspec.Struct, frozen=True):
     """A game of the player: ``their_seats`` are the player's (an AI level may have several);
-    ``accuracy`` theirs in the game's review (the mean of their seats'), null without one."""
+    ``accuracy`` theirs in the game's review (the mean of their seats' that have one), null
+    without a review or when none of their seats took a decision."""
 
     game_id: str
     game: str
@@ -99,7 +100,7 @@ class PlayerGame(msgspec.Struct, frozen=True):
 
 class _Accuracy(msgspec.Struct):
     seat: int
-    accuracy: float
+    accuracy: float | None
 
 
 class _Accuracies(msgspec.Struct):
@@ -113,7 +114,8 @@ def _accuracy(reviews: Reviews, game_id: str, seats: list[int]) -> float | None:
     if stored is None or not seats:
         return None
     found = msgspec.json.decode(stored, type=_Accuracies).players
-    return round(sum(p.accuracy for p in found if p.seat in seats) / len(seats), 1)
+    figures = [p.accuracy for p in found if p.seat in seats and p.accuracy is not None]
+    return round(sum(figures) / len(figures), 1) if figures else None
 
 
 class ProfileOut(msgspec.Struct, frozen=True):

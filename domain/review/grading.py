@@ -58,11 +58,11 @@ def summaries(decisions: list[Decision], result: Result, seats: int) -> list[Pla
         opponents = sum(d.loss for d in unforced if d.seat != seat) / max(1, seats - 1)
         start = 1.0 / seats
         won = win_share(result, seat)
-        accuracy = sum(move_accuracy(x) for x in losses) / len(losses) if losses else 100.0
+        accuracy = sum(move_accuracy(x) for x in losses) / len(losses) if losses else None
         out.append(
             PlayerSummary(
                 seat=seat,
-                accuracy=round(accuracy, 1),
+                accuracy=None if accuracy is None else round(accuracy, 1),
                 decisions=len(own),
                 inaccuracies=sum(d.grade == "inaccuracy" for d in own),
                 mistakes=sum(d.grade == "mistake" for d in own),

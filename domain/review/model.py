@@ -38,15 +38,16 @@ class Decision(msgspec.Struct, frozen=True):
 
 
 class PlayerSummary(msgspec.Struct, frozen=True):
-    """One seat over the game. ``accuracy`` is 0-100 from the mean loss (docs/players.md);
-    ``decisions`` counts the unforced ones. ``won`` is the seat's share of the win (1, 1/k on
+    """One seat over the game. ``accuracy`` is 0-100 from the mean loss (docs/players.md),
+    None for a seat without an unforced decision (it never chose: no figure, not a perfect
+    one); ``decisions`` counts the unforced ones. ``won`` is the seat's share of the win (1, 1/k on
     a shared win, 0), ``score`` its final score. The swing of its win chance, from its first
     estimate to the outcome, splits into ``skill`` (minus the losses at its own decisions),
     ``opponents`` (the effect of the other seats' decisions) and ``luck`` (the rest: card
     reveals and shuffles)."""
 
     seat: int
-    accuracy: float
+    accuracy: float | None
     decisions: int
     inaccuracies: int
     mistakes: int

@@ -1,5 +1,6 @@
 """A finished game's result box on the game page and the replay, in English and Japanese: nothing
-but the result in it (no stray "null" line), an agreed draw with no winner's star."""
+but the result in it (no stray "null" line), an agreed draw with no winner's star, a seat that
+took no decision with no accuracy figure."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from bootstrap import Container
-from tests.web.flows import watch_errors
+from tests.web.flows import reload_until, sign_up, watch_errors
 from tests.web.test_ending_moves import new_game, play
+from tests.web.test_review_page import reviewed
 
 PAGES = ("/play/{}", "/play/{}/replay#v=100000")  # the replay at its last step
 LOCALES = ("en-GB", "ja-JP")
@@ -64,4 +66,30 @@ def test_an_agreed_draw_has_no_winner(
         expect(page.locator("#result tbody tr")).to_have_count(2)
         expect(page.locator("#result tr.winner")).to_have_count(0)
         assert "★" not in page.locator("#result").inner_text()
+    assert errors == []
+
+
+def test_a_seat_without_a_decision_has_no_accuracy(container: Container, page: Page) -> None:
+    """A concession before any move: neither seat decided anything, so neither has an accuracy
+    (null in the API), in the result, the review's summary and the player's page."""
+    errors = watch_errors(page)
+    sign_up(page, "Quinn")
+    game_id = famiglia_conceded_at_once(container, page)
+    me = page.evaluate("() => fetch('/me').then(r => r.json())")["id"]
+    review = reviewed(page, game_id)
+    assert [(p["decisions"], p["accuracy"]) for p in review["players"]] == [(0, None), (0, None)]
+    games = page.request.get(f"/players/{me}").json()["games"]
+    assert [g["accuracy"] for g in games if g["game_id"] == game_id] == [None]
+    for path in PAGES:
+        page.goto(path.format(game_id))
+        cells = page.locator("#result td.accuracy")
+        expect(cells).to_have_count(2)
+        expect(cells).to_have_text(["", ""])
+    summary = page.locator("#review .review-summary tbody tr")
+    expect(summary).to_have_count(2)
+    for row in summary.all():
+        expect(row.locator("td").first).to_have_text("")
+    row = page.locator(f"#games tr:has(a[href='/play/{game_id}'])")
+    reload_until(page, f"/profile/{me}", row)
+    expect(row.locator("td.num")).to_have_text("")
     assert errors == []

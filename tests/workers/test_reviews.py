@@ -86,7 +86,7 @@ def test_a_finished_bot_game_is_reviewed_by_a_worker_and_served(
     assert found.game == "famiglia" and found.iterations == ITERATIONS
     assert found.version == reviewing.commands.load(game_id).version
     assert found.decisions and [p.seat for p in found.players] == [0, 1]
-    assert all(0 <= p.accuracy <= 100 for p in found.players)
+    assert all(p.accuracy is not None and 0 <= p.accuracy <= 100 for p in found.players)
     sample = reviewing.registry.get_sample_value
     assert sample("omerta_review_seconds_count", {"game": "famiglia"}) == 1
     assert sample("omerta_jobs_done_total", {"queue": wq.ANALYSIS}) == 1

@@ -1,8 +1,9 @@
 "use strict";
 
 // The scores and the winner, for the game page and the replay; with `accuracy` (each seat's,
-// from the game's review) a column of it. Nodes only (no null): the pages replaceChildren with
-// them, which would write a null as the text "null".
+// from the game's review; null for a seat that took no decision: no figure) a column of it.
+// Nodes only (no null): the pages replaceChildren with them, which would write a null as the
+// text "null".
 function resultParts(result, names, viewer, accuracy) {
   const { el, t } = Omerta;
   // An agreed draw lists every seat among the winners (a shared result, for the ratings): the
@@ -34,8 +35,8 @@ function resultParts(result, names, viewer, accuracy) {
           unrated.has(seat) ? el("span", { class: "unrated" }, " (", t("result.unrated"), ")") : ""),
         extra.map((k) => el("td", {}, details[k][seat])),
         el("td", { class: "score" }, score),
-        accuracy ? el("td", { class: "accuracy" },
-          t("review.percent", { n: Math.round(accuracy[seat]) })) : null)))),
+        accuracy ? el("td", { class: "accuracy" }, accuracy[seat] === null ? ""
+          : t("review.percent", { n: Math.round(accuracy[seat]) })) : null)))),
   ].filter((part) => part !== null);
 }
 

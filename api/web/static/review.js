@@ -73,7 +73,7 @@
     Replay.showAccuracy(review.players.map((p) => p.accuracy));
   }
 
-  // Each seat's accuracy and its graded decisions.
+  // Each seat's accuracy (none for a seat that took no decision) and its graded decisions.
   function summary(review) {
     const head = ["review.accuracy", "review.decisions", "review.grade.inaccuracy",
       "review.grade.mistake", "review.grade.blunder"];
@@ -82,8 +82,8 @@
         head.map((key) => el("th", { scope: "col", class: "num" }, t(key))))),
       el("tbody", {}, review.players.map((p) => el("tr", {},
         el("th", { scope: "row" }, names[p.seat]),
-        [t("review.percent", { n: Math.round(p.accuracy) }), p.decisions, p.inaccuracies,
-          p.mistakes, p.blunders].map((n) => el("td", { class: "num" }, String(n))))))));
+        [p.accuracy === null ? "" : t("review.percent", { n: Math.round(p.accuracy) }),
+          p.decisions, p.inaccuracies, p.mistakes, p.blunders].map((n) => el("td", { class: "num" }, String(n))))))));
   }
 
   // A marker activated: the replay at the decision's version, and the decision beside it.

@@ -76,6 +76,16 @@ def test_summaries_count_grades_and_split_the_swing() -> None:
         assert p.start + p.skill + p.opponents + p.luck == pytest.approx(p.won, abs=0.002)
 
 
+def test_a_seat_without_an_unforced_decision_has_no_accuracy() -> None:
+    """Not 100: it never decided (a concession at once, a time-out on its first move)."""
+    decisions = [_decision(0, 0.12, "mistake"), _decision(1, 0.3, "forced")]
+    result = Result(scores=[10, 4, 2], winners=[0], reason="conceded")
+    first, second, third = summaries(decisions, result, 3)
+    assert first.accuracy is not None and first.accuracy < 100.0
+    assert (second.decisions, second.accuracy) == (0, None)
+    assert (third.decisions, third.accuracy) == (0, None)
+
+
 def test_a_single_legal_command_is_forced_and_only_then() -> None:
     events = finished("gangsta", 2)
     table = GAMES["gangsta"]
