@@ -4,7 +4,8 @@
 found stored, and the one it is about to write) and names the events owed to its players:
 
 * ``your_turn``: a seat of theirs owes a decision it did not owe before (or owes it since a
-  later time: their turn came round again);
+  later time: their turn came round again), or owes one as the game starts (its last open
+  seat is taken: the creator, who owed the first move while waiting, has usually left);
 * ``game_ended``: the game was running and is finished (to every seated player);
 * ``player_joined``: a seat that was open is taken (to the other seated players).
 
@@ -20,7 +21,7 @@ A game's first projection (nothing stored before) is compared with the game as c
 (``as_created``): only the creator's seat taken, and only the creator's decisions owed. So
 seats taken before that projection (within milliseconds of the creation) are announced, and a
 joiner to act first is told, as they would be after a projection in between; the creator is
-told nothing they did themselves.
+told nothing they did themselves (but their turn, as anybody's, when the last seat is taken).
 
 Preferences: ``player:{<id>}:notify``, a hash ``<channel>.<event>`` -> ``1``/``0``; an unset
 pair is on (a player who registers a webhook wants its calls).
@@ -93,6 +94,11 @@ def _owners(summary: Summary) -> dict[int, str]:
     return {s.seat: s.player for s in summary.seats if s.kind == "player" and s.player}
 
 
+def _waiting(summary: Summary) -> bool:
+    """Whether the game waits for a player to take a seat."""
+    return any(s.kind in ("open", "reserved") for s in summary.seats)
+
+
 def derive(before: Summary, after: Summary) -> list[Notice]:
     """The notices owed by the change from ``before`` to ``after`` (see the module docstring)."""
     owners, owned = _owners(after), _owners(before)
@@ -101,9 +107,12 @@ def derive(before: Summary, after: Summary) -> list[Notice]:
     def notice(player: str, event: Event, seat: int) -> None:
         found.append(Notice(player, event.value, after.game_id, after.game, after.version, seat))
 
+    starts = _waiting(before) and not _waiting(after)
     for seat, since in sorted(after.due.items()):
         owner = owners.get(seat)
-        if owner is not None and (before.due.get(seat) != since or owned.get(seat) != owner):
+        if owner is not None and (
+            starts or before.due.get(seat) != since or owned.get(seat) != owner
+        ):
             notice(owner, Event.YOUR_TURN, seat)
     if before.status != "finished" and after.status == "finished":
         for seat, owner in sorted(owners.items()):

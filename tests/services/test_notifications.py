@@ -88,11 +88,33 @@ def test_a_seat_taken_notifies_the_others_not_the_joiner() -> None:
     ]
 
 
+def test_the_last_seat_taken_tells_every_seat_owing_a_decision_the_creator_too() -> None:
+    """Ann made the game and owes the first move since; she has left by the time Cat takes
+    the last seat (asynchronous play): she is told it is her turn, as anybody owing one."""
+    waiting = summary([ANN, BOB, OPEN2], {0: 10}, version=5)
+    started = summary([ANN, BOB, CAT], {0: 10}, version=5)
+    assert events(nt.derive(waiting, started)) == [
+        ("ann", "your_turn", 0),
+        ("ann", "player_joined", 2),
+        ("bob", "player_joined", 2),
+    ]
+    # A seat taken with one still open: no start, nothing owed anew.
+    bob_open = summary([ANN, SeatSummary(1, "open"), OPEN2], {0: 10}, version=5)
+    assert events(nt.derive(bob_open, waiting)) == [("ann", "player_joined", 1)]
+    # A rematch's reserved seat taken starts it too; a game never waiting (its other seats
+    # AI's) starts with its creation, which tells its creator nothing.
+    reserved = summary([ANN, BOB, SeatSummary(2, "reserved", "cat")], {0: 10}, version=5)
+    assert ("ann", "your_turn", 0) in events(nt.derive(reserved, started))
+    against_ai = summary([ANN, SeatSummary(1, "ai", level="random")], {0: 10})
+    assert nt.derive(nt.as_created(against_ai, "ann"), against_ai) == []
+
+
 def test_a_game_first_projected_is_compared_with_the_game_as_its_creator_made_it() -> None:
     """Ann created it (the decision her seat owes she knew of); Bob and Cat joined before its
     first projection, Bob's seat owes a decision."""
     after = summary([ANN, BOB, CAT], {0: 10, 1: 10})
     assert events(nt.derive(nt.as_created(after, "ann"), after)) == [
+        ("ann", "your_turn", 0),  # the game starts: her turn, as Bob's
         ("bob", "your_turn", 1),
         ("ann", "player_joined", 1),
         ("cat", "player_joined", 1),

@@ -346,7 +346,9 @@ def test_a_player_taking_a_seat_is_mailed_to_the_tables_creator(
 ) -> None:
     ann, bob = api.player("Ann"), api.player("Bob")
     _verify(api, smtp, ann)
-    created = api.new_game(ann, game="famiglia", seats=2)
+    created = api.new_game(ann, game="famiglia", seats=2, seat=0)
+    while _to_act(container, created["game_id"]) != {1}:  # Bob's turn first: one notice
+        created = api.new_game(ann, game="famiglia", seats=2, seat=0)
     # As a person joins: after the game was first projected (a seat taken before that is
     # announced too: tests/workers/test_notify_jobs.py).
     wait(lambda: read_models.summary(created["game_id"]) is not None, 30, "the projection")
@@ -359,6 +361,11 @@ def test_a_player_taking_a_seat_is_mailed_to_the_tables_creator(
         "Hello Ann,\n\nBob took a seat at your game of Famiglia.\n\n"
         f"The game: {PUBLIC}/play/{created['game_id']}\n"
     )
+
+
+def _to_act(container: Container, game_id: str) -> set[int]:
+    game, state, _, _ = container.commands.load(game_id)
+    return set(game.to_act(state))
 
 
 def test_the_texts_of_an_ended_game_and_of_several_notices_in_both_languages(

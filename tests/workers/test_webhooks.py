@@ -329,6 +329,41 @@ def test_a_host_that_does_not_resolve_is_tried_with_backoff_then_given_up_and_sh
     assert text.count("webhook delivery failed") == 3 and text.count("given up") == 1, text
 
 
+def test_a_creator_to_act_first_is_told_it_is_their_turn_when_the_game_starts(
+    container: Container,
+    api: Api,
+    read_models: ReadModels,
+    workers_redis: redis.Redis,
+    worker: list,
+) -> None:
+    """Ann makes a game whose deal gives her the first move and leaves (asynchronous play);
+    when Bob takes the other seat, her hook is told he joined and that it is her turn."""
+    ann, bob = api.player("Ann"), api.player("Bob")
+    created = api.new_game(ann, game="famiglia", seats=2, seat=0)
+    while _first_to_act(container, created["game_id"]) != 0:  # the deal decides
+        created = api.new_game(ann, game="famiglia", seats=2, seat=0)
+    game_id = created["game_id"]
+    _projected(container, read_models, game_id)
+    _quiet(container, workers_redis)
+    with receiver() as hooks:
+        _register(api, ann, hooks.url)
+        assert api.join(bob, game_id, created["invites"][0]["code"]) == 1
+
+        def told() -> list[tuple[str, str, int]]:
+            bodies = [json.loads(call.body) for call in list(hooks.calls)]
+            return sorted((b["event"], b["game_id"], b["seat"]) for b in bodies)
+
+        wait(lambda: len(told()) >= 2, 20, "Ann's two notices")
+        assert _quiet(container, workers_redis) == set()
+        assert told() == [("player_joined", game_id, 1), ("your_turn", game_id, 0)]
+
+
+def _first_to_act(container: Container, game_id: str) -> int:
+    game, state, _, _ = container.commands.load(game_id)
+    (seat,) = game.to_act(state)
+    return seat
+
+
 def test_games_starting_while_others_end_send_every_notice_once(
     container: Container,
     api: Api,
@@ -341,7 +376,7 @@ def test_games_starting_while_others_end_send_every_notice_once(
     """Two workers; four games end (a concession) while four new games are made and joined at
     once (their first projection may come before or after the join): every notice the read
     models imply reaches its player's webhook exactly once: ``game_ended`` to both players of
-    an ended game, ``player_joined`` to a creator, ``your_turn`` to a joiner who acts first."""
+    an ended game, ``player_joined`` to a creator, ``your_turn`` to whoever acts first."""
     worker.append(start_worker(redis_url, tmp_path / "worker2.log"))
     ending = [_table(api, read_models) for _ in range(4)]
     creators = [api.player(f"Carl{i}") for i in range(4)]
@@ -376,8 +411,8 @@ def test_games_starting_while_others_end_send_every_notice_once(
                 with lock:
                     started.append(created["game_id"])
                     expected[("player_joined", created["game_id"], seat)] += 1
-                    if list(game.to_act(state)) == [seat]:
-                        expected[("your_turn", created["game_id"], seat)] += 1
+                    for owing in game.to_act(state):  # the game starts: the creator too
+                        expected[("your_turn", created["game_id"], owing)] += 1
 
         threads = [threading.Thread(target=concede, args=(t,)) for t in ending]
         threads += [
