@@ -370,6 +370,8 @@ def run(
     rq_level = "INFO" if logging.getLogger().isEnabledFor(logging.DEBUG) else "WARNING"
     worker_pid = os.getpid()  # RQ's scheduler, a process forked per work loop, dies with it
     os.register_at_fork(after_in_child=lambda: lifeline.die_with_parent(worker_pid))
+    if settings().heartbeat_file is not None:  # a child of ``omerta run``
+        lifeline.Heartbeat(settings().heartbeat_file).start()
     if queues == [ANALYSIS]:
         lower_priority(ANALYSIS_NICE)
     elif queues is not None and set(queues) <= {AI, ANALYSIS}:

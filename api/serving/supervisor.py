@@ -15,7 +15,11 @@ and stops it.
    once a child ran ``RESTART_RESET`` seconds. The embedded store is one of them: it comes back
    on its port from its AOF, and its clients' retries (``services.platform.config``) wait for it. A
    child that dies before the service has started stops everything with exit status 1, so a
-   broken start never looks like a running service.
+   broken start never looks like a running service. A worker that stops giving signs of life
+   (its heartbeat file, ``services.platform.lifeline.Heartbeat``, untouched for
+   ``OMERTA_CHILD_STALE_SECONDS``, or for ``START_SECONDS`` at least since its start: stopped,
+   frozen) is killed (SIGKILL, its whole group: a stopped process takes no SIGTERM), and so
+   started again the same way.
 4. Ctrl-C, SIGTERM or SIGHUP (the terminal closed) to the supervisor: an orderly stop. It stops
    the web server and the worker (SIGTERM: gunicorn finishes the requests in flight, the worker
    its job), gives them ``STOP_SECONDS``, kills what is left, and only then shuts the embedded
@@ -39,6 +43,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from types import FrameType
 
 from api.serving import leftovers
@@ -50,6 +55,7 @@ STOP_SECONDS = 15.0
 RESTART_FIRST = 0.5
 RESTART_MAX = 10.0
 RESTART_RESET = 30.0
+START_SECONDS = 60.0  # a worker's allowance for its first heartbeat
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -68,12 +74,20 @@ def own_group_and_lifeline() -> Callable[[], None]:
 class Child:
     """One supervised process: an ``omerta`` subcommand, or the embedded store."""
 
-    def __init__(self, name: str, args: Sequence[str] = (), store: EmbeddedServer | None = None):
+    def __init__(
+        self,
+        name: str,
+        args: Sequence[str] = (),
+        store: EmbeddedServer | None = None,
+        heartbeat: Path | None = None,
+    ):
         self.name = name
         self.args = list(args)
         self.store = store
+        self.heartbeat = heartbeat  # the file its heartbeat touches (the workers')
         self.proc: subprocess.Popen[bytes] | None = store.process if store else None
         self.began = time.monotonic()
+        self.began_at = time.time()
         self.pause = RESTART_FIRST
         self.restart_at: float | None = None
 
@@ -81,12 +95,16 @@ class Child:
         if self.store is not None:
             self.proc = self.store.restart().process
         else:
+            if self.heartbeat is not None:
+                self.heartbeat.unlink(missing_ok=True)  # the last one's
+                env = {**env, "OMERTA_HEARTBEAT_FILE": str(self.heartbeat)}
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "api", *self.args],
                 env=env,
                 preexec_fn=own_group_and_lifeline(),
             )
         self.began = time.monotonic()
+        self.began_at = time.time()
         self.restart_at = None
 
     def exited(self) -> int | None:
@@ -102,6 +120,24 @@ class Child:
         self.restart_at = time.monotonic() + pause
         self.pause = min(2 * pause, RESTART_MAX)
         return pause
+
+    def hung(self, stale: float) -> float | None:
+        """Seconds without a sign of life, if the running child has been silent past its
+        allowance: ``stale`` once it has beaten, ``START_SECONDS`` at least before (importing
+        takes seconds on a busy machine). None for a child without a heartbeat."""
+        if self.heartbeat is None or self.pid is None:
+            return None
+        touched = lifeline.touched_at(self.heartbeat)
+        if touched is None or touched < self.began_at:
+            silent, allowed = time.time() - self.began_at, max(stale, START_SECONDS)
+        else:
+            silent, allowed = time.time() - touched, stale
+        return silent if silent > allowed else None
+
+    def kill_group(self) -> None:
+        assert self.proc is not None
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
 
     def stop_group(self) -> None:
         """SIGTERM to what is left of the dead child's process group: gunicorn's workers would
@@ -136,17 +172,23 @@ def supervise(
     bind: str,
     store: EmbeddedServer | None = None,
     pid_file: leftovers.PidFile | None = None,
+    heartbeats: Path | None = None,
 ) -> int:
     """Run ``children`` (name -> omerta arguments) and the store until a signal; restart
-    whatever dies once the web server at ``bind`` has answered."""
+    whatever dies once the web server at ``bind`` has answered, and kill a worker whose
+    heartbeat (a file in ``heartbeats``) is stale."""
     stopping = False
+    stale = settings().child_stale_seconds
 
     def stop(signum: int, frame: FrameType | None) -> None:
         nonlocal stopping
         stopping = True
 
     previous = {s: signal.signal(s, stop) for s in STOP_SIGNALS}
-    running = [Child(name, args) for name, args in children.items()]
+    running = [
+        Child(name, args, heartbeat=_heartbeat(heartbeats, name, args))
+        for name, args in children.items()
+    ]
     for proc in running:
         proc.start(env)
     supervised = running + ([Child("store", store=store)] if store is not None else [])
@@ -165,6 +207,9 @@ def supervise(
                     _say(f"{proc.name} exited ({code}): restarting in {proc.schedule_restart()} s")
                 elif proc.due():
                     _restart(proc, env)
+                elif (silent := proc.hung(stale)) is not None:
+                    _say(f"{proc.name} gave no sign of life for {silent:.0f} s: killed")
+                    proc.kill_group()  # seen exited at the next turn, and started again
             time.sleep(0.2)
         return 0
     finally:
@@ -175,6 +220,11 @@ def supervise(
             pid_file.remove()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def _heartbeat(heartbeats: Path | None, name: str, args: list[str]) -> Path | None:
+    """The heartbeat file of a worker child (the web server has gunicorn's own watch)."""
+    return heartbeats / name if heartbeats is not None and args[0] == "worker" else None
 
 
 def _restart(proc: Child, env: dict[str, str]) -> None:
@@ -255,6 +305,6 @@ def run(bind: str, web_workers: int | None, verbose: bool = False, ai_workers: i
         for n, args in enumerate(children.values()):
             args += ["--metrics-port", str(first_port + n)]
     children["web"] = serve
-    status = supervise(children, env, bind, store, pid_file)
+    status = supervise(children, env, bind, store, pid_file, settings().var / "heartbeats")
     _say("stopped")
     return status

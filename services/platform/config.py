@@ -135,6 +135,10 @@ class Settings(msgspec.Struct, frozen=True):
     # shards
     # wait this long for another; a worker paused longer (a stalled machine) loses them
     lease_seconds: int = 10
+    # ``omerta run`` kills and restarts a worker child whose heartbeat file is this old (a hung or
+    # stopped process); it names each child's file (``services.platform.lifeline.Heartbeat``)
+    child_stale_seconds: int = 60
+    heartbeat_file: Path | None = None
     # Finished games move to the archive this many days after their end (0: never), to files
     # under var/archive/ or to the S3 bucket (services.eventstore.archive)
     archive_days: float = 30.0
@@ -178,6 +182,8 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         min_clock_seconds=_at_least_one(env, "OMERTA_MIN_CLOCK_SECONDS", MIN_CLOCK),
         ai_nice=_niceness(env, "OMERTA_AI_NICE", 15),
         lease_seconds=_at_least_one(env, "OMERTA_LEASE_SECONDS", 10),
+        child_stale_seconds=_at_least_one(env, "OMERTA_CHILD_STALE_SECONDS", 60),
+        heartbeat_file=_path(env, "OMERTA_HEARTBEAT_FILE"),
         archive_days=_archive_days(env.get("OMERTA_ARCHIVE_DAYS") or "30"),
         archive_s3_url=_s3_url(env.get("OMERTA_ARCHIVE_S3_URL") or None),
         review=_on_off(env, "OMERTA_REVIEW"),
@@ -217,6 +223,11 @@ def _s3_url(url: str | None) -> str | None:
     if url and (urlsplit(url).scheme != "s3" or not urlsplit(url).netloc):
         raise ConfigError("OMERTA_ARCHIVE_S3_URL must be s3://bucket or s3://bucket/prefix")
     return url
+
+
+def _path(env: dict[str, str], name: str) -> Path | None:
+    raw = env.get(name)
+    return Path(raw) if raw else None
 
 
 def _at_least_one(env: dict[str, str], name: str, default: int) -> int:

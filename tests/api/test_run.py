@@ -7,6 +7,7 @@ Its children killed, stalled or starved under load: ``tests/faults``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -23,6 +24,7 @@ import pytest
 from api.serving.leftovers import start_time
 from services.platform.embedded import EmbeddedServer, free_port
 from tests.api.omerta_run import (
+    call,
     children,
     ctrl_c,
     http,
@@ -234,3 +236,55 @@ def test_a_second_run_refuses_while_the_first_runs(tmp_path: Path) -> None:
             assert http(f"http://127.0.0.1:{port}", "GET", "/readyz")["status"] == "ok"
         finally:
             assert ctrl_c(first) == 0
+
+
+def ai_answers(base: str, token: str, game_id: str) -> Callable[[], bool]:
+    """A condition: Ann (seat 0) moves whenever it is her turn; true once the AI seat has
+    moved after the condition was made (or the game is over)."""
+    path = f"/games/{game_id}"
+    since = http(base, "GET", path)["version"]
+
+    def answered() -> bool:
+        table = http(base, "GET", path)
+        events = http(base, "GET", f"{path}/history", token=token)["events"]
+        if table["result"] is not None or any(
+            e["version"] > since and e["command_id"].startswith("ai-") for e in events
+        ):
+            return True
+        if 0 in table["to_act"]:
+            legal = http(base, "GET", f"{path}/legal", token=token)
+            sent = {"command": legal["commands"][0], "expected_version": legal["version"]}
+            call(base, "POST", f"{path}/commands", sent, Authorization=f"Bearer {token}")
+        return False
+
+    return answered
+
+
+def test_a_hung_worker_is_killed_and_started_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A child stopped outright (SIGSTOP: a hung process) gives no sign of life: past
+    ``OMERTA_CHILD_STALE_SECONDS`` the supervisor kills it and starts another, and the games
+    against the AI move again."""
+    monkeypatch.setenv("OMERTA_CHILD_STALE_SECONDS", "3")
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with (tmp_path / "run.log").open("ab") as log:
+        proc = start(tmp_path, port, log)
+        hung = children(tmp_path)["ai-worker"]
+        try:
+            workers_started(tmp_path / "run.log", 3)
+            ann = http(base, "POST", "/players", {"name": "Ann"})["token"]
+            body = {"game": "famiglia", "seats": 2, "ai": {"1": 1}}
+            game_id = http(base, "POST", "/games", body, ann)["game_id"]
+            wait_until(ai_answers(base, ann, game_id), WAIT, "an AI move")
+            os.kill(hung, signal.SIGSTOP)
+            wait_until(lambda: children(tmp_path).get("ai-worker", hung) != hung, WAIT,
+                       "the hung AI worker replaced")  # fmt: skip
+            assert gone(hung)
+            wait_until(ai_answers(base, ann, game_id), WAIT, "an AI move by the new AI worker")
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(hung, signal.SIGCONT)  # left hung (the defect): it stops with the rest
+            assert ctrl_c(proc) == 0
+    assert "ai-worker gave no sign of life" in (tmp_path / "run.log").read_text()
