@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 REFUSED = 2
 STDOUT = "-"
+BACKUP_MODE = 0o600  # its owner's only
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -95,14 +96,18 @@ def run_export(args: argparse.Namespace) -> int:
 @contextlib.contextmanager
 def _output(name: str) -> Iterator[BinaryIO]:
     """Standard output, or ``name`` written beside as ``name.partial`` and renamed once complete
-    (a failed export leaves no file that looks like a backup)."""
+    (a failed export leaves no file that looks like a backup). The file is created with mode
+    0600, whatever the umask: a backup holds every player's sign-in secrets, and a chmod after
+    the writing would leave them readable meanwhile."""
     if name == STDOUT:
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
         return
     partial = Path(f"{name}.partial")
+    partial.unlink(missing_ok=True)  # one left by a killed export keeps its own mode
     try:
-        with partial.open("wb") as out:
+        descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, BACKUP_MODE)
+        with os.fdopen(descriptor, "wb") as out:
             yield out
             out.flush()
             os.fsync(out.fileno())

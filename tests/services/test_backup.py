@@ -4,10 +4,13 @@ forged or misplaced import writes nothing; a single server's backup restores int
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
+import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, BinaryIO
 
 import pytest
 import redis
@@ -17,6 +20,7 @@ from api.app import create_app
 from api.cli import main as omerta
 from bootstrap import Container, bootstrap
 from services.backup import backupfile
+from services.backup import export as export_module
 from services.backup.export import export
 from services.backup.families import FAMILIES, Fate, family_of
 from services.backup.restore import check, restore
@@ -222,3 +226,26 @@ def test_a_single_servers_backup_restores_into_a_cluster(
     real_redis.flushall()
     restore(real_redis, again)
     assert contents(real_redis, Fate.EXPORTED) == expected
+
+
+def test_a_backup_is_readable_by_its_owner_only(
+    container: Container, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backup holds every player's sign-in secrets: mode 0600 from its creation on (before a
+    byte is written), whatever the umask, and as the file it is renamed to."""
+    modes: list[int] = []
+
+    def watched(store: object, out: BinaryIO, *rest: Any) -> Any:
+        modes.append(stat.S_IMODE(os.fstat(out.fileno()).st_mode))
+        return export(store, out, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(export_module, "export", watched)
+    path = tmp_path / "omerta.backup"
+    (tmp_path / "omerta.backup.partial").write_bytes(b"left by an export killed earlier")
+    umask = os.umask(0)
+    try:
+        assert omerta(["export", "--quiet", str(path)]) == 0
+    finally:
+        os.umask(umask)
+    assert modes == [0o600]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
