@@ -7,22 +7,27 @@ below the chart. A running game has no review: no section on its page, and the A
 
 from __future__ import annotations
 
+import math
 import random
 import re
 import secrets
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from bootstrap import Container
+from domain.review import Review
 from services.identity.players import Players
+from services.readside.reviews import Reviews
 from tests.web.conftest import PHONE, SCREENSHOTS, screenshot
 from tests.web.flows import reload_until, watch_errors
 from tests.web.test_replay_whole import famiglia_ended_by_two_passes
 from tests.workers.helpers import wait
 from tests.workers.test_ratings import play_to_the_end
+from workers.review import compute
 
 MARKED = ("inaccuracy", "mistake", "blunder")
 JAPANESE = {"inaccuracy": "疑問手", "mistake": "悪手", "blunder": "大悪手"}
@@ -74,6 +79,12 @@ def reviewed(page: Page, game_id: str) -> dict[str, Any]:
 
 def marked(review: dict[str, Any]) -> list[dict[str, Any]]:
     return [d for d in review["decisions"] if d["grade"] in MARKED]
+
+
+def percent(accuracy: float) -> str:
+    """An accuracy of the review's answer as every page shows it: to the whole percent, a half
+    rounded up (Python's ``round`` would take 86.5 to 86, the pages show 87)."""
+    return f"{math.floor(accuracy + 0.5)}%"
 
 
 def test_a_marker_activated_by_keyboard_shows_the_decision(
@@ -132,7 +143,7 @@ def test_a_marker_activated_by_keyboard_shows_the_decision(
     expect(scores.locator("thead")).to_contain_text("Accuracy")
     for player in review["players"]:
         expect(scores.locator("tbody tr").nth(player["seat"]).locator("td.accuracy")).to_have_text(
-            f"{round(player['accuracy'])}%"
+            percent(player["accuracy"])
         )
     assert errors == []
 
@@ -143,7 +154,7 @@ def test_the_accuracy_on_the_game_page_and_the_players_page(
     game_id, person = bot_game
     errors = watch_errors(page)
     review = reviewed(page, game_id)
-    accuracies = [f"{round(p['accuracy'])}%" for p in review["players"]]
+    accuracies = [percent(p["accuracy"]) for p in review["players"]]
     page.goto(f"/play/{game_id}")
     scores = page.locator("#result table.scores")
     expect(scores.locator("thead")).to_contain_text("Accuracy")
@@ -246,4 +257,39 @@ def test_a_gangsta_decision_shows_the_unseen_cards_and_the_opponents_bounds(
         f"{opponent['heists']} heist(s) completed, worth {opponent['influence']} influence"
         f" (from what the table shows alone: {opponent['low']} to {opponent['high']})"
     )
+    assert errors == []
+
+
+def test_every_page_shows_an_accuracy_alike(container: Container, page: Page) -> None:
+    """A half percent is rounded up everywhere: the game page, the replay's result and review,
+    and the player's page (a stored review whose figures end in .5)."""
+    errors = watch_errors(page)
+    players = Players(container.commands.store.redis)
+    person = players.create(f"Hal {secrets.token_hex(2)}")[0].id
+    game_id = container.commands.create_game("famiglia", 2)
+    players.open_table(game_id, 0, [0], person, 0, public=False)
+    for n in range(2):
+        loaded = container.commands.load(game_id)
+        [seat] = loaded.game.to_act(loaded.state)
+        container.commands.handle(game_id, seat, {"type": "pass"}, f"pass-{n}")
+    found = msgspec.json.decode(compute(container.commands, game_id, 5), type=Review)
+    halves = [
+        msgspec.structs.replace(p, accuracy=a)
+        for p, a in zip(found.players, (86.5, 42.5), strict=True)
+    ]
+    Reviews.of(container.commands.store).write(
+        game_id, msgspec.json.encode(msgspec.structs.replace(found, players=halves))
+    )
+    shown = ["87%", "43%"]
+    page.goto(f"/play/{game_id}")
+    expect(page.locator("#result table.scores td.accuracy")).to_have_text(shown)
+    page.goto(f"/play/{game_id}/replay")
+    expect(page.locator("#review .review-summary tbody tr")).to_have_count(2)
+    for seat, text in enumerate(shown):
+        expect(page.locator("#review .review-summary tbody tr").nth(seat)).to_contain_text(text)
+    page.get_by_role("button", name="Last step").click()
+    expect(page.locator("#result table.scores td.accuracy")).to_have_text(shown)
+    row = page.locator("#games tr", has=page.locator(f"a[href='/play/{game_id}']"))
+    reload_until(page, f"/profile/{person}", row)
+    expect(row.locator("td.num a")).to_have_text(shown[0])
     assert errors == []
