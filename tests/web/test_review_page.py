@@ -19,7 +19,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 from bootstrap import Container
 from services.identity.players import Players
 from tests.web.conftest import PHONE, SCREENSHOTS, screenshot
-from tests.web.flows import reload_until, watch_errors
+from tests.web.flows import reload_until, split_words, watch_errors
 from tests.web.test_replay_whole import famiglia_ended_by_two_passes
 from tests.workers.helpers import wait
 from tests.workers.test_ratings import play_to_the_end
@@ -180,6 +180,9 @@ def test_the_review_in_japanese_on_a_phone(
     expect(panel).to_contain_text("実際の手")
     expect(panel).to_contain_text("見つかった最善手")
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    words, split = split_words(page, "#review .review-summary :is(th, td)")
+    assert words >= {f"{int(p['accuracy'] + 0.5)}%" for p in review["players"]}  # Math.round
+    assert split == []  # no number broken ("97 / %")
     chart_box = section.locator(".review-chart").bounding_box()
     panel_box = panel.bounding_box()
     assert chart_box and panel_box and panel_box["y"] >= chart_box["y"] + chart_box["height"]
@@ -213,6 +216,10 @@ def test_asking_for_the_review_of_a_game_without_one(container: Container, page:
     expect(section.locator(".review-chart")).to_be_visible(timeout=REVIEWED_S * 1000)
     expect(section.locator(".review-summary tbody tr")).to_have_count(2)
     expect(ask).to_have_count(0)
+    page.set_viewport_size(PHONE)  # the summary's headers and figures whole, not split mid-word
+    words, split = split_words(page, "#review .review-summary :is(th, td)")
+    assert words >= {"Accuracy", "Decisions", "Inaccuracy", "Mistake", "Blunder"}
+    assert split == []
     assert errors == []
 
 
