@@ -87,6 +87,14 @@ def test_a_marker_activated_by_keyboard_shows_the_decision(
     page.goto(f"/play/{game_id}/replay")
     chart = page.locator("#review .review-chart")
     expect(chart.locator(".seat-line")).to_have_count(2)
+    # The win chance's scale: 0, 50 and 100 %, each with a grid line across the chart.
+    expect(chart.locator("text.tick", has_text="%")).to_have_text(["0%", "50%", "100%"])
+    grid = chart.locator("line.grid")
+    expect(grid).to_have_count(3)
+    chart_box = chart.bounding_box()
+    for line in grid.all():
+        drawn = line.bounding_box()
+        assert chart_box and drawn and drawn["width"] > chart_box["width"] * 0.8
     expect(chart.get_by_role("button")).to_have_count(len(decisions))
     for grade in MARKED:
         expect(chart.locator(f".marker.grade-{grade}")).to_have_count(
