@@ -9,10 +9,13 @@ from typing import Any
 from api.http.problems import API_CODES, MEDIA_TYPE
 from api.openapi.refusals import RULE_STATUS, rule_codes
 
+# Long paths and names break where they must (break-word leaves the table's columns alone); the
+# table of codes scrolls within a phone's width rather than widening the page.
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
-       line-height: 1.45; color: #222; }
+       line-height: 1.45; color: #222; overflow-wrap: break-word; }
 code, pre { font-family: ui-monospace, monospace; background: #f4f4f4; padding: 0 .2em; }
+.scroll { overflow-x: auto; }
 .op { border-top: 1px solid #ddd; padding: .6rem 0; }
 .method { display: inline-block; min-width: 4rem; font-weight: bold; text-transform: uppercase; }
 table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: .2rem .5rem; }
@@ -93,6 +96,7 @@ def render(document: dict[str, Any]) -> str:
     )
     return (
         "<!doctype html><html lang=en><meta charset=utf-8>"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(info['title'])} API</title><style>{STYLE}</style>"
         '<link rel="icon" href="/web/static/icon.svg" type="image/svg+xml">'
         f"<h1>{escape(info['title'])} API</h1><p>{escape(info['description'])}</p>"
@@ -107,5 +111,6 @@ def render(document: dict[str, Any]) -> str:
         "nothing. A move the rules refuse (422) carries the rule's own code (e.g. "
         "<code>not_your_turn</code>; its meaning here is the English text of its first "
         "message). Each operation lists the codes it answers with.</p>"
-        f"<table><tr><th>code</th><th>status</th><th>meaning</th></tr>{codes}</table></html>"
+        '<div class="scroll"><table><tr><th>code</th><th>status</th><th>meaning</th></tr>'
+        f"{codes}</table></div></html>"
     )

@@ -130,3 +130,34 @@ def reload_until(page: Page, path: str, shown: Locator) -> None:
     while not shown.count():
         assert time.monotonic() < deadline, f"{path} never showed {shown}"
         page.reload()
+
+
+# Each word of the cells under a selector (a run of letters, digits and signs up to a space or
+# a hyphen, where a line may break; Japanese text, which may break between any two characters,
+# aside) with the number of lines it is drawn on.
+_WORD_LINES = """selector => {
+  const cjk = /[\\u3000-\\u9fff\\uff00-\\uffef]/;
+  const found = [];
+  for (const cell of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const word of node.data.matchAll(/[^\\s-]+-?|-/g)) {
+        if (cjk.test(word[0])) continue;
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0)
+          .map((r) => Math.round(r.top)));
+        if (tops.size) found.push([word[0], tops.size]); // (not drawn: no lines)
+      }
+    }
+  }
+  return found;
+}"""
+
+
+def split_words(page: Page, selector: str) -> tuple[set[str], list[tuple[str, int]]]:
+    """The words drawn in the cells ``selector`` finds, and those split over several lines
+    (with their line counts): a header, a name or a number broken mid-word."""
+    words = [(str(w), int(n)) for w, n in page.evaluate(_WORD_LINES, selector)]
+    return {w for w, _ in words}, [(w, n) for w, n in words if n != 1]

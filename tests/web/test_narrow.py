@@ -10,6 +10,7 @@ from typing import Any
 from playwright.sync_api import APIRequestContext, BrowserContext, Page, expect
 
 from bootstrap import Container
+from tests.web.conftest import PHONE
 from tests.web.flows import PROJECTED_MS, reload_until, watch_errors
 from tests.web.test_ending_moves import play
 
@@ -108,3 +109,13 @@ def test_every_page_fits_360_px(
         wide += fits(stranger, lang, everyone | visitor)
     assert not wide, "\n".join(wide)
     assert errors == []
+
+
+def test_the_api_page_fits_a_phone(new_context: Callable[..., BrowserContext]) -> None:
+    """/docs in a phone's browser: laid out for the phone's width (it was 980 px wide), and
+    its long names and tables wrap or scroll within it."""
+    for viewport in (NARROW, PHONE):
+        page = new_context(viewport=viewport, mobile=True).new_page()
+        page.goto("/docs")
+        expect(page.locator("h1")).to_have_text("Omerta API")
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]

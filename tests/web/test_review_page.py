@@ -23,7 +23,7 @@ from domain.review import Review
 from services.identity.players import Players
 from services.readside.reviews import Reviews
 from tests.web.conftest import PHONE, SCREENSHOTS, screenshot
-from tests.web.flows import reload_until, watch_errors
+from tests.web.flows import reload_until, split_words, watch_errors
 from tests.web.test_replay_whole import famiglia_ended_by_two_passes
 from tests.workers.helpers import wait
 from tests.workers.test_ratings import play_to_the_end
@@ -98,6 +98,14 @@ def test_a_marker_activated_by_keyboard_shows_the_decision(
     page.goto(f"/play/{game_id}/replay")
     chart = page.locator("#review .review-chart")
     expect(chart.locator(".seat-line")).to_have_count(2)
+    # The win chance's scale: 0, 50 and 100 %, each with a grid line across the chart.
+    expect(chart.locator("text.tick", has_text="%")).to_have_text(["0%", "50%", "100%"])
+    grid = chart.locator("line.grid")
+    expect(grid).to_have_count(3)
+    chart_box = chart.bounding_box()
+    for line in grid.all():
+        drawn = line.bounding_box()
+        assert chart_box and drawn and drawn["width"] > chart_box["width"] * 0.8
     expect(chart.get_by_role("button")).to_have_count(len(decisions))
     for grade in MARKED:
         expect(chart.locator(f".marker.grade-{grade}")).to_have_count(
@@ -191,6 +199,9 @@ def test_the_review_in_japanese_on_a_phone(
     expect(panel).to_contain_text("実際の手")
     expect(panel).to_contain_text("見つかった最善手")
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    words, split = split_words(page, "#review .review-summary :is(th, td)")
+    assert words >= {f"{int(p['accuracy'] + 0.5)}%" for p in review["players"]}  # Math.round
+    assert split == []  # no number broken ("97 / %")
     chart_box = section.locator(".review-chart").bounding_box()
     panel_box = panel.bounding_box()
     assert chart_box and panel_box and panel_box["y"] >= chart_box["y"] + chart_box["height"]
@@ -224,6 +235,10 @@ def test_asking_for_the_review_of_a_game_without_one(container: Container, page:
     expect(section.locator(".review-chart")).to_be_visible(timeout=REVIEWED_S * 1000)
     expect(section.locator(".review-summary tbody tr")).to_have_count(2)
     expect(ask).to_have_count(0)
+    page.set_viewport_size(PHONE)  # the summary's headers and figures whole, not split mid-word
+    words, split = split_words(page, "#review .review-summary :is(th, td)")
+    assert words >= {"Accuracy", "Decisions", "Inaccuracy", "Mistake", "Blunder"}
+    assert split == []
     assert errors == []
 
 

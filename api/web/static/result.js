@@ -18,25 +18,30 @@ function resultParts(result, names, viewer, accuracy) {
   // Per-seat columns; ``unrated`` (seats whose result does not count for ratings) is a mark.
   const unrated = new Set(details.unrated || []);
   const extra = Object.keys(details).filter((k) => Array.isArray(details[k]) && k !== "unrated");
+  // The columns after the player's: [header, class, the seat's value].
+  const columns = [
+    ...extra.map((k) => [t("result." + k), null, (seat) => details[k][seat]]),
+    [t("result.score." + document.body.dataset.kind), "score", (seat, score) => score],
+    ...(accuracy ? [[t("review.accuracy"), "accuracy", (seat) => accuracy[seat] === null ? ""
+      : t("review.percent", { n: Math.round(accuracy[seat]) })]] : []),
+  ];
   return [
     el("h2", {}, t("result.over"), " — ", title),
     el("p", { class: "reason" }, t("reason." + result.reason, details)),
     // Equal scores at the top: what decided (the column of the counts compared is in the table).
     details.tie_break
       ? el("p", { class: "tie-break" }, t("result.tie_break." + document.body.dataset.kind)) : null,
+    // Each cell names its column (data-label): a narrow box shows a seat's figures as lines
+    // under its name (site.css), where the table's columns would split their words.
     el("table", { class: "scores" },
       el("thead", {}, el("tr", {}, el("th", { scope: "col" }, t("result.player")),
-        extra.map((k) => el("th", { scope: "col" }, t("result." + k))),
-        el("th", { scope: "col" }, t("result.score." + document.body.dataset.kind)),
-        accuracy ? el("th", { scope: "col" }, t("review.accuracy")) : null)),
+        columns.map(([label]) => el("th", { scope: "col" }, label)))),
       el("tbody", {}, result.scores.map((score, seat) => el("tr",
         { class: winners.has(seat) ? "winner" : "" },
         el("th", { scope: "row" }, names[seat], winners.has(seat) ? " ★" : "",
           unrated.has(seat) ? el("span", { class: "unrated" }, " (", t("result.unrated"), ")") : ""),
-        extra.map((k) => el("td", {}, details[k][seat])),
-        el("td", { class: "score" }, score),
-        accuracy ? el("td", { class: "accuracy" }, accuracy[seat] === null ? ""
-          : t("review.percent", { n: Math.round(accuracy[seat]) })) : null)))),
+        columns.map(([label, cls, value]) => el("td", { class: cls, dataset: { label } },
+          value(seat, score))))))),
   ].filter((part) => part !== null);
 }
 

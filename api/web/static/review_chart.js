@@ -18,7 +18,9 @@ const ReviewChart = (() => {
   function svg(tag, attrs, ...children) {
     const node = document.createElementNS(SVG, tag);
     for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, value);
-    node.append(...children.flat().filter((c) => c !== null));
+    // Any depth of lists (the grid is a list of [line, label] pairs): append() would write a
+    // nested list as text, which an SVG does not show.
+    node.append(...children.flat(Infinity).filter((c) => c !== null));
     return node;
   }
 
@@ -59,7 +61,8 @@ const ReviewChart = (() => {
     const y = (chance) => TOP + (1 - chance) * innerH;
     const fixed = (n) => n.toFixed(1);
 
-    const grid = [0, 0.25, 0.5, 0.75, 1].map((c) => [
+    // The win chance's scale: 0, 50 and 100 %, each with a grid line across the chart.
+    const grid = [0, 0.5, 1].map((c) => [
       svg("line", { class: "grid", x1: LEFT, y1: fixed(y(c)), x2: LEFT + innerW, y2: fixed(y(c)) }),
       svg("text", { class: "tick", x: LEFT - 6, y: fixed(y(c) + 4), "text-anchor": "end" }, percent(c)),
     ]);
@@ -99,6 +102,7 @@ const ReviewChart = (() => {
       role: "group", "aria-labelledby": "review-chart-title" },
     svg("title", { id: "review-chart-title" }, t("review.chart")),
     grid,
+    svg("line", { class: "axis", x1: LEFT, y1: TOP, x2: LEFT, y2: TOP + innerH }),
     svg("line", { class: "axis", x1: LEFT, y1: TOP + innerH, x2: LEFT + innerW, y2: TOP + innerH }),
     ticks,
     svg("text", { class: "axis-label", x: LEFT + innerW / 2, y: HEIGHT - 6, "text-anchor": "middle" },
