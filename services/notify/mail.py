@@ -4,7 +4,8 @@
 the server offers it) or ``smtps://...`` (TLS from the first byte; port 465 by default). User
 and password are optional and percent-decoded. Without it (``make run``'s default) every mail
 is a file in the maildir ``<OMERTA_VAR>/mail/`` (the standard library's ``mailbox.Maildir``),
-which ``/operator/mail`` lists for the operator (``api.routes.mail``).
+which ``/operator/mail`` lists for the operator (``api.routes.mail``). Either way the mail is
+the same bytes (``wire``; the maildir's lines end in LF, as a file's).
 
 Mails are sent by RQ jobs (``workers.mailer``), never while a request waits: an SMTP server that
 is slow or down must not slow the pages.
@@ -18,11 +19,14 @@ import ssl
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
+from email.utils import getaddresses
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
 import msgspec
 
+from services.notify import mailtexts
 from services.platform import config
 from services.platform.config import ConfigError
 
@@ -58,12 +62,34 @@ def maildir_path(settings: config.Settings) -> Path:
     return settings.var / "mail"
 
 
+class Wire(NamedTuple):
+    """A mail as every way of sending it writes it (``wire``)."""
+
+    sender: str  # the envelope's
+    recipients: list[str]
+    data: bytes  # lines end in CRLF
+    international: bool  # an address is not ASCII: SMTPUTF8, headers in UTF-8
+
+
+def wire(message: EmailMessage) -> Wire:
+    """``message`` (it names its recipients in ``To`` and ``Cc``) serialised once, with the
+    mails' policy (``mailtexts.POLICY``: no folding of a long bare URL into an encoded word):
+    the maildir and SMTP take the same bytes."""
+    sender = getaddresses([str(message["From"])])[0][1]
+    fields = [str(v) for name in ("To", "Cc") for v in message.get_all(name, [])]
+    recipients = [address for _, address in getaddresses(fields)]
+    international = not "".join([sender, *recipients]).isascii()
+    data = message.as_bytes(policy=mailtexts.POLICY.clone(utf8=international))
+    return Wire(sender, recipients, data, international)
+
+
 def deliver(message: EmailMessage, settings: config.Settings | None = None) -> None:
     """Send ``message`` (it names its recipients in ``To``) the configured way."""
     settings = settings or config.settings()
+    sent = wire(message)
     if settings.smtp_url is None:
         box = mailbox.Maildir(maildir_path(settings), create=True)
-        box.add(mailbox.MaildirMessage(message.as_bytes(policy=policy.SMTP)))
+        box.add(sent.data.replace(b"\r\n", b"\n"))  # a file's lines end as the system's
         return
     smtp = smtp_settings(settings.smtp_url)
     context = ssl.create_default_context()
@@ -82,7 +108,10 @@ def deliver(message: EmailMessage, settings: config.Settings | None = None) -> N
                 client.ehlo()
         if smtp.user is not None:
             client.login(smtp.user, smtp.password or "")
-        client.send_message(message)
+        if sent.international and not client.has_extn("smtputf8"):
+            raise smtplib.SMTPNotSupportedError("an address needs SMTPUTF8, not offered")
+        options = ["SMTPUTF8", "BODY=8BITMIME"] if sent.international else []
+        client.sendmail(sent.sender, sent.recipients, sent.data, options)
 
 
 class Stored(msgspec.Struct, frozen=True):

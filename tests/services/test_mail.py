@@ -4,6 +4,8 @@ real SMTP server (aiosmtpd) on a free port."""
 
 from __future__ import annotations
 
+import mailbox
+import re
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
@@ -12,10 +14,11 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
-from services.notify import mail
+from services.notify import mail, mailtexts
 from services.platform import config
 from services.platform.config import ConfigError
 from services.platform.embedded import HOST, free_port
+from tests.smtp import smtp_server
 
 
 def test_the_smtp_url() -> None:
@@ -85,3 +88,32 @@ def test_the_digest_period_and_the_smtp_timeout_are_settings() -> None:
     assert (chosen.mail_digest_seconds, chosen.smtp_timeout) == (60, 5.0)
     with pytest.raises(ConfigError, match="OMERTA_MAIL_DIGEST_SECONDS"):
         config.settings({"OMERTA_MAIL_DIGEST_SECONDS": "0"})
+
+
+def test_every_path_writes_the_same_bytes_with_a_bare_list_unsubscribe(tmp_path: Path) -> None:
+    """A mail sent over SMTP and one written to the maildir (no SMTP server) are the same
+    bytes (the maildir's lines end as a file's do): ``List-Unsubscribe`` on one line of bare
+    ASCII URLs however long, never an RFC 2047 encoded word (the maildir's copy was folded at
+    78 columns, and so encoded)."""
+    player = "p" * 22
+    message = mailtexts.message(
+        sender="Omerta Café <omerta@example.net>",
+        to="ann@example.org",
+        lang="ja",
+        subject="オメルタ: あなたの番です",
+        body="本文",
+        unsubscribe_url=f"http://omértà.example/mail/unsubscribe/{player}/{'s' * 43}",
+        unsubscribe_mailto=mailtexts.mailto("omerta@example.net", player, "s" * 43),
+    )
+    with smtp_server() as inbox:
+        mail.deliver(message, config.settings({"OMERTA_SMTP_URL": inbox.url}))
+    [sent] = inbox.raw
+    mail.deliver(message, config.settings({"OMERTA_VAR": str(tmp_path)}))
+    box = mailbox.Maildir(tmp_path / "mail", create=False)
+    [key] = box.keys()
+    with box.get_file(key) as stored:
+        written = stored.read()
+    for raw, end in ((sent, b"\r\n"), (written, b"\n")):
+        [header] = [line for line in raw.split(end) if line.startswith(b"List-Unsubscribe:")]
+        assert re.fullmatch(rb"List-Unsubscribe: <mailto:[!-~]+>, <http://[!-~]+>", header), raw
+    assert written == sent.replace(b"\r\n", b"\n")
