@@ -15,6 +15,7 @@ from flask import Flask
 
 from api.context import Deps
 from api.http import limits, metrics, problems, requestid, security
+from api.live import capacity
 from api.live.presence import bp as presence
 from api.live.sse import bp as events
 from api.routes import (
@@ -53,12 +54,12 @@ def create_app(
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     commands = container.commands
-    secure = config.settings().secure_cookies
+    platform = config.settings()
     fanout = Fanout(commands.store.redis)  # one per app: per process under gunicorn
     settings = rate_limits or limits.from_env(dict(os.environ))
     cap = settings.open_games if settings.enabled else 0
     app.extensions["omerta"] = Deps(
-        commands, container.players, stream_seconds, secure, fanout=fanout,
+        commands, container.players, stream_seconds, platform.secure_cookies, fanout=fanout,
         chat=container.chat, rematches=container.rematches, queues=container.queues,
         metrics=container.metrics, reviewing=container.settings.review,
         tables=Tables(
@@ -75,6 +76,7 @@ def create_app(
     for blueprint in (*blueprints, *routes):
         app.register_blueprint(blueprint)
     limits.install(app, commands.store.redis, settings)
+    capacity.install(app, platform.web_streams)  # after: over the limits' wrapping
     app.wsgi_app = _BodyLimit(app.wsgi_app)
     return app
 

@@ -16,9 +16,14 @@ monkey.patch_all()  # first: the app's imports (ssl among them) must get the pat
 
 import sys  # noqa: E402
 
-from api.serving.server import child_exit, settings  # noqa: E402, F401 (gunicorn's hook)
+from api.serving.server import (  # noqa: E402
+    allow_open_files,
+    child_exit,  # noqa: F401 (gunicorn's hook)
+    settings,
+)
 from services.platform import storecheck  # noqa: E402
 
 if not storecheck.at_start("web"):  # an evicting store (gunicorn reads this file once, at start)
     sys.exit(2)
+allow_open_files()  # in gunicorn's master: its workers inherit the limit
 globals().update({k: v for k, v in settings().items() if v is not None})

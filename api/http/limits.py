@@ -125,6 +125,7 @@ ENDPOINTS = {
 }
 
 PLAYER_STREAM = "presence.player_stream"
+STREAM_ENDPOINTS = (ENDPOINTS["streams"][0], PLAYER_STREAM)  # a game's, and a player's
 
 
 def from_env(env: dict[str, str]) -> RateLimits:
@@ -270,10 +271,20 @@ def install(app: Flask, client: Store, settings: RateLimits) -> None:
         app.view_functions[PLAYER_STREAM]
     )
     if settings.streams_open:
-        for stream in (ENDPOINTS["streams"][0], PLAYER_STREAM):
-            app.view_functions[stream] = _one_of_most(
-                app.view_functions[stream], OpenStreams(settings.streams_open), client_key
+        refusal = functools.partial(_too_many_streams, settings.streams_open)
+        for stream in STREAM_ENDPOINTS:
+            app.view_functions[stream] = one_of_most(
+                app.view_functions[stream], OpenStreams(settings.streams_open), client_key, refusal
             )
+
+
+def _too_many_streams(most: int, retry: int) -> Response:
+    return problem_response(
+        429,
+        "too_many_streams",
+        f"{most} live-event streams are open already: close one, or try again in {retry} seconds",
+        params={"most": most, "retry_after": retry},
+    )
 
 
 class OpenStreams:
@@ -302,11 +313,15 @@ class OpenStreams:
                 del self._open[client]
 
 
-def _one_of_most(
-    view: Callable[..., Any], streams: OpenStreams, client_key: Callable[[], str]
+def one_of_most(
+    view: Callable[..., Any],
+    streams: OpenStreams,
+    client_key: Callable[[], str],
+    refusal: Callable[[int], Response],
 ) -> Callable[..., Any]:
-    """``view`` (a live-event stream) refused to a client that holds ``streams.most`` open; the
-    place is given back when the response is closed (the stream ended, or its client left)."""
+    """``view`` (a live-event stream) refused to a client that holds ``streams.most`` open, with
+    ``refusal(seconds until its first ends)`` and that as ``Retry-After``; the place is given
+    back when the response is closed (the stream ended, or its client left)."""
 
     @functools.wraps(view)
     def stream(*args: Any, **kwargs: Any) -> Any:
@@ -315,13 +330,7 @@ def _one_of_most(
         wait = streams.take(client, deadline)
         if wait is not None:
             retry = max(1, math.ceil(wait))
-            response = problem_response(
-                429,
-                "too_many_streams",
-                f"{streams.most} live-event streams are open already: close one, or try again "
-                f"in {retry} seconds",
-                params={"most": streams.most, "retry_after": retry},
-            )
+            response = refusal(retry)
             response.headers["Retry-After"] = str(retry)
             return response
         given_back = False

@@ -133,6 +133,7 @@ API_CODES: dict[str, tuple[int, str]] = {
     "too_many_streams": (429, "the client holds the most live-event streams allowed open"),
     "store_unavailable": (503, "the event store did not answer"),
     "store_degraded": (503, "some shards refuse writes, or some masters have no replica"),
+    "streams_full": (503, "the server serves the most live-event streams it may: Retry-After"),
     "internal": (500, "the server failed; nothing was changed"),
 }
 

@@ -218,6 +218,7 @@ GAME_ROUTES: tuple[Route, ...] = (
             "bad_parameter",
             "rate_limited",
             "store_unavailable",
+            "streams_full",
             "too_many_streams",
             "unknown_game",
             "wrong_seat",
@@ -229,7 +230,9 @@ GAME_ROUTES: tuple[Route, ...] = (
         "then stays open, with `event: rematch` (`data` an Offer) when one is asked for. "
         "The response ends after a bounded time or when the game is over; reconnect with "
         "Last-Event-ID. A client (player, or address without a token) holds a limited number "
-        "of streams open at once: one more is 429 `too_many_streams` with Retry-After.",
+        "of streams open at once: one more is 429 `too_many_streams` with Retry-After. A "
+        "server process serves a limited number of streams, leaving connections for requests: "
+        "one more is 503 `streams_full` with Retry-After.",
     ),
     Route(
         "get",
@@ -299,7 +302,7 @@ GAME_ROUTES: tuple[Route, ...] = (
         (200, None),
         auth="required",
         params=(INBOX_EVENT_ID,),
-        codes=("bad_parameter", "store_unavailable", "too_many_streams"),
+        codes=("bad_parameter", "store_unavailable", "streams_full", "too_many_streams"),
         media="text/event-stream",
         tag="players",
         description="One stream per player for every page. Each message: `event` `inbox`, "
@@ -309,7 +312,9 @@ GAME_ROUTES: tuple[Route, ...] = (
         "projected a change of one of the caller's games (a move, a seat taken, an end). The "
         "response ends after a bounded time; reconnect with Last-Event-ID to also learn the "
         "games that changed meanwhile. A client holds a limited number of these streams open "
-        "at once (counted apart from the game streams): one more is 429 `too_many_streams`.",
+        "at once (counted apart from the game streams): one more is 429 `too_many_streams`; "
+        "a server process's streams, counted with the game streams, are limited too (503 "
+        "`streams_full`).",
     ),
     Route(
         "put",

@@ -1,17 +1,18 @@
 """gunicorn serving the app: the settings ``omerta serve`` uses (``deploy/gunicorn.conf.py``
 loads the same ones for operators running gunicorn themselves).
 
-Worker class ``gevent`` (``api.serving.problemworker``: its refusals of an oversized request line or
-header are problem+json): each process serves up to ``connections`` requests at once, each in a
-greenlet, so a live-events stream (``api.live.sse``, at most ``api.app.STREAM_SECONDS`` long, mostly
-waiting for the process's one reader of the store, ``services.readside.fanout``) costs a greenlet,
-not a
-thread nor a Redis connection: a process keeps answering moves with thousands of game pages open
-(``tests/benchmarks/bench_streams.py``). Waiting for the store yields to
-the other requests at no more cost than a greenlet switch, which on two cores gave 10-25 % more
-requests/s than ``gthread`` threads for both the trivial and the command endpoint (``make
-bench``). The app (``site()``: the API and the web pages) is created in each worker after the
-fork (no ``preload_app``), after gunicorn's gevent worker has patched the standard library:
+Worker class ``gevent`` (``api.serving.problemworker``: its refusals of an oversized or
+malformed request are problem+json): each process serves up to ``connections`` requests at
+once, each in a greenlet, so a live-events stream (``api.live.sse``, at most
+``api.app.STREAM_SECONDS`` long, mostly waiting for the process's one reader of the store,
+``services.readside.fanout``) costs a greenlet, not a thread nor a Redis connection: a process
+keeps answering moves with thousands of game pages open (``tests/benchmarks/bench_streams.py``),
+and keeps connections for requests whatever their number (``api.live.capacity``: streams hold at
+most ``OMERTA_WEB_STREAMS`` of them). Waiting for the store yields to the other requests at no
+more cost than a greenlet switch, which on two cores gave 10-25 % more requests/s than
+``gthread`` threads for both the trivial and the command endpoint (``make bench``). The app
+(``site()``: the API and the web pages) is created in each worker after the fork (no
+``preload_app``), after gunicorn's gevent worker has patched the standard library:
 Redis connections and the command service's snapshot cache are per process.
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import shutil
 from pathlib import Path
 from typing import Any
@@ -38,12 +40,13 @@ def settings(
     bind: str | None = None, workers: int | None = None, connections: int | None = None
 ) -> dict[str, Any]:
     """From the arguments, else the environment (``OMERTA_BIND``, ``OMERTA_WEB_WORKERS``,
-    ``OMERTA_WEB_CONNECTIONS``), else defaults: one process per core, 1000 connections each."""
+    ``OMERTA_WEB_CONNECTIONS``), else defaults: one process per core, 10,000 connections each
+    (``services.platform.config``: live-event streams may hold only a share of them)."""
     env = os.environ
     return {
         "bind": [bind or env.get("OMERTA_BIND") or DEFAULT_BIND],
         "workers": workers or int(env.get("OMERTA_WEB_WORKERS") or os.cpu_count() or 1),
-        "worker_connections": connections or int(env.get("OMERTA_WEB_CONNECTIONS") or 1000),
+        "worker_connections": connections or config.web_connections(dict(env)),
         "worker_class": "api.serving.problemworker.ProblemWorker",  # gevent, problem+json refusals
         "timeout": 60,  # a worker silent this long is restarted (streams end well before)
         "graceful_timeout": 10,
@@ -57,6 +60,26 @@ def settings(
         # gunicorn's own lines as the app's (services.platform.logs): JSON when asked
         "logconfig_dict": _log_config(env),
     }
+
+
+def allow_open_files() -> None:
+    """Raise this process's soft limit of open files (``ulimit -n``; gunicorn's workers inherit
+    it) to what a web process may need with the environment's settings
+    (``config.open_files_needed``): at the usual soft limit of 1024, connections past it would
+    be refused while the settings count them as free. A hard limit below the need stops the
+    start, naming what to change."""
+    needed = config.open_files_needed(config.settings())
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= needed:
+        return
+    if hard != resource.RLIM_INFINITY and hard < needed:
+        raise config.ConfigError(
+            f"a web process may need {needed} open files with OMERTA_WEB_CONNECTIONS and "
+            f"OMERTA_WEB_STREAMS as set, and the hard limit is {hard}: raise it (systemd: "
+            f"LimitNOFILE=, Docker: --ulimit nofile=, a shell: ulimit -Hn) or lower "
+            f"OMERTA_WEB_CONNECTIONS"
+        )
+    resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
 
 
 def _log_config(env: os._Environ[str]) -> dict[str, Any]:

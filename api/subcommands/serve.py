@@ -15,21 +15,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     serve.add_argument("--bind", help=f"address:port (default {config.DEFAULT_BIND})")
     serve.add_argument("--workers", type=int, help="processes (default: one per core)")
     serve.add_argument(
-        "--connections", type=int, help="connections served at once per process (default 1000)"
+        "--connections",
+        type=int,
+        help=f"connections served at once per process (default {config.WEB_CONNECTIONS})",
     )
     serve.set_defaults(run=run_serve)
 
 
 def run_serve(args: argparse.Namespace) -> int:
     """Becomes ``api.serving`` (same process id): a fresh interpreter gevent patches first.
-    The bind address goes on in ``OMERTA_BIND``, which the default public URL is built on."""
+    The bind address goes on in ``OMERTA_BIND``, which the default public URL is built on, the
+    connections in ``OMERTA_WEB_CONNECTIONS``, of which the app's streams take a share; the
+    limit of open files raised here holds in it."""
     from api.serving import server
 
-    options = server.settings(args.bind, args.workers, args.connections)
-    os.environ["OMERTA_BIND"] = options["bind"][0]
     try:
+        options = server.settings(args.bind, args.workers, args.connections)
+        os.environ["OMERTA_BIND"] = options["bind"][0]
+        os.environ["OMERTA_WEB_CONNECTIONS"] = str(options["worker_connections"])
         config.public_url()
         settings = config.settings()
+        server.allow_open_files()
     except config.ConfigError as exc:  # before the workers start, each failing with it
         print(f"omerta serve: {exc}", file=sys.stderr)
         return 2

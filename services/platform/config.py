@@ -15,6 +15,8 @@
 | ``OMERTA_PUBLIC_URL`` | where players reach the service (invite links): ``http(s)://host`` | (a) |
 | | with an optional ``:port`` and path prefix | |
 | ``OMERTA_BIND`` | the web server's ``address:port`` (set by ``omerta serve --bind``) | (b) |
+| ``OMERTA_WEB_CONNECTIONS`` | a web process's connections at once | 10000 |
+| ``OMERTA_WEB_STREAMS`` | live-event streams among them (fewer: the rest is for requests) | 4/5 |
 | ``OMERTA_SECRET`` | what AI seeds and replayed tokens derive from (``serversecret``) | (c) |
 | ``OMERTA_LOG_LEVEL`` | ``INFO``: starts, stops, warnings; ``DEBUG``: every job too | ``INFO`` |
 | ``OMERTA_LOG_FORMAT`` | ``text``, or ``json``: one JSON object a line (``logs``) | ``text`` |
@@ -86,6 +88,17 @@ from services.games.clocks import MIN_CLOCK
 from services.platform.embedded import HOST, EmbeddedServer
 
 DEFAULT_BIND = "127.0.0.1:8000"
+# A web process's connections at once (gunicorn's worker_connections): a connection costs a
+# greenlet and a file, an open stream about 28 KB (8,000 streams on two processes answered a
+# move in 32 ms at the median).
+WEB_CONNECTIONS = 10_000
+# The share of them live-event streams may hold by default (OMERTA_WEB_STREAMS): the rest stays
+# for requests, which open game pages must never starve (4/5: 8,000 streams, 4,000 pages with
+# their game and player streams, and 2,000 connections for requests).
+STREAM_SHARE = 0.8
+# Open files a web process needs besides its connections and a store connection for each
+# request at once: the listening socket, the store's reader of live events, logs, metrics files.
+OPEN_FILES_SPARE = 256
 
 
 class ConfigError(ValueError):
@@ -148,10 +161,14 @@ class Settings(msgspec.Struct, frozen=True):
     review_iterations: int | None = None  # None: each game's own (domain.review.ITERATIONS)
     cluster_url: str | None = None  # never printed: it may carry a password
     rq_url: str | None = None  # never printed: it may carry a password
+    # A web process's connections at once, and how many of them live-event streams may hold
+    web_connections: int = WEB_CONNECTIONS
+    web_streams: int = int(WEB_CONNECTIONS * STREAM_SHARE)
 
 
 def settings(env: dict[str, str] | None = None) -> Settings:
     env = dict(os.environ) if env is None else env
+    connections, streams = _web_capacity(env)
     return Settings(
         redis_url=env.get("REDIS_URL") or None,
         var=Path(env.get("OMERTA_VAR") or "var").resolve(),
@@ -189,7 +206,39 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         review=_on_off(env, "OMERTA_REVIEW"),
         review_iterations=_iterations(env, "OMERTA_REVIEW_ITERATIONS"),
         **_servers(env),
+        web_connections=connections,
+        web_streams=streams,
     )
+
+
+def web_connections(env: dict[str, str]) -> int:
+    """``OMERTA_WEB_CONNECTIONS``: a web process's connections at once (two at least: one for a
+    stream, one for requests)."""
+    raw = env.get("OMERTA_WEB_CONNECTIONS") or str(WEB_CONNECTIONS)
+    if not raw.isdigit() or int(raw) < 2:
+        raise ConfigError(f"OMERTA_WEB_CONNECTIONS must be a whole number, 2 or more, not {raw!r}")
+    return int(raw)
+
+
+def _web_capacity(env: dict[str, str]) -> tuple[int, int]:
+    """The connections and the live-event streams among them: fewer, so that requests always
+    find a connection (the streams of open pages took them all and the site stopped
+    answering)."""
+    connections = web_connections(env)
+    raw = env.get("OMERTA_WEB_STREAMS") or str(int(connections * STREAM_SHARE))
+    if not raw.isdigit() or not 1 <= int(raw) < connections:
+        raise ConfigError(
+            f"OMERTA_WEB_STREAMS must be a whole number from 1 to fewer than "
+            f"OMERTA_WEB_CONNECTIONS ({connections}): the rest is for requests; not {raw!r}"
+        )
+    return connections, int(raw)
+
+
+def open_files_needed(config: Settings) -> int:
+    """The open files a web process may need: its connections, a store connection for each
+    request (streams hold none), and a spare."""
+    requests = config.web_connections - config.web_streams
+    return config.web_connections + requests + OPEN_FILES_SPARE
 
 
 def _servers(env: dict[str, str]) -> dict[str, str | None]:

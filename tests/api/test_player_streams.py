@@ -38,6 +38,7 @@ def served(store: EmbeddedServer) -> Iterator[int]:
         **os.environ,
         "REDIS_URL": store.url,
         "OMERTA_WEB_CONNECTIONS": str(2 * STREAMS + 500),
+        "OMERTA_WEB_STREAMS": str(2 * STREAMS + 100),  # this test's streams, and a few
         "OMERTA_RATE_LIMITS": "on",
         "OMERTA_STREAMS_PER_CLIENT": str(STREAMS + 10),
         "OMERTA_LIMIT_STREAMS": f"{4 * STREAMS} per minute",

@@ -65,8 +65,8 @@ def _raisable(app: Flask, method: str, path: str, op: dict[str, Any]) -> set[str
         codes.add("not_found")  # the router's int converter refuses -1
     if endpoint in {e for e, _ in limits.ENDPOINTS.values()}:
         codes.add("rate_limited")
-    if endpoint in (limits.ENDPOINTS["streams"][0], limits.PLAYER_STREAM):
-        codes.add("too_many_streams")
+    if endpoint in limits.STREAM_ENDPOINTS:
+        codes |= {"too_many_streams", "streams_full"}  # api.live.capacity wraps the view too
     if endpoint == limits.ENDPOINTS["games"][0]:
         codes.add("too_many_open_games")  # limits._capped wraps the view
     return (codes | UNSEEN.get((method, path), set())) - CANNOT.get((method, path), set())

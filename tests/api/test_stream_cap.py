@@ -1,7 +1,9 @@
 """One client holds at most ``OMERTA_STREAMS_PER_CLIENT`` live-event streams open at once
 (per process, ``api.http.limits.OpenStreams``): one more is 429 ``too_many_streams`` with
 ``Retry-After``; a place comes back when a stream's response is closed (the stream ended, or its
-client left), also one never read; other clients and anonymous spectators count apart."""
+client left), also one never read; other clients and anonymous spectators count apart. What a
+process serves in all, whatever the clients (thousands of pages, each far under this cap), is
+capped apart: ``tests/api/test_stream_capacity.py``."""
 
 from __future__ import annotations
 

@@ -36,6 +36,7 @@ def served(store: EmbeddedServer) -> Iterator[int]:
         **os.environ,
         "REDIS_URL": store.url,
         "OMERTA_WEB_CONNECTIONS": str(STREAMS + 500),
+        "OMERTA_WEB_STREAMS": str(STREAMS + 100),  # this test's streams, and a few
         # The limits as deployed, with room for this one client's streams.
         "OMERTA_RATE_LIMITS": "on",
         "OMERTA_STREAMS_PER_CLIENT": str(STREAMS + 100),

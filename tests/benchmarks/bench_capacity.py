@@ -288,7 +288,13 @@ def run(argv: list[str] | None = None) -> None:
         tmp = Path(name)
         store = Store(tmp, args.cluster, args.rq_fsync)
         port = free_port()
-        env = {**os.environ, **store.env, "OMERTA_RATE_LIMITS": "off", "OMERTA_VAR": name}
+        env = {
+            **os.environ,
+            **store.env,
+            "OMERTA_RATE_LIMITS": "off",
+            "OMERTA_VAR": name,
+            "OMERTA_WEB_STREAMS": str(args.games),  # every game's stream, on any process
+        }
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
         procs = [
             subprocess.Popen([sys.executable, "-m", "api", "serve", "--bind", f"127.0.0.1:{port}",

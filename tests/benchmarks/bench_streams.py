@@ -175,7 +175,12 @@ def run() -> None:
     allow_files(STEPS[-1] + 2000)  # the server holds every stream, and so does the crowd
     with tempfile.TemporaryDirectory() as tmp, EmbeddedServer(tmp, fsync=fsync) as store:
         port = free_port()
-        env = {**os.environ, "REDIS_URL": store.url, "OMERTA_RATE_LIMITS": "off"}
+        env = {
+            **os.environ,
+            "REDIS_URL": store.url,
+            "OMERTA_RATE_LIMITS": "off",
+            "OMERTA_WEB_STREAMS": str(STEPS[-1]),  # every stream of the crowd's
+        }
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
         procs = [
             subprocess.Popen(["nice", "-n", str(WORKER_NICE), sys.executable, "-m", "api",
