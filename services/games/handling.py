@@ -30,6 +30,7 @@ from services.errors import (
     BadRequest,
     CommandIdReused,
     Conflict,
+    GameArchived,
     RuleRejected,
     SeatTakenOver,
     ServiceError,
@@ -37,6 +38,7 @@ from services.errors import (
     WrongSeat,
 )
 from services.eventstore.records import CommandRecord
+from services.eventstore.store import unavailable
 from services.games.commandinput import (
     AI_COMMAND_PREFIX,
     MAX_COMMAND_ID,
@@ -58,6 +60,7 @@ REFUSALS = (
     BadRequest.code,
     "bad_command_id",
     "bad_expected_version",
+    GameArchived.code,
 )
 
 
@@ -155,6 +158,10 @@ class Handling(Snapshots):
             try:
                 events = rules.decide(snap.state, seat, command)
             except RuleViolation as exc:
+                # An archived game is over, so the rules refuse every command: only then is
+                # its marker read (no round trip more for a command that is decided).
+                if self._archived(game_id):
+                    raise GameArchived() from None
                 raise RuleRejected(
                     exc.message, code=exc.code, params=exc.params, game=meta.game
                 ) from None
@@ -256,6 +263,11 @@ class Handling(Snapshots):
                 )
             raise _stale(expected_version, appended.version)
         return None
+
+    def _archived(self, game_id: str) -> bool:
+        archived = self.store.archived
+        with unavailable():
+            return archived is not None and archived.marker(game_id) is not None
 
     def _busy(self, game_id: str) -> Conflict:
         return Conflict(
