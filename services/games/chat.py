@@ -9,7 +9,8 @@ it anyway, as a move's is.
 
 Who writes: a seated player (``api.routes.chat`` checks the seat), also a person whose seat a
 bot now plays (conceded, timed out): they still sit at the table and may say "good game".
-Spectators, and everyone who can see the game, read.
+Spectators, and everyone who can see the game, read. Once the game is archived
+(``services.readside.archiving``) its chat is read as before but takes no more messages.
 
 Text: a string of 1 to ``MAX_TEXT`` characters once cleaned: line breaks and tabs become
 spaces, other control and format characters (bidirectional overrides included) are dropped,
@@ -105,8 +106,8 @@ class Chat:
     ) -> ChatMessage:
         """Store a message of ``seat`` (the caller checked it is the writer's); ``bad_chat``
         for a text ``clean`` refuses, ``game_archived`` for an archived game, and nothing is
-        stored then. With an idempotency key, the
-        key's first message again if there was one (the seat's keys are its own)."""
+        stored then. With an idempotency key, the key's first message again if there was one
+        (the seat's keys are its own)."""
         kept = clean(text)
         shard = shards.of(game_id)
         names = [chat_key(game_id), keys.side_feed_key(shard), keys.archived_key(shard)]
