@@ -19,6 +19,7 @@ store.
 | ``Conflict`` | 409 | ``conflict`` (stale expected version, or the race retries ran out) |
 | ``CommandIdReused`` | 409 | ``command_id_reused`` (same id, different command) |
 | ``SeatTakenOver`` | 409 | ``seat_taken_over`` (a person's command for a seat a bot plays now) |
+| ``GameArchived`` | 409 | ``game_archived`` (a command or a chat message to an archived game) |
 | ``RuleRejected`` | 422 | the rules' own code, e.g. ``not_your_turn`` |
 | ``Unavailable`` | 503 | ``store_unavailable`` (the server refused or did not answer) |
 """
@@ -101,6 +102,19 @@ class SeatTakenOver(ServiceError):
 
     status = 409
     code = "seat_taken_over"
+
+
+class GameArchived(ServiceError):
+    """A write to a game moved to the archive (``services.readside.archiving``): a move, a table
+    command, a chat message. It is read, replayed, verified, reviewed and rematched as before."""
+
+    status = 409
+    code = "game_archived"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the game is archived: it is read and rematched, no longer played or written in"
+        )
 
 
 class RuleRejected(ServiceError):

@@ -15,7 +15,7 @@ shard). The web's ``/metrics`` serves it (``api.http.metrics``): one reading per
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 from prometheus_client.core import GaugeMetricFamily, Metric
@@ -24,7 +24,8 @@ from rq.job import Job
 from services.errors import Unavailable
 from services.eventstore import keys, shards
 from services.eventstore.store import now_ms, unavailable
-from services.platform.metrics import Metrics
+from services.games.handling import REFUSALS
+from services.platform.metrics import Metrics, at_zero
 from workers.context import Context
 from workers.notify.notices import DELIVERIES
 from workers.projection.catchup import cursor_key
@@ -55,6 +56,19 @@ def record(metrics: Metrics, job: Job, run: JobRun) -> None:
         metrics.notices_sent.labels(channel).inc()
     elif not run.done or outcome == "given_up":
         metrics.notices_failed.labels(channel).inc()
+
+
+def start_at_zero(metrics: Metrics, queues: Iterable[str]) -> None:
+    """The worker's counters with known label values at 0 from its start (a dashboard reads 0,
+    not "No data"): its queues' jobs, the channels' notices, its store errors, the command
+    service's own refusals (an AI worker's commands)."""
+    names = list(queues)
+    for jobs in (metrics.jobs_done, metrics.jobs_failed, metrics.jobs_retried):
+        at_zero(jobs, names)
+    for notices in (metrics.notices_sent, metrics.notices_failed):
+        at_zero(notices, sorted(set(DELIVERIES.values())))
+    at_zero(metrics.store_errors, ["worker"])
+    at_zero(metrics.commands_refused, REFUSALS)
 
 
 def projection_lag_ms(context: Context) -> list[int]:

@@ -6,7 +6,8 @@ time). The figures are every web process's (``services.platform.metrics``): with
 ``PROMETHEUS_MULTIPROC_DIR`` set (``omerta serve`` sets it, ``api.serving.server``) the files of
 all the server's processes, added up (prometheus_client's ``MultiProcessCollector``), else this
 process's registry; and the store's figures read now (``workers.metrics.StoreCollector``: queues,
-failed jobs, leases, replication, projection lag).
+failed jobs, leases, replication, projection lag). The counters with known label values (503s
+by code, store errors, the command service's own refusals) start at 0.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
 from api.context import token
-from api.http.problems import ApiError
+from api.http.problems import API_CODES, ApiError
+from services.games.handling import REFUSALS
+from services.platform.metrics import at_zero
 from workers.metrics import StoreCollector
 
 if TYPE_CHECKING:  # api is below the composition root: only its type
@@ -52,6 +55,10 @@ class _Export:
 
 def install(app: Flask, container: Container) -> None:
     app.extensions[KEY] = _Export(container)
+    metrics = container.metrics
+    at_zero(metrics.unavailable, [c for c, (status, _) in API_CODES.items() if status == 503])
+    at_zero(metrics.store_errors, ["web"])
+    at_zero(metrics.commands_refused, REFUSALS)
     app.register_blueprint(bp)
 
 

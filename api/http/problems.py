@@ -109,6 +109,10 @@ API_CODES: dict[str, tuple[int, str]] = {
     "no_open_seat": (409, "no seat to take (already seated, or the game is full)"),
     "game_expired": (409, "the open game expired: nobody joined it in time"),
     "seat_taken_over": (409, "the seat is played by a bot now (a concession or a time-out)"),
+    "game_archived": (
+        409,
+        "the game is archived: read and rematched, no longer played or chatted in",
+    ),
     "player_exists": (409, "this browser's cookie already names a player (replace: true)"),
     "too_many_webhooks": (409, "the caller has the most webhooks allowed"),
     "too_many_push_subscriptions": (409, "the caller has the most push subscriptions allowed"),

@@ -171,6 +171,7 @@ GAME_ROUTES: tuple[Route, ...] = (
             "bad_expected_version",
             "command_id_reused",
             "conflict",
+            "game_archived",
             "not_seated",
             "not_your_seat",
             "rate_limited",

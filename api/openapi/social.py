@@ -44,6 +44,7 @@ SOCIAL_ROUTES: tuple[Route, ...] = (
         codes=(
             "bad_chat",
             "bad_command_id",
+            "game_archived",
             "idempotency_key_in_use",
             "idempotency_key_reused",
             "not_seated",
@@ -55,6 +56,8 @@ SOCIAL_ROUTES: tuple[Route, ...] = (
         description="`text`: 1 to 500 characters once line breaks are made spaces and other "
         "control characters dropped (400 `bad_chat`). Spectators read but may not write (403 "
         "`not_seated`). A message is kept with the game, outside its events (the last 200). "
+        "An archived game takes no more messages (409 `game_archived`): its chat is read as "
+        "before. "
         "The game's live stream (`GET /games/{id}/events`) brings new messages as "
         "`event: chat`.",
     ),

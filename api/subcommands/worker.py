@@ -45,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
     from bootstrap import bootstrap
     from services.platform import storecheck
     from workers import worker
+    from workers.metrics import start_at_zero
+    from workers.queues import QUEUES
 
     try:
         queues = worker.queue_names(args.queues)
@@ -55,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     level = "WARNING" if args.quiet else "DEBUG" if args.verbose else None
     container = bootstrap()
+    start_at_zero(container.metrics, queues or QUEUES)
     port = args.metrics_port or container.settings.worker_metrics_port
     if port:  # loopback only: Prometheus scrapes it on this machine (docs/operators.md)
         start_http_server(port, METRICS_HOST, registry=container.registry)

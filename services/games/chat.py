@@ -9,7 +9,8 @@ it anyway, as a move's is.
 
 Who writes: a seated player (``api.routes.chat`` checks the seat), also a person whose seat a
 bot now plays (conceded, timed out): they still sit at the table and may say "good game".
-Spectators, and everyone who can see the game, read.
+Spectators, and everyone who can see the game, read. Once the game is archived
+(``services.readside.archiving``) its chat is read as before but takes no more messages.
 
 Text: a string of 1 to ``MAX_TEXT`` characters once cleaned: line breaks and tabs become
 spaces, other control and format characters (bidirectional overrides included) are dropped,
@@ -29,7 +30,7 @@ import msgspec
 import redis
 from redis.typing import EncodableT
 
-from services.errors import BadRequest
+from services.errors import BadRequest, GameArchived
 from services.eventstore import idempotency, keys, shards
 from services.eventstore.store import now_ms, unavailable
 
@@ -37,21 +38,24 @@ MAX_TEXT = 500
 KEEP = 200  # messages kept per game
 JOINERS = frozenset({"\u200c", "\u200d"})  # zero-width (non-)joiners: emoji and scripts need them
 
-# KEYS: the chat, the side feed[, an Idempotency-Key's record].  ARGV: seat, text, time, KEEP,
-# SIDE_FEED_KEEP, game id, the body's fingerprint, the record's TTL in ms.
-# Returns the record (``idempotency.Record``) of the message stored, or the key's earlier one.
+# KEYS: the chat, the side feed, the shard's archived games[, an Idempotency-Key's record].
+# ARGV: seat, text, time, KEEP, SIDE_FEED_KEEP, game id, the body's fingerprint, the record's TTL
+# in ms. Returns the record (``idempotency.Record``) of the message stored, or the key's earlier
+# one; ``archived`` (nothing stored) once the game is archived: checked here, in the script, so
+# that no message slips in beside the archiving's move (the same slot).
 POST = """
-if KEYS[3] then
-  local earlier = redis.call('GET', KEYS[3])
+if KEYS[4] then
+  local earlier = redis.call('GET', KEYS[4])
   if earlier then return earlier end
 end
+if redis.call('HEXISTS', KEYS[3], ARGV[6]) == 1 then return 'archived' end
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local n = 1
 if #last > 0 then n = tonumber(string.match(last[1][1], '^(%d+)')) + 1 end
 redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[4], n .. '-0', 's', ARGV[1], 't', ARGV[2], 'at', ARGV[3])
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'game', ARGV[6])
 local record = cjson.encode({fingerprint = ARGV[7], message = n, time = tonumber(ARGV[3])})
-if KEYS[3] then redis.call('SET', KEYS[3], record, 'PX', ARGV[8]) end
+if KEYS[4] then redis.call('SET', KEYS[4], record, 'PX', ARGV[8]) end
 return record
 """
 
@@ -101,16 +105,20 @@ class Chat:
         self, game_id: str, seat: int, text: object, key: str | None = None, fingerprint: str = ""
     ) -> ChatMessage:
         """Store a message of ``seat`` (the caller checked it is the writer's); ``bad_chat``
-        for a text ``clean`` refuses, and nothing is stored then. With an idempotency key, the
-        key's first message again if there was one (the seat's keys are its own)."""
+        for a text ``clean`` refuses, ``game_archived`` for an archived game, and nothing is
+        stored then. With an idempotency key, the key's first message again if there was one
+        (the seat's keys are its own)."""
         kept = clean(text)
-        names = [chat_key(game_id), keys.side_feed_key(shards.of(game_id))]
+        shard = shards.of(game_id)
+        names = [chat_key(game_id), keys.side_feed_key(shard), keys.archived_key(shard)]
         args: list[EncodableT] = [seat, kept, now_ms(), KEEP, keys.SIDE_FEED_KEEP, game_id]
         args += [fingerprint, idempotency.TTL_MS]
         if key is not None:
             names.append(idempotency.chat_key(game_id, seat, key))
         with unavailable():
             stored = self._post(keys=names, args=args)
+        if stored == b"archived":
+            raise GameArchived()
         record = idempotency.replayed(stored, fingerprint)
         assert record.message is not None and record.time is not None
         return ChatMessage(record.message, seat, kept, record.time)

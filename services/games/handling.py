@@ -30,11 +30,15 @@ from services.errors import (
     BadRequest,
     CommandIdReused,
     Conflict,
+    GameArchived,
     RuleRejected,
     SeatTakenOver,
     ServiceError,
+    UnknownGame,
+    WrongSeat,
 )
 from services.eventstore.records import CommandRecord
+from services.eventstore.store import unavailable
 from services.games.commandinput import (
     AI_COMMAND_PREFIX,
     MAX_COMMAND_ID,
@@ -44,6 +48,20 @@ from services.games.commandinput import (
 )
 from services.games.seating import taken_over
 from services.games.snapshots import Snapshot, Snapshots
+
+# The codes ``handle`` refuses a command with itself, started at 0 in the metrics
+# (``commands_refused``); each rule's own code (``RuleRejected``) is counted from its first.
+REFUSALS = (
+    Conflict.code,
+    CommandIdReused.code,
+    SeatTakenOver.code,
+    WrongSeat.code,
+    UnknownGame.code,
+    BadRequest.code,
+    "bad_command_id",
+    "bad_expected_version",
+    GameArchived.code,
+)
 
 
 class Accepted(msgspec.Struct, frozen=True):
@@ -140,6 +158,10 @@ class Handling(Snapshots):
             try:
                 events = rules.decide(snap.state, seat, command)
             except RuleViolation as exc:
+                # An archived game is over, so the rules refuse every command: only then is
+                # its marker read (no round trip more for a command that is decided).
+                if self._archived(game_id):
+                    raise GameArchived() from None
                 raise RuleRejected(
                     exc.message, code=exc.code, params=exc.params, game=meta.game
                 ) from None
@@ -241,6 +263,11 @@ class Handling(Snapshots):
                 )
             raise _stale(expected_version, appended.version)
         return None
+
+    def _archived(self, game_id: str) -> bool:
+        archived = self.store.archived
+        with unavailable():
+            return archived is not None and archived.marker(game_id) is not None
 
     def _busy(self, game_id: str) -> Conflict:
         return Conflict(

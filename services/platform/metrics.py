@@ -17,6 +17,8 @@ No label carries a game, a player or anything hidden: codes, queues, channels, l
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 # Seconds: a command or an append takes milliseconds; the tail is a store that stalls.
@@ -85,3 +87,11 @@ class Metrics:
         self.notices_failed = counter(
             "notices_failed", "Tries of a notice's delivery that failed, by channel", ("channel",)
         )
+
+
+def at_zero(counter: Counter, values: Iterable[str]) -> None:
+    """A sample at 0 for each of the label's known ``values``, from the process's start: a
+    counter has none until its first event otherwise, and a dashboard's panel reads "No data"
+    (in multiprocess mode the sample is in the process's file at once)."""
+    for value in values:
+        counter.labels(value)

@@ -97,13 +97,15 @@ def played_out(api: Api, ann: Who, bob: Who, seed: int) -> str:
 
 
 def everything(api: Api, service: CommandService, game_id: str, ann: Who, bob: Who) -> Any:
-    """What a reader can see of the game: the API's answers as bytes, the pages, the audit."""
+    """What a reader can see of the game: the API's answers as bytes (its chat too), the pages,
+    the audit."""
     version = api.ok("GET", f"/games/{game_id}")["version"]
     paths = [
         f"/games/{game_id}",
         f"/games/{game_id}/view",
         f"/games/{game_id}/history",
         f"/games/{game_id}/history?after=3",
+        f"/games/{game_id}/chat",
         f"/games/{game_id}/events",  # the live stream: its events, then its end
         *(f"/games/{game_id}/replay/{v}" for v in (1, version // 2, version)),
         "/me/games",
@@ -117,12 +119,9 @@ def everything(api: Api, service: CommandService, game_id: str, ann: Who, bob: W
         for path in paths:
             response = api.call("GET", path, who)
             seen[(who.name if who else None, path)] = (response.status_code, response.get_data())
-    # A command is refused as on any finished game (the same answer before and after).
-    refused = api.call(
-        "POST", f"/games/{game_id}/commands", ann, json={"command": {"type": "pass"}}
-    )
+    # A command is refused: game_over before the move, game_archived after it
+    # (test_an_archived_game_is_read_and_rematched_but_written_no_more).
     return (
-        (refused.status_code, refused.get_data()),
         seen,
         service.store.rows(game_id),
         service.store.meta(game_id),
@@ -203,6 +202,42 @@ def test_omerta_archive_skipping_a_game_owed_a_review_succeeds(
     assert service.store.archived is not None
     assert service.store.archived.marker(owed) is None
     assert len(stored_keys(real_redis, owed)) >= 3
+
+
+def test_an_archived_game_is_read_and_rematched_but_written_no_more(
+    api: Api, service: CommandService, real_redis: redis.Redis
+) -> None:
+    """What an archived game accepts (docs/api.md, docs/players.md): reading (the pages, its
+    history, its chat: ``test_an_archived_game_reads_as_before``) and a rematch; a move, a
+    table command (a concession, a draw offer) or a chat message is 409 ``game_archived``, and
+    nothing is written."""
+    ann, bob = api.player("Ann"), api.player("Bob")
+    game_id = played_out(api, ann, bob, 7)
+    said = api.call("POST", f"/games/{game_id}/chat", ann, json={"text": "good game"})
+    assert said.status_code == 201
+    path = f"/games/{game_id}/commands"
+    before = api.call("POST", path, ann, json={"command": {"type": "concede"}})
+    assert (before.status_code, before.json["code"]) == (422, "game_over")  # finished, not moved
+    assert Archiver(service.store).archive(game_id) == "ok"
+    version = service.store.version(game_id)
+
+    for command in ({"type": "concede"}, {"type": "offer_draw"}, {"type": "pass"}):
+        refused = api.call("POST", path, bob, json={"command": command})
+        assert refused.status_code == 409, (command, refused.json)
+        assert refused.json["code"] == "game_archived"
+        assert refused.headers["Content-Type"] == "application/problem+json"
+    chat = f"/games/{game_id}/chat"
+    refused = api.call("POST", chat, bob, json={"text": "still there?"})
+    assert (refused.status_code, refused.json["code"]) == (409, "game_archived")
+    japanese = api.call("POST", chat, bob, json={"text": "?"}, headers={"Accept-Language": "ja"})
+    assert japanese.json["detail"] != refused.json["detail"]
+    assert [m["text"] for m in api.ok("GET", chat, ann)["messages"]] == ["good game"]
+    assert service.store.version(game_id) == version
+    assert stored_keys(real_redis, game_id) == []
+
+    rematch = api.call("POST", f"/games/{game_id}/rematch", ann)
+    assert rematch.status_code == 200, rematch.json
+    assert api.ok("GET", f"/games/{rematch.json['game_id']}", ann)["result"] is None
 
 
 def test_a_crash_between_the_phases_leaves_the_game_whole(

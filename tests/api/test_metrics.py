@@ -47,6 +47,7 @@ class Service:
     web: int
     workers: dict[str, int]  # name -> metrics port
     worker_log: Path
+    first: dict[str, Scrape]  # each process's scrape as soon as it answered
 
 
 def start_worker(env: dict[str, str], queues: str, port: int, log: IO[bytes]) -> Any:
@@ -81,7 +82,9 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
             try:
                 for port in ports.values():
                     wait_for(lambda p=port: _answers(p), "a worker's metrics")  # type: ignore[misc]
-                yield Service(web, ports, log_path)
+                first = {"web": scrape(web, TOKEN)}
+                first |= {name: scrape(port) for name, port in ports.items()}
+                yield Service(web, ports, log_path, first)
             finally:
                 for proc in workers:
                     proc.terminate()
@@ -212,6 +215,47 @@ def test_the_figures_move_with_the_traffic(
     worker0, worker = before["worker"], after["worker"]
     done = worker.value(jobs, queue="omerta-projections")
     assert done >= worker0.value(jobs, queue="omerta-projections") + 1
+
+
+# What each fresh process exports at 0 before its first event (a dashboard's panel reads 0, not
+# "No data"): the counters whose label values are known, for each of them.
+AT_ZERO = {
+    "web": [
+        ("omerta_http_unavailable_total", "code", "store_unavailable"),
+        ("omerta_http_unavailable_total", "code", "store_degraded"),
+        ("omerta_store_errors_total", "process", "web"),
+        ("omerta_commands_refused_total", "code", "conflict"),
+        ("omerta_commands_refused_total", "code", "seat_taken_over"),
+    ],
+    "worker": [
+        *(
+            (f"omerta_jobs_{outcome}_total", "queue", f"omerta-{queue}")
+            for outcome in ("done", "failed", "retried")
+            for queue in ("projections", "clocks", "notify", "mail")
+        ),
+        *(
+            (f"omerta_notices_{outcome}_total", "channel", channel)
+            for outcome in ("sent", "failed")
+            for channel in ("webhook", "push", "email")
+        ),
+        ("omerta_store_errors_total", "process", "worker"),
+    ],
+    "ai-worker": [
+        *((f"omerta_jobs_{o}_total", "queue", "omerta-ai") for o in ("done", "failed", "retried")),
+        ("omerta_store_errors_total", "process", "worker"),
+        ("omerta_commands_refused_total", "code", "conflict"),
+    ],
+}
+
+
+def test_known_counters_start_at_zero(service: Service) -> None:
+    for process, samples in AT_ZERO.items():
+        first = service.first[process]
+        missing = [
+            sample for sample in samples if not first.has(sample[0], **{sample[1]: sample[2]})
+        ]
+        assert missing == [], process
+        assert {first.value(name, **{label: value}) for name, label, value in samples} == {0}
 
 
 def test_open_streams_are_counted(service: Service) -> None:
