@@ -109,8 +109,12 @@ def new_context(browser: Browser, live_server: str) -> Iterator[Callable[..., Br
     """Browser contexts (one per person: their own cookies), closed after the test."""
     made: list[BrowserContext] = []
 
-    def make(viewport: dict[str, int] = DESKTOP, locale: str = "en-GB") -> BrowserContext:
-        context = browser.new_context(base_url=live_server, viewport=viewport, locale=locale)
+    def make(
+        viewport: dict[str, int] = DESKTOP, locale: str = "en-GB", timezone_id: str | None = None
+    ) -> BrowserContext:
+        context = browser.new_context(
+            base_url=live_server, viewport=viewport, locale=locale, timezone_id=timezone_id
+        )
         context.set_default_timeout(15_000)
         made.append(context)
         return context

@@ -276,6 +276,21 @@ const Omerta = (() => {
     return null;
   }
 
+  // A date and time in the page's language, one style on every page (the catalogue's date.*):
+  // the month in words or with its unit, so day and month are never mixed up, and a 24-hour
+  // time in the browser's zone; `timeOnlyToday` (a chat line): just the time for today's. A
+  // <time> element whose `datetime` is the instant.
+  const pad = (n) => String(n).padStart(2, "0");
+  function when(ms, timeOnlyToday) {
+    const at = new Date(ms);
+    const time = pad(at.getHours()) + ":" + pad(at.getMinutes());
+    const date = t("date.day", { day: at.getDate(), year: at.getFullYear(),
+                                 month: t("date.months").split(" ")[at.getMonth()] });
+    const today = at.toDateString() === new Date().toDateString();
+    return el("time", { datetime: at.toISOString() },
+      timeOnlyToday && today ? time : t("date.day_time", { date, time }));
+  }
+
   // getRandomValues, unlike randomUUID, works on a plain-http address too.
   function randomHex(size) {
     const bytes = new Uint8Array(size);
@@ -315,5 +330,5 @@ const Omerta = (() => {
 
   return { API, LANG, MESSAGES, t, tn, api, create, whileBusy, onSubmitOnce, ApiError, refusal,
            me, createPlayer, el, append, toast, logFault, showError, seatName, seatNames, aiBadge,
-           commandId, pageUrl, profileUrl, tip, optionTip, confirmMove, setTitle };
+           commandId, pageUrl, profileUrl, tip, optionTip, confirmMove, setTitle, when };
 })();
