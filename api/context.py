@@ -11,7 +11,7 @@ from services.games.chat import Chat
 from services.games.commands import CommandService
 from services.games.rematch import Rematches
 from services.games.usecases import Tables
-from services.identity.players import Player, Players
+from services.identity.players import Player, Players, Unauthorized
 from services.platform.metrics import Metrics
 from services.readside.fanout import Fanout
 from workers.queues import Queues
@@ -72,6 +72,18 @@ def session() -> tuple[Player, str]:
 def caller() -> Player:
     """The authenticated player (401 without a valid token)."""
     return session()[0]
+
+
+def cookie_player() -> Player | None:
+    """The player the request's cookie names; None without a cookie, or for one that names
+    nobody any more (the device signed out elsewhere)."""
+    sent = request.cookies.get(COOKIE)
+    if not sent:
+        return None
+    try:
+        return deps().players.session(sent, device_label())[0]
+    except Unauthorized:
+        return None
 
 
 def caller_or_none() -> Player | None:

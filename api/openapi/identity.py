@@ -207,8 +207,10 @@ IDENTITY_ROUTES: tuple[Route, ...] = (
         "The caller's email address and its state",
         (200, mail.EmailOut),
         auth="required",
-        codes=("no_email", "store_unavailable"),
+        codes=("store_unavailable",),
         tag="players",
+        description="No address yet is a state like any other: `address` null, neither "
+        "verified nor unsubscribed.",
     ),
     Route(
         "put",

@@ -45,7 +45,7 @@ class NewEmail(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class EmailOut(msgspec.Struct):
-    address: str
+    address: str | None  # None: no address yet (GET /me/email)
     verified: bool
     unsubscribed: bool
 
@@ -73,6 +73,7 @@ class Unsubscribed(msgspec.Struct, frozen=True):
     unsubscribed: bool
 
 
+NO_ADDRESS = EmailOut(None, verified=False, unsubscribed=False)
 SENT = MailSent("accepted", "if that address is verified, a sign-in link is on its way")
 
 
@@ -98,7 +99,8 @@ def add_email() -> Response:
 
 @bp.get("/me/email")
 def my_email() -> Response:
-    return reply(_out(_mine(_emails(), caller().id)))
+    email = _emails().get(caller().id)
+    return reply(NO_ADDRESS if email is None else _out(email))
 
 
 @bp.put("/me/email/subscription")

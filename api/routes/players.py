@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
-from api.context import COOKIE, caller, caller_or_none, deps
+from api.context import COOKIE, caller, caller_or_none, cookie_player, deps
 from api.games.tables import entries
 from api.http.jsonio import body, reply
 from api.http.problems import ApiError
@@ -12,7 +12,6 @@ from api.schemas.common import COMMAND_ID_HEADER
 from api.schemas.games import GameList
 from api.schemas.players import NewPlayer, PlayerCreated, PlayerOut
 from services.eventstore import idempotency
-from services.identity.players import Unauthorized
 from services.readside.readmodels import ReadModels
 
 bp = Blueprint("players", __name__)
@@ -27,10 +26,10 @@ def create() -> Response:
     sent = request.headers.get(COMMAND_ID_HEADER)
     # Nobody is signed in yet: the key alone names the request, so it must be unguessable.
     key = idempotency.check_key(sent, idempotency.MIN_PLAYER_KEY)
-    present = None if new.replace else _cookie_player()
+    present = None if new.replace else cookie_player()
     # A repeat of this browser's creation carries the cookie its first answer set: it gets
     # that answer again.
-    if present is not None and (key is None or d.players.made_with(key) != present):
+    if present is not None and (key is None or d.players.made_with(key) != present.id):
         raise ApiError(
             409,
             "player_exists",
@@ -53,17 +52,6 @@ def with_cookie(response: Response, token: str) -> Response:
         path="/",
     )
     return response
-
-
-def _cookie_player() -> str | None:
-    """The id of the player the request's cookie names, if it names one."""
-    sent = request.cookies.get(COOKIE)
-    if not sent:
-        return None
-    try:
-        return deps().players.authenticate(sent).id
-    except Unauthorized:
-        return None
 
 
 @bp.get("/me")

@@ -22,7 +22,7 @@ from flask import (
     url_for,
 )
 
-from api.context import deps
+from api.context import cookie_player, deps
 from api.web import i18n
 from api.web.games import WEB_GAMES
 from api.web.games.pages import GamePages
@@ -57,6 +57,9 @@ def _page(template: str, title_key: str, **context: Any) -> str:
     lang = i18n.language()
     return render_template(
         template,
+        # Whether this browser has a player: the scripts ask the API who it is only then (a
+        # visitor's "who am I" would be a 401 on every page).
+        signed_in=cookie_player() is not None,
         lang=lang,
         languages=i18n.LANGUAGES,
         t=lambda key, **p: i18n.translate(lang, key, **p),

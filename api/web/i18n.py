@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from functools import cache
 from importlib.resources import files
 from typing import Any
@@ -41,6 +42,19 @@ def language() -> str:
 def translate(lang: str, key: str, **params: object) -> str:
     text = messages()[lang].get(key, key)
     return text.format(**params) if params else text
+
+
+def day(lang: str, ms: int) -> str:
+    """The UTC day of a time in ms, written as the pages' scripts write a date (``Omerta.when``,
+    the catalogue's ``date.*``): "7 Dec 2026", "2026年12月7日"."""
+    at = datetime.fromtimestamp(ms / 1000, UTC)
+    month = translate(lang, "date.months").split(" ")[at.month - 1]
+    return translate(lang, "date.day", day=at.day, month=month, year=at.year)
+
+
+def iso_day(ms: int) -> str:
+    """The UTC day of a time in ms, as a ``<time datetime>`` names it."""
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d")
 
 
 def refusal_keys(code: str, params: Mapping[str, Any], game: str | None = None) -> list[str]:

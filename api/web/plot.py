@@ -4,17 +4,14 @@ and the plot needs none): axes with ticks, their labels, a point per rated game.
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime
+from functools import partial
 
 from markupsafe import Markup, escape
 
+from api.web import i18n
+
 WIDTH, HEIGHT = 640, 280
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 16, 56  # margins: room for the tick and axis labels
-
-
-def day(ms: int) -> str:
-    """The UTC date of a time in ms (the same in every language)."""
-    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d")
 
 
 def nice_ticks(low: float, high: float, most: int = 5) -> list[int]:
@@ -31,8 +28,12 @@ def nice_ticks(low: float, high: float, most: int = 5) -> list[int]:
     return ticks
 
 
-def rating_plot(points: list[tuple[int, int]], title: str, x_label: str, y_label: str) -> Markup:
-    """``points``: (time in ms, rating), oldest first; one SVG element, labelled by ``title``."""
+def rating_plot(
+    points: list[tuple[int, int]], title: str, x_label: str, y_label: str, lang: str
+) -> Markup:
+    """``points``: (time in ms, rating), oldest first; one SVG element, labelled by ``title``,
+    its days written in ``lang``."""
+    day = partial(i18n.day, lang)
     times = [t for t, _ in points]
     ratings = [r for _, r in points]
     low, high = min(ratings), max(ratings)
@@ -69,7 +70,7 @@ def rating_plot(points: list[tuple[int, int]], title: str, x_label: str, y_label
         at = {"start": LEFT, "end": LEFT + inner_w}.get(anchor, LEFT + inner_w / 2)
         parts.append(
             f'<text class="tick" x="{at}" y="{TOP + inner_h + 18}" '
-            f'text-anchor="{anchor or "middle"}">{day(ms)}</text>'
+            f'text-anchor="{anchor or "middle"}">{escape(day(ms))}</text>'
         )
     parts.append(
         f'<text class="axis-label" x="{LEFT + inner_w / 2}" y="{HEIGHT - 8}" '
@@ -84,7 +85,7 @@ def rating_plot(points: list[tuple[int, int]], title: str, x_label: str, y_label
     for t, r in points:
         parts.append(
             f'<circle class="dot" cx="{x(t):.1f}" cy="{y(r):.1f}" r="3">'
-            f"<title>{day(t)}: {r}</title></circle>"
+            f"<title>{escape(day(t))}: {r}</title></circle>"
         )
     parts.append("</svg>")
     return Markup("".join(parts))

@@ -8,6 +8,7 @@ the API's paths answer JSON.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from flask import Blueprint, Flask, Response, make_response, request
@@ -16,7 +17,7 @@ from api.http.params import whole_number
 from api.http.problems import ApiError
 from api.routes import ratings
 from api.web import _page, i18n
-from api.web.plot import day, rating_plot
+from api.web.plot import rating_plot
 from domain import GAMES
 from services.readside.ratings import ai_identity, ranks
 
@@ -72,6 +73,7 @@ def profile_page(player_id: str) -> Response:
             i18n.translate(lang, "profile.plot", game=i18n.translate(lang, f"game.{h.game}")),
             i18n.translate(lang, "profile.axis_time"),
             i18n.translate(lang, "ratings.rating"),
+            lang,
         )
         for h in shown.history
         if h.points
@@ -83,7 +85,8 @@ def profile_page(player_id: str) -> Response:
             shown=shown,
             plots=plots,
             outcomes={g.game_id: _outcome(g) for g in shown.games},
-            day=day,
+            day=partial(i18n.day, lang),
+            iso_day=i18n.iso_day,
             ai_id=ai_identity,
             pages=_pages(shown.offset, shown.total_games),
         )

@@ -104,6 +104,17 @@ def test_verification_mail_arrives_with_its_headers_and_its_link_verifies(
     assert again.status_code == 410 and again.json["code"] == "bad_link"
 
 
+def test_no_address_yet_is_a_state_not_an_error(web: Api) -> None:
+    """The email page asks every new player: "none yet" is an answer (200), not a 404."""
+    ann = web.player("Ann")
+    none = {"address": None, "verified": False, "unsubscribed": False}
+    assert web.ok("GET", "/me/email", ann) == none
+    # Turning mails off needs an address: that stays a refusal.
+    off = web.call("PUT", "/me/email/subscription", ann, json={"subscribed": False})
+    assert off.status_code == 404 and off.json["code"] == "no_email"
+    assert web.call("GET", "/me/email").status_code == 401
+
+
 def test_a_link_mailed_before_the_address_changed_verifies_nothing(
     web: Api, smtp: Inbox, real_redis: redis.Redis
 ) -> None:

@@ -24,7 +24,7 @@ def test_ticks_cover_the_range_in_round_steps(low: int, high: int) -> None:
 
 def test_the_plot_has_a_point_per_game_inside_its_axes_and_escaped_labels() -> None:
     points = [(5 * DAY, 1000), (6 * DAY, 1040), (9 * DAY, 985)]
-    svg = ET.fromstring(str(rating_plot(points, "<b>Title</b>", "When & where", "Rating")))
+    svg = ET.fromstring(str(rating_plot(points, "<b>Title</b>", "When & where", "Rating", "en")))
     assert svg.get("role") == "img" and svg.get("aria-label") == "<b>Title</b>"
     dots = svg.findall(f"{SVG}circle")
     assert len(dots) == 3
@@ -33,10 +33,12 @@ def test_the_plot_has_a_point_per_game_inside_its_axes_and_escaped_labels() -> N
     assert all(y >= TOP for y in ys)
     labels = [t.text for t in svg.findall(f"{SVG}text")]
     assert "When & where" in labels and "Rating" in labels
-    assert "1970-01-06" in labels and "1970-01-10" in labels  # the first and the last day
+    assert "6 Jan 1970" in labels and "10 Jan 1970" in labels  # the first and the last day
+    japanese = ET.fromstring(str(rating_plot(points, "t", "x", "y", "ja")))
+    assert "1970年1月6日" in [t.text for t in japanese.findall(f"{SVG}text")]
 
 
 def test_one_game_is_one_point_in_the_middle() -> None:
-    svg = ET.fromstring(str(rating_plot([(DAY, 1000)], "t", "x", "y")))
+    svg = ET.fromstring(str(rating_plot([(DAY, 1000)], "t", "x", "y", "en")))
     (dot,) = svg.findall(f"{SVG}circle")
     assert float(dot.get("cx", "")) > 100

@@ -110,12 +110,19 @@ def new_context(browser: Browser, live_server: str) -> Iterator[Callable[..., Br
     made: list[BrowserContext] = []
 
     def make(
-        viewport: dict[str, int] = DESKTOP, locale: str = "en-GB", mobile: bool = False
+        viewport: dict[str, int] = DESKTOP,
+        locale: str = "en-GB",
+        mobile: bool = False,
+        timezone_id: str | None = None,
     ) -> BrowserContext:
         """``mobile``: a phone's browser, which lays out a page without a viewport tag 980 px
         wide and shrinks it."""
         context = browser.new_context(
-            base_url=live_server, viewport=viewport, locale=locale, is_mobile=mobile
+            base_url=live_server,
+            viewport=viewport,
+            locale=locale,
+            is_mobile=mobile,
+            timezone_id=timezone_id,
         )
         context.set_default_timeout(15_000)
         made.append(context)

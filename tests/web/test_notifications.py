@@ -100,8 +100,8 @@ def test_the_page_in_japanese_saves_and_manages_webhooks(
     hooks = page.request.get("/me/webhooks").json()["webhooks"]
     assert [h["url"] for h in hooks] == ["https://hooks.example.org/kenji"]
     assert errors == []
-    # A private address is refused, in Japanese (the page logs the refusal: no more checks of
-    # the console).
+    # A private address is refused, in Japanese (the browser logs the refused request: no more
+    # checks of the console here; test_quiet_console.py checks that it is the only line).
     page.get_by_label("Webhook の URL").fill("http://127.0.0.1:9/x")
     page.get_by_role("button", name="追加").click()
     expect(page.locator("#toast")).to_contain_text("プライベート")

@@ -18,12 +18,10 @@
   let alone = null; // the chat's own stream, once the game is over
 
   function line(message) {
-    const at = new Date(message.time);
-    const when = at.toLocaleTimeString(Omerta.LANG, { hour: "2-digit", minute: "2-digit" });
     return el("li", { dataset: { id: message.id } },
       el("span", { class: "who" }, names[message.seat] || t("seat.player")), " ",
       el("span", { class: "text" }, message.text), " ",
-      el("time", { datetime: at.toISOString() }, when));
+      Omerta.when(message.time, true));
   }
 
   // In id order: the stream and a catch-up may bring a message twice, or out of turn.

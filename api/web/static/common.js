@@ -120,14 +120,16 @@ const Omerta = (() => {
     });
   }
 
-  // The player of this browser (the API's cookie), or null when there is none yet.
+  // The player of this browser (the API's cookie), or null when there is none yet: the page
+  // says whether the cookie names one (data-signed-in), so a visitor's page never asks.
   let mePromise = null;
   function me() {
     if (!mePromise) {
-      mePromise = api("GET", "/me").catch((err) => {
-        if (err.status === 401) return null;
-        throw err;
-      });
+      mePromise = !("signedIn" in document.body.dataset) ? Promise.resolve(null)
+        : api("GET", "/me").catch((err) => {
+          if (err.status === 401) return null; // signed out since the page was drawn
+          throw err;
+        });
     }
     return mePromise;
   }
@@ -221,10 +223,11 @@ const Omerta = (() => {
   document.addEventListener("click", dismissError, true); // before the action's own handler
   document.addEventListener("submit", dismissError, true);
 
-  // Logs a page's fault. A 401 is none: this device was signed out (from another one, or its
-  // token revoked), and the toast of the next request says so.
+  // Logs a page's fault. A refusal (4xx) is none: the API's answer to what the person asked
+  // (a refused webhook URL, a move no longer legal; a 401: this device was signed out), which
+  // the toast says in words.
   function logFault(err) {
-    if (!(err instanceof ApiError && err.status === 401)) console.error(err);
+    if (!(err instanceof ApiError && err.status < 500)) console.error(err);
   }
 
   function showError(err) {
@@ -273,6 +276,21 @@ const Omerta = (() => {
     return null;
   }
 
+  // A date and time in the page's language, one style on every page (the catalogue's date.*):
+  // the month in words or with its unit, so day and month are never mixed up, and a 24-hour
+  // time in the browser's zone; `timeOnlyToday` (a chat line): just the time for today's. A
+  // <time> element whose `datetime` is the instant.
+  const pad = (n) => String(n).padStart(2, "0");
+  function when(ms, timeOnlyToday) {
+    const at = new Date(ms);
+    const time = pad(at.getHours()) + ":" + pad(at.getMinutes());
+    const date = t("date.day", { day: at.getDate(), year: at.getFullYear(),
+                                 month: t("date.months").split(" ")[at.getMonth()] });
+    const today = at.toDateString() === new Date().toDateString();
+    return el("time", { datetime: at.toISOString() },
+      timeOnlyToday && today ? time : t("date.day_time", { date, time }));
+  }
+
   // getRandomValues, unlike randomUUID, works on a plain-http address too.
   function randomHex(size) {
     const bytes = new Uint8Array(size);
@@ -312,5 +330,5 @@ const Omerta = (() => {
 
   return { API, LANG, MESSAGES, t, tn, api, create, whileBusy, onSubmitOnce, ApiError, refusal,
            me, createPlayer, el, append, toast, logFault, showError, seatName, seatNames, aiBadge,
-           commandId, pageUrl, profileUrl, tip, optionTip, confirmMove, setTitle };
+           commandId, pageUrl, profileUrl, tip, optionTip, confirmMove, setTitle, when };
 })();

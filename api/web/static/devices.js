@@ -4,16 +4,12 @@
 "use strict";
 
 (() => {
-  const { t, api, el, showError, toast, confirmMove } = Omerta;
-
-  function when(ms) {
-    return new Date(ms).toLocaleString(Omerta.LANG);
-  }
+  const { t, tn, api, el, showError, toast, confirmMove, when } = Omerta;
 
   async function showLinkState() {
     const state = await api("GET", "/me/signin");
-    document.getElementById("link-state").textContent = state.created === null
-      ? t("devices.link_none") : t("devices.link_made", { when: when(state.created) });
+    document.getElementById("link-state").replaceChildren(...(state.created === null
+      ? [t("devices.link_none")] : tn("devices.link_made", { when: when(state.created) })));
     document.getElementById("link-make").textContent =
       t(state.created === null ? "devices.link_make" : "devices.link_remake");
     document.getElementById("link-revoke").hidden = state.created === null;
@@ -32,7 +28,7 @@
     list.replaceChildren(...devices.map((device) => el("li", { class: "device", dataset: { device: device.id } },
       el("span", { class: "device-label" }, device.label || t("devices.unknown_label")),
       device.current ? el("strong", { class: "device-current" }, " · " + t("devices.this_device")) : null,
-      el("span", { class: "note" }, " · " + t("devices.last_used", { when: when(device.used) })),
+      el("span", { class: "note" }, " · ", tn("devices.last_used", { when: when(device.used) })),
       " ",
       el("button", { type: "button", onclick: () => signOutOne(device) }, t("devices.sign_out")))));
     document.getElementById("out-others").disabled = devices.length < 2;
@@ -48,9 +44,9 @@
       const label = passkey.label || t("passkeys.unnamed");
       return el("li", { class: "device passkey", dataset: { passkey: passkey.id } },
         el("span", { class: "device-label" }, label),
-        el("span", { class: "note" }, " · " + t("passkeys.created", { when: when(passkey.created) })),
-        el("span", { class: "note" }, " · " + (passkey.used
-          ? t("passkeys.last_used", { when: when(passkey.used) }) : t("passkeys.never_used"))),
+        el("span", { class: "note" }, " · ", tn("passkeys.created", { when: when(passkey.created) })),
+        el("span", { class: "note" }, " · ", passkey.used
+          ? tn("passkeys.last_used", { when: when(passkey.used) }) : t("passkeys.never_used")),
         " ",
         el("button", { type: "button", onclick: () => deletePasskey(passkey, label) }, t("passkeys.delete")));
     }));

@@ -5,10 +5,11 @@
 (() => {
   const { t, api, showError } = Omerta;
 
+  // `email.address` null: no address yet.
   function showState(email) {
     const state = document.getElementById("email-state");
     showNotices(email);
-    if (!email) {
+    if (!email.address) {
       state.textContent = t("email.none");
       return;
     }
@@ -20,8 +21,8 @@
   // Whether notification mails go out (a verified address, not unsubscribed), and the button
   // that turns them off or back on.
   function showNotices(email) {
-    document.getElementById("notices").hidden = !email;
-    if (!email) return;
+    document.getElementById("notices").hidden = !email.address;
+    if (!email.address) return;
     const toggle = document.getElementById("notices-toggle");
     let state = "email.notices_pending";
     if (email.unsubscribed) state = "email.notices_off";
@@ -46,11 +47,7 @@
     document.getElementById("mine").hidden = !player;
     document.getElementById("signin").hidden = !!player;
     if (!player) return;
-    const email = await api("GET", "/me/email").catch((err) => {
-      if (err.status === 404) return null;
-      throw err;
-    });
-    showState(email);
+    showState(await api("GET", "/me/email"));
   }
 
   document.getElementById("email-form").addEventListener("submit", async (event) => {

@@ -2,12 +2,7 @@
 "use strict";
 
 const Lists = (() => {
-  const { api, el, t, showError, seatNames, aiBadge, pageUrl } = Omerta;
-
-  function when(ms) {
-    return new Date(ms).toLocaleString(Omerta.LANG === "ja" ? "ja-JP" : "en-GB",
-      { dateStyle: "short", timeStyle: "short" });
-  }
+  const { api, el, t, tn, showError, seatNames, aiBadge, pageUrl, when } = Omerta;
 
   // How long ago, roughly: "3 h", "2 d" (the client's clock against the server's times).
   function ago(ms) {
@@ -81,7 +76,7 @@ const Lists = (() => {
       el("span", { class: "kind" }, t("game." + entry.game)),
       el("span", { class: "who" }, seatNames(entry.seats).map((name, i) =>
         [i ? " · " : "", name, entry.seats[i].kind === "ai" ? " " : "", aiBadge(entry.seats[i])])),
-      el("span", { class: "when" }, t("list.created", { when: when(entry.created) }),
+      el("span", { class: "when" }, tn("list.created", { when: when(entry.created) }),
         status ? el("strong", { class: "status" }, " · " + status) : null),
       progress(entry),
       clock(entry),

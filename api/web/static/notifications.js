@@ -5,7 +5,7 @@
 "use strict";
 
 (() => {
-  const { t, api, el, showError } = Omerta;
+  const { t, tn, api, el, showError } = Omerta;
   const CHANNELS = ["push", "email", "webhook"];
   const EVENTS = ["your_turn", "game_ended", "player_joined", "time_low"];
 
@@ -154,9 +154,9 @@
   function hookFailure(failure) {
     if (!failure) return "";
     const reason = t("notify.hook_reason_" + failure.reason, { status: failure.status });
-    const when = new Date(failure.at).toLocaleString(Omerta.LANG);
     const key = failure.given_up ? "notify.hook_failed_given_up" : "notify.hook_failed";
-    return el("span", { class: "note hook-failure" }, t(key, { reason, when }));
+    return el("span", { class: "note hook-failure" },
+      tn(key, { reason, when: Omerta.when(failure.at) }));
   }
 
   function showHooks(listed) {

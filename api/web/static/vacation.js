@@ -3,19 +3,14 @@
 "use strict";
 
 (() => {
-  const { t, api, showError } = Omerta;
+  const { t, tn, api, showError, when } = Omerta;
   const form = document.getElementById("vacation-form");
   const endButton = document.getElementById("vacation-end");
 
-  function when(ms) {
-    return new Date(ms).toLocaleString(Omerta.LANG === "ja" ? "ja-JP" : "en-GB",
-      { dateStyle: "medium", timeStyle: "short" });
-  }
-
   function show(state) {
     const on = state.current !== null;
-    document.getElementById("vacation-state").textContent = on
-      ? t("vacation.on", { when: when(state.current.end) }) : t("vacation.none");
+    document.getElementById("vacation-state").replaceChildren(...(on
+      ? tn("vacation.on", { when: when(state.current.end) }) : [t("vacation.none")]));
     document.getElementById("vacation-left").textContent =
       t("vacation.left", { year: state.year, n: state.days_left });
     form.hidden = on || state.days_left < 1;
