@@ -96,12 +96,12 @@ def test_the_leaderboard_and_a_player_page(site: Api, service: CommandService) -
 
     # The pages, from the same answers: names link to the player pages; the plot is SVG.
     html = site.client.get("/rankings/famiglia").get_data(as_text=True)
-    assert f'href="/profile/{ann.id}"' in html and "AI (greedy)" in html
+    assert f'href="/profile/{ann.id}"' in html and "AI · greedy" in html
     shown = site.client.get(f"/profile/{ann.id}").get_data(as_text=True)
     assert '<svg class="rating-plot"' in shown and f'href="/play/{first}"' in shown
     assert f'href="/profile/{bo.id}"' in shown and 'href="/profile/ai:greedy"' in shown
     ja = site.client.get("/rankings/famiglia", headers={"Accept-Language": "ja"})
-    assert "ランキング" in ja.get_data(as_text=True) and "AI(貪欲)" in ja.get_data(as_text=True)
+    assert "ランキング" in ja.get_data(as_text=True) and "AI・貪欲" in ja.get_data(as_text=True)
 
 
 @pytest.mark.parametrize(
