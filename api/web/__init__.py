@@ -26,7 +26,7 @@ from api.context import cookie_player, deps
 from api.web import i18n
 from api.web.games import WEB_GAMES
 from api.web.games.pages import GamePages
-from services.errors import UnknownGame
+from services.errors import Unavailable, UnknownGame
 from services.identity.passkeys import relying_party
 
 bp = Blueprint(
@@ -57,9 +57,7 @@ def _page(template: str, title_key: str, **context: Any) -> str:
     lang = i18n.language()
     return render_template(
         template,
-        # Whether this browser has a player: the scripts ask the API who it is only then (a
-        # visitor's "who am I" would be a 401 on every page).
-        signed_in=cookie_player() is not None,
+        signed_in=_signed_in(),
         lang=lang,
         languages=i18n.LANGUAGES,
         t=lambda key, **p: i18n.translate(lang, key, **p),
@@ -70,6 +68,16 @@ def _page(template: str, title_key: str, **context: Any) -> str:
         games=list(WEB_GAMES),
         **context,
     )
+
+
+def _signed_in() -> bool:
+    """Whether this browser has a player: the scripts ask the API who it is only then (a
+    visitor's "who am I" would be a 401 on every page). A store that does not answer leaves it
+    open: the page still opens, and its scripts' requests say the service is unavailable."""
+    try:
+        return cookie_player() is not None
+    except Unavailable:
+        return True
 
 
 @bp.get("/")

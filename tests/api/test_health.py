@@ -15,6 +15,8 @@ from redis.retry import Retry
 
 from api.app import create_app
 from api.cli import main
+from api.context import COOKIE
+from api.web import register as register_pages
 from services.errors import Unavailable
 from services.eventstore import shards
 from services.eventstore.records import GameMeta
@@ -39,6 +41,20 @@ def test_ready_only_with_a_store() -> None:
     assert (down.status_code, down.json["code"]) == (503, "store_unavailable")
     refused = api.call("POST", "/players", json={"name": "Ann"})
     assert (refused.status_code, refused.json["code"]) == (503, "store_unavailable")
+
+
+def test_a_page_opens_without_a_store_whether_the_cookie_names_a_player_or_not() -> None:
+    """A page asks the store whether its cookie names a player (so a visitor's scripts never
+    ask ``GET /me``); a store that does not answer leaves that to the scripts, never a 503."""
+    nowhere = redis.Redis(port=free_port(), socket_connect_timeout=1, retry=Retry(NoBackoff(), 0))
+    app = create_app(container_of(CommandService(EventStore(nowhere), hooks=[])))
+    register_pages(app)
+    client = app.test_client()
+    visitor = client.get("/")
+    assert visitor.status_code == 200 and b"data-signed-in" not in visitor.data
+    client.set_cookie(COOKIE, "a-token-the-store-cannot-check")
+    unknown = client.get("/")
+    assert unknown.status_code == 200 and b"data-signed-in" in unknown.data
 
 
 @pytest.mark.server

@@ -32,8 +32,10 @@ UNSEEN = {
 }
 # Codes the walk sees that the operation cannot answer with, and why.
 CANNOT = {
-    # a bad cookie is ignored (api.routes.players._cookie_player catches it)
+    # a bad cookie is ignored (api.context.cookie_player catches it)
     ("post", "/players"): {"missing_token", "bad_token"},
+    # the same, where a bad link's page (api.web._page) asks whether the cookie names a player
+    ("post", "/signin/email/{token}"): {"missing_token", "bad_token"},
 }
 
 
