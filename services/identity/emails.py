@@ -148,7 +148,10 @@ class Emails:
 
     def owner(self, address: str) -> str | None:
         """The player whose verified address this is; BadAddress for what is no address."""
-        hashed = address_hash(normalize(address))
+        return self.owner_of(address_hash(normalize(address)))
+
+    def owner_of(self, hashed: str) -> str | None:
+        """The player whose verified address has this hash (``address_hash``)."""
         with unavailable():
             found = cast(bytes | None, self.redis.get(owner_key(hashed)))
         if found is None:
