@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from services.games.commands import CommandService
@@ -11,6 +11,7 @@ from services.platform.config import Settings, Store
 from services.platform.metrics import Metrics
 from services.readside.readmodels import ReadModels
 from workers.queues import Queues
+from workers.turns import Turns
 
 if TYPE_CHECKING:  # the projection's jobs take a Context: only the types, no cycle
     from workers.projection.projector import Projector
@@ -30,3 +31,6 @@ class Context:
     # Off in a worker of the AI queue alone: its AI jobs then leave the changed games to the
     # projection workers (``workers.ai``).
     serves_projections: bool = True
+    # The worker's answer to a long job asking whether to give it back (``workers.turns``):
+    # each worker has its own (``workers.worker.make_worker``)
+    turns: Turns = field(default_factory=Turns)

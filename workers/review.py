@@ -13,22 +13,31 @@ the game's own budget, ``domain.review.ITERATIONS``: 20 s for a Famiglia game, o
 minutes for a Gangsta! one, on one core), never for a time, from a seed derived from the
 server's secret and the game id (never the game's own seed, which the finished game's history
 shows), so a rerun writes the same bytes. It is idempotent: a review already stored is not
-computed again. It reports its progress after each decision (``Reviews.progress``, which also
-tells that it is alive); a job killed with its worker stops reporting, and the catch-up
-(``catch_up``, run by the projection workers' maintenance) enqueues again every owed review that
-is neither running nor waiting in a queue.
+computed again.
+
+It works a decision at a time (``domain.review.Analysis``), keeping each decision as it is
+analysed (``Reviews.decided``) and reporting its progress (``Reviews.progress``, which also
+tells that it is alive), so a job goes on from the last decision kept. Between decisions it
+asks its worker whether to give it back (``workers.turns``): a default worker does as soon as
+another of its queues has a job, so a review never holds up a projection, an AI move or a
+notice; then it enqueues its own continuation (``-from-<decisions kept>``) at the end of the
+analysis queue and ends. Asked to stop, it ends at once, its decision under way dropped, and
+so does its worker. A job that analysed nothing leaves its continuation to the catch-up
+(``catch_up``, run by the projection workers' maintenance), which enqueues again every owed
+review that is neither running nor waiting in a queue: a job killed with its worker stops
+reporting, and the same happens.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 
 import msgspec
 from rq import Retry
 
 from domain import review as engine
+from domain.review import Decision
 from services.eventstore import serversecret
 from services.games.commands import CommandService
 from services.platform.config import Store
@@ -39,6 +48,7 @@ from workers.projection.catchup import job_waiting
 from workers.projection.projector import Listener
 from workers.projection.wake import FAILURE_TTL, RESULT_TTL
 from workers.queues import ANALYSIS, Queues, job
+from workers.turns import Interrupted
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +56,7 @@ log = logging.getLogger(__name__)
 # this slow fails, and the budget should be lowered.
 TIMEOUT = 3600
 CATCH_UP = "-catch-up"  # suffix of the job ids the catch-up enqueues
+FROM = "-from-"  # suffix of a continuation's job id, before the decisions kept
 
 
 def job_id(game_id: str, suffix: str = "") -> str:
@@ -92,43 +103,69 @@ class Reviewing(Listener):
 
 @job
 def review_game(context: Context, game_id: str) -> str:
-    """Review the finished game and store it; ``done`` if it already was, else ``reviewed``."""
+    """Review the finished game and store it, going on from the decisions kept; ``done`` if it
+    already was, ``reviewed`` once written, ``paused`` when it gave its worker back."""
     reviews = Reviews.of(context.commands.store)  # an archived game's review too
     if reviews.read(game_id) is not None:
         return "done"
-    reviews.progress(game_id, 0, 0)  # running, decisions not counted yet
-    began = time.perf_counter()
-    encoded = compute(
-        context.commands,
-        game_id,
-        context.settings.review_iterations,
-        lambda done, total: reviews.progress(game_id, done, total),
-    )
+    analysis = _analysis(context.commands, game_id, context.settings.review_iterations)
+    kept = reviews.decisions(game_id, analysis.budget)
+    if kept:
+        log.info("review of %s resumed at decision %d of %d", game_id, len(kept), analysis.total)
+    reviews.progress(game_id, len(kept), analysis.total)  # running
+    analysed = 0
+    try:
+        for index in range(analysis.total):
+            if index in kept:
+                continue
+            began = time.perf_counter()
+            with context.turns.interruptible():
+                decision = msgspec.json.encode(analysis.decide(index))
+            seconds = time.perf_counter() - began
+            reviews.decided(game_id, index, decision, analysis.budget, seconds)
+            kept[index], analysed = decision, analysed + 1
+            reviews.progress(game_id, len(kept), analysis.total)
+            if len(kept) < analysis.total and context.turns.over():
+                return _pause(context, game_id, len(kept), analysis.total, analysed)
+    except Interrupted:
+        return _pause(context, game_id, len(kept), analysis.total, analysed)
+    decisions = [msgspec.json.decode(kept[i], type=Decision) for i in range(analysis.total)]
+    seconds = reviews.seconds(game_id)
+    encoded = msgspec.json.encode(analysis.review(decisions))
     reviews.write(game_id, encoded)
     game = context.commands.meta(game_id).game  # a kind of game, never the game itself
-    context.metrics.review_seconds.labels(game).observe(time.perf_counter() - began)
+    context.metrics.review_seconds.labels(game).observe(seconds)
     log.info("review of %s written (%d bytes)", game_id, len(encoded))
     return "reviewed"
 
 
-def compute(
-    commands: CommandService,
-    game_id: str,
-    iterations: int | None,
-    progress: Callable[[int, int], None] | None = None,
-) -> bytes:
-    """The finished game's review, msgspec JSON: the same bytes for the same game, budget
-    (None: the game's own, ``domain.review.ITERATIONS``) and server secret."""
+def _pause(context: Context, game_id: str, kept: int, total: int, analysed: int) -> str:
+    """Give the worker back at decision ``kept``: a job of its own goes on from there (the
+    catch-up's, if this one analysed nothing: its continuation would be itself)."""
+    Reviews(context.store).paused(game_id)
+    if analysed:
+        enqueue(context.queues, game_id, f"{FROM}{kept}")
+    log.info("review of %s paused at decision %d of %d (%d in this job)", game_id, kept, total,
+             analysed)  # fmt: skip
+    return "paused"
+
+
+def _analysis(commands: CommandService, game_id: str, iterations: int | None) -> engine.Analysis:
     loaded = commands.load(game_id)
     finished(loaded)  # never a running game's: it would help a player
-    found = engine.review(
+    return engine.Analysis(
         loaded.meta.game,
         [record.event for record in commands.events(game_id)],
         seed=serversecret.derive(serversecret.load(commands.store.redis), "review", game_id),
         iterations=iterations,
-        progress=progress,
     )
-    return msgspec.json.encode(found)
+
+
+def compute(commands: CommandService, game_id: str, iterations: int | None) -> bytes:
+    """The finished game's review in one go, msgspec JSON: the same bytes for the same game,
+    budget (None: the game's own, ``domain.review.ITERATIONS``) and server secret."""
+    analysis = _analysis(commands, game_id, iterations)
+    return msgspec.json.encode(analysis.review([analysis.decide(i) for i in range(analysis.total)]))
 
 
 def catch_up(context: Context, which: list[int], revive_failed: bool) -> int:
@@ -138,7 +175,8 @@ def catch_up(context: Context, which: list[int], revive_failed: bool) -> int:
     reviews = Reviews(context.store)
     revived = 0
     for game_id in reviews.owed(which):
-        ids = [job_id(game_id, suffix) for suffix in ("", CATCH_UP)]
+        suffixes = ("", CATCH_UP, f"{FROM}{reviews.kept(game_id)}")  # a continuation's too
+        ids = [job_id(game_id, suffix) for suffix in suffixes]
         if reviews.running(game_id) or any(
             job_waiting(context.queues, i, gave_up=not revive_failed) for i in ids
         ):

@@ -29,7 +29,7 @@ def snapshot(context: Context) -> dict[str, object]:
             "queues": {q.name: q.count for q in queues},
             "failed": {q.name: q.failed_job_registry.count for q in queues},
             "workers": len(leases.alive(client)),
-            "ai_worker_alive": leases.ai_worker_alive(context.queues.client),
+            "ai_worker_alive": leases.ai_worker_alive(client),
             "oldest_ai_due_ms": catchup.oldest_ai_due_ms(client),
             "shard_leases": leases.report(client),
         }

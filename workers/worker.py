@@ -19,7 +19,11 @@ moves within ``interval`` seconds of an AI worker's start, and takes them over o
 has been seen for ``AI_WORKER_STALE`` seconds (one restarting is back before that): no
 projection waits behind a search while an AI worker runs, and AI games never hang for want of
 one. The post-game reviews (the analysis queue) are left and taken back the same way, by whether
-a worker of the analysis queue (and not the projections) is alive. Given ``queues``, a worker
+a worker of the analysis queue (and not the projections) is alive; liveness is renewed by a
+thread (``leases.Presence``), so a worker in a long review stays alive. A review run by a worker
+of other queues too gives it back between decisions as soon as one of them has a job
+(``workers.turns``, ``workers.review``), and any review stops at once when its worker is asked
+to stop (its last decision kept: it goes on later). Given ``queues``, a worker
 serves exactly those. A worker without
 the projections queue runs none of the catch-up passes (the projection workers do); one of
 the AI queue (and perhaps the analysis queue) alone lowers its CPU priority to
@@ -53,14 +57,16 @@ from typing import Any
 import redis
 from redis.client import Pipeline
 from rq import Queue, SimpleWorker
+from rq.exceptions import StopRequested
 from rq.executions import Execution
 from rq.job import Job
+from rq.worker import WorkerStatus
 
 from services.errors import Unavailable
 from services.notify import webhooks as wh
 from services.platform import lifeline, logs
 from services.platform.config import settings
-from workers import metrics
+from workers import metrics, turns
 from workers.context import Context
 from workers.maintenance import Maintenance
 from workers.projection import leases
@@ -78,7 +84,7 @@ RESTART_RESET = 60.0  # a loop that ran this long starts the pauses over
 STOP_GRACE = 35.0
 SCHEDULER_TERM_EVERY = 1.0  # seconds between the SIGTERMs to RQ's scheduler process at a stop
 SCHEDULER_KILL_AFTER = 10.0  # seconds after which a scheduler still there is killed
-COMMANDS_POLL = 1.0  # seconds RQ's commands thread waits for one before it looks for a stop
+COMMANDS_POLL = 0.5  # seconds RQ's commands thread waits for one before it looks for a stop
 COMMANDS_STOP = 5.0  # seconds a stop waits for that thread (a daemon: left behind after that)
 # The queues a default worker serves only while no worker of their own is alive.
 FALLBACK = {AI: "AI moves", ANALYSIS: "reviews"}
@@ -114,6 +120,7 @@ class OmertaWorker(SimpleWorker):
         self._seen_at = dict.fromkeys(FALLBACK, float("-inf"))  # when each was last seen alive
         self.serves_projections = PROJECTIONS in self.queue_names()
         self.context = context
+        context.turns.watch(self._others_waiting)
         self.maintenance = Maintenance(context)
         # A SIGTERM or SIGINT before the worker's own handlers are in place (``run``): under
         # load an ``omerta run`` stopped right after its start ended workers silently at the
@@ -138,7 +145,12 @@ class OmertaWorker(SimpleWorker):
         super()._install_signal_handlers()  # RQ's; ours, which RQ calls, ends the start
         if self.stop_while_starting.is_set():  # asked before this worker was made
             self.request_stop(signal.SIGTERM, None)
-        presence = leases.Presence(self.store, self.name, 1000 * settings().lease_seconds)
+        presence = leases.Presence(
+            self.store,
+            self.name,
+            1000 * settings().lease_seconds,
+            [] if self.serves_projections else self.queue_names(),
+        )
         renewer = leases.Renewer(presence, *([self.leases] if self.leases is not None else []))
         renewer.start()
         try:
@@ -185,7 +197,39 @@ class OmertaWorker(SimpleWorker):
             # end unregisters the worker: its loop stops at its first turn instead.
             self._stop_requested = True
             return
-        super().request_stop(signum, frame)
+        self._tell_helpers_to_stop()
+        super().request_stop(signum, frame)  # RQ's: idle, it stops now (StopRequested)
+        self.context.turns.stop()  # busy: a review's decision under way ends now
+
+    def _shutdown(self) -> None:
+        """RQ's, but for a busy worker's scheduler: RQ waited here, in the signal handler, for
+        it to end (a second or so) before the job could; it was told to stop already
+        (``_tell_helpers_to_stop``), and the teardown waits for it (``stop_scheduler``)."""
+        if self.get_state() != WorkerStatus.BUSY:
+            raise StopRequested()
+        self._stop_requested = True
+        self.set_shutdown_requested_date()
+
+    def _tell_helpers_to_stop(self) -> None:
+        """SIGTERM to RQ's scheduler, and a stop to the commands thread, without waiting: they
+        end while the job does, and the teardown waits for what is left of them."""
+        process = self.scheduler._process if self.scheduler is not None else None  # RQ's
+        if process is not None and process.pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGTERM)
+        if self.pubsub_thread is not None:
+            self.pubsub_thread.stop(timeout=0)
+
+    def _others_waiting(self) -> bool:
+        """Whether a job waits on a queue this worker serves now, the reviews' aside: a review
+        gives the worker back to it (``workers.turns``)."""
+        others = [q for q in self._ordered_queues if q.name != ANALYSIS]
+        if not others:
+            return False
+        pipe = self.connection.pipeline(transaction=False)
+        for queue in others:
+            pipe.llen(queue.key)
+        return any(pipe.execute())
 
     def _install_signal_handlers(self) -> None:
         """RQ's, called once the worker has started: a stop request stops it at once from now
@@ -289,7 +333,7 @@ class OmertaWorker(SimpleWorker):
         if self.ai_fallback:
             now = time.monotonic()
             for name in FALLBACK:
-                if ai_worker_alive(self.connection, self.name, name):
+                if ai_worker_alive(self.store, self.name, name):
                     self._seen_at[name] = now
             self._serve({n for n in FALLBACK if now - self._seen_at[n] >= AI_WORKER_STALE})
         if not self.serves_projections:
@@ -331,7 +375,9 @@ def make_worker(
     docstring), whose jobs work with ``context`` (its AI jobs take the changed games only in a
     worker of the projections too)."""
     names = queues or QUEUES
-    context = dataclasses.replace(context, serves_projections=PROJECTIONS in names)
+    context = dataclasses.replace(
+        context, serves_projections=PROJECTIONS in names, turns=turns.Turns()
+    )
     return OmertaWorker(
         [context.queues.queue(n) for n in names],
         connection=context.queues.client,

@@ -40,26 +40,51 @@ def review(
     ``seed`` (a server-side secret, never the game's), the decision's version and seat.
     ``progress(done, total)`` is told after each decision. Raises ValueError for an unfinished
     game or one without a sample module."""
-    budget = iterations_for(game, iterations)
-    table = GAMES[game]
-    assert isinstance(table, Table)  # every game is played at the table (domain.GAMES)
-    result = final_result(table, events)
-    points, kept = decision_points(table, events)
-    knowledge = KNOWLEDGE[game]
+    analysis = Analysis(game, events, seed=seed, iterations=iterations)
     decisions: list[Decision] = []
-    for done, point in enumerate(points, 1):
-        decisions.append(analyse_point(table, kept, point, budget, seed, knowledge))
+    for index in range(analysis.total):
+        decisions.append(analysis.decide(index))
         if progress is not None:
-            progress(done, len(points))
-    seats = len(result.scores)
-    return Review(
-        game=game,
-        seats=seats,
-        iterations=budget,
-        decisions=decisions,
-        players=grading.summaries(decisions, result, seats),
-        version=len(events),
-    )
+            progress(index + 1, analysis.total)
+    return analysis.review(decisions)
+
+
+class Analysis:
+    """A review one decision at a time (``review``'s arguments): ``decide(i)`` analyses the
+    i-th of the ``total`` decisions on its own (its figures depend on nothing analysed
+    before), so a review can stop after any decision and go on later from the next one;
+    ``review`` puts the decisions, all of them in order, together."""
+
+    def __init__(
+        self, game: str, events: Sequence[Any], *, seed: bytes, iterations: int | None = None
+    ) -> None:
+        self.game, self.seed, self.budget = game, seed, iterations_for(game, iterations)
+        table = GAMES[game]
+        assert isinstance(table, Table)  # every game is played at the table (domain.GAMES)
+        self.table = table
+        self.result = final_result(table, events)
+        self.points, self.kept = decision_points(table, events)
+        self.version = len(events)
+
+    @property
+    def total(self) -> int:
+        return len(self.points)
+
+    def decide(self, index: int) -> Decision:
+        point = self.points[index]
+        return analyse_point(
+            self.table, self.kept, point, self.budget, self.seed, KNOWLEDGE[self.game]
+        )
+
+    def review(self, decisions: Sequence[Decision]) -> Review:
+        return Review(
+            game=self.game,
+            seats=len(self.result.scores),
+            iterations=self.budget,
+            decisions=list(decisions),
+            players=grading.summaries(list(decisions), self.result, len(self.result.scores)),
+            version=self.version,
+        )
 
 
 def iterations_for(game: str, iterations: int | None) -> int:
@@ -71,6 +96,7 @@ __all__ = [
     "GRADES",
     "ITERATIONS",
     "KNOWLEDGE",
+    "Analysis",
     "Decision",
     "PlayerSummary",
     "Review",

@@ -92,10 +92,12 @@ FAMILIES: tuple[Family, ...] = (
     ),
     _family("mail digests", r"notify:mail:{T}:.+", E, "workers.notify.mail"),
     # A finished game's review: costly to compute again (minutes of search), so kept; what is
-    # owed is kept so the catch-up finishes it after an import; a job's progress is not.
+    # owed is kept so the catch-up finishes it after an import, from the decisions analysed so
+    # far (as costly); a job's progress report is not.
     _family("review", r"review:{T}", E, "services.readside.reviews"),
     _family("reviews owed", r"reviews:owed:{T}", E, "services.readside.reviews"),
     _family("review progress", r"review:{T}:progress", T, "services.readside.reviews"),
+    _family("review decisions", r"review:{T}:decisions", E, "services.readside.reviews"),
     # Derived: every read model and the ratings (``omerta rebuild``).
     _family("read models", r"rm:.+", R, "services.readside"),
     # Wake-ups and bookkeeping of the workers; RQ's and the rate limiter's keys.
@@ -107,7 +109,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     _family(
         "worker leases",
-        r"workers:(lease:{T}|lease-holders|alive|feed-cursor:{T})",
+        r"workers:(lease:{T}|lease-holders|alive(:.+)?|feed-cursor:{T})",
         T,
         "workers.projection",
     ),

@@ -7,6 +7,11 @@
 ``review:{<id>}:progress``  string ``<done>/<total>`` decisions, while a job works on it: it
                             expires ``RUNNING_MS`` after the job's last report, so a job killed
                             with its worker stops counting as running
+``review:{<id>}:decisions`` hash, the decisions analysed so far (a job's progress, kept across
+                            jobs): field ``<index>`` -> that decision (msgspec JSON),
+                            ``iterations`` -> the budget they were analysed with, ``seconds`` ->
+                            the analysis time so far; a job goes on from there (a review is
+                            resumable from its last decision), and the review's write deletes it
 ``reviews:owed:{<tag>}``    sorted set per shard, game id -> when its review was asked for (ms):
                             the reviews queued or running; the catch-up enqueues again those whose
                             job is gone
@@ -35,6 +40,7 @@ OWED = "reviews:owed"
 # A job reports after each decision; this long without a report, it is presumed dead. A decision
 # analysed more slowly lets a copy start, which costs time only: it writes the same bytes.
 RUNNING_MS = 10_000
+_BOOKKEEPING = ("iterations", "seconds")  # the decisions hash's fields that are no decision
 LEVEL = 9  # zstd's: a review is written once and read many times
 
 
@@ -44,6 +50,10 @@ def review_key(game_id: str) -> str:
 
 def progress_key(game_id: str) -> str:
     return f"review:{{{game_id}}}:progress"
+
+
+def decisions_key(game_id: str) -> str:
+    return f"review:{{{game_id}}}:decisions"
 
 
 def owed_key(shard: int) -> str:
@@ -76,10 +86,10 @@ def finished(loaded: Loaded) -> None:
 _OWE = """if redis.call('exists', KEYS[1]) == 1 then return 0 end
 return redis.call('zadd', KEYS[2], 'NX', ARGV[1], ARGV[2])"""
 
-# The review, and nothing owed or running any more, in one step.
+# The review, and nothing owed, running or half-done any more, in one step.
 _WRITE = """redis.call('set', KEYS[1], ARGV[1])
 redis.call('zrem', KEYS[2], ARGV[2])
-redis.call('del', KEYS[3])
+redis.call('del', KEYS[3], KEYS[4])
 return 1"""
 
 
@@ -108,9 +118,55 @@ class Reviews:
         with unavailable():
             self.redis.set(progress_key(game_id), f"{done}/{total}", px=RUNNING_MS)
 
+    def decided(
+        self, game_id: str, index: int, encoded: bytes, iterations: int, seconds: float
+    ) -> int:
+        """Keep the decision at ``index`` (its JSON), analysed with ``iterations`` in
+        ``seconds``; how many are kept now."""
+        key = decisions_key(game_id)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hset(key, mapping={str(index): encoded, "iterations": iterations})
+        pipe.hincrbyfloat(key, "seconds", seconds)
+        pipe.hlen(key)
+        with unavailable():
+            return int(pipe.execute()[-1]) - len(_BOOKKEEPING)
+
+    def decisions(self, game_id: str, iterations: int) -> dict[int, bytes]:
+        """The decisions kept (index -> JSON), if analysed with ``iterations``: those of
+        another budget are dropped (a review is one budget's)."""
+        with unavailable():
+            found = cast(dict[bytes, bytes], self.redis.hgetall(decisions_key(game_id)))
+            if found and found.get(b"iterations") != str(iterations).encode():
+                self.redis.delete(decisions_key(game_id))
+                return {}
+        return {int(k): v for k, v in found.items() if k.decode() not in _BOOKKEEPING}
+
+    def seconds(self, game_id: str) -> float:
+        """The analysis time of the decisions kept."""
+        with unavailable():
+            return float(
+                cast(bytes | None, self.redis.hget(decisions_key(game_id), "seconds")) or 0
+            )
+
+    def kept(self, game_id: str) -> int:
+        """How many decisions are kept."""
+        with unavailable():
+            return max(0, int(self.redis.hlen(decisions_key(game_id))) - len(_BOOKKEEPING))
+
+    def paused(self, game_id: str) -> None:
+        """The job working on it stopped: not running any more (queued again, or for the
+        catch-up to enqueue)."""
+        with unavailable():
+            self.redis.delete(progress_key(game_id))
+
     def write(self, game_id: str, encoded: bytes) -> None:
-        """Store the review (its JSON); nothing is owed or running any more."""
-        keys = [review_key(game_id), owed_key(shards.of(game_id)), progress_key(game_id)]
+        """Store the review (its JSON); nothing is owed, running or kept any more."""
+        keys = [
+            review_key(game_id),
+            owed_key(shards.of(game_id)),
+            progress_key(game_id),
+            decisions_key(game_id),
+        ]
         packed = zstandard.ZstdCompressor(level=LEVEL).compress(encoded)
         with unavailable():
             self._write(keys=keys, args=[packed, game_id])

@@ -6,8 +6,10 @@ figure; a review whose worker is killed is finished by another, found by the cat
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,11 +24,13 @@ from domain.review import Review
 from services.eventstore import keys
 from services.platform import config
 from services.readside.archiving import Archiver, Refused
+from services.readside.readmodels import ReadModels
 from services.readside.reviews import Reviews, progress_key, review_key
 from tests.api.helpers import Api
 from tests.workers.helpers import start_worker, stop, wait
 from workers import queues as wq
-from workers import review, worker
+from workers import review, turns, worker
+from workers.projection import leases
 
 pytestmark = pytest.mark.server
 
@@ -304,3 +308,130 @@ def test_the_review_settings() -> None:
     assert (config.settings({}).review, config.settings({}).review_iterations) == (True, None)
     off = config.settings({"OMERTA_REVIEW": "off", "OMERTA_REVIEW_ITERATIONS": "50"})
     assert (off.review, off.review_iterations) == (False, 50)
+
+
+# A budget whose review outlasts what the tests below watch, beside other work: a Famiglia
+# game's decisions take a second or more each (a minute or more in all).
+LONG = "2000"
+
+
+def review_under_way(reviewing: Container, game_id: str, decisions: int) -> None:
+    """Until the review has stored ``decisions`` decisions."""
+    reviews = Reviews(reviewing.store)
+    wait(lambda: reviews.status(game_id).done >= decisions, WAIT, "the review under way")
+
+
+def test_a_worker_in_a_long_review_stays_alive(
+    reviewing: Container, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its liveness (which tells a default worker to leave the reviews to it) holds over a
+    review longer than the staleness of a worker unheard of."""
+    game_id = play_to_the_end(reviewing)
+    monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", LONG)
+    log = tmp_path / "analysis.log"
+    analysis = start_worker(redis_url, log, "--queues", "analysis")
+    try:
+        review_under_way(reviewing, game_id, 1)
+        watched = time.monotonic()
+        while time.monotonic() - watched < worker.AI_WORKER_STALE + 5:
+            assert leases.ai_worker_alive(reviewing.store, None, wq.ANALYSIS), "seen dead"
+            time.sleep(0.5)  # a sample every half second, over the whole window
+        assert Reviews(reviewing.store).read(game_id) is None, "the review ended: watch longer"
+    finally:
+        stop(analysis, log)
+
+
+def test_a_default_worker_in_a_review_moves_and_projects_first(
+    reviewing: Container, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker of every queue (started as documented, no analysis worker alive) in the
+    middle of a long review: an AI move owed by a new game is made, and projected, while the
+    review goes on, not after it."""
+    game_id = play_to_the_end(reviewing)
+    monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", LONG)
+    log = tmp_path / "worker.log"
+    default = start_worker(redis_url, log)
+    try:
+        review_under_way(reviewing, game_id, 1)
+        ai_game = ai_to_start(reviewing)
+        version = reviewing.commands.load(ai_game).version
+        wait(lambda: reviewing.commands.load(ai_game).version > version, WAIT, "the AI move")
+        moved = reviewing.commands.load(ai_game).version
+        read_models = ReadModels(reviewing.store)
+        wait(lambda: read_models.version(ai_game) == moved, WAIT, "the move projected")
+        assert Reviews(reviewing.store).read(game_id) is None, "moved after the review ended"
+        assert f"review of {game_id} paused" in log.read_text()  # it gave the worker back
+    finally:
+        stop(default, log)
+
+
+def ai_to_start(container: Container) -> str:
+    """A Famiglia game whose AI seat 0 plays first (seat 1 a person's: one AI move, then it
+    waits)."""
+    while True:
+        game_id = container.commands.create_game("famiglia", 2, ai={0: "greedy"})
+        game, state, _, _ = container.commands.load(game_id)
+        if 0 in game.to_act(state):
+            return game_id
+
+
+def test_a_review_stops_at_sigterm_and_resumes_from_its_last_decision(
+    reviewing: Container, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id = play_to_the_end(reviewing)
+    monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", LONG)
+    reviews = Reviews(reviewing.store)
+    logs = tmp_path / "analysis-1.log", tmp_path / "analysis-2.log"
+    first = start_worker(redis_url, logs[0], "--queues", "analysis")
+    try:
+        review_under_way(reviewing, game_id, 2)
+        first.send_signal(signal.SIGTERM)
+        asked = time.monotonic()
+        assert first.wait(worker.STOP_GRACE) == 0
+        stopped_in = time.monotonic() - asked
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    assert "after it was asked to stop" not in logs[0].read_text()
+    kept = reviews.status(game_id).done if reviews.running(game_id) else None
+    assert reviews.read(game_id) is None, f"stopped {stopped_in:.1f} s after SIGTERM, reviewed"
+    saved = len(reviews.decisions(game_id, int(LONG)))
+    assert saved >= 2 and kept in (None, saved)
+    second = start_worker(redis_url, logs[1], "--queues", "analysis")
+    try:
+        review_under_way(reviewing, game_id, saved + 1)
+    finally:
+        stop(second, logs[1])
+    # The second job went on from the first one's last decision, not from the start.
+    resumed = rf"review of {game_id} resumed at decision {saved} of \d+"
+    assert re.search(resumed, logs[1].read_text())
+
+
+def test_a_review_in_slices_is_the_review_in_one(reviewing: Container) -> None:
+    """A review that gives its worker back after every decision (other work always waiting)
+    continues in a job of its own each time, from its last decision, and ends with the same
+    bytes as one computed in one go."""
+    game_id = play_to_the_end(reviewing)
+    analysis = reviewing.queues.queue(wq.ANALYSIS)
+    analysis.empty()
+    always = turns.Turns()
+    always.watch(lambda: True)
+    context = dataclasses.replace(reviewing.context, turns=always)
+    slices = 0
+    while review.review_game(context, game_id) == "paused":
+        slices += 1
+        (continued,) = analysis.job_ids  # its continuation, queued
+        analysis.remove(continued)
+    written = Reviews(reviewing.store).read(game_id) or b""
+    total = len(msgspec.json.decode(written, type=Review).decisions)
+    assert slices == total - 1  # one decision a job
+    assert Reviews(reviewing.store).read(game_id) == review.compute(
+        reviewing.commands, game_id, ITERATIONS
+    )
+    assert Reviews(reviewing.store).status(game_id).state == "done"
+    assert reviews_left(reviewing, game_id) == {}
+
+
+def reviews_left(container: Container, game_id: str) -> dict[int, bytes]:
+    return Reviews(container.store).decisions(game_id, ITERATIONS)

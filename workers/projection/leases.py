@@ -28,7 +28,9 @@ shards by then.
 
 Liveness (``omerta status``): every worker, of any queue, also announces itself in
 ``workers:alive`` (``Presence``, renewed by the same thread), which lapses within
-``TTL_MS`` of its death; ``ai_worker_alive`` tells whether an AI worker runs.
+``TTL_MS`` of its death; a worker without the projections announces itself as serving its
+queues too, and ``ai_worker_alive`` tells whether such a worker of the AI (or the analysis)
+queue runs, even one in a long job.
 
 The lease guards only the catch-up, which is idempotent: two holders at once (a holder paused
 past its expiry) would project the same games twice, which changes nothing. The
@@ -43,16 +45,16 @@ import math
 import random
 import threading
 import time
+from collections.abc import Sequence
 from typing import Protocol
 
 import redis
 from redis.commands.core import Script
-from rq import Queue, Worker
 
 from services.eventstore import shards
 from services.eventstore.store import now_ms
 from services.platform import config
-from workers.queues import AI, PROJECTIONS
+from workers.queues import AI
 
 log = logging.getLogger(__name__)
 
@@ -150,24 +152,39 @@ class Leases:
 
 
 class Presence:
-    """One worker's announcement in ``ALIVE``: what ``omerta status`` counts.
-    RQ keeps a worker killed by SIGKILL registered for minutes (its key's TTL); this lapses
-    within ``ttl_ms``."""
+    """One worker's announcement in ``ALIVE``: what ``omerta status`` counts; a worker without
+    the projections also announces itself as serving its queues (``serving_key``: what
+    ``ai_worker_alive`` reads). RQ keeps a worker killed by SIGKILL registered for minutes (its
+    key's TTL); this lapses within ``ttl_ms``. It is renewed by a thread (``Renewer``), so a
+    worker in a long job (a review takes minutes) stays alive: RQ's own heartbeat is sent
+    between jobs only."""
 
-    def __init__(self, client: config.Store, name: str, ttl_ms: int = TTL_MS) -> None:
+    def __init__(
+        self, client: config.Store, name: str, ttl_ms: int = TTL_MS, queues: Sequence[str] = ()
+    ) -> None:
         self._redis = client
         self.name = name
         self.ttl_ms = ttl_ms
+        self._keys = [ALIVE, *(serving_key(q) for q in queues)]
 
     def renew(self) -> None:
         now = now_ms()
         pipe = self._redis.pipeline(transaction=False)
-        pipe.zadd(ALIVE, {self.name: now + self.ttl_ms})
-        pipe.zremrangebyscore(ALIVE, "-inf", now)
+        for key in self._keys:
+            pipe.zadd(key, {self.name: now + self.ttl_ms})
+            pipe.zremrangebyscore(key, "-inf", now)
         pipe.execute()
 
     def release_all(self) -> None:
-        self._redis.zrem(ALIVE, self.name)
+        pipe = self._redis.pipeline(transaction=False)
+        for key in self._keys:
+            pipe.zrem(key, self.name)
+        pipe.execute()
+
+
+def serving_key(queue: str) -> str:
+    """The workers announced as serving ``queue`` and not the projections (``Presence``)."""
+    return f"{ALIVE}:{queue}"
 
 
 def alive(client: config.Store) -> list[str]:
@@ -175,22 +192,14 @@ def alive(client: config.Store) -> list[str]:
     return [name.decode() for name in client.zrangebyscore(ALIVE, now_ms(), "+inf")]
 
 
-AI_WORKER_STALE = 30.0  # seconds without an AI worker seen after which it counts as gone
+AI_WORKER_STALE = 30.0  # seconds without an AI worker seen after which a default worker takes over
 
 
-def ai_worker_alive(
-    connection: redis.Redis, other_than: str | None = None, queue: str = AI
-) -> bool:
+def ai_worker_alive(client: config.Store, other_than: str | None = None, queue: str = AI) -> bool:
     """Whether an AI worker (one serving the AI queue, or ``queue``, but not the projections)
-    has sent a heartbeat within ``AI_WORKER_STALE`` seconds."""
-    now = time.time()
-    for found in Worker.all(connection=connection, queue=Queue(queue, connection=connection)):
-        if found.name == other_than or PROJECTIONS in found.queue_names():
-            continue
-        beat = found.last_heartbeat
-        if beat is not None and now - beat.timestamp() < AI_WORKER_STALE:
-            return True
-    return False
+    is alive (its ``Presence`` has not lapsed)."""
+    found = client.zrangebyscore(serving_key(queue), now_ms(), "+inf")
+    return any(name.decode() != other_than for name in found)
 
 
 class Renewable(Protocol):
