@@ -4,6 +4,7 @@ the catch-ups read only the shards they are given."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 
 import msgspec
@@ -184,3 +185,78 @@ def test_a_creator_to_act_first_against_a_bot_is_told_nothing(
         created = api.new_game(ann, **spec)
     assert projector.project(created["game_id"]) is not None
     assert told == []
+
+
+class Held(Listener):
+    """Records each change's notices as the fan-out job ids keep them (the first enqueue of an
+    id wins: ``pending.enqueue_once``, its job assumed still queued), and, while ``hold`` is
+    set, keeps its projection between its read and its write until ``release``."""
+
+    def __init__(self, jobs: dict[str, list[nt.Notice]]) -> None:
+        self.jobs = jobs
+        self.hold, self.held, self.release = False, threading.Event(), threading.Event()
+
+    def on_change(self, before: Summary, after: Summary) -> None:
+        found = nt.derive(before, after)
+        seated = sum(1 for s in after.seats if s.kind in ("player", "ai"))
+        if found:
+            self.jobs.setdefault(f"{after.game_id}-{after.version}-{seated}", found)
+        if self.hold:
+            self.held.set()
+            assert self.release.wait(10)
+
+
+POINTS = ("during_creation", "created", "joined")
+
+
+@pytest.mark.parametrize("late_write", [False, True])
+@pytest.mark.parametrize(
+    ("first", "second"), [(a, b) for i, a in enumerate(POINTS) for b in POINTS[i:]]
+)
+def test_two_projections_interleaved_around_the_join_announce_it_once(
+    container: Container, api: Api, first: str, second: str, late_write: bool
+) -> None:
+    """Two projectors (two workers' processes) project one game around its creation and its
+    join: the first reads at ``first`` and, with ``late_write``, writes only after the second
+    read and wrote at ``second``; a third projects once all is done. Whatever the order, the
+    fan-out jobs kept tell the creator of the join once, and the first player their turn
+    once."""
+    jobs: dict[str, list[nt.Notice]] = {}
+    listeners = [Held(jobs) for _ in range(3)]
+    projectors = [Projector(container.events, listeners=[x]) for x in listeners]
+    ann, bob = api.player("Ann"), api.player("Bob")
+    created = api.new_game(ann, game="famiglia", seats=2, seat=0)
+    game_id, store = created["game_id"], container.store
+    written = {key: store.dump(key) for key in (seats_key(game_id), player_games_key(ann.id))}
+    store.delete(*written)  # as before the creation wrote the seats
+
+    def advance(point: str) -> None:
+        if point != "during_creation" and not store.exists(seats_key(game_id)):
+            for key, value in written.items():
+                store.restore(key, 0, value, replace=True)
+        if point == "joined" and len(store.hgetall(seats_key(game_id))) < 2:
+            assert api.join(bob, game_id, created["invites"][0]["code"]) == 1
+
+    advance(first)
+    listeners[0].hold = late_write
+    one = threading.Thread(target=projectors[0].project, args=(game_id,))
+    one.start()
+    if late_write:
+        assert listeners[0].held.wait(10)
+    else:
+        one.join()
+    advance(second)
+    projectors[1].project(game_id)
+    listeners[0].release.set()
+    one.join()
+    advance("joined")
+    projectors[2].project(game_id)
+    told = sorted((n.player, n.event, n.seat) for found in jobs.values() for n in found)
+    (owing,) = _to_act(container, game_id)
+    turn = [ann.id, bob.id][owing]
+    assert told == sorted([(ann.id, "player_joined", 1), (turn, "your_turn", owing)])
+
+
+def _to_act(container: Container, game_id: str) -> set[int]:
+    game, state, _, _ = container.commands.load(game_id)
+    return set(game.to_act(state))

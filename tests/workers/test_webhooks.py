@@ -364,6 +364,7 @@ def _first_to_act(container: Container, game_id: str) -> int:
     return seat
 
 
+@pytest.mark.parametrize("workers", [1, 2])
 def test_games_starting_while_others_end_send_every_notice_once(
     container: Container,
     api: Api,
@@ -372,12 +373,16 @@ def test_games_starting_while_others_end_send_every_notice_once(
     worker: list[subprocess.Popen[bytes]],
     redis_url: str,
     tmp_path: Path,
+    workers: int,
 ) -> None:
-    """Two workers; four games end (a concession) while four new games are made and joined at
-    once (their first projection may come before or after the join): every notice the read
-    models imply reaches its player's webhook exactly once: ``game_ended`` to both players of
-    an ended game, ``player_joined`` to a creator, ``your_turn`` to whoever acts first."""
-    worker.append(start_worker(redis_url, tmp_path / "worker2.log"))
+    """One worker (as ``omerta run`` has) or two; four games end (a concession) while four new
+    games are made and joined at once (their first projection may come before or after the
+    join): every notice the read models imply reaches its player's webhook exactly once:
+    ``game_ended`` to both players of an ended game, ``player_joined`` to a creator,
+    ``your_turn`` to whoever acts first."""
+    worker.extend(
+        start_worker(redis_url, tmp_path / f"worker{n}.log") for n in range(2, workers + 1)
+    )
     ending = [_table(api, read_models) for _ in range(4)]
     creators = [api.player(f"Carl{i}") for i in range(4)]
     joiners = [api.player(f"Dan{i}") for i in range(4)]
