@@ -69,9 +69,11 @@ def test_a_search_level_has_its_own_rating_and_page(
     bot = site.ok("GET", "/players/ai:expert")
     assert bot["kind"] == "ai" and bot["total_games"] == 1 and bot["games"][0]["their_seats"] == [1]
     html = site.client.get("/rankings/famiglia").get_data(as_text=True)
-    assert "AI (expert, searches 1 s a move)" in html and 'href="/profile/ai:expert"' in html
+    # The level's badge, what it does the badge's title (on the leaderboard and its own page).
+    assert 'title="expert, searches 1 s a move">AI · expert<' in html
+    assert 'href="/profile/ai:expert"' in html
     ja = site.client.get("/profile/ai:expert", headers={"Accept-Language": "ja"})
-    assert "AI(上級・1手1秒の探索)" in ja.get_data(as_text=True)
+    assert 'title="上級・1手1秒の探索">AI・上級<' in ja.get_data(as_text=True)
 
 
 def test_the_level_names_say_their_budget() -> None:

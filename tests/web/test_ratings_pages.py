@@ -100,3 +100,25 @@ def test_the_game_page_links_its_seats_to_the_players_pages(
     expect(page.locator(f"#seats a[href='/profile/{rita}']")).to_have_count(1)
     page.locator(f"#seats a[href='/profile/{rita}']").click()
     expect(page.locator("#plot-famiglia svg")).to_be_visible()
+
+
+@pytest.mark.parametrize(
+    ("locale", "badge", "title"),
+    [
+        ("en-GB", "AI · expert", "expert, searches 1 s a move"),
+        ("ja-JP", "AI・上級", "上級・1手1秒の探索"),
+    ],
+    ids=["en", "ja"],
+)
+def test_an_ai_level_page_is_headed_by_its_badge(
+    new_context: Callable[..., BrowserContext], locale: str, badge: str, title: str
+) -> None:
+    """An AI level's page names it as the leaderboard and the game pages do: its badge, what
+    the level does the badge's title (not "AI (expert, searches 1 s a move)")."""
+    page = new_context(locale=locale).new_page()
+    errors = watch_errors(page)
+    page.goto("/profile/ai:expert")
+    heading = page.locator("#profile-name")
+    expect(heading).to_have_text(badge)
+    expect(heading.locator(".ai-badge")).to_have_attribute("title", title)
+    assert errors == []
