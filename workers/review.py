@@ -108,6 +108,7 @@ def review_game(context: Context, game_id: str) -> str:
     reviews = Reviews.of(context.commands.store)  # an archived game's review too
     if reviews.read(game_id) is not None:
         return "done"
+    reviews.progress(game_id, 0, 0)  # running (the catch-up leaves it), decisions not counted yet
     analysis = _analysis(context.commands, game_id, context.settings.review_iterations)
     kept = reviews.decisions(game_id, analysis.budget)
     if kept:

@@ -299,6 +299,9 @@ class OmertaWorker(SimpleWorker):
         if process is not None and process.pid:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(process.pid, signal.SIGKILL)
+            # reaped here: told to stop at the request, it may have ended already, unreaped
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(process.pid, 0)
         os._exit(1)
 
     def heartbeat(self, timeout: int | None = None, pipeline: Pipeline | None = None) -> None:

@@ -60,7 +60,7 @@ def test_every_key_the_service_writes_has_a_family(
     rare = {"AI error", "AI search lease", "passkey challenge", "mail digests", "rate limits"}
     rare |= {"delivery record", "pending notices", "worker leases"}  # omerta worker's
     rare |= {"archived markers"}  # test_archived_games_are_in_the_backup's
-    rare |= {"review", "reviews owed", "review progress"}  # the suite runs OMERTA_REVIEW=off
+    rare |= {"review", "reviews owed", "review progress", "review decisions"}  # reviews off
     assert {f.name for f in FAMILIES} - used <= rare
 
 
