@@ -208,7 +208,9 @@
     ctx.events.push(record.event);
     logged.push(record);
     const line = logLine(record);
-    if (line) document.getElementById("log").prepend(line);
+    if (!line) return;
+    document.getElementById("log").prepend(line);
+    TableUI.numberLog();
   }
 
   function logLine(record) {
@@ -221,6 +223,7 @@
   function redrawLog() {
     document.getElementById("log").replaceChildren(
       ...logged.map(logLine).filter(Boolean).reverse());
+    TableUI.numberLog();
     markSince();
   }
 

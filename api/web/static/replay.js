@@ -66,6 +66,7 @@ const Replay = (() => {
     for (const li of lines) if (li) li.removeAttribute("aria-current");
     if (shown[step - 1]) shown[step - 1].setAttribute("aria-current", "step");
     document.getElementById("log").replaceChildren(...shown.filter(Boolean).reverse());
+    TableUI.numberLog();
   }
 
   function bind(id, delta) {

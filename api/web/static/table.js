@@ -1,7 +1,8 @@
 // The table's part of the game page (docs/table.md): Concede (confirmed first), Offer a draw,
 // Accept or Decline the other player's offer (2 players), Undo (only when the API says
 // ``can_undo``), and the log lines of the table's events. game.js calls ``draw(ctx)`` after each
-// redraw, asks ``describe`` first for a log line, and follows ``EVENTS`` live.
+// redraw, asks ``describe`` first for a log line, and follows ``EVENTS`` live. The game and
+// replay pages number their logs' lines with ``numberLog``.
 "use strict";
 
 const TableUI = (() => {
@@ -81,5 +82,17 @@ const TableUI = (() => {
     }
   }
 
-  return { EVENTS, describe, draw };
+  // Numbers the log's lines (newest first: n lines count down from n), each number an element
+  // of its own as wide as it needs: the list's own markers sat in a margin two digits wide,
+  // and a long game's "175." was cut off at the log's left edge. After every change of the log.
+  function numberLog() {
+    const lines = document.querySelectorAll("#log > li");
+    lines.forEach((li, i) => {
+      const number = li.querySelector(":scope > .step-no")
+        || li.insertBefore(el("span", { class: "step-no" }), li.firstChild);
+      number.textContent = `${lines.length - i}.`;
+    });
+  }
+
+  return { EVENTS, describe, draw, numberLog };
 })();
