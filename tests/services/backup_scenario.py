@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 import redis
-from rq import SimpleWorker
 
 from api.app import create_app
 from bootstrap import Container
@@ -22,6 +21,7 @@ from services.backup.families import Fate, family_of
 from tests.api.helpers import Api, Who
 from tests.api.test_push_api import browser_keys
 from tests.authenticator import Authenticator
+from tests.burst import BurstWorker
 from workers import queues as wq
 
 ORIGIN = "http://localhost:8000"  # as tests/api/test_passkeys.py: the tests' relying party
@@ -45,13 +45,13 @@ def settings(monkeypatch: pytest.MonkeyPatch, var: str) -> None:
 
 def drainer(container: Container) -> Callable[[], None]:
     """Run every queued job of the service in this process until the queues are empty: a real
-    RQ worker (``SimpleWorker``: no fork, no start-up catch-up pass, so a call costs
+    RQ worker (``tests.burst.BurstWorker``: no fork, no start-up catch-up pass, so a call costs
     milliseconds) with the service's job class."""
     context = dataclasses.replace(container.context, serves_projections=True)
     queues = [context.queues.queue(name) for name in wq.QUEUES]
 
     def drain() -> None:
-        worker = SimpleWorker(queues, connection=context.queues.client, job_class=wq.bound(context))
+        worker = BurstWorker(queues, connection=context.queues.client, job_class=wq.bound(context))
         worker.work(burst=True, logging_level="ERROR")
 
     return drain
