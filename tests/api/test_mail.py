@@ -1,7 +1,7 @@
 """Mail: an address verified by a mailed link, sign-in by a one-time mailed link,
 one-click unsubscribe, the maildir fallback and its operator page. Mail goes through a real
 SMTP server (aiosmtpd) the tests start on a free port; the mail jobs run in an RQ worker in
-this process (``SimpleWorker``, burst), as ``omerta worker`` runs them."""
+this process (``tests.burst.BurstWorker``), as ``omerta worker`` runs them."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import redis
 from flask import Flask
-from rq import Queue, SimpleWorker
+from rq import Queue
 from rq.job import Job
 
 from api.app import create_app
@@ -27,6 +27,7 @@ from services.games.commands import CommandService
 from services.identity.emails import email_key, link_key
 from services.platform.embedded import HOST
 from tests.api.helpers import Api, Who, container_of
+from tests.burst import BurstWorker
 from tests.smtp import Inbox, link_in, smtp_server
 from workers.queues import MAIL, bound
 
@@ -61,7 +62,7 @@ def run_mail_jobs(client: redis.Redis) -> None:
     """The mail jobs, run as a worker on ``client``'s server runs them."""
     context = bootstrap(store=client).context
     queue = context.queues.queue(MAIL)
-    SimpleWorker([queue], connection=client, job_class=bound(context)).work(burst=True)
+    BurstWorker([queue], connection=client, job_class=bound(context)).work(burst=True)
     assert queue.failed_job_registry.count == 0
 
 

@@ -1,8 +1,9 @@
 """A store that holds every key family the service writes, for the backup tests: players with a
 second device, a passkey, an email address, preferences, a webhook, a push subscription and a
 vacation; games of both kinds played to their end against the AI by real RQ work, a rematch, a
-chat, a game left running with an AI seat, creations with Idempotency-Keys. And a reader of a
-store's keys by family, for comparing stores key by key."""
+chat, a game left running with an AI seat, creations with Idempotency-Keys. Played once, its
+store is kept (``dump``) and put back for each test that starts from it (``restore``). And a
+reader of a store's keys by family, for comparing stores key by key."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from typing import Any
 
 import pytest
 import redis
-from rq import SimpleWorker
 
 from api.app import create_app
 from bootstrap import Container
@@ -22,6 +22,7 @@ from services.backup.families import Fate, family_of
 from tests.api.helpers import Api, Who
 from tests.api.test_push_api import browser_keys
 from tests.authenticator import Authenticator
+from tests.burst import BurstWorker
 from workers import queues as wq
 
 ORIGIN = "http://localhost:8000"  # as tests/api/test_passkeys.py: the tests' relying party
@@ -45,13 +46,13 @@ def settings(monkeypatch: pytest.MonkeyPatch, var: str) -> None:
 
 def drainer(container: Container) -> Callable[[], None]:
     """Run every queued job of the service in this process until the queues are empty: a real
-    RQ worker (``SimpleWorker``: no fork, no start-up catch-up pass, so a call costs
+    RQ worker (``tests.burst.BurstWorker``: no fork, no start-up catch-up pass, so a call costs
     milliseconds) with the service's job class."""
     context = dataclasses.replace(container.context, serves_projections=True)
     queues = [context.queues.queue(name) for name in wq.QUEUES]
 
     def drain() -> None:
-        worker = SimpleWorker(queues, connection=context.queues.client, job_class=wq.bound(context))
+        worker = BurstWorker(queues, connection=context.queues.client, job_class=wq.bound(context))
         worker.work(burst=True, logging_level="ERROR")
 
     return drain
@@ -130,6 +131,28 @@ def _to_the_end(
     while api.ok("GET", f"/games/{game_id}", who)["result"] is None:
         _move_if_owed(api, who, game_id, rng)
         drain()
+
+
+# Each key of a store: its time to live (ms, 0 for none) and its DUMP.
+Dumped = dict[bytes, tuple[int, bytes]]
+
+
+def dump(client: redis.Redis) -> Dumped:
+    """Every key of the store as ``restore`` puts it back (one that expires meanwhile is left)."""
+    out: Dumped = {}
+    for name in client.scan_iter(count=1000):
+        ttl, value = client.pttl(name), client.dump(name)
+        if value is not None and ttl != -2:
+            out[name] = (max(ttl, 0), value)
+    return out
+
+
+def restore(client: redis.Redis, dumped: Dumped) -> None:
+    """The keys of ``dump`` into the store, each with the time it had left then."""
+    pipe = client.pipeline(transaction=False)
+    for name, (ttl, value) in dumped.items():
+        pipe.restore(name, ttl, value, replace=True)
+    pipe.execute()
 
 
 def contents(client: redis.Redis, fate: Fate) -> dict[bytes, Any]:

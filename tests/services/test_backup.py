@@ -8,7 +8,6 @@ import os
 import random
 import shutil
 import stat
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -26,6 +25,7 @@ from services.backup.families import FAMILIES, Fate, family_of
 from services.backup.restore import check, restore
 from services.eventstore import audit, keys
 from services.eventstore.store import EventStore
+from services.platform.embedded import EmbeddedServer
 from tests.api.helpers import Api
 from tests.services import backup_scenario
 from tests.services.backup_scenario import Scenario, contents
@@ -34,20 +34,38 @@ from workers.projection.rebuild import rebuild, snapshot
 pytestmark = pytest.mark.server
 
 
+@pytest.fixture(scope="module")
+def played(
+    embedded_server: EmbeddedServer, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Scenario, backup_scenario.Dumped]:
+    """The scenario played once for the module (its AI games are most of the module's time) on
+    the session's server, and the store it left."""
+    client = embedded_server.client()
+    client.flushall()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("REDIS_URL", embedded_server.url)
+        backup_scenario.settings(patch, str(tmp_path_factory.mktemp("scenario") / "var"))
+        container = bootstrap()
+        scenario = backup_scenario.play(container, backup_scenario.drainer(container))
+    dumped = backup_scenario.dump(client)
+    client.close()
+    return scenario, dumped
+
+
 @pytest.fixture
 def scenario(
-    container: Container,
-    drain: Callable[[], None],
+    played: tuple[Scenario, backup_scenario.Dumped],
+    real_redis: redis.Redis,
+    redis_url: str,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> Scenario:
+    """The store as the scenario left it (put back into the emptied server), the settings it
+    was played with: each test starts from it as from a scenario played for it alone."""
+    monkeypatch.setenv("REDIS_URL", redis_url)
     backup_scenario.settings(monkeypatch, str(tmp_path / "var"))
-    return backup_scenario.play(container, drain)
-
-
-@pytest.fixture
-def drain(container: Container) -> Callable[[], None]:
-    return backup_scenario.drainer(container)
+    backup_scenario.restore(real_redis, played[1])
+    return played[0]
 
 
 def test_every_key_the_service_writes_has_a_family(

@@ -11,7 +11,6 @@ from typing import Any
 import msgspec
 import pytest
 import redis
-from rq import SimpleWorker
 
 from api.cli import main as omerta
 from bootstrap import Container
@@ -23,6 +22,7 @@ from services.games.commandinput import ai_command_id
 from services.games.commands import CommandService
 from services.identity.players import Players
 from services.readside import ratings as rt
+from tests.burst import BurstWorker
 from tests.services.helpers import pick_move
 from workers import queues as wq
 from workers.projection import jobs as project_jobs
@@ -156,7 +156,7 @@ def test_ratings_after_a_set_of_games_equal_a_fresh_fold_and_the_rebuild(
     assert rt.Ratings(workers_redis).unfolded()
     # Rating jobs in the order the changed set gave the games: some come late and fold again.
     projections = container.queues.queue(wq.PROJECTIONS)
-    SimpleWorker(
+    BurstWorker(
         [projections], connection=workers_redis, job_class=wq.bound(container.context)
     ).work(burst=True, logging_level="WARNING")
     assert not rt.Ratings(workers_redis).unfolded()
