@@ -14,6 +14,7 @@ from rq.job import Job
 
 from api.app import create_app
 from bootstrap import Container
+from services.eventstore import shards
 from services.eventstore.store import now_ms
 from services.games.seats import player_games_key, seats_key
 from services.notify import notifications as nt
@@ -54,14 +55,18 @@ def test_two_projections_of_one_version_enqueue_one_fan_out(
     before, after = summary({0: 100}, 4), summary({1: 200}, 5)
     assert nt.derive(before, after)  # the change notifies: on_change enqueues
     queue = container.queues.queue(wq.NOTIFY)
-    notifications = notify.Notifications(container.queues)
+    notifications = notify.Notifications(workers_redis, container.queues)
     notifications.on_change(before, after)
     notifications.on_change(before, after)  # a second projection, from the same stored summary
     assert queue.get_job_ids() == ["notify-g1-5-2"]
+    kept = shards.keys(notify.FAN_OUTS)
+    assert sum(workers_redis.zcard(key) for key in kept) == 1  # one member: the same notices
     # The job's own record is the claim: gone once it ran (result_ttl=0), so a later projection
-    # of that version (one that died before its write) enqueues it again.
+    # of that version (one that died before its write) enqueues it again. The fan-out's member
+    # goes with it, once the channels have their sendings.
     drain()
     assert queue.get_job_ids() == [] and not workers_redis.exists("rq:job:notify-g1-5-2")
+    assert not any(workers_redis.zcard(key) for key in kept)
     assert queue.failed_job_registry.get_job_ids() == []
     notifications.on_change(before, after)
     assert queue.get_job_ids() == ["notify-g1-5-2"]
