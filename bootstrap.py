@@ -95,7 +95,7 @@ def bootstrap(
     )
     if listeners is None:
         listeners = [
-            Notifications(queues),
+            Notifications(store, queues),
             Deadlines(queues),
             Expiry(queues),
             Ratings(queues),

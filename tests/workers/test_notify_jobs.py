@@ -14,6 +14,7 @@ from rq.job import Job
 
 from api.app import create_app
 from bootstrap import Container
+from services.eventstore import shards
 from services.eventstore.store import now_ms
 from services.games.seats import player_games_key, seats_key
 from services.notify import notifications as nt
@@ -54,14 +55,18 @@ def test_two_projections_of_one_version_enqueue_one_fan_out(
     before, after = summary({0: 100}, 4), summary({1: 200}, 5)
     assert nt.derive(before, after)  # the change notifies: on_change enqueues
     queue = container.queues.queue(wq.NOTIFY)
-    notifications = notify.Notifications(container.queues)
+    notifications = notify.Notifications(workers_redis, container.queues)
     notifications.on_change(before, after)
     notifications.on_change(before, after)  # a second projection, from the same stored summary
     assert queue.get_job_ids() == ["notify-g1-5-2"]
+    kept = shards.keys(notify.FAN_OUTS)
+    assert sum(workers_redis.zcard(key) for key in kept) == 1  # one member: the same notices
     # The job's own record is the claim: gone once it ran (result_ttl=0), so a later projection
-    # of that version (one that died before its write) enqueues it again.
+    # of that version (one that died before its write) enqueues it again. The fan-out's member
+    # goes with it, once the channels have their sendings.
     drain()
     assert queue.get_job_ids() == [] and not workers_redis.exists("rq:job:notify-g1-5-2")
+    assert not any(workers_redis.zcard(key) for key in kept)
     assert queue.failed_job_registry.get_job_ids() == []
     notifications.on_change(before, after)
     assert queue.get_job_ids() == ["notify-g1-5-2"]
@@ -85,7 +90,7 @@ def test_the_catch_up_revives_the_sendings_of_the_shards_it_is_given(
     container: Container, workers_redis: redis.Redis, request: pytest.FixtureRequest, store: str
 ) -> None:
     """The store (pending sets, delivery records) on one server or a cluster; RQ's server is
-    the test's server either way."""
+    the test's server either way. The fan-outs' pending set is caught up as the channels' are."""
     client = workers_redis if store == "server" else request.getfixturevalue("cluster_redis")
     ann, bob = id_in(3), id_in(9)
     turn = nt.Notice(ann, nt.Event.YOUR_TURN.value, "g1", "gangsta", 5, 0)
@@ -102,15 +107,23 @@ def test_the_catch_up_revives_the_sendings_of_the_shards_it_is_given(
     )
     mail = notify_mail_pending.member(notify_mail_pending.MAIL, bob, "g1", "b1")
     notify_mail_pending.pending_set(client).hold(mail, 0)
+    # And a fan-out of a game of shard 60 whose job is gone (RQ's server lost it).
+    game = id_in(60)
+    lost = nt.Notice(bob, nt.Event.PLAYER_JOINED.value, game, "gangsta", 2, 0)
+    fan_out = msgspec.json.encode((f"notify-{game}-2-2", game, [lost])).decode()
+    notify.fan_outs(client).hold(fan_out, past)
     queue = container.queues.queue(wq.NOTIFY)
 
     def players() -> set[str]:
-        return {Job.fetch(j, connection=queue.connection).args[0] for j in queue.get_job_ids()}
+        jobs = [Job.fetch(j, connection=queue.connection) for j in queue.get_job_ids()]
+        return {j.args[0] for j in jobs if not j.id.startswith("notify-")}
 
     assert notify.catch_up(client, container.queues, [3]) == 1
     assert players() == {ann}
-    assert notify.catch_up(client, container.queues, which=[9, 60]) == 3
-    assert players() == {ann, bob} and queue.count == 4
+    assert notify.catch_up(client, container.queues, which=[9, 60]) == 4
+    assert players() == {ann, bob} and queue.count == 5
+    (revived,) = [j for j in queue.get_job_ids() if j.startswith(f"notify-{game}-2-2-catch-up-")]
+    assert Job.fetch(revived, connection=queue.connection).args == (fan_out,)
     assert notify.catch_up(client, container.queues, []) == 0
 
 

@@ -22,7 +22,8 @@ from typing import Any
 
 import pytest
 import redis
-from rq.registry import StartedJobRegistry
+from rq.job import JobStatus
+from rq.registry import FailedJobRegistry, StartedJobRegistry
 
 from api.app import create_app
 from bootstrap import Container
@@ -33,17 +34,22 @@ from services.readside import readmodels as rm
 from services.readside.readmodels import ReadModels
 from tests.api.helpers import Api, Who
 from tests.scrapes import Scrape, scrape
-from tests.workers.helpers import start_worker, wait
+from tests.workers.helpers import start_worker, stop, wait
 from tests.workers.receiver import HOLD, Receiver, receiver
 from workers import queues as wq
 from workers.notify import mail_pending as notify_mail_pending
+from workers.notify import notices as notify_notices
 from workers.notify import push as notify_push
 from workers.notify import webhooks as notify_webhooks
 
 pytestmark = pytest.mark.server
 
-PENDING = [  # every channel's, every shard's
-    key for name in (notify_webhooks.PENDING, notify_push.PENDING, notify_mail_pending.PENDING)
+PENDING = [  # the fan-outs' and every channel's, every shard's
+    key
+    for name in (
+        notify_notices.FAN_OUTS, notify_webhooks.PENDING, notify_push.PENDING,
+        notify_mail_pending.PENDING,
+    )
     for key in shards.keys(name)
 ]  # fmt: skip
 JOBS = ("notify-*", "webhook-*", "push-*", "mail-*", "maildigest-*")  # every channel's
@@ -485,3 +491,57 @@ def test_deliveries_are_counted_by_channel(
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(30)
+
+
+@pytest.mark.parametrize("lost", ["deleted", "failed"])
+def test_a_fan_out_lost_after_its_projection_wrote_is_run_again_by_the_catch_up(
+    container: Container,
+    api: Api,
+    workers_redis: redis.Redis,
+    redis_url: str,
+    tmp_path: Path,
+    lost: str,
+) -> None:
+    """Bob joins Ann's game; its projection writes the read model and enqueues the fan-out,
+    whose job is then lost before any worker runs it: deleted (RQ's server restarted without
+    its AOF) or failed for good (a worker killed in every try). No later projection derives
+    those notices again (the read model is written); the catch-up of the worker started
+    afterwards runs the fan-out again, and Ann hears of Bob's joining once."""
+    ann, bob = api.player("Ann"), api.player("Bob")
+    with receiver() as hooks:
+        _register(api, ann, hooks.url)
+        created = api.new_game(ann, game="famiglia", seats=2)
+        game_id = created["game_id"]
+        seat = api.join(bob, game_id, created["invites"][0]["code"])
+        assert container.projector.project(game_id).written  # type: ignore[union-attr]
+        queue = container.queues.queue(wq.NOTIFY)
+        (fan_out,) = queue.get_job_ids()
+        job = queue.fetch_job(fan_out)
+        assert job is not None
+        if lost == "deleted":
+            job.delete()
+        else:
+            queue.remove(job)
+            job.set_status(JobStatus.FAILED)
+            FailedJobRegistry(queue=queue).add(job, exc_string="killed in every try")
+        # The fan-out's lease runs out (it is held for longer than a test should wait).
+        for key in shards.keys(notify_notices.FAN_OUTS):
+            for member in workers_redis.zrange(key, 0, -1):
+                workers_redis.zadd(key, {member: 0})
+        game, state, _, _ = container.commands.load(game_id)
+        expected = [("player_joined", game_id, seat)]
+        expected += [("your_turn", game_id, s) for s in game.to_act(state) if s != seat]
+
+        def told() -> list[tuple[str, str, int]]:
+            bodies = [json.loads(call.body) for call in list(hooks.calls)]
+            return sorted((b["event"], b["game_id"], b["seat"]) for b in bodies)
+
+        log = tmp_path / "worker.log"
+        proc = start_worker(redis_url, log)
+        try:
+            wait(lambda: len(told()) >= len(expected), 30, "Ann's notices")
+            failed = {fan_out} if lost == "failed" else set()
+            assert _quiet(container, workers_redis) == failed
+        finally:
+            stop(proc, log)
+        assert told() == sorted(expected)

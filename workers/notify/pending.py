@@ -9,6 +9,10 @@ what a member is, and how its job is enqueued, is the channel's.
 The set is one per shard (``services.eventstore.shards``): a sending is kept in its player's
 shard's copy (``<name>:{<tag>}``), so no single key takes every sending's writes, and the
 catch-up reads the copies of the shards it is given (a worker's: those it holds the lease of).
+
+The fan-outs (``workers.notify.notices.fan_outs``) are kept in such a set too, a member being a
+fan-out's notices in its game's shard's copy; a failure never forgets one (only the channels
+taking its notices does), so the catch-up runs again a fan-out whose job is gone or failed.
 """
 
 from __future__ import annotations
@@ -45,9 +49,9 @@ def enqueue_once(queues: Queues, name: str, func: str, *, job_id: str, **options
 
 
 class Pending:
-    """``name``: the sets' (one per shard); ``player_of``: the player of a member (their shard
-    keeps it); ``backoff``: the seconds before each of RQ's next tries; ``lease``: how long a try
-    holds a member (seconds). Both are read when used: the settings may change."""
+    """``name``: the sets' (one per shard); ``player_of``: the player (or game) of a member
+    (their shard keeps it); ``backoff``: the seconds before each of RQ's next tries; ``lease``:
+    how long a try holds a member (seconds). Both are read when used: the settings may change."""
 
     def __init__(
         self,
