@@ -66,11 +66,8 @@ def test_a_message_appears_live_in_the_other_context_as_text(
     assert errors == []
 
 
-def test_after_the_end_the_chat_stays_live_and_the_rematch_is_joined(
-    new_context: Callable[..., BrowserContext],
-) -> None:
-    game_id, alice, bob = two_players(new_context)
-    errors = watch_errors(alice) + watch_errors(bob)
+def pass_to_the_end(alice: Page, bob: Page) -> None:
+    """Both players pass in a row: the game is over on both pages."""
     first, second = (alice, bob) if alice.locator("#prompt .ask").count() else (bob, alice)
     before = shown_version(second)
     first.locator("[data-action=pass]").click()
@@ -80,6 +77,14 @@ def test_after_the_end_the_chat_stays_live_and_the_rematch_is_joined(
     for page in (alice, bob):
         expect(page.locator("#result")).to_contain_text("Both players passed in a row.")
         expect(page.locator("#rematch")).to_contain_text("Rematch")
+
+
+def test_after_the_end_the_chat_stays_live_and_the_rematch_is_joined(
+    new_context: Callable[..., BrowserContext],
+) -> None:
+    game_id, alice, bob = two_players(new_context)
+    errors = watch_errors(alice) + watch_errors(bob)
+    pass_to_the_end(alice, bob)
 
     say(bob, "good game")
     expect(alice.locator("#chat-log li .text")).to_have_text(["good game"])

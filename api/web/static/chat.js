@@ -1,8 +1,8 @@
 // The game's chat panel: the messages so far, then new ones live from the game's own stream
 // (game.js announces it: "omerta:events"). A finished game's stream ends, so the page then
 // follows the chat on a stream that stays open past the end (and brings a rematch offer:
-// rematch.js listens to it too). Seated players write; everyone else reads. Every message is
-// shown as text, never as HTML.
+// rematch.js listens to it too), opened again when refused. Seated players write; everyone
+// else reads. Every message is shown as text, never as HTML.
 "use strict";
 
 (() => {
@@ -15,7 +15,7 @@
   let last = 0; // the highest message id shown
   let names = [];
   let version = 0;
-  let alone = null; // the chat's own stream, once the game is over
+  let alone = null; // the chat's own stream (its first) once the game is over
 
   function line(message) {
     return el("li", { dataset: { id: message.id } },
@@ -67,8 +67,12 @@
     alone = true;
     try {
       if (!version) await table(); // (its events are not wanted again: only the chat)
-      alone = new EventSource(`${Omerta.API}/games/${gameId}/events?after=${version}&chat=${last}`);
-      document.dispatchEvent(new CustomEvent("omerta:events", { detail: alone }));
+      // Opened again when refused (Omerta.keepStream): its "open" catches up (listen).
+      alone = Omerta.keepStream(() => {
+        const source = new EventSource(`${Omerta.API}/games/${gameId}/events?after=${version}&chat=${last}`);
+        document.dispatchEvent(new CustomEvent("omerta:events", { detail: source }));
+        return source;
+      });
     } catch (err) {
       alone = null;
       showError(err);

@@ -276,6 +276,29 @@ const Omerta = (() => {
     return null;
   }
 
+  // A live stream (server-sent events) the page keeps: ``open`` makes it (its URL from what the
+  // page shows by then, its listeners) and makes it again a few seconds after the browser gave
+  // up on it. The browser retries a dropped stream by itself, but never one refused: a 429, a
+  // 503 (``streams_full`` from a process serving the most streams it may, a service
+  // restarting) would leave the page's live parts still for good. The wait is spread: a full
+  // process refuses a crowd of pages at once, and back together they would be refused again.
+  // ``wanted(source)``: whether the page still wants that stream followed (false: it ended or
+  // replaced it); ``reopened()``: what to do on a new stream (catch up on what it missed).
+  const REOPEN_MS = 2000;
+  const REOPEN_SPREAD_MS = 3000;
+  function keepStream(open, wanted = () => true, reopened = () => {}) {
+    const source = open();
+    source.addEventListener("error", () => {
+      if (source.readyState !== EventSource.CLOSED || !wanted(source)) return;
+      setTimeout(() => {
+        if (!wanted(source)) return;
+        keepStream(open, wanted, reopened);
+        reopened();
+      }, REOPEN_MS + Math.random() * REOPEN_SPREAD_MS);
+    });
+    return source;
+  }
+
   // A date and time in the page's language, one style on every page (the catalogue's date.*):
   // the month in words or with its unit, so day and month are never mixed up, and a 24-hour
   // time in the browser's zone; `timeOnlyToday` (a chat line): just the time for today's. A
@@ -330,5 +353,5 @@ const Omerta = (() => {
 
   return { API, LANG, MESSAGES, t, tn, api, create, whileBusy, onSubmitOnce, ApiError, refusal,
            me, createPlayer, el, append, toast, logFault, showError, seatName, seatNames, aiBadge,
-           commandId, pageUrl, profileUrl, tip, optionTip, confirmMove, setTitle, when };
+           commandId, pageUrl, profileUrl, tip, optionTip, confirmMove, setTitle, when, keepStream };
 })();

@@ -11,7 +11,6 @@
     refusal: null, send, redraw: draw, waiting,
   };
   const SEAT_POLL_MS = 3000;
-  const RECONNECT_MS = 2000;
   const RETRY_MS = 300;
   const CATCH_UP_MS = 2500;
   let ended = false;
@@ -298,7 +297,8 @@
     settle: reload,
   });
 
-  function follow() {
+  // The game's stream; one refused is opened again from what the log shows (Omerta.keepStream).
+  function openStream() {
     const source = new EventSource(`${Omerta.API}/games/${gameId}/events?after=${logVersion}`);
     document.dispatchEvent(new CustomEvent("omerta:events", { detail: source })); // chat.js
     const onEvent = (message) => steps.push(JSON.parse(message.data));
@@ -308,13 +308,11 @@
       ended = true;
       if (!steps.busy()) reload();
     });
-    // The browser retries a dropped stream by itself, but gives up on an error response
-    // (a 5xx while the store restarts): then start a new stream, from what the log shows.
-    source.addEventListener("error", () => {
-      if (source.readyState === EventSource.CLOSED && !ended) {
-        setTimeout(() => { follow(); reload(); }, RECONNECT_MS);
-      }
-    });
+    return source;
+  }
+
+  function follow() {
+    Omerta.keepStream(openStream, () => !ended, reload);
   }
 
   async function start() {

@@ -12,7 +12,6 @@
 
 (() => {
   const { API, t } = Omerta;
-  const RECONNECT_MS = 5000;
   const shared = "locks" in navigator && "BroadcastChannel" in window;
   const channel = shared ? new BroadcastChannel("omerta-presence") : null;
   let player = null; // the id of this browser's player
@@ -45,19 +44,17 @@
   }
 
   // The stream ends after a while and the browser reconnects by itself (Last-Event-ID: the
-  // first message then lists what changed meanwhile). It gives up on an error answer (a 429,
-  // a 5xx while the service restarts): then a new stream, a little later.
+  // first message then lists what changed meanwhile). One refused is opened again a little
+  // later (Omerta.keepStream) while it is still this tab's.
   function follow() {
-    const current = source = new EventSource(`${API}/me/events`);
-    current.addEventListener("inbox", (message) => {
-      deliver(JSON.parse(message.data));
-      if (channel) channel.postMessage({ kind: "inbox", player, data: last });
-    });
-    current.addEventListener("error", () => {
-      if (current.readyState === EventSource.CLOSED && current === source) {
-        setTimeout(() => { if (current === source) follow(); }, RECONNECT_MS);
-      }
-    });
+    Omerta.keepStream(() => {
+      source = new EventSource(`${API}/me/events`);
+      source.addEventListener("inbox", (message) => {
+        deliver(JSON.parse(message.data));
+        if (channel) channel.postMessage({ kind: "inbox", player, data: last });
+      });
+      return source;
+    }, (current) => current === source);
   }
 
   function stop() {
