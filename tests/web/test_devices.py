@@ -85,7 +85,8 @@ def test_a_page_signed_out_meanwhile_shows_the_next_move_without_an_error(
     """A move that arrives on a game page after its device was signed out elsewhere: the page
     says so (a toast), and logs no error (a CI run under load saw the AI's late move do that)."""
     laptop = new_context().new_page()
-    errors = watch_errors(laptop)
+    # The page learns it was signed out from a 401 (the browser logs the failed request itself).
+    errors = watch_errors(laptop, expected="401")
     sign_up(laptop, "Vera")
     game_id, invites = create_game(laptop, "Famiglia", ["friend"])
     bob = new_context().new_page()
