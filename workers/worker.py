@@ -29,8 +29,8 @@ the projections queue runs none of the catch-up passes (the projection workers d
 the AI queue (and perhaps the analysis queue) alone lowers its CPU priority to
 ``OMERTA_AI_NICE`` (default 15): its searches are bounded by wall time, so on a busy machine
 they search less instead of holding up requests and projections; one of the analysis queue
-alone runs at ``ANALYSIS_NICE`` (19, the lowest): a review, bounded by iterations, only takes
-longer.
+alone runs at ``OMERTA_ANALYSIS_NICE`` (default 19, the lowest): a review, bounded by
+iterations, only takes longer.
 
 Store outages: the client retries for a few seconds (``services.platform.config``), and RQ's wait
 for a
@@ -88,7 +88,6 @@ COMMANDS_POLL = 0.5  # seconds RQ's commands thread waits for one before it look
 COMMANDS_STOP = 5.0  # seconds a stop waits for that thread (a daemon: left behind after that)
 # The queues a default worker serves only while no worker of their own is alive.
 FALLBACK = {AI: "AI moves", ANALYSIS: "reviews"}
-ANALYSIS_NICE = 19  # a worker of the analysis queue alone: below the AI's searches
 
 
 class OmertaWorker(SimpleWorker):
@@ -422,7 +421,7 @@ def run(
     if settings().heartbeat_file is not None:  # a child of ``omerta run``
         lifeline.Heartbeat(settings().heartbeat_file).start()
     if queues == [ANALYSIS]:
-        lower_priority(ANALYSIS_NICE)
+        lower_priority(settings().analysis_nice)
     elif queues is not None and set(queues) <= {AI, ANALYSIS}:
         lower_priority(settings().ai_nice)
     pause = RESTART_FIRST

@@ -144,6 +144,10 @@ class Settings(msgspec.Struct, frozen=True):
     min_clock_seconds: int = MIN_CLOCK  # lower only for the tests of time-outs
     # The CPU priority (niceness) of a worker of the AI queue alone (workers.worker)
     ai_nice: int = 15
+    # The niceness of a worker of the analysis queue alone: the lowest by default (a review,
+    # bounded by iterations, only takes longer); a machine shared with CPU hogs (a CI run beside
+    # a load) may want it higher, or a nice-19 review may wait for the hogs to end
+    analysis_nice: int = 19
     # How long a worker's shard leases last unrenewed (workers.projection.leases): a dead worker's
     # shards
     # wait this long for another; a worker paused longer (a stalled machine) loses them
@@ -198,6 +202,7 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         open_game_days=_some_days(env, "OMERTA_OPEN_GAME_DAYS", 14.0),
         min_clock_seconds=_at_least_one(env, "OMERTA_MIN_CLOCK_SECONDS", MIN_CLOCK),
         ai_nice=_niceness(env, "OMERTA_AI_NICE", 15),
+        analysis_nice=_niceness(env, "OMERTA_ANALYSIS_NICE", 19),
         lease_seconds=_at_least_one(env, "OMERTA_LEASE_SECONDS", 10),
         child_stale_seconds=_at_least_one(env, "OMERTA_CHILD_STALE_SECONDS", 60),
         heartbeat_file=_path(env, "OMERTA_HEARTBEAT_FILE"),
