@@ -76,7 +76,7 @@ def test_a_concession_in_a_2_player_game_ends_it_as_a_loss(
 
 def test_undo_is_refused_after_a_reveal(api: Api) -> None:
     """FAMIGLIA.md, action 1: refreshing the Street turns cards up from the deck."""
-    for _ in range(20):
+    for _ in range(200):  # a deal that allows a refresh at once is not common
         game_id, players = two_players(api, "famiglia")
         table = api.ok("GET", f"/games/{game_id}")
         mover = players[table["to_act"][0]]
