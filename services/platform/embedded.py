@@ -39,10 +39,18 @@ def server_binary() -> str:
     return found
 
 
+# A cluster node's bus listens on its port + 10000, which must be a port too: a node refuses
+# to start above this (seen as a cluster test failing now and then on an ephemeral port).
+HIGHEST_NODE_PORT = 55535
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
+    while True:
+        with socket.socket() as sock:
+            sock.bind((HOST, 0))
+            port = int(sock.getsockname()[1])
+        if port <= HIGHEST_NODE_PORT:
+            return port
 
 
 class EmbeddedServer:
