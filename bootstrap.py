@@ -1,14 +1,15 @@
 """The composition root: every process's objects, made once and handed on.
 
 ``bootstrap()`` makes the ``Container`` of a process from its settings (the environment by default,
-``services.platform.config``): the store's client, RQ's (the same server unless
-``RQ_REDIS_URL``), the event store, the RQ queues (``workers.queues``), the command service with
-its one hook (``workers.projection.wake``: every append wakes the read side), the projector with
-its listeners (notifications, deadlines, expiries, ratings, reviews), the read models, and the
-feature services the entry points use, and the process's metrics (``services.platform.metrics``)
-on a registry of its own. The entry points (``omerta serve``'s app, ``omerta worker``, the other
-``omerta`` commands) call it once and pass the container (or the workers' part of it,
-``Container.context``) down; nothing else makes these objects or keeps them in a module.
+``services.platform.config``): the store's client, RQ's (the same server unless ``RQ_REDIS_URL``),
+the event store, the RQ queues (``workers.queues``), the game repository with its one hook
+(``workers.projection.wake``: every append wakes the read side) and the command service whose parts
+are given it, the projector with its listeners (notifications, deadlines, expiries, ratings,
+reviews), the read models, and the feature services the entry points use, and the process's metrics
+(``services.platform.metrics``) on a registry of its own. The entry points (``omerta serve``'s app,
+``omerta worker``, the other ``omerta`` commands) call it once and pass the container (or the
+workers' part of it, ``Container.context``) down; nothing else makes these objects or keeps them in
+a module.
 
 Tests make their own: ``bootstrap(store=client)`` on their server, with their own ``hooks`` or
 ``listeners`` where a test needs other ones.
@@ -28,7 +29,7 @@ from services.eventstore.store import EventStore
 from services.games.chat import Chat
 from services.games.commands import CommandService
 from services.games.rematch import Rematches
-from services.games.snapshots import AfterAppend
+from services.games.repository import AfterAppend, EventStoreRepository
 from services.identity.players import Players
 from services.platform import config
 from services.platform.config import Settings
@@ -72,7 +73,7 @@ def bootstrap(
     listeners: Sequence[Listener] | None = None,
 ) -> Container:
     """The process's objects. ``store``/``queues_client``: clients to use instead of the
-    configured ones; ``hooks``: the command service's (default: the workers' wake);
+    configured ones; ``hooks``: the game repository's (default: the workers' wake);
     ``listeners``: the projector's (default: notifications, deadlines, expiries, ratings,
     reviews)."""
     settings = settings or config.settings()
@@ -90,9 +91,8 @@ def bootstrap(
     )
     queues = Queues(queues_client)
     wake = Wake(store, queues)
-    commands = CommandService(
-        events, hooks=[wake.on_append] if hooks is None else hooks, metrics=metrics
-    )
+    repository = EventStoreRepository(events, hooks=[wake.on_append] if hooks is None else hooks)
+    commands = CommandService(repository, metrics=metrics)
     if listeners is None:
         listeners = [
             Notifications(store, queues),

@@ -3,10 +3,10 @@
 Public interface (details in each module's docstring):
 
 * ``services.games.commands``: the ``CommandService`` class (``create_game``, ``handle``,
-  ``load``, ``history``; one per process, made by ``bootstrap``); its parts:
+  ``load``, ``history``; one per process, made by ``bootstrap``); its parts, each given a
+  ``services.games.repository.GameRepository`` (a game's state, its appends):
   ``services.games.creation``, ``services.games.handling`` (``Accepted``),
-  ``services.games.reading`` (``Loaded``), ``services.games.snapshots``,
-  ``services.games.commandinput``.
+  ``services.games.reading`` (``Loaded``); ``services.games.commandinput``.
 * ``services.errors``: the typed refusals (``code``, ``status``, ``message``).
 * ``services.eventstore.store``: ``EventStore`` (the one Lua append, reads) and
 ``services.eventstore.records``: the

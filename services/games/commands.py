@@ -5,54 +5,56 @@
     game, state, version, meta = commands.load(game_id)
     records = commands.history(game_id, seat=0)
 
-One service per process, made by the composition root (``bootstrap``) and handed to whoever
-needs it.
+One service per process, made by the composition root (``bootstrap``) on the process's game
+repository and handed to whoever needs it.
 
-``CommandService`` is made of one part per job, each module's docstring says how it works:
-``services.games.creation`` (new games), ``services.games.handling`` (commands and time-outs,
-retries and command ids), ``services.games.reading`` (load, events, redacted history), on
-``services.games.snapshots`` (the per-process snapshot cache and the hooks);
-``services.games.commandinput`` checks what callers pass (command ids, commands as data, AI
-seats).
+``CommandService`` is a facade over one part per job, each given the repository (each module's
+docstring says how it works): ``services.games.creation`` (new games),
+``services.games.handling`` (commands and time-outs, retries and command ids),
+``services.games.reading`` (load, events, redacted history); ``services.games.repository``
+(``GameRepository``: the games' states, with the per-process state cache, and their appends,
+with the after-append hooks) is all they know of the store; ``services.games.commandinput``
+checks what callers pass (command ids, commands as data, AI seats).
 
 Every refusal is a ``services.errors.ServiceError`` (``code``, ``status``, ``message``) and
 changes nothing.
 
-``hooks``: callables ``(game_id, version, woke)`` run after every append (and again when a
-retried command turns out to be a duplicate, so a lost follow-up is re-triggered). ``woke``
-says that this change set the store's wake flag (``EventStore.mark_changed``): the read side must
-be woken (the workers' hook enqueues a job then, and only then). They must be idempotent. An
-exception in one is logged and does not fail the command, which is already stored; the feed
-stream is the durable record of appends.
+The repository's ``hooks`` run after every append, and again when a retried command turns out
+to be a duplicate, so a lost follow-up is re-triggered (``services.games.repository``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
-from domain import GAMES
-from domain.core import Game
-from services.eventstore.store import EventStore
-from services.eventstore.upcasting import UPCASTERS, Upcasters
 from services.games.creation import Creation
-from services.games.handling import Handling
+from services.games.handling import MAX_ATTEMPTS, Handling
 from services.games.reading import Reading
-from services.games.snapshots import AfterAppend
+from services.games.repository import EventStoreRepository
 from services.platform.metrics import Metrics
 
 
-class CommandService(Creation, Handling, Reading):
+class CommandService:
     def __init__(
         self,
-        store: EventStore,
-        games: Mapping[str, Game] = GAMES,
-        hooks: Sequence[AfterAppend] = (),
-        max_attempts: int = 10,
-        cache_size: int = 4096,
-        upcasters: Upcasters = UPCASTERS,
+        repository: EventStoreRepository,
+        max_attempts: int = MAX_ATTEMPTS,
         metrics: Metrics | None = None,
     ) -> None:
+        self.repository = repository
+        self.store = repository.store
+        self.games = repository.games
+        self.hooks = repository.hooks
+        creation = Creation(repository)
         # Without the process's metrics (a test's service): counted, exported nowhere.
-        super().__init__(
-            store, games, hooks, max_attempts, cache_size, upcasters, metrics or Metrics()
-        )
+        handling = Handling(repository, metrics or Metrics(), max_attempts)
+        reading = Reading(repository)
+        self.create_game = creation.create_game
+        self.create_like = creation.create_like
+        self.handle = handling.handle
+        self.time_out = handling.time_out
+        self.expire = handling.expire
+        self.rules = reading.rules
+        self.meta = reading.meta
+        self.load = reading.load
+        self.events = reading.events
+        self.history = reading.history
+        self.notify = repository.notify

@@ -1,6 +1,6 @@
 """The command service's creation of games: a new game from its settings, checked, or a copy
 of an earlier game's settings (a rematch); its secret, creation events and metadata stored
-atomically under a fresh id."""
+atomically under a fresh id (through the ``GameRepository`` it is given)."""
 
 from __future__ import annotations
 
@@ -11,19 +11,22 @@ from typing import Any
 import msgspec
 
 from domain import bots
-from domain.core import RuleViolation, Secret, replay
+from domain.core import RuleViolation, Secret
 from services.errors import BadRequest
 from services.eventstore import shards
 from services.eventstore.records import GameMeta
 from services.games import clocks
 from services.games.commandinput import is_int, parse_ai
-from services.games.snapshots import Snapshot, Snapshots
+from services.games.repository import GameRepository, GameState
 from services.platform import config
 
 CREATION_COMMAND_ID = ""
 
 
-class Creation(Snapshots):
+class Creation:
+    def __init__(self, repository: GameRepository) -> None:
+        self.repository = repository
+
     def create_game(
         self,
         game: str,
@@ -42,13 +45,14 @@ class Creation(Snapshots):
         time control and the time-out policy as plain data (``services.games.clocks``). The game's
         secret (seed and salt) comes from ``secrets.token_bytes``; its creation events and
         metadata are stored atomically."""
-        if game not in self.games:
+        games = self.repository.games
+        if game not in games:
             raise BadRequest(
-                f"there is no game {game!r} (games: {', '.join(sorted(self.games))})",
+                f"there is no game {game!r} (games: {', '.join(sorted(games))})",
                 code="unknown_game_name",
-                params={"game": str(game), "games": sorted(self.games)},
+                params={"game": str(game), "games": sorted(games)},
             )
-        rules = self.games[game]
+        rules = games[game]
         if not is_int(seats) or not rules.min_seats <= seats <= rules.max_seats:
             raise BadRequest(
                 f"{game} is for {rules.min_seats} to {rules.max_seats} players, not {seats!r}",
@@ -68,7 +72,7 @@ class Creation(Snapshots):
             seats=seats,
             options=msgspec.to_builtins(validated),
             ai=ai_seats,
-            created=self.store.clock(),
+            created=self.repository.clock(),
             clock=time_control,
             on_timeout=policy,
             takeover=policy.level,
@@ -79,27 +83,23 @@ class Creation(Snapshots):
         """A new game with every creation setting of ``earlier`` (a rematch): everything a
         creation takes is kept in its metadata, so the copy is of the whole record but the
         creation time, and a setting added to ``GameMeta`` later comes along by itself."""
-        validated = self.games[earlier.game].options(earlier.options)
-        return self._start(msgspec.structs.replace(earlier, created=self.store.clock()), validated)
+        validated = self.repository.games[earlier.game].options(earlier.options)
+        created = self.repository.clock()
+        return self._start(msgspec.structs.replace(earlier, created=created), validated)
 
     def _start(self, meta: GameMeta, validated: Any, game_id: str | None = None) -> str:
         """Store a new game's creation events (from a fresh secret) and its metadata, under
         ``game_id`` if given (an earlier try's game there is kept and its id returned)."""
-        game, rules = meta.game, self.games[meta.game]
+        rules = self.repository.games[meta.game]
         secret = Secret(seed=secrets.token_bytes(32), salt=secrets.token_bytes(16))
         events = rules.start(meta.seats, secret, validated)
         given = game_id is not None
         game_id = game_id or shards.new_id(16)  # in its shard's slot: one script appends to both
-        appended = self.store.append(
-            game_id, 0, b"", CREATION_COMMAND_ID, None, self._encode(game, events), meta=meta
+        stored = self.repository.append(
+            game_id, GameState.new(meta), None, events, CREATION_COMMAND_ID
         )
-        if given and appended.status == "duplicate":  # its creation was stored by an earlier try
+        if given and stored.answer.status == "duplicate":  # stored by an earlier try
             return game_id
-        if appended.status != "ok":  # 120 random bits never collide; a store that says so lies
-            raise RuntimeError(f"creating game {game_id} failed: {appended.status}")
-        state = replay(rules, events)
-        self._cache.remember(
-            game_id, Snapshot(meta, appended.version, state, appended.entries[-1].raw)
-        )
-        self._after_append(game_id, appended.version, appended.woke)
+        if stored.game is None:  # 120 random bits never collide; a store that says so lies
+            raise RuntimeError(f"creating game {game_id} failed: {stored.answer.status}")
         return game_id

@@ -1,6 +1,6 @@
 """The command service's handling of commands: a seat's command, a seat's time-out, or the
 expiry of an open game nobody joined, decided by the rules on the game's state and appended as
-its events.
+its events (through the ``GameRepository`` it is given).
 
 ``handle`` loads the game's state, calls the rules' ``decide``, and appends the events only if
 the stream is still at the version it decided on. When another command got in first it decides
@@ -25,7 +25,7 @@ from typing import Any
 import msgspec
 
 from domain import table
-from domain.core import RuleViolation, replay
+from domain.core import RuleViolation
 from services.errors import (
     BadRequest,
     CommandIdReused,
@@ -38,7 +38,6 @@ from services.errors import (
     WrongSeat,
 )
 from services.eventstore.records import CommandRecord
-from services.eventstore.store import unavailable
 from services.games.commandinput import (
     AI_COMMAND_PREFIX,
     MAX_COMMAND_ID,
@@ -46,8 +45,9 @@ from services.games.commandinput import (
     is_int,
     parse_command,
 )
+from services.games.repository import GameRepository, GameState
 from services.games.seating import taken_over
-from services.games.snapshots import Snapshot, Snapshots
+from services.platform.metrics import Metrics
 
 # The codes ``handle`` refuses a command with itself, started at 0 in the metrics
 # (``commands_refused``); each rule's own code (``RuleRejected``) is counted from its first.
@@ -64,6 +64,9 @@ REFUSALS = (
 )
 
 
+MAX_ATTEMPTS = 10  # decisions on a fresh state per command before ``Conflict`` (``busy``)
+
+
 class Accepted(msgspec.Struct, frozen=True):
     """A handled command: its events are versions ``first .. version`` of the game (none when
     ``first > version``); ``duplicate`` means an earlier try of this command id stored them.
@@ -78,7 +81,14 @@ class Accepted(msgspec.Struct, frozen=True):
     state: Any = None
 
 
-class Handling(Snapshots):
+class Handling:
+    def __init__(
+        self, repository: GameRepository, metrics: Metrics, max_attempts: int = MAX_ATTEMPTS
+    ) -> None:
+        self.repository = repository
+        self.metrics = metrics
+        self.max_attempts = max_attempts
+
     def handle(
         self,
         game_id: str,
@@ -124,53 +134,53 @@ class Handling(Snapshots):
                 code="bad_expected_version",
                 params={"expected": str(expected_version)},
             )
-        meta = self._meta(game_id)
-        rules = self.games[meta.game]
+        meta = self.repository.meta(game_id)
+        rules = self.repository.games[meta.game]
         check_seat(seat, meta.seats)
         command = parse_command(rules, command)
         digest = hashlib.sha256(msgspec.msgpack.encode([seat, command])).digest()[:16]
-        snap = self._warm(game_id, expected_version)
-        if snap is not None and not _bot_plays(snap, seat, command_id):
+        game = self._warm(game_id, expected_version)
+        if game is not None and not _bot_plays(game, seat, command_id):
             # One round trip: decide on the cached state and append at its version straight
             # away; the append itself checks the version and the command id. Refused by the
             # rules, or a no-op, or beaten by another append: decided again on a fresh read.
             try:
-                events = rules.decide(snap.state, seat, command)
+                events = rules.decide(game.state, seat, command)
             except RuleViolation:
                 events = []
             if events:
                 accepted = self._append(
-                    game_id, snap, seat, events, command_id, digest, expected_version
+                    game_id, game, seat, events, command_id, digest, expected_version
                 )
                 if accepted is not None:
                     return accepted
         for _attempt in range(self.max_attempts):
-            snap, record = self._refresh(game_id, (seat, command_id))
+            game, record = self.repository.get(game_id, (seat, command_id))
             if record is not None:
-                return self._duplicate(game_id, command_id, record, digest, snap.version)
-            if expected_version is not None and snap.version != expected_version:
-                raise _stale(expected_version, snap.version)
-            if _bot_plays(snap, seat, command_id):
+                return self._duplicate(game_id, command_id, record, digest, game.version)
+            if expected_version is not None and game.version != expected_version:
+                raise _stale(expected_version, game.version)
+            if _bot_plays(game, seat, command_id):
                 raise SeatTakenOver(
                     f"seat {seat} is played by a bot now: only the bot moves for it",
                     params={"seat": seat},
                 )
             try:
-                events = rules.decide(snap.state, seat, command)
+                events = rules.decide(game.state, seat, command)
             except RuleViolation as exc:
                 # An archived game is over, so the rules refuse every command: only then is
                 # its marker read (no round trip more for a command that is decided).
-                if self._archived(game_id):
+                if self.repository.archived(game_id):
                     raise GameArchived() from None
                 raise RuleRejected(
                     exc.message, code=exc.code, params=exc.params, game=meta.game
                 ) from None
             if not events:
                 return Accepted(
-                    game_id, command_id, snap.version, snap.version + 1, state=snap.state
+                    game_id, command_id, game.version, game.version + 1, state=game.state
                 )
             accepted = self._append(
-                game_id, snap, seat, events, command_id, digest, expected_version
+                game_id, game, seat, events, command_id, digest, expected_version
             )
             if accepted is not None:
                 return accepted
@@ -181,22 +191,22 @@ class Handling(Snapshots):
         ``Conflict`` when the game is elsewhere (it moved on: the deadline is stale). The command
         id is ``ai-timeout-<version>-<seat>``, so copies of one deadline job append it once; no
         client can send it (the API refuses the ``ai-`` prefix)."""
-        meta = self._meta(game_id)
+        meta = self.repository.meta(game_id)
         check_seat(seat, meta.seats)
         command_id = f"{AI_COMMAND_PREFIX}timeout-{version}-{seat}"
         digest = hashlib.sha256(msgspec.msgpack.encode([seat, "time_out", forfeit])).digest()[:16]
-        snap, record = self._refresh(game_id, (seat, command_id))
+        game, record = self.repository.get(game_id, (seat, command_id))
         if record is not None:
-            return self._duplicate(game_id, command_id, record, digest, snap.version)
-        if snap.version != version:
-            raise _stale(version, snap.version)
+            return self._duplicate(game_id, command_id, record, digest, game.version)
+        if game.version != version:
+            raise _stale(version, game.version)
         try:
-            events = table.time_out(snap.state, seat, forfeit)
+            events = table.time_out(game.state, seat, forfeit)
         except RuleViolation as exc:
             raise RuleRejected(exc.message, code=exc.code, params=exc.params) from None
         if not events:
-            return Accepted(game_id, command_id, snap.version, snap.version + 1, state=snap.state)
-        accepted = self._append(game_id, snap, seat, events, command_id, digest, version)
+            return Accepted(game_id, command_id, game.version, game.version + 1, state=game.state)
+        accepted = self._append(game_id, game, seat, events, command_id, digest, version)
         assert accepted is not None  # with an expected version a lost race raises Conflict
         return accepted
 
@@ -208,14 +218,14 @@ class Handling(Snapshots):
         command_id = f"{AI_COMMAND_PREFIX}expire"
         digest = hashlib.sha256(b"expire").digest()[:16]
         for _attempt in range(self.max_attempts):
-            snap, record = self._refresh(game_id, (None, command_id))
+            game, record = self.repository.get(game_id, (None, command_id))
             if record is not None:
-                return self._duplicate(game_id, command_id, record, digest, snap.version)
+                return self._duplicate(game_id, command_id, record, digest, game.version)
             try:
-                events = table.expire(snap.state, days)
+                events = table.expire(game.state, days)
             except RuleViolation as exc:
                 raise RuleRejected(exc.message, code=exc.code, params=exc.params) from None
-            accepted = self._append(game_id, snap, None, events, command_id, digest, None)
+            accepted = self._append(game_id, game, None, events, command_id, digest, None)
             if accepted is not None:
                 return accepted
         raise self._busy(game_id)
@@ -223,38 +233,24 @@ class Handling(Snapshots):
     def _append(
         self,
         game_id: str,
-        snap: Snapshot,
+        game: GameState,
         seat: int | None,
         events: list[Any],
         command_id: str,
         digest: bytes,
         expected_version: int | None,
     ) -> Accepted | None:
-        """Append a command's events at ``snap``'s version; None if another append got in
-        first (the stream is past ``snap``), or ``Conflict`` then with ``expected_version``."""
-        meta = snap.meta
-        appended = self.store.append(
-            game_id,
-            snap.version,
-            snap.head,
-            command_id,
-            seat,
-            self._encode(meta.game, events),
-            digest=digest,
-        )
-        if appended.status == "ok":
-            state = replay(self.games[meta.game], events, snap.state)
-            head = appended.entries[-1].raw
-            self._cache.remember(game_id, Snapshot(meta, appended.version, state, head))
-            self._after_append(game_id, appended.version, appended.woke)
-            return Accepted(game_id, command_id, appended.version, snap.version + 1, state=state)
+        """Append a command's events at ``game``'s version; None if another append got in
+        first (the stream is past ``game``), or ``Conflict`` then with ``expected_version``."""
+        stored = self.repository.append(game_id, game, seat, events, command_id, digest)
+        if stored.game is not None:
+            now = stored.game
+            return Accepted(game_id, command_id, now.version, game.version + 1, state=now.state)
+        appended = stored.answer
         if appended.record is not None:  # an earlier try of this command id stored it
             return self._duplicate(game_id, command_id, appended.record, digest, appended.version)
-        forked = appended.status == "forked" or appended.version < snap.version
-        if forked:  # the store lost versions this process saw: what it holds is from then
-            self._store_went_back(game_id, snap)
         if expected_version is not None:
-            if forked and appended.version == expected_version:
+            if stored.forked and appended.version == expected_version:
                 raise Conflict(
                     f"the game's version {expected_version} is no longer the one you saw"
                     " (the store was restored); reload and retry",
@@ -264,25 +260,20 @@ class Handling(Snapshots):
             raise _stale(expected_version, appended.version)
         return None
 
-    def _archived(self, game_id: str) -> bool:
-        archived = self.store.archived
-        with unavailable():
-            return archived is not None and archived.marker(game_id) is not None
-
     def _busy(self, game_id: str) -> Conflict:
         return Conflict(
             f"the game kept changing; gave up after {self.max_attempts} attempts, try again",
-            version=self._refresh(game_id)[0].version,
+            version=self.repository.get(game_id)[0].version,
             case="busy",
         )
 
-    def _warm(self, game_id: str, expected_version: int | None) -> Snapshot | None:
-        """The cached snapshot to decide on without reading first, if there is one and it is
+    def _warm(self, game_id: str, expected_version: int | None) -> GameState | None:
+        """The cached state to decide on without reading first, if there is one and it is
         at ``expected_version`` (when given: otherwise a read tells stale from duplicate)."""
-        snap = self._cache.get(game_id)
-        if snap is None or (expected_version is not None and snap.version != expected_version):
+        game = self.repository.cached(game_id)
+        if game is None or (expected_version is not None and game.version != expected_version):
             return None
-        return snap
+        return game
 
     def _duplicate(
         self, game_id: str, command_id: str, record: CommandRecord, digest: bytes, now: int
@@ -292,14 +283,14 @@ class Handling(Snapshots):
                 f"command id {command_id!r} was already used for another command of this seat",
                 params={"command_id": command_id},
             )
-        self.notify(game_id, now)
+        self.repository.notify(game_id, now)
         return Accepted(game_id, command_id, record.last, record.first, duplicate=True)
 
 
-def _bot_plays(snap: Snapshot, seat: int, command_id: str) -> bool:
+def _bot_plays(game: GameState, seat: int, command_id: str) -> bool:
     """A person's command (any id but the AI seats') for a person's seat a bot took over (the
     API seats nobody at the AI seats chosen at creation)."""
-    bot = seat in taken_over(snap.meta, snap.state)
+    bot = seat in taken_over(game.meta, game.state)
     return bot and not command_id.startswith(AI_COMMAND_PREFIX)
 
 

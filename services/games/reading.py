@@ -1,6 +1,7 @@
 """The command service's reading of games: a game's rules, metadata, state and version, its
 events as stored (for the server side), and its history as a seat or a spectator may see it
-(redacted while the game runs, other seats' command ids hidden)."""
+(redacted while the game runs, other seats' command ids hidden), from the ``GameRepository``
+it is given."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from typing import Any, NamedTuple
 import msgspec
 
 from domain.core import Game
-from services.eventstore.records import EventRecord, GameMeta, to_record
+from services.eventstore.records import EventRecord, GameMeta
 from services.games.commandinput import check_seat
-from services.games.snapshots import Snapshots
+from services.games.repository import GameRepository
 
 
 class Loaded(NamedTuple):
@@ -21,29 +22,27 @@ class Loaded(NamedTuple):
     meta: GameMeta
 
 
-class Reading(Snapshots):
+class Reading:
+    def __init__(self, repository: GameRepository) -> None:
+        self.repository = repository
+
     def rules(self, game_id: str) -> Game:
         """The rules the game is played by (no read when this process knows the game)."""
-        return self.games[self._meta(game_id).game]
+        return self.repository.games[self.repository.meta(game_id).game]
 
     def meta(self, game_id: str) -> GameMeta:
         """The game's metadata record (no read when this process knows the game)."""
-        return self._meta(game_id)
+        return self.repository.meta(game_id)
 
     def load(self, game_id: str) -> Loaded:
         """The game's rules, its current state and version, and its metadata."""
-        snap, _ = self._refresh(game_id)
-        return Loaded(self.games[snap.meta.game], snap.state, snap.version, snap.meta)
+        game, _ = self.repository.get(game_id)
+        return Loaded(self.repository.games[game.meta.game], game.state, game.version, game.meta)
 
     def events(self, game_id: str, after: int = 0) -> list[EventRecord]:
         """Every event after version ``after``, NOT redacted: for the server side only
         (audit, operators' CLI, workers); clients get ``history``."""
-        meta = self._meta(game_id)
-        codec = self._codec(meta.game)
-        return [
-            to_record(entry, codec.decode(entry.envelope))
-            for entry in self.store.read(game_id, after)
-        ]
+        return self.repository.records(game_id, after)
 
     def history(self, game_id: str, seat: int | None, after: int = 0) -> list[EventRecord]:
         """The events after version ``after`` as ``seat`` (None: a spectator) may see them:

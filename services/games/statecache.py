@@ -1,4 +1,4 @@
-"""A per-process cache of the newest state seen of each game, for the command service and the
+"""A per-process cache of the newest state seen of each game, for the game repository and the
 projector: an LRU of ``size`` games, thread-safe. Holding states is safe because they are
 immutable and streams are append-only: a state at version v stays the state at version v.
 

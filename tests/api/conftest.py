@@ -17,6 +17,7 @@ from api.app import create_app
 from bootstrap import Container
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from tests.api.helpers import Api, container_of
 from workers.projection.projector import Projector
 
@@ -25,7 +26,9 @@ from workers.projection.projector import Projector
 def service(real_redis: redis.Redis) -> CommandService:
     store = EventStore(real_redis)
     projector = Projector(store)
-    return CommandService(store, hooks=[lambda game_id, *_: projector.project(game_id)])
+    return CommandService(
+        EventStoreRepository(store, hooks=[lambda game_id, *_: projector.project(game_id)])
+    )
 
 
 @pytest.fixture
@@ -77,6 +80,8 @@ def store_api(request: pytest.FixtureRequest) -> Iterator[tuple[Api, redis.Redis
         yield request.getfixturevalue("api"), request.getfixturevalue("real_redis")
         return
     cluster = request.getfixturevalue("cluster_redis")
-    app = create_app(container_of(CommandService(EventStore(cluster))), stream_seconds=0.5)
+    app = create_app(
+        container_of(CommandService(EventStoreRepository(EventStore(cluster)))), stream_seconds=0.5
+    )
     with app.test_client(use_cookies=False) as client:
         yield Api(client), cluster

@@ -22,6 +22,7 @@ from services.eventstore.archive import Archive, Archived, FileArchive
 from services.eventstore.archive_s3 import S3Archive
 from services.eventstore.store import EventStore, now_ms
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from services.readside import readmodels as rm
 from services.readside import reviews
 from services.readside.archiving import DAY_MS, Archiver, Passed, Refused
@@ -77,7 +78,7 @@ def service(real_redis: redis.Redis, archive: Archive) -> CommandService:
         projector.project(game_id)
         ratings.rate(game_id)
 
-    return CommandService(store, hooks=[project_and_rate])
+    return CommandService(EventStoreRepository(store, hooks=[project_and_rate]))
 
 
 @pytest.fixture
@@ -154,7 +155,9 @@ def test_an_archived_game_reads_as_before(
     assert stored_keys(real_redis, running) == running_keys  # a running game stays
     assert everything(api, service, finished, ann, bob) == before
     # Another process (its own store objects: an empty cache) reads it from the archive too.
-    other = CommandService(EventStore(real_redis, archived=Archived(real_redis, archive)))
+    other = CommandService(
+        EventStoreRepository(EventStore(real_redis, archived=Archived(real_redis, archive)))
+    )
     fresh = Api(create_app(container_of(other), stream_seconds=0).test_client())
     assert everything(fresh, other, finished, ann, bob) == before
     assert sorted(service.store.game_ids()) == sorted([finished, running])
@@ -313,7 +316,7 @@ def test_a_missing_archive_is_unavailable_not_an_error(
     game_id = played_out(api, ann, bob, 5)
     assert Archiver(service.store).archive(game_id) == "ok"
     empty = Archived(real_redis, FileArchive(tmp_path / "elsewhere"))
-    elsewhere = CommandService(EventStore(real_redis, archived=empty))
+    elsewhere = CommandService(EventStoreRepository(EventStore(real_redis, archived=empty)))
     other = Api(create_app(container_of(elsewhere), stream_seconds=0).test_client())
     for path in (f"/games/{game_id}/history", f"/games/{game_id}"):
         response = other.call("GET", path, ann)

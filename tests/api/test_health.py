@@ -22,6 +22,7 @@ from services.eventstore import shards
 from services.eventstore.records import GameMeta
 from services.eventstore.store import EventStore, NewEvent
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from services.platform.embedded import free_port
 from tests.api.helpers import Api, container_of
 from tests.cluster import Cluster
@@ -34,7 +35,9 @@ EVENTS = [NewEvent("game_started", 1, msgspec.msgpack.encode({"type": "game_star
 def test_ready_only_with_a_store() -> None:
     # No retries: redis-py's default retries with backoff would take seconds here.
     nowhere = redis.Redis(port=free_port(), socket_connect_timeout=1, retry=Retry(NoBackoff(), 0))
-    app = create_app(container_of(CommandService(EventStore(nowhere), hooks=[])))
+    app = create_app(
+        container_of(CommandService(EventStoreRepository(EventStore(nowhere), hooks=[])))
+    )
     api = Api(app.test_client())
     assert api.ok("GET", "/healthz") == {"status": "ok"}
     down = api.call("GET", "/readyz")
@@ -47,7 +50,9 @@ def test_a_page_opens_without_a_store_whether_the_cookie_names_a_player_or_not()
     """A page asks the store whether its cookie names a player (so a visitor's scripts never
     ask ``GET /me``); a store that does not answer leaves that to the scripts, never a 503."""
     nowhere = redis.Redis(port=free_port(), socket_connect_timeout=1, retry=Retry(NoBackoff(), 0))
-    app = create_app(container_of(CommandService(EventStore(nowhere), hooks=[])))
+    app = create_app(
+        container_of(CommandService(EventStoreRepository(EventStore(nowhere), hooks=[])))
+    )
     register_pages(app)
     client = app.test_client()
     visitor = client.get("/")
@@ -83,7 +88,11 @@ def test_ready_names_the_shards_that_refuse_writes_after_a_failover(
     with Cluster(tmp_path / "cluster") as cluster:
         client = cluster.client()
         store = EventStore(client, min_replicas=1, replica_timeout_ms=200)
-        api = Api(create_app(container_of(CommandService(store, hooks=[]))).test_client())
+        api = Api(
+            create_app(
+                container_of(CommandService(EventStoreRepository(store, hooks=[])))
+            ).test_client()
+        )
         monkeypatch.delenv("REDIS_URL", raising=False)
         monkeypatch.setenv("REDIS_CLUSTER_URL", cluster.url)
         monkeypatch.setenv("RQ_REDIS_URL", redis_url)

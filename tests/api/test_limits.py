@@ -17,6 +17,7 @@ from api.app import create_app
 from api.http.limits import RateLimits, from_env, storage
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from services.identity.players import Players
 from services.platform.embedded import free_port
 from tests.api.helpers import Api, Who, container_of
@@ -52,7 +53,7 @@ def test_the_limits_count_on_a_cluster_too(cluster_redis: RedisCluster) -> None:
     uri, options = storage(cluster_redis)
     assert uri.startswith("redis+cluster://") and "connection_pool" not in options
     app = create_app(
-        container_of(CommandService(EventStore(cluster_redis))),
+        container_of(CommandService(EventStoreRepository(EventStore(cluster_redis)))),
         stream_seconds=0,
         rate_limits=RateLimits(players="2 per hour"),
     )
@@ -223,7 +224,8 @@ def test_a_store_that_does_not_answer_is_still_a_503() -> None:
     refusal (503 store_unavailable), not a 500 of the limiter's."""
     nowhere = redis.Redis(port=free_port(), socket_connect_timeout=1, retry=Retry(NoBackoff(), 0))
     app = create_app(
-        container_of(CommandService(EventStore(nowhere), hooks=[])), rate_limits=RateLimits()
+        container_of(CommandService(EventStoreRepository(EventStore(nowhere), hooks=[]))),
+        rate_limits=RateLimits(),
     )
     refused = Api(app.test_client()).call("POST", "/players", json={"name": "Ann"})
     assert (refused.status_code, refused.json["code"]) == (503, "store_unavailable")

@@ -14,6 +14,7 @@ from api import web
 from api.app import create_app
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from services.readside.ratings import Ratings
 from tests.api.helpers import Api, Who, container_of
 from tests.workers.test_ratings import play_to_the_end
@@ -34,7 +35,11 @@ class RatedAtOnce(Listener):
 def service(real_redis: redis.Redis) -> CommandService:
     """Projected after every append, and rated once a game is over (as the workers do)."""
     projector = Projector(EventStore(real_redis), listeners=[RatedAtOnce(real_redis)])
-    return CommandService(projector.store, hooks=[lambda game_id, *_: projector.project(game_id)])
+    return CommandService(
+        EventStoreRepository(
+            projector.store, hooks=[lambda game_id, *_: projector.project(game_id)]
+        )
+    )
 
 
 @pytest.fixture

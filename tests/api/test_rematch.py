@@ -13,6 +13,7 @@ import redis
 
 from services.games.commands import CommandService
 from services.games.rematch import Rematches
+from services.games.repository import EventStoreRepository
 from services.identity.players import Players
 from tests.api.helpers import Api, Who
 
@@ -123,7 +124,9 @@ def test_two_players_asking_at_once_get_one_rematch(
     start = threading.Barrier(2)
 
     def ask(who: Who) -> tuple[str, int]:
-        rematches = Rematches(CommandService(service.store, hooks=[]), Players(real_redis))
+        rematches = Rematches(
+            CommandService(EventStoreRepository(service.store, hooks=[])), Players(real_redis)
+        )
         start.wait()
         made, seat = rematches.offer(old, who.id)
         return made.game, seat

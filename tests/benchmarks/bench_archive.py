@@ -67,6 +67,7 @@ def run() -> None:
     from services.eventstore.archive import Archived, FileArchive
     from services.eventstore.store import EventStore
     from services.games.commands import CommandService
+    from services.games.repository import EventStoreRepository
     from services.platform.embedded import EmbeddedServer
     from services.readside.archiving import Archiver
     from services.readside.ratings import Ratings
@@ -79,11 +80,15 @@ def run() -> None:
         files = FileArchive(Path(tmp) / "archive")
         store = EventStore(client, archived=Archived(client, files))
         projector = Projector(store)
-        service = CommandService(store, hooks=[lambda game_id, *_: projector.project(game_id)])
+        service = CommandService(
+            EventStoreRepository(store, hooks=[lambda game_id, *_: projector.project(game_id)])
+        )
         app = create_app(container_of(service), stream_seconds=0)
         api = Api(app.test_client(use_cookies=False))
         cold_store = EventStore(client, archived=Archived(client, files, cache_size=0))
-        cold_app = create_app(container_of(CommandService(cold_store)), stream_seconds=0)
+        cold_app = create_app(
+            container_of(CommandService(EventStoreRepository(cold_store))), stream_seconds=0
+        )
         cold = Api(cold_app.test_client(use_cookies=False))
 
         rng = random.Random(25)

@@ -17,6 +17,7 @@ from services.backup.export import export
 from services.backup.restore import check, restore
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from services.platform.embedded import EmbeddedServer
 from tests.benchmarks.common import progress
 from tests.services.helpers import pick_move
@@ -28,7 +29,7 @@ MOVES = 120
 def run() -> None:
     with tempfile.TemporaryDirectory() as tmp, EmbeddedServer(Path(tmp) / "valkey") as server:
         client = server.client()
-        svc = CommandService(EventStore(client))
+        svc = CommandService(EventStoreRepository(EventStore(client)))
         rng = random.Random(11)
         events = 0
         for i in range(GAMES):

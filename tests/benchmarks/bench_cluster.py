@@ -11,15 +11,15 @@ fsync always, as deployed):
   ``deploy/compose.yaml`` sets).
 
 ``THREADS`` threads each play their own games through the command service
-(``CommandService(EventStore(client))``: load from the snapshot cache, decide, append; random
-legal moves, Famiglia and Gangsta! 2 players alternately, a finished game replaced by a new
-one), one shared client per target. ``ROUNDS`` rounds of ``SECONDS`` per target, the targets
-interleaved (each round in a rotated order), so that the noise of a shared machine hits all
-alike. Figures per target, medians over the rounds: commands per second, p50 and p99 command
-latency, and the store's CPU per command (every node of the target, from /proc). The load
-generator is this one Python process (the GIL: its threads share one core for deciding and
-encoding), so commands per second are bounded by the client as well as by the store; the
-latencies and the store's CPU per command show the store's part. Plot: ``PLOT``.
+(``CommandService(EventStoreRepository(EventStore(client)))``: load from the state cache, decide,
+append; random legal moves, Famiglia and Gangsta! 2 players alternately, a finished game replaced by
+a new one), one shared client per target. ``ROUNDS`` rounds of ``SECONDS`` per target, the targets
+interleaved (each round in a rotated order), so that the noise of a shared machine hits all alike.
+Figures per target, medians over the rounds: commands per second, p50 and p99 command latency, and
+the store's CPU per command (every node of the target, from /proc). The load generator is this one
+Python process (the GIL: its threads share one core for deciding and encoding), so commands per
+second are bounded by the client as well as by the store; the latencies and the store's CPU per
+command show the store's part. Plot: ``PLOT``.
 
 ``python -m tests.benchmarks.bench_cluster --seconds 2 --rounds 2`` for a short run,
 ``--only server`` for the targets whose label contains it.
@@ -42,6 +42,7 @@ from matplotlib.figure import Figure
 
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from services.platform.embedded import HOST, EmbeddedServer
 from tests.benchmarks.bench_api import _cpu_of
 from tests.benchmarks.bench_workers import percentile
@@ -70,10 +71,10 @@ class Target:
 
 
 class Player:
-    """One thread's games on one target: its own command service (and snapshot cache)."""
+    """One thread's games on one target: its own command service (and state cache)."""
 
     def __init__(self, store: EventStore, n: int) -> None:
-        self.svc = CommandService(store)
+        self.svc = CommandService(EventStoreRepository(store))
         self.rng = random.Random(n)
         self.n = n
         self.game_id = ""

@@ -27,6 +27,7 @@ import redis
 from services.eventstore.records import GameMeta
 from services.eventstore.store import EventStore, NewEvent
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from services.platform.embedded import EmbeddedServer
 from tests.benchmarks.common import progress
 from tests.services.helpers import pick_move
@@ -97,7 +98,7 @@ def run() -> None:
                 f" = {appended / raw:.2f} of raw (goal >= 0.50)"
             )
 
-        svc = CommandService(store)
+        svc = CommandService(EventStoreRepository(store))
         played: list[str] = []
         for name, seats in (("famiglia", 2), ("gangsta", 2), ("gangsta", 4)):
             rate, games = _commands(svc, name, seats)
@@ -109,7 +110,7 @@ def run() -> None:
 
         longest = max(played, key=lambda g: svc.load(g).version)
         start = time.perf_counter()
-        CommandService(store).load(longest)
+        CommandService(EventStoreRepository(store)).load(longest)
         cold = time.perf_counter() - start
         start = time.perf_counter()
         svc.load(longest)

@@ -23,6 +23,7 @@ import redis
 from services.eventstore import keys
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from services.platform.embedded import EmbeddedServer
 from tests.cluster_e2e.clients import (
     STATUSES,
@@ -339,7 +340,7 @@ def test_a_master_killed_under_load_loses_no_acknowledged_command(
     assert service.dead() == []
 
     store = EventStore(service.store())
-    svc = CommandService(store)
+    svc = CommandService(EventStoreRepository(store))
     rng = random.Random(5)
     for game_id in racer.games(store.redis):  # the racers' games, left as they were
         found = pick_move(svc, game_id, rng)

@@ -23,6 +23,7 @@ from api.app import create_app
 from api.http import limits
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from services.platform.config import public_url, settings
 from services.platform.embedded import EmbeddedServer
 from tests.api.helpers import container_of
@@ -153,7 +154,7 @@ def test_the_proxy_passes_every_live_event_route_unbuffered(services: dict[str, 
     assert matcher
     matched = set(matcher.group(1).split())
     store = fakeredis.FakeRedis()
-    app = create_app(container_of(CommandService(EventStore(store))))
+    app = create_app(container_of(CommandService(EventStoreRepository(EventStore(store)))))
     # Every stream of the app (its routes ending in /events), in Caddy's glob form.
     streams = {re.sub(r"<[^>]+>", "*", rule.rule) for rule in app.url_map.iter_rules()
                if rule.rule.endswith("/events")}  # fmt: skip

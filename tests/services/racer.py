@@ -24,6 +24,7 @@ from services.errors import Conflict, RuleRejected
 from services.eventstore import audit
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from tests.services.helpers import pick_move
 
 GAMES = "race:games"
@@ -41,7 +42,7 @@ def connect(url: str) -> redis.Redis | RedisCluster:
 
 def race(url: str, worker: int, commands: int, out: str) -> None:
     client = connect(url)
-    svc = CommandService(EventStore(client))
+    svc = CommandService(EventStoreRepository(EventStore(client)))
     rng = random.Random(worker)
     with open(out, "a") as log:
 
@@ -71,7 +72,9 @@ def race(url: str, worker: int, commands: int, out: str) -> None:
                 continue
             note("ok", game_id, command_id, accepted.first, accepted.version)
             if sent % 10 == 0:
-                again = CommandService(EventStore(client)).handle(game_id, seat, plain, command_id)
+                again = CommandService(EventStoreRepository(EventStore(client))).handle(
+                    game_id, seat, plain, command_id
+                )
                 assert again.duplicate
                 note("dup", game_id, command_id, again.first, again.version)
 
@@ -80,7 +83,7 @@ def start(url: str, workers: int, commands: int, tmp: Path) -> list[subprocess.P
     """Games of three kinds to race on, and ``workers`` racers on them (their logs:
     ``tmp/racer-<N>.log``)."""
     client = connect(url)
-    svc = CommandService(EventStore(client))
+    svc = CommandService(EventStoreRepository(EventStore(client)))
     client.rpush(GAMES, *[svc.create_game(*kind) for kind in KINDS[1:]])
     client.close()
     root = Path(__file__).resolve().parents[2]
@@ -111,7 +114,7 @@ def check(client: redis.Redis | RedisCluster, logs: list[Path], killed: bool = F
     """The racers' games verify, every acknowledged command is stored in them exactly once at
     the versions it was told, nothing refused is stored (``killed``: a command a racer was
     sending when it was killed may be stored unacknowledged); the command ids stored."""
-    svc = CommandService(EventStore(client))
+    svc = CommandService(EventStoreRepository(EventStore(client)))
     game_ids = games(client)
     for game_id in game_ids:
         assert audit.verify(svc.store, game_id) == [], game_id

@@ -12,6 +12,7 @@ from services.eventstore import audit, keys
 from services.eventstore.archive import Archived, FileArchive
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from services.readside.archiving import Archiver
 from services.readside.ratings import Ratings
 from services.readside.readmodels import ReadModels
@@ -23,7 +24,9 @@ from workers.projection.projector import Projector
 def test_an_archived_game_on_a_cluster(cluster_redis: RedisCluster, tmp_path: Path) -> None:
     store = EventStore(cluster_redis, archived=Archived(cluster_redis, FileArchive(tmp_path)))
     projector = Projector(store)
-    svc = CommandService(store, hooks=[lambda game_id, *_: projector.project(game_id)])
+    svc = CommandService(
+        EventStoreRepository(store, hooks=[lambda game_id, *_: projector.project(game_id)])
+    )
     game_id = svc.create_game("gangsta", 3, {})
     play_out(svc, game_id, random.Random(3))
     Ratings(cluster_redis).rate(game_id)  # as the rating job does

@@ -14,12 +14,13 @@ from domain.core import Secret
 from services.eventstore import audit, keys
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from tests.services.helpers import play_out, tamper
 
 
 @pytest.fixture
 def svc(fake_redis: fakeredis.FakeRedis) -> CommandService:
-    return CommandService(EventStore(fake_redis))
+    return CommandService(EventStoreRepository(EventStore(fake_redis)))
 
 
 def finished(svc: CommandService, name: str, seats: int) -> str:

@@ -13,6 +13,7 @@ import api.subcommands
 from api import cli
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from tests.services.test_real_server import omerta
 
 
@@ -60,7 +61,7 @@ def test_options_are_still_options() -> None:
 def test_events_and_verify_of_a_real_game_whose_id_starts_with_a_dash(
     real_redis: redis.Redis, redis_url: str
 ) -> None:
-    svc = CommandService(EventStore(real_redis))
+    svc = CommandService(EventStoreRepository(EventStore(real_redis)))
     for _ in range(5000):  # about 64 tries: ids are random
         game_id = svc.create_game("famiglia", 2)
         if game_id.startswith("-"):

@@ -25,6 +25,7 @@ from services.eventstore import keys, shards
 from services.eventstore.store import WAKE_TTL_MS, EventStore
 from services.games.commands import CommandService
 from services.games.handling import Accepted
+from services.games.repository import EventStoreRepository
 from tests.feeds import changed
 from tests.services.helpers import pick_move, play_out
 
@@ -38,7 +39,11 @@ def hooked() -> Hooked:
 
 @pytest.fixture
 def svc(fake_redis: fakeredis.FakeRedis, hooked: Hooked) -> CommandService:
-    return CommandService(EventStore(fake_redis), hooks=[lambda g, v, w: hooked.append((g, v, w))])
+    return CommandService(
+        EventStoreRepository(
+            EventStore(fake_redis), hooks=[lambda g, v, w: hooked.append((g, v, w))]
+        )
+    )
 
 
 def snapshot(client: fakeredis.FakeRedis) -> dict[bytes, Any]:
@@ -154,7 +159,9 @@ def test_a_retried_command_appends_nothing_and_returns_the_first_result(
         retried = svc.handle(game_id, seat, again, "once", expected_version=first.first - 1)
         assert retried == Accepted(game_id, "once", first.version, first.first, duplicate=True)
     assert snapshot(fake_redis) == before
-    fresh = CommandService(EventStore(fake_redis))  # another process: no cache
+    fresh = CommandService(
+        EventStoreRepository(EventStore(fake_redis))
+    )  # another process: no cache
     assert fresh.handle(game_id, seat, command, "once").duplicate
 
 
@@ -262,11 +269,11 @@ class RacingStore(EventStore):
 def test_a_lost_race_is_decided_again_on_the_new_state(
     fake_redis: fakeredis.FakeRedis, name: str, seats: int
 ) -> None:
-    rival = CommandService(EventStore(fake_redis))
+    rival = CommandService(EventStoreRepository(EventStore(fake_redis)))
     game_id = rival.create_game(name, seats, {})
     rival_move, racing_move = find_race(rival, game_id)
     store = RacingStore(fake_redis, rival, [rival_move])
-    racer = CommandService(store)
+    racer = CommandService(EventStoreRepository(store))
     decided_on = racer.load(game_id).version
     accepted = racer.handle(game_id, *racing_move, "racer")
     assert store.appends == 2
@@ -278,10 +285,12 @@ def test_a_lost_race_is_decided_again_on_the_new_state(
 def test_losing_every_race_ends_in_a_conflict_that_changes_nothing(
     fake_redis: fakeredis.FakeRedis,
 ) -> None:
-    rival = CommandService(EventStore(fake_redis))
+    rival = CommandService(EventStoreRepository(EventStore(fake_redis)))
     game_id = rival.create_game("gangsta", 3, {})
     rival_move, racing_move = find_race(rival, game_id)
-    racer = CommandService(RacingStore(fake_redis, rival, [rival_move]), max_attempts=1)
+    racer = CommandService(
+        EventStoreRepository(RacingStore(fake_redis, rival, [rival_move])), max_attempts=1
+    )
     with pytest.raises(Conflict) as caught:
         racer.handle(game_id, *racing_move, "racer")
     assert caught.value.status == 409
@@ -292,8 +301,8 @@ def test_losing_every_race_ends_in_a_conflict_that_changes_nothing(
 def test_a_refreshed_cache_sees_other_writers_before_deciding(
     fake_redis: fakeredis.FakeRedis,
 ) -> None:
-    a = CommandService(EventStore(fake_redis))
-    b = CommandService(EventStore(fake_redis))
+    a = CommandService(EventStoreRepository(EventStore(fake_redis)))
+    b = CommandService(EventStoreRepository(EventStore(fake_redis)))
     game_id = a.create_game("gangsta", 2, {})
     a.load(game_id)  # a's cache is now at the creation version
     b.handle(game_id, *move(b, game_id, 1), "by-b")
@@ -313,15 +322,15 @@ def test_expected_version_must_be_current(svc: CommandService) -> None:
 
 
 def test_cached_states_follow_other_writers(fake_redis: fakeredis.FakeRedis) -> None:
-    a = CommandService(EventStore(fake_redis))
-    b = CommandService(EventStore(fake_redis))
+    a = CommandService(EventStoreRepository(EventStore(fake_redis)))
+    b = CommandService(EventStoreRepository(EventStore(fake_redis)))
     game_id = a.create_game("gangsta", 2, {})
     for i in range(30):
         writer = (a, b)[i % 2]
         writer.handle(game_id, *move(writer, game_id, i), f"c{i}")
         assert a.load(game_id).version == b.load(game_id).version
         assert a.load(game_id).state == b.load(game_id).state
-    replayed = CommandService(EventStore(fake_redis)).load(game_id)
+    replayed = CommandService(EventStoreRepository(EventStore(fake_redis))).load(game_id)
     assert replayed.state == a.load(game_id).state
 
 
@@ -333,7 +342,11 @@ def test_a_failing_hook_does_not_fail_the_command(
     def broken(game_id: str, version: int, woke: bool) -> None:
         raise RuntimeError("queue down")
 
-    svc = CommandService(EventStore(fake_redis), hooks=[broken, lambda g, v, w: calls.append(v)])
+    svc = CommandService(
+        EventStoreRepository(
+            EventStore(fake_redis), hooks=[broken, lambda g, v, w: calls.append(v)]
+        )
+    )
     with caplog.at_level(logging.ERROR):
         game_id = svc.create_game("famiglia", 2, {})
     assert calls == [svc.load(game_id).version]
@@ -434,7 +447,7 @@ def test_a_command_on_a_warm_cache_takes_one_round_trip(
     fake_redis: fakeredis.FakeRedis, expected: bool
 ) -> None:
     store = CountingStore(fake_redis)
-    svc = CommandService(store)
+    svc = CommandService(EventStoreRepository(store))
     game_id = svc.create_game("gangsta", 3, {})
     for i in range(5):
         seat, command = move(svc, game_id, i)
@@ -443,18 +456,18 @@ def test_a_command_on_a_warm_cache_takes_one_round_trip(
         accepted = svc.handle(game_id, seat, command, f"c{i}", version if expected else None)
         assert store.calls == {"read": 0, "append": 1}
         assert accepted.first == version + 1 and not accepted.duplicate
-    fresh = CommandService(EventStore(fake_redis)).load(game_id)
+    fresh = CommandService(EventStoreRepository(EventStore(fake_redis))).load(game_id)
     assert (fresh.version, fresh.state) == (svc.load(game_id).version, svc.load(game_id).state)
 
 
 def test_a_warm_append_that_lost_its_race_with_an_expected_version_is_a_conflict(
     fake_redis: fakeredis.FakeRedis,
 ) -> None:
-    rival = CommandService(EventStore(fake_redis))
+    rival = CommandService(EventStoreRepository(EventStore(fake_redis)))
     game_id = rival.create_game("gangsta", 3, {})
     rival_move, racing_move = find_race(rival, game_id)
     store = CountingStore(fake_redis)
-    racer = CommandService(store)
+    racer = CommandService(EventStoreRepository(store))
     version = racer.load(game_id).version  # warm, and about to be stale
     rival.handle(game_id, *rival_move, "rival")
     before = snapshot(fake_redis)
@@ -467,10 +480,10 @@ def test_a_warm_append_that_lost_its_race_with_an_expected_version_is_a_conflict
 
 def test_a_stale_cache_the_rules_refuse_is_read_again(fake_redis: fakeredis.FakeRedis) -> None:
     """A command legal only after another process's move is not refused on an old state."""
-    other = CommandService(EventStore(fake_redis))
+    other = CommandService(EventStoreRepository(EventStore(fake_redis)))
     game_id = other.create_game("famiglia", 2, {})
     store = CountingStore(fake_redis)
-    svc = CommandService(store)
+    svc = CommandService(EventStoreRepository(store))
     for i in range(200):
         game, before, _, _ = svc.load(game_id)  # svc's cache: the state before other's move
         seat, command = move(other, game_id, i)
@@ -494,9 +507,9 @@ def test_a_stale_cache_the_rules_refuse_is_read_again(fake_redis: fakeredis.Fake
 
 
 def test_a_retry_through_another_process_is_a_duplicate(fake_redis: fakeredis.FakeRedis) -> None:
-    a = CommandService(EventStore(fake_redis))
+    a = CommandService(EventStoreRepository(EventStore(fake_redis)))
     store = CountingStore(fake_redis)
-    b = CommandService(store)
+    b = CommandService(EventStoreRepository(store))
     game_id = a.create_game("gangsta", 2, {})
     game, state, _, _ = b.load(game_id)  # b's cache: the state the command is decided on
     seat, command = move(a, game_id)

@@ -15,6 +15,7 @@ from services.eventstore.audit import verify
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
 from services.games.rematch import Rematches, reserved_key
+from services.games.repository import EventStoreRepository
 from services.games.seats import GameExpired, invites_key
 from services.identity.players import Players
 from services.platform.config import ConfigError, settings
@@ -34,7 +35,7 @@ def test_a_bad_open_game_days_setting_is_refused_naming_it(raw: str) -> None:
 
 @pytest.fixture
 def svc(fake_redis: fakeredis.FakeRedis) -> CommandService:
-    return CommandService(EventStore(fake_redis), hooks=[])
+    return CommandService(EventStoreRepository(EventStore(fake_redis), hooks=[]))
 
 
 def open_game(svc: CommandService, players: Players, seats: int = 2) -> tuple[str, dict[int, str]]:
@@ -131,7 +132,7 @@ def race(players: Players, game_id: str, code: str, player_id: str) -> tuple[boo
 
 @pytest.mark.server
 def test_of_a_join_and_an_expiry_at_once_exactly_one_wins(real_redis: redis.Redis) -> None:
-    svc = CommandService(EventStore(real_redis), hooks=[])
+    svc = CommandService(EventStoreRepository(EventStore(real_redis), hooks=[]))
     players = Players(real_redis)
     bob, _ = players.create("Bob")
     for _ in range(30):

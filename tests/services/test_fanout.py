@@ -21,6 +21,7 @@ from services.eventstore import keys, shards
 from services.eventstore.store import EventStore
 from services.games.chat import Chat
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from services.platform.embedded import EmbeddedServer
 from services.readside.fanout import BLOCK_MS, Closing, Fanout
 from tests.feeds import id_in
@@ -81,7 +82,7 @@ def test_closing_ends_every_wait_begun_or_to_come(real_redis: redis.Redis) -> No
 
 
 def test_an_append_between_watch_and_wait_is_not_missed(real_redis: redis.Redis) -> None:
-    service = CommandService(EventStore(real_redis))
+    service = CommandService(EventStoreRepository(EventStore(real_redis)))
     game_id = service.create_game("famiglia", seats=2, options={}, ai={})
     fanout = Fanout(real_redis)
     watch = fanout.watch(game_id)

@@ -21,6 +21,7 @@ from services.errors import CommandIdReused, Unavailable
 from services.eventstore import audit, keys
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from services.platform.embedded import EmbeddedServer
 from tests.feeds import feed_length
 from tests.services import racer
@@ -39,7 +40,9 @@ def check_store(client: redis.Redis, logs: list[Path], killed: bool = False) -> 
     game_ids = sorted(EventStore(client).game_ids())
     assert game_ids == sorted(racer.games(client))
     acked = racer.check(client, logs, killed)
-    carried = racer.stored_commands(CommandService(EventStore(client)), game_ids)
+    carried = racer.stored_commands(
+        CommandService(EventStoreRepository(EventStore(client))), game_ids
+    )
     assert feed_length(client) == len(game_ids) + len(carried)
     return len(acked)
 
@@ -89,7 +92,7 @@ def test_a_clean_restart_keeps_every_event(
     embedded_server_factory: Factory, tmp_path: Path
 ) -> None:
     server = embedded_server_factory(tmp_path / "data")
-    svc = CommandService(EventStore(server.client()))
+    svc = CommandService(EventStoreRepository(EventStore(server.client())))
     game_id = svc.create_game("gangsta", 3, {})
     play_out(svc, game_id, random.Random(1))
     before = dump_streams(server.client())
@@ -101,7 +104,7 @@ def test_a_clean_restart_keeps_every_event(
 
 
 def test_an_append_the_server_refuses_leaves_nothing_behind(real_redis: redis.Redis) -> None:
-    svc = CommandService(EventStore(real_redis))
+    svc = CommandService(EventStoreRepository(EventStore(real_redis)))
     game_id = svc.create_game("famiglia", 2, {})
     found = pick_move(svc, game_id, random.Random(1))
     assert found is not None
@@ -115,7 +118,9 @@ def test_an_append_the_server_refuses_leaves_nothing_behind(real_redis: redis.Re
     assert (caught.value.status, caught.value.code) == (503, "store_unavailable")
     assert {key: real_redis.dump(key) for key in real_redis.keys("*")} == before
     accepted = svc.handle(game_id, *found, "refused")  # the same id, now accepted once
-    again = CommandService(EventStore(real_redis)).handle(game_id, *found, "refused")
+    again = CommandService(EventStoreRepository(EventStore(real_redis))).handle(
+        game_id, *found, "refused"
+    )
     assert again.duplicate and (again.first, again.version) == (accepted.first, accepted.version)
     assert audit.verify(svc.store, game_id) == []
 
@@ -129,7 +134,7 @@ def omerta(url: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_omerta_verify_and_events(real_redis: redis.Redis, redis_url: str) -> None:
-    svc = CommandService(EventStore(real_redis))
+    svc = CommandService(EventStoreRepository(EventStore(real_redis)))
     games = [svc.create_game(*kind) for kind in [("famiglia", 2), ("gangsta", 4), ("gangsta", 2)]]
     for game_id in games[:2]:
         play_out(svc, game_id, random.Random(2))
@@ -209,7 +214,7 @@ def test_command_ids_are_scoped_by_seat_on_the_real_server(
 ) -> None:
     """The append script's idempotency records: one seat's id never blocks another seat, a
     seat's retry is still a duplicate, a seat's id reused for another command is refused."""
-    svc = CommandService(EventStore(real_redis))
+    svc = CommandService(EventStoreRepository(EventStore(real_redis)))
     game_id = svc.create_game("famiglia", 2)
     rng = random.Random(3)
     used: dict[int, tuple[Any, int]] = {}
@@ -224,7 +229,9 @@ def test_command_ids_are_scoped_by_seat_on_the_real_server(
         assert not accepted.duplicate
         used[seat] = (command, accepted.version)
     for seat, (command, version) in used.items():
-        again = CommandService(EventStore(real_redis)).handle(game_id, seat, command, "same-key")
+        again = CommandService(EventStoreRepository(EventStore(real_redis))).handle(
+            game_id, seat, command, "same-key"
+        )
         assert again.duplicate and again.version == version
         assert type(command).__struct_config__.tag != "pass"
         with pytest.raises(CommandIdReused):
@@ -244,7 +251,9 @@ def test_a_game_stored_before_scoping_still_verifies_retries_and_rebuilds(
     command ids were scoped by seat) verify, replay, and keep refusing their old ids."""
     store = EventStore(real_redis)
     projector = Projector(store)  # read models as the workers keep them, for the rebuild
-    svc = CommandService(store, hooks=[lambda game_id, *_: projector.project(game_id)])
+    svc = CommandService(
+        EventStoreRepository(store, hooks=[lambda game_id, *_: projector.project(game_id)])
+    )
     game_id = svc.create_game("famiglia", 2)
     rng = random.Random(4)
     sent = []
@@ -258,7 +267,7 @@ def test_a_game_stored_before_scoping_still_verifies_retries_and_rebuilds(
         for command_id, record in real_redis.hgetall(scoped).items():
             real_redis.hset(keys.commands_key(game_id), command_id, record)
         real_redis.delete(scoped)
-    fresh = CommandService(store, hooks=svc.hooks)
+    fresh = CommandService(EventStoreRepository(store, hooks=svc.hooks))
     assert audit.verify(fresh.store, game_id) == []
     seat, command = sent[-1]
     again = fresh.handle(game_id, seat, command, "old-5")

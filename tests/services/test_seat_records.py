@@ -14,13 +14,14 @@ from services.games import rematch, seats, vacation
 from services.games.chat import Chat
 from services.games.commands import CommandService
 from services.games.rematch import Rematches
+from services.games.repository import EventStoreRepository
 from services.games.usecases import Tables
 from services.identity.players import Players
 from tests.services.helpers import play_out
 
 
 def test_one_round_trip_reads_every_owners_records(fake_redis: fakeredis.FakeRedis) -> None:
-    service = CommandService(EventStore(fake_redis), hooks=[])
+    service = CommandService(EventStoreRepository(EventStore(fake_redis), hooks=[]))
     players = Players(fake_redis)
     rematches = Rematches(service, players)
     tables = Tables(service, players, rematches, Chat(fake_redis))

@@ -23,6 +23,7 @@ from services.errors import Unavailable
 from services.eventstore import audit
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from services.platform.config import settings
 from services.platform.embedded import HOST, EmbeddedServer, free_port, server_binary
 from services.readside import readmodels as rm
@@ -64,7 +65,7 @@ def test_a_store_restored_from_an_older_aof_under_warm_caches_keeps_every_chain(
 ) -> None:
     data = tmp_path / "data"
     server = embedded_server_factory(data, port=free_port())
-    warm = CommandService(EventStore(client_of(server)))
+    warm = CommandService(EventStoreRepository(EventStore(client_of(server))))
     projector = Projector(warm.store)
     rng = random.Random(7)
     ahead, replayed = warm.create_game("gangsta", 2, {}), warm.create_game("gangsta", 2, {})
@@ -87,7 +88,11 @@ def test_a_store_restored_from_an_older_aof_under_warm_caches_keeps_every_chain(
 
     # Another process (no cache) plays the lost commands again: the stream is back at the
     # version the warm process cached, with other entries (other times) than it saw.
-    other = CommandService(EventStore(client_of(server), clock=lambda: time.time_ns() // 10**6 + 1))
+    other = CommandService(
+        EventStoreRepository(
+            EventStore(client_of(server), clock=lambda: time.time_ns() // 10**6 + 1)
+        )
+    )
     for seat, plain, command_id in lost:
         other.handle(replayed, seat, plain, command_id)
     assert other.load(replayed).version == cached[replayed]
@@ -162,7 +167,7 @@ def test_with_min_replicas_an_append_is_acknowledged_only_once_a_replica_has_it(
 ) -> None:
     primary, replica = replicated
     store = EventStore(primary.client(), min_replicas=1, replica_timeout_ms=300)
-    svc = CommandService(store)
+    svc = CommandService(EventStoreRepository(store))
     game_id = svc.create_game("famiglia", 2, {})
     rng = random.Random(3)
     play(svc, game_id, 2, rng, "c")

@@ -14,13 +14,14 @@ from services.eventstore.audit import verify
 from services.eventstore.store import EventStore
 from services.games.commandinput import AI_COMMAND_PREFIX
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from services.games.seating import ai_levels
 from tests.services.test_real_server import omerta
 
 
 @pytest.fixture
 def svc(fake_redis: fakeredis.FakeRedis) -> CommandService:
-    return CommandService(EventStore(fake_redis), hooks=[])
+    return CommandService(EventStoreRepository(EventStore(fake_redis), hooks=[]))
 
 
 def snapshot(client: fakeredis.FakeRedis) -> dict[bytes, object]:
@@ -75,7 +76,7 @@ def test_a_taken_over_seat_is_played_by_bots_and_refuses_its_person(
 def test_omerta_events_and_verify_show_the_tables_events(
     real_redis: redis.Redis, redis_url: str
 ) -> None:
-    svc = CommandService(EventStore(real_redis))
+    svc = CommandService(EventStoreRepository(EventStore(real_redis)))
     drawn, conceded = svc.create_game("famiglia", 2), svc.create_game("gangsta", 3)
     svc.handle(drawn, 0, {"type": "offer_draw"}, "offer")
     svc.handle(drawn, 1, {"type": "accept_draw"}, "accept")

@@ -13,6 +13,7 @@ from services.eventstore import audit
 from services.eventstore.store import EventStore, NewEvent
 from services.eventstore.upcasting import Upcasters
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from tests.services.helpers import play_out
 
 
@@ -36,7 +37,7 @@ def test_registry_steps_and_current_schema() -> None:
 
 
 def test_old_events_are_upcast_on_read(fake_redis: fakeredis.FakeRedis) -> None:
-    writer = CommandService(EventStore(fake_redis))
+    writer = CommandService(EventStoreRepository(EventStore(fake_redis)))
     original = writer.create_game("famiglia", 2, {})
     play_out(writer, original, random.Random(4))
     old_events = []
@@ -59,7 +60,7 @@ def test_old_events_are_upcast_on_read(fake_redis: fakeredis.FakeRedis) -> None:
         player = data.pop("player")
         return {**data, "seat": player}
 
-    reader = CommandService(EventStore(fake_redis), upcasters=registry)
+    reader = CommandService(EventStoreRepository(EventStore(fake_redis), upcasters=registry))
     assert reader.load("old").state == writer.load(original).state
     assert [r.event for r in reader.events("old")] == [r.event for r in writer.events(original)]
     assert audit.verify(reader.store, "old", upcasters=registry) == []

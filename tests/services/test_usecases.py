@@ -17,6 +17,7 @@ from services.eventstore.store import EventStore
 from services.games.chat import Chat
 from services.games.commands import CommandService
 from services.games.rematch import Rematches
+from services.games.repository import EventStoreRepository
 from services.games.usecases import Tables, TooManyOpenGames
 from services.identity.players import Players
 from tests.services.helpers import play_out
@@ -28,7 +29,7 @@ def tables_on(client: redis.Redis, woken: Woken, open_games: int = 0) -> Tables:
     def hook(game_id: str, version: int, woke: bool) -> None:
         woken.append((game_id, version))
 
-    service = CommandService(EventStore(client), hooks=[hook])
+    service = CommandService(EventStoreRepository(EventStore(client), hooks=[hook]))
     players = Players(client)
     return Tables(service, players, Rematches(service, players), Chat(client), open_games)
 

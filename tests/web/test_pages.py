@@ -15,12 +15,15 @@ from api import web
 from api.app import create_app
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from tests.api.helpers import container_of
 
 
 @pytest.fixture
 def app(fake_redis: fakeredis.FakeRedis) -> Flask:
-    made = create_app(container_of(CommandService(EventStore(fake_redis), hooks=[])))
+    made = create_app(
+        container_of(CommandService(EventStoreRepository(EventStore(fake_redis), hooks=[])))
+    )
     web.register(made)
     return made
 

@@ -12,6 +12,7 @@ import pytest
 from services.eventstore import shards
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from services.identity.players import Players
 from services.readside import readmodels as rm
 from tests.feeds import id_in
@@ -28,7 +29,7 @@ def _pending(client: fakeredis.FakeRedis) -> list[bytes]:
 def joined(fake_redis: fakeredis.FakeRedis) -> tuple[EventStore, str, str]:
     """A two-seat game Ann made and Bob joined, not projected yet: the game, and Ann."""
     store = EventStore(fake_redis)
-    service, players = CommandService(store, hooks=[]), Players(fake_redis)
+    service, players = CommandService(EventStoreRepository(store, hooks=[])), Players(fake_redis)
     game_id = service.create_game("famiglia", 2)
     ann, bob = id_in(3, 12), id_in(9, 12)
     players.open_table(game_id, service.meta(game_id).created, [1], ann, 0, True)

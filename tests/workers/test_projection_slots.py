@@ -19,6 +19,7 @@ from redis.cluster import RedisCluster
 from services.eventstore import keys, shards
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from services.identity.players import Players
 from services.readside import readmodels as rm
 from services.readside.ratings import Ratings
@@ -47,8 +48,8 @@ def side(request: pytest.FixtureRequest) -> Iterator[Side]:
 
 def on(client: redis.Redis | RedisCluster) -> Side:
     store = EventStore(client)
-    return Side(client, CommandService(store, hooks=[]), Projector(store), ReadModels(client),
-                Players(client))  # fmt: skip
+    commands = CommandService(EventStoreRepository(store, hooks=[]))
+    return Side(client, commands, Projector(store), ReadModels(client), Players(client))
 
 
 def play(side: Side, game_id: str, count: int, seed: int = 1) -> int:
