@@ -63,7 +63,8 @@ def create_app(
         chat=container.chat, rematches=container.rematches, queues=container.queues,
         metrics=container.metrics, reviewing=container.settings.review,
         tables=Tables(
-            commands, container.players, container.rematches, container.chat, open_games=cap
+            commands, container.players, container.rematches, container.chat, container.store,
+            open_games=cap,
         ),
     )  # fmt: skip
     app.config["OMERTA_PUBLIC_URL"] = config.public_url()

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import msgspec
+import redis
 
 from services.errors import BadRequest, ServiceError
 from services.eventstore import idempotency
@@ -73,21 +74,24 @@ class TooManyOpenGames(ServiceError):
 
 
 class Tables:
-    """Creating, joining and rematching games. ``open_games`` caps a player's public games
-    with an open seat when they create another public one (0: no cap)."""
+    """Creating, joining and rematching games. ``client``: the store's client, which keeps the
+    keyed creations' records (``services.eventstore.idempotency``). ``open_games`` caps a
+    player's public games with an open seat when they create another public one (0: no cap)."""
 
     def __init__(
         self,
-        service: CommandService,
+        commands: CommandService,
         players: Players,
         rematches: Rematches,
         chat: Chat,
+        client: redis.Redis,
         open_games: int = 0,
     ) -> None:
-        self.service = service
+        self.commands = commands
         self.players = players
         self.rematches = rematches
         self.chat = chat
+        self.client = client
         self.open_games = open_games
 
     def create_game(self, creator: str, new: CreateRequest, key: str | None) -> Opened:
@@ -105,18 +109,16 @@ class Tables:
         key = idempotency.check_key(key)
         fingerprint = idempotency.fingerprint(new)
         if key:
-            made = idempotency.begin_game(self.players.redis, creator, key, fingerprint)
+            made = idempotency.begin_game(self.client, creator, key, fingerprint)
             if made is not None:  # a retry: the first answer again
                 assert made.game is not None and made.seat is not None
                 assert made.version is not None
                 codes = self.players.reopened_table(creator, key, made)
-                self.service.notify(made.game, made.version)
+                self.commands.notify(made.game, made.version)
                 return Opened(made.game, made.seat, made.version, codes)
         try:
-            derived = (
-                idempotency.game_id(self.players.redis, creator, key, fingerprint) if key else None
-            )
-            game_id = self.service.create_game(
+            derived = idempotency.game_id(self.client, creator, key, fingerprint) if key else None
+            game_id = self.commands.create_game(
                 new.game,
                 new.seats,
                 new.options,
@@ -125,16 +127,16 @@ class Tables:
                 on_timeout=msgspec.to_builtins(new.on_timeout) if new.on_timeout else None,
                 game_id=derived,
             )
-            loaded = self.service.load(game_id)
+            loaded = self.commands.load(game_id)
             codes = self.players.open_table(
                 game_id, loaded.meta.created, humans, creator, seat, new.public,
                 key=key, fingerprint=fingerprint, version=loaded.version,
             )  # fmt: skip
         except BaseException:
             if key:  # its retry makes the game, or finds and completes the one made here
-                idempotency.release_game(self.players.redis, creator, key, fingerprint)
+                idempotency.release_game(self.client, creator, key, fingerprint)
             raise
-        self.service.notify(game_id, loaded.version)  # read models show the seats
+        self.commands.notify(game_id, loaded.version)  # read models show the seats
         return Opened(game_id, seat, loaded.version, codes)
 
     def _check_cap(self, creator: str, public: bool) -> None:
@@ -151,12 +153,12 @@ class Tables:
         public game's lowest open seat) and return the seat; with a ``key`` (the header as
         sent), a retry gets the first join's seat."""
         key = idempotency.check_key(key)
-        loaded = self.service.load(game_id)  # an unknown game is refused before any write
+        loaded = self.commands.load(game_id)  # an unknown game is refused before any write
         seat = None if sent.invite else self.rematches.take(game_id, player_id)
         if seat is None:
             fingerprint = idempotency.fingerprint(sent)
             seat = self.players.join(game_id, player_id, sent.invite, key, fingerprint)
-        self.service.notify(game_id, loaded.version)  # read models show the seats
+        self.commands.notify(game_id, loaded.version)  # read models show the seats
         return seat
 
     def rematch(self, game_id: str, player_id: str) -> tuple[Offer, int]:

@@ -31,7 +31,7 @@ def tables_on(client: redis.Redis, woken: Woken, open_games: int = 0) -> Tables:
 
     service = CommandService(EventStoreRepository(EventStore(client), hooks=[hook]))
     players = Players(client)
-    return Tables(service, players, Rematches(service, players), Chat(client), open_games)
+    return Tables(service, players, Rematches(service, players), Chat(client), client, open_games)
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def test_creating_opens_the_table_and_wakes_the_workers(tables: Tables, woken: W
     assert opened.seat == 0  # the lowest seat no AI plays
     assert sorted(opened.invites) == [2, 3]  # the other people's seats; none for the AI's
     assert tables.players.seats(opened.game_id) == {0: ann}
-    assert opened.version == tables.service.load(opened.game_id).version
+    assert opened.version == tables.commands.load(opened.game_id).version
     assert woken[-1] == (opened.game_id, opened.version)
 
 
@@ -89,7 +89,7 @@ def test_a_failed_keyed_creation_gives_its_key_back_for_the_retry(
     retried = tables.create_game(ann, new, "key-1")  # no 409: the pending record went
     assert tables.players.games_of(ann) == [retried.game_id]
     fingerprint = idempotency.fingerprint(new)
-    assert retried.game_id == idempotency.game_id(tables.players.redis, ann, "key-1", fingerprint)
+    assert retried.game_id == idempotency.game_id(tables.client, ann, "key-1", fingerprint)
 
 
 @pytest.mark.parametrize("new", [NewGame("famiglia", 2, ai={0: 1}, seat=0), NewGame("x", 2)])
@@ -148,7 +148,7 @@ def test_a_rematch_seats_its_players_and_tells_the_old_games_pages(
     bob = person(tables, "Bob")
     opened = tables.create_game(ann, NewGame("famiglia", 2), None)
     tables.join_game(opened.game_id, bob, JoinGame(opened.invites[1]), None)
-    play_out(tables.service, opened.game_id, random.Random(1))
+    play_out(tables.commands, opened.game_id, random.Random(1))
     offer, seat = tables.rematch(opened.game_id, bob)
     assert (offer.by, seat) == (bob, 1)
     side_feed = keys.side_feed_key(shards.of(opened.game_id))
