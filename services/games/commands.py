@@ -33,13 +33,16 @@ from services.platform.metrics import Metrics
 
 
 class CommandService:
+    """The parts' methods as one object for callers. It is given the repository on the event
+    store, whose store callers reach through it (``commands.store``); a part alone runs on any
+    ``GameRepository``."""
+
     def __init__(
         self,
         repository: EventStoreRepository,
         max_attempts: int = MAX_ATTEMPTS,
         metrics: Metrics | None = None,
     ) -> None:
-        self.repository = repository
         self.store = repository.store
         self.games = repository.games
         self.hooks = repository.hooks
