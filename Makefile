@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install test lint bench run clean
+.PHONY: install check test lint bench run clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,12 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
+
+# The edit-test loop, under a minute on 2 cores: the lint, then the tests of domain/ and
+# services/ that need no server (fakeredis at most: tests/conftest.py's --no-servers) but the
+# long sweeps of random games (marked slow). `make test` runs them all.
+check: lint
+	$(BIN)/python -m pytest -n auto --dist loadfile --no-servers -m "not slow" tests/domain tests/services
 
 # One test process per core; a file's tests stay in one process (they share its fixtures).
 test: lint

@@ -1,6 +1,7 @@
-"""The store on a real Valkey Cluster: the configuration that picks it, appends that WAIT for a
-replica on the master of the game's slot, and a master killed in the middle of appends, after
-which its replica serves the slot and no acknowledged append is missing."""
+"""The store on a real Valkey Cluster: the configuration that picks it, and a master killed in
+the middle of appends, after which its replica serves the slot and no acknowledged append is
+missing. The store's contract on a cluster (appends that WAIT for a replica on the master of
+the game's slot among it) is ``tests/services/eventstore``'s."""
 
 from __future__ import annotations
 
@@ -9,29 +10,16 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import msgspec
 import pytest
 import redis
 from redis.cluster import RedisCluster
 
 from services.errors import Unavailable
-from services.eventstore import keys, shards
-from services.eventstore.records import GameMeta
-from services.eventstore.store import EventStore, NewEvent
+from services.eventstore import keys
+from services.eventstore.store import EventStore
 from services.platform import config
 from tests.cluster import Cluster
-
-META = GameMeta(game="famiglia", seats=2, options={}, ai={}, created=1)
-
-
-def events(name: str) -> list[NewEvent]:
-    return [NewEvent(name, 1, msgspec.msgpack.encode({"type": name}))]
-
-
-def create(store: EventStore) -> str:
-    game_id = shards.new_id(16)
-    assert store.append(game_id, 0, b"", "", None, events("game_started"), meta=META).status == "ok"
-    return game_id
+from tests.services.eventstore.contract import create, events
 
 
 def test_a_cluster_needs_rq_on_a_server_of_its_own() -> None:
@@ -66,26 +54,6 @@ def test_connect_gives_a_cluster_client_and_rq_its_own_server(
         store.close()
         if queues is not None:
             queues.close()
-
-
-@pytest.mark.cluster
-def test_an_append_waits_for_a_replica_of_its_games_master(cluster_redis: RedisCluster) -> None:
-    store = EventStore(cluster_redis, min_replicas=1, replica_timeout_ms=5_000)
-    games = [create(store) for _ in range(12)]  # slots on every master
-    for game_id in games:
-        head = store.read(game_id)[-1].raw
-        assert store.append(game_id, 1, head, "c1", 0, events("moved")).status == "ok"
-    # Each master has one replica: two can never confirm, and the append says so.
-    strict = EventStore(cluster_redis, min_replicas=2, replica_timeout_ms=100)
-    with pytest.raises(Unavailable, match="1 of the 2 replicas"):
-        create(strict)
-
-
-@pytest.mark.cluster
-def test_an_id_the_service_never_drew_is_no_game_on_a_cluster(cluster_redis: RedisCluster) -> None:
-    store = EventStore(cluster_redis)
-    assert store.append("not-a-drawn-id", 0, b"", "c1", 0, events("a")).status == "unknown"
-    assert store.append("x", 0, b"", "", None, events("a"), meta=META).status == "unknown"
 
 
 @pytest.mark.cluster

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+import pytest
 
 from domain.bots import choose
 from domain.gangsta import game
@@ -163,6 +164,7 @@ def test_a_rich_gang_with_leaders_hires_rather_than_pass_forever() -> None:
     assert isinstance(greedy(state), Hire)
 
 
+@pytest.mark.slow
 def test_greedy_games_end() -> None:
     # Four greedy gangs, seeds that once stalled (every seat passing, nobody hiring).
     def bot(n: int) -> Any:

@@ -243,6 +243,7 @@ def play_checked(seats: int, n: int, raw: dict[str, Any]) -> None:
 BY_OPTIONS = pytest.mark.parametrize("which", range(len(OPTION_SETS)))
 
 
+@pytest.mark.slow
 @BY_OPTIONS
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seats=st.integers(2, 4), n=st.integers(0, 2**32))
@@ -300,6 +301,7 @@ def test_lost_gangsters_never_come_back_to_the_market(which: int) -> None:
     assert losses > 5  # the games really lost gangsters
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seats", [2, 3, 4])
 def test_resources_module_games_keep_every_invariant(seats: int) -> None:
     """Option resources, every seat count: conservation, replay, every legal command accepted,

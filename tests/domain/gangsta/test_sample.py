@@ -118,6 +118,7 @@ def play_checked(seats: int, n: int, raw: dict[str, Any], counts: dict[str, int]
         assert step < 5000, "the game did not end"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seats", [2, 3, 4])
 def test_samples_agree_with_the_seat_and_play_to_the_end(seats: int) -> None:
     counts: dict[str, int] = {"positions": 0}
