@@ -27,12 +27,12 @@ from __future__ import annotations
 import unicodedata
 
 import msgspec
-import redis
 from redis.typing import EncodableT
 
 from services.errors import BadRequest, GameArchived
 from services.eventstore import idempotency, keys, shards
 from services.eventstore.store import now_ms, unavailable
+from services.platform.config import Store
 
 MAX_TEXT = 500
 KEEP = 200  # messages kept per game
@@ -97,7 +97,7 @@ def clean(text: object) -> str:
 
 
 class Chat:
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: Store) -> None:
         self.redis = client
         self._post = client.register_script(POST)
 

@@ -38,7 +38,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import msgspec
-import redis
 from redis.client import Pipeline
 
 from services.errors import ServiceError
@@ -46,6 +45,7 @@ from services.eventstore.store import unavailable
 from services.games.commands import CommandService
 from services.games.seats import GameExpired, expired_key, queue_rematch_table, seat_map, seats_key
 from services.identity.players import Players
+from services.platform.config import Store
 
 PENDING = b"pending"
 PENDING_MS = 30_000  # far longer than a creation takes
@@ -119,7 +119,7 @@ class Rematches:
     def __init__(self, service: CommandService, players: Players) -> None:
         self.service = service
         self.players = players
-        self.redis: redis.Redis = players.redis
+        self.redis: Store = players.redis
         self._take = self.redis.register_script(TAKE)
 
     def of(self, game_id: str) -> Offer | None:

@@ -48,11 +48,11 @@ import hashlib
 import secrets
 
 import msgspec
-import redis
 from redis.typing import EncodableT
 
 from services.errors import ServiceError
 from services.eventstore.store import unavailable
+from services.platform.config import Store
 
 FIRST = "first"  # the device id of the token POST /players returned
 TOUCH_MS = 60_000  # a device's last use is written at most once a minute
@@ -149,7 +149,7 @@ def _decode(device: bytes) -> Device:
 class Devices:
     """A player's device sessions and sign-in secrets on one Redis client."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: Store) -> None:
         self.redis = client
         self._swap = client.register_script(SWAP)
 
@@ -292,7 +292,7 @@ def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
     return dict(zip(flat[::2], flat[1::2], strict=True))
 
 
-def _drop(client: redis.Redis, old: dict[bytes, bytes]) -> None:
+def _drop(client: Store, old: dict[bytes, bytes]) -> None:
     """The index keys of sign-in secrets the player's hash no longer names."""
     if b"link" in old:
         client.delete(link_key(old[b"link"].decode()))

@@ -39,11 +39,11 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 import msgspec
-import redis
 from webauthn.helpers import bytes_to_base64url
 
 from services.errors import ServiceError
 from services.eventstore.store import unavailable
+from services.platform.config import Store
 
 CHALLENGE_SECONDS = 300  # what the pages' ceremonies need, with a person choosing a passkey
 MAX_PASSKEYS = 20  # per player: the list stays a list
@@ -135,7 +135,7 @@ def _decode(raw: bytes) -> Passkey:
 class Passkeys:
     """Players' passkeys and the ceremonies' challenges on one Redis client."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: Store) -> None:
         self.redis = client
 
     def challenge(self, purpose: Purpose, player_id: str = "") -> bytes:

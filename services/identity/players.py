@@ -36,7 +36,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import msgspec
-import redis
 
 from services.errors import ServiceError
 from services.eventstore import idempotency, serversecret, shards
@@ -44,6 +43,7 @@ from services.eventstore.idempotency import Record
 from services.eventstore.store import now_ms, unavailable
 from services.games.seats import Seats
 from services.identity.devices import FIRST, TOUCH_MS, Devices, digest, token_key
+from services.platform.config import Store
 
 MAX_NAME = 40
 RECHECK_MS = 2000  # how long a signed-out device's token may still work in another process
@@ -93,7 +93,7 @@ class Players(Seats):
     share it)."""
 
     def __init__(
-        self, client: redis.Redis, clock: Callable[[], int] = now_ms, cache_size: int = 65536
+        self, client: Store, clock: Callable[[], int] = now_ms, cache_size: int = 65536
     ) -> None:
         super().__init__(client, clock, cache_size)
         self._create = client.register_script(CREATE)

@@ -56,6 +56,7 @@ from services.eventstore.archive import Archived
 from services.eventstore.records import GameMeta, decode_meta
 from services.eventstore.store import unavailable
 from services.games.seats import read_seats
+from services.platform.config import Store
 from services.readside import readmodels as rm
 
 MODEL = PlackettLuce()
@@ -209,7 +210,7 @@ return {redis.call('ZCARD', KEYS[1]), names, stored}
 class Ratings:
     """The ratings on one Redis client: folding games in (the workers), reading (the API)."""
 
-    def __init__(self, client: redis.Redis, archived: Archived | None = None) -> None:
+    def __init__(self, client: Store, archived: Archived | None = None) -> None:
         self.redis = client
         self.archived = archived  # an archived game's read model and metadata are there
         self._page = client.register_script(PAGE)
