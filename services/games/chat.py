@@ -25,6 +25,7 @@ streams (``services.readside.fanout``); a rematch offered adds one too (``signal
 from __future__ import annotations
 
 import unicodedata
+from typing import cast
 
 import msgspec
 from redis.typing import EncodableT
@@ -126,7 +127,10 @@ class Chat:
     def read(self, game_id: str, after: int = 0) -> list[ChatMessage]:
         """The messages kept with a number after ``after``, oldest first."""
         with unavailable():
-            rows = self.redis.xrange(chat_key(game_id), f"{after + 1}-0", "+")
+            rows = cast(
+                list[tuple[bytes, dict[bytes, bytes]]],
+                self.redis.xrange(chat_key(game_id), f"{after + 1}-0", "+"),
+            )
         return [
             ChatMessage(
                 int(entry_id.split(b"-")[0]),
@@ -140,7 +144,10 @@ class Chat:
     def last(self, game_id: str) -> int:
         """The number of the game's last message (0: none yet)."""
         with unavailable():
-            rows = self.redis.xrevrange(chat_key(game_id), count=1)
+            rows = cast(
+                list[tuple[bytes, dict[bytes, bytes]]],
+                self.redis.xrevrange(chat_key(game_id), count=1),
+            )
         return int(rows[0][0].split(b"-")[0]) if rows else 0
 
     def signal(self, game_id: str) -> None:

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 from redis.client import Pipeline
@@ -131,7 +131,7 @@ class Rematches:
     def reserved(self, game_id: str) -> dict[int, str]:
         """The seats reserved at the game's creation: seat -> player id (taken ones too)."""
         with unavailable():
-            return seat_map(self.redis.hgetall(reserved_key(game_id)))
+            return seat_map(cast(dict[bytes, bytes], self.redis.hgetall(reserved_key(game_id))))
 
     def take(self, game_id: str, player_id: str) -> int | None:
         """Seat the player in the seat reserved for them (again: the same seat); None when this

@@ -46,6 +46,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
+from typing import cast
 
 import msgspec
 from redis.typing import EncodableT
@@ -156,7 +157,7 @@ class Devices:
     def find(self, token_hash: str) -> tuple[str, str] | None:
         """(player id, device id) of a device token's hash, None for no device session."""
         with unavailable():
-            found = self.redis.get(session_key(token_hash))
+            found = cast(bytes | None, self.redis.get(session_key(token_hash)))
         if found is None:
             return None
         player_id, _, device_id = found.decode().partition(" ")
@@ -203,7 +204,11 @@ class Devices:
     def revoke(self, player_id: str, device_ids: list[str]) -> list[str]:
         """Sign these devices out (their tokens stop working); the hashes of their tokens."""
         with unavailable():
-            found = self.redis.hmget(devices_key(player_id), device_ids) if device_ids else []
+            found = (
+                cast(list[bytes | None], self.redis.hmget(devices_key(player_id), device_ids))
+                if device_ids
+                else []
+            )
         gone = [(i, _decode(raw)) for i, raw in zip(device_ids, found, strict=True) if raw]
         if not gone:
             return []
@@ -222,7 +227,7 @@ class Devices:
 
     def device_ids(self, player_id: str) -> list[str]:
         with unavailable():
-            return [d.decode() for d in self.redis.hkeys(devices_key(player_id))]
+            return [d.decode() for d in cast(list[bytes], self.redis.hkeys(devices_key(player_id)))]
 
     # -- the sign-in link and the recovery code ---------------------------------------------
 
@@ -260,7 +265,7 @@ class Devices:
             field, hashed = sent
             key = link_key(hashed) if field == "link" else code_key(hashed)
             with unavailable():
-                found = self.redis.get(key)
+                found = cast(bytes | None, self.redis.get(key))
                 # Only while the player's own record names it (see the module docstring).
                 if (
                     found is not None

@@ -38,8 +38,10 @@ from __future__ import annotations
 import hashlib
 import secrets
 from enum import StrEnum
+from typing import cast
 
 import msgspec
+from redis.typing import EncodableT
 
 from services.eventstore.store import unavailable
 from services.platform.config import Store
@@ -142,13 +144,13 @@ class Preferences:
     def get(self, player_id: str) -> dict[str, dict[str, bool]]:
         """channel -> event -> on, every pair present."""
         with unavailable():
-            stored = self.redis.hgetall(prefs_key(player_id))
+            stored = cast(dict[bytes, bytes], self.redis.hgetall(prefs_key(player_id)))
         flags = {k.decode(): v == b"1" for k, v in stored.items()}
         return {c: {e: flags.get(f"{c}.{e}", True) for e in EVENTS} for c in CHANNELS}
 
     def put(self, player_id: str, prefs: dict[str, dict[str, bool]]) -> None:
         """Set the pairs given (others unchanged); the caller checked the names."""
-        mapping = {
+        mapping: dict[EncodableT, EncodableT] = {
             f"{c}.{e}": "1" if on else "0" for c, ev in prefs.items() for e, on in ev.items()
         }
         if mapping:

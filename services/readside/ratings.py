@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import msgspec
 import redis
@@ -253,13 +253,15 @@ class Ratings:
                     stored = pipe.hget(INPUTS, game_id)
                     if stored == encoded:
                         return "unchanged"
-                    last = pipe.zrevrange(FOLDED, 0, 0, withscores=True)
+                    last = cast(
+                        list[tuple[bytes, float]], pipe.zrevrange(FOLDED, 0, 0, withscores=True)
+                    )
                     end = (int(last[0][1]), last[0][0].decode()) if last else None
                     late = end is not None and (game.time, game_id) < end
                     if stored is None and not late:
                         self._fold_one(pipe, game_id, game)
                         return "rated"
-                    stored_all = pipe.hgetall(INPUTS).items()
+                    stored_all = cast(dict[bytes, bytes], pipe.hgetall(INPUTS)).items()
                     inputs = {g.decode(): _rated.decode(v) for g, v in stored_all}
                     previous = list(inputs.values())
                     inputs[game_id] = game
@@ -281,7 +283,7 @@ class Ratings:
             while True:
                 try:
                     pipe.watch(FOLDED, INPUTS)
-                    previous = [_rated.decode(v) for v in pipe.hvals(INPUTS)]
+                    previous = [_rated.decode(v) for v in cast(list[bytes], pipe.hvals(INPUTS))]
                     self._fold_all(pipe, inputs, previous)
                     return len(inputs)
                 except redis.WatchError:
@@ -385,7 +387,10 @@ class Ratings:
     def history(self, identity: str, game: str, limit: int) -> list[Point]:
         """The identity's rating after each of its last ``limit`` rated games, oldest first."""
         with unavailable():
-            rows = self.redis.zrange(history_key(identity, game), -limit, -1, withscores=True)
+            rows = cast(
+                list[tuple[bytes, float]],
+                self.redis.zrange(history_key(identity, game), -limit, -1, withscores=True),
+            )
         out = []
         for member, time in rows:
             game_id, mu, sigma = _point.decode(member)

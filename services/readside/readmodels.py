@@ -346,7 +346,7 @@ class ReadModels:
     def inbox(self, player_id: str, limit: int = 100) -> list[Summary]:
         """Games where the player owes a decision, the one waiting longest first."""
         with unavailable():
-            ids = self.redis.zrange(inbox_key(player_id), 0, limit - 1)
+            ids = cast(list[bytes], self.redis.zrange(inbox_key(player_id), 0, limit - 1))
         return self.summaries([i.decode() for i in ids])
 
     def inbox_count(self, player_id: str) -> int:
@@ -359,8 +359,11 @@ class ReadModels:
         shard's inbox feed that name the player, among the next ``limit`` entries (what a
         reconnecting stream missed)."""
         with unavailable():
-            rows = self.redis.xrange(
-                keys.inbox_feed_key(shards.of(player_id)), b"(" + after, "+", count=limit
+            rows = cast(
+                list[tuple[bytes, dict[bytes, bytes]]],
+                self.redis.xrange(
+                    keys.inbox_feed_key(shards.of(player_id)), b"(" + after, "+", count=limit
+                ),
             )
         changed: dict[str, int] = {}
         for _, fields in rows:
