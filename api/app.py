@@ -78,7 +78,7 @@ def create_app(
         app.register_blueprint(blueprint)
     limits.install(app, commands.store.redis, settings)
     capacity.install(app, platform.web_streams)  # after: over the limits' wrapping
-    app.wsgi_app = _BodyLimit(app.wsgi_app)
+    app.wsgi_app = _BodyLimit(app.wsgi_app)  # type: ignore[method-assign]  # Flask's way to wrap it
     return app
 
 

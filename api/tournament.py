@@ -21,7 +21,7 @@ import multiprocessing
 import os
 import statistics
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -160,7 +160,7 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return min(centre - half, p), max(centre + half, p)
 
 
-def percentile(values: list[float], q: float) -> float:
+def percentile(values: Sequence[float], q: float) -> float:
     """The nearest-rank ``q``-th percentile (0 for no values)."""
     if not values:
         return 0.0

@@ -68,6 +68,7 @@ from services.eventstore.store import now_ms
 from services.games.commandinput import ai_command_id
 from services.games.commands import CommandService
 from services.games.seating import ai_levels
+from services.platform.config import Store
 from services.platform.metrics import Metrics
 from services.readside import readmodels as rm
 from workers.context import Context
@@ -157,7 +158,7 @@ def _move(context: Context, game_id: str, version: int) -> str:
     return "duplicate" if accepted.duplicate else "moved"
 
 
-def _take_lease(client: redis.Redis, game_id: str, version: int, level: int | str) -> str | None:
+def _take_lease(client: Store, game_id: str, version: int, level: int | str) -> str | None:
     """The lease of the search for ``version`` (its token), "" for a level that does not
     search (no lease needed), None when another job holds it."""
     seconds = budget(level)
@@ -174,7 +175,7 @@ _RELEASE = """if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('d
 return 0"""
 
 
-def _release(client: redis.Redis, key: str, token: str) -> None:
+def _release(client: Store, key: str, token: str) -> None:
     try:
         client.eval(_RELEASE, 1, key, token)
     except redis.RedisError:  # it expires on its own

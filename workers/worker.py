@@ -241,7 +241,9 @@ class OmertaWorker(SimpleWorker):
         (RQ's: 60) and so sees its stop soon after it is asked."""
         self.pubsub = self.connection.pubsub()
         self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
-        self.pubsub_thread = self.pubsub.run_in_thread(
+        # RQ's BaseWorker sets pubsub_thread to None in __init__, so mypy types it None (its
+        # own subscribe() assigns the thread too).
+        self.pubsub_thread = self.pubsub.run_in_thread(  # type: ignore[assignment]
             sleep_time=COMMANDS_POLL, daemon=True, exception_handler=self._pubsub_exception_handler
         )
 
@@ -418,8 +420,8 @@ def run(
     rq_level = "INFO" if logging.getLogger().isEnabledFor(logging.DEBUG) else "WARNING"
     worker_pid = os.getpid()  # RQ's scheduler, a process forked per work loop, dies with it
     os.register_at_fork(after_in_child=lambda: lifeline.die_with_parent(worker_pid))
-    if settings().heartbeat_file is not None:  # a child of ``omerta run``
-        lifeline.Heartbeat(settings().heartbeat_file).start()
+    if (heartbeat_file := settings().heartbeat_file) is not None:  # a child of ``omerta run``
+        lifeline.Heartbeat(heartbeat_file).start()
     if queues == [ANALYSIS]:
         lower_priority(settings().analysis_nice)
     elif queues is not None and set(queues) <= {AI, ANALYSIS}:

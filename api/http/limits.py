@@ -57,10 +57,11 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 from flask import Flask, Response, request
+from flask.typing import ResponseReturnValue, RouteCallable
 from flask_limiter import Limiter, RequestLimit
 from flask_limiter.errors import RateLimitExceeded
 from flask_limiter.util import get_remote_address
@@ -204,6 +205,15 @@ def _breached(limit: RequestLimit) -> Response:
     return response
 
 
+def _limit_view(
+    limiter: Limiter, rule: str, key: Callable[[], str], view: RouteCallable
+) -> RouteCallable:
+    """``view`` counted by ``limiter`` under ``rule``, per ``key``."""
+    # The service's views are synchronous: Flask's RouteCallable also takes coroutines, which
+    # Flask-Limiter's decorator (generic in the view's own type) cannot take in one union.
+    return limiter.limit(rule, key_func=key)(cast(Callable[..., ResponseReturnValue], view))
+
+
 CLUSTER_OPTIONS = ("username", "password", "socket_timeout", "socket_connect_timeout")
 """What a cluster client's connections were made with that the limiter's own client takes."""
 
@@ -241,7 +251,7 @@ def install(app: Flask, client: Store, settings: RateLimits) -> None:
 
     @app.errorhandler(RateLimitExceeded)
     def _limited(exc: RateLimitExceeded) -> Response:
-        assert exc.response is not None  # on_breach always builds it
+        assert isinstance(exc.response, Response)  # on_breach always builds it (_breached)
         return exc.response
 
     for name, (endpoint, variable) in ENDPOINTS.items():
@@ -263,12 +273,10 @@ def install(app: Flask, client: Store, settings: RateLimits) -> None:
             "passkey_options": address,
             "signin_passkey": address,
         }.get(name, client_key)
-        app.view_functions[endpoint] = limiter.limit(rule, key_func=key)(
-            app.view_functions[endpoint]
-        )
+        app.view_functions[endpoint] = _limit_view(limiter, rule, key, app.view_functions[endpoint])
     # The player streams: the game streams' rule, counted apart.
-    app.view_functions[PLAYER_STREAM] = limiter.limit(settings.streams, key_func=client_key)(
-        app.view_functions[PLAYER_STREAM]
+    app.view_functions[PLAYER_STREAM] = _limit_view(
+        limiter, settings.streams, client_key, app.view_functions[PLAYER_STREAM]
     )
     if settings.streams_open:
         refusal = functools.partial(_too_many_streams, settings.streams_open)

@@ -36,6 +36,7 @@ def rule_codes() -> dict[str, str]:
                     and node.func.id == "RuleViolation"
                     and node.args
                     and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)
                 ):
                     key = f"rule.{package}.{node.args[0].value}"
                     if package == "table":  # the table's texts are the service's

@@ -19,6 +19,7 @@ from typing import Annotated, Literal
 
 import msgspec
 from flask import Blueprint, Response, current_app, redirect, request
+from werkzeug.wrappers import Response as BaseResponse
 
 from api.context import caller, deps, device_label
 from api.http.jsonio import body, reply
@@ -149,7 +150,7 @@ def signin() -> Response:
 
 
 @bp.post("/signin/email/<token>")
-def redeem(token: str) -> Response:
+def redeem(token: str) -> BaseResponse:
     link = _emails().redeem(SIGNIN, token)
     player = deps().players.get(link.player_id) if link is not None else None
     if player is None:
@@ -167,7 +168,7 @@ def redeem(token: str) -> Response:
 
 
 @bp.post("/mail/unsubscribe/<player_id>/<signature>")
-def unsubscribe(player_id: str, signature: str) -> Response:
+def unsubscribe(player_id: str, signature: str) -> BaseResponse:
     secret = serversecret.load(deps().players.redis)
     if not unsubscribe_valid(secret, player_id, signature):
         raise _bad_link()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from flask import Blueprint, Response, request
+from werkzeug.wrappers import Response as BaseResponse
 
 from api.context import COOKIE, caller, caller_or_none, cookie_player, deps
 from api.games.tables import entries
@@ -39,7 +42,11 @@ def create() -> Response:
     return with_cookie(reply(PlayerCreated(player.id, player.name, token), 201), token)
 
 
-def with_cookie(response: Response, token: str) -> Response:
+# A reply, or a redirect (typed as Werkzeug's response, Flask's base class).
+AnyResponse = TypeVar("AnyResponse", bound=BaseResponse)
+
+
+def with_cookie(response: AnyResponse, token: str) -> AnyResponse:
     """The token as the web pages' cookie too; SameSite keeps other sites' forms from sending
     it with a POST."""
     response.set_cookie(

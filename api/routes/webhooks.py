@@ -27,7 +27,7 @@ bp = Blueprint("webhooks", __name__)
 Url = Annotated[str, msgspec.Meta(min_length=1, max_length=wh.MAX_URL)]
 
 
-class EventFlags(In):
+class EventFlags(In, frozen=True):
     """Which events a channel carries (``true``: sent); a field left out is left as it is."""
 
     your_turn: bool | None = None
@@ -36,7 +36,7 @@ class EventFlags(In):
     time_low: bool | None = None
 
 
-class NotificationPrefs(In):
+class NotificationPrefs(In, frozen=True):
     """Per channel (webhook; email and push once they exist), which events are sent."""
 
     webhook: EventFlags | None = None
@@ -44,7 +44,7 @@ class NotificationPrefs(In):
     push: EventFlags | None = None
 
 
-class NewWebhook(In):
+class NewWebhook(In, frozen=True):
     url: Url
 
 

@@ -15,6 +15,7 @@ Seat = Annotated[int, msgspec.Meta(ge=0, le=63)]
 Version = Annotated[int, msgspec.Meta(ge=0)]
 
 
+# Its subclasses repeat frozen=True: msgspec inherits it, mypy (dataclass_transform) does not.
 class In(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """A request body: a field it does not name is refused."""
 

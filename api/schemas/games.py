@@ -31,7 +31,7 @@ AiLevel = Annotated[
 BotLevel = Annotated[str, msgspec.Meta(max_length=20, description="a bot level: random, greedy")]
 
 
-class NoClockIn(In, tag="none", tag_field="type"):
+class NoClockIn(In, tag="none", tag_field="type", frozen=True):
     """No clock."""
 
 
@@ -41,14 +41,14 @@ def _seconds(low: int, high: int) -> msgspec.Meta:
     return msgspec.Meta(extra_json_schema={"minimum": low, "maximum": high})
 
 
-class PerMoveIn(In, tag="per_move", tag_field="type"):
+class PerMoveIn(In, tag="per_move", tag_field="type", frozen=True):
     """A limit per move: every stretch of owing a decision gets ``seconds`` (a minute to 30
     days)."""
 
     seconds: Annotated[int, _seconds(MIN_CLOCK, MAX_PER_MOVE)]
 
 
-class BankIn(In, tag="bank", tag_field="type"):
+class BankIn(In, tag="bank", tag_field="type", frozen=True):
     """A time bank (seconds): ``initial`` (a minute to 60 days) to spend over the game,
     ``increment`` (up to 7 days) added after each move, the total capped at ``cap`` (default:
     ``initial``; at least ``initial``)."""
@@ -58,7 +58,7 @@ class BankIn(In, tag="bank", tag_field="type"):
     cap: Annotated[int, _seconds(MIN_CLOCK, MAX_BANK)] | None = None
 
 
-class OnTimeoutIn(In):
+class OnTimeoutIn(In, frozen=True):
     """What a seat's time-out does: ``takeover`` (default; a bot of ``level`` plays the seat on)
     or ``forfeit`` (2 players: the game ends as a loss for that seat; 3-4: a bot plays on and
     the seat's result is unrated)."""
@@ -67,7 +67,7 @@ class OnTimeoutIn(In):
     level: BotLevel = "greedy"
 
 
-class NewGame(In):
+class NewGame(In, frozen=True):
     """Create a game. ``ai`` maps AI seats to their level (0 random, 1 and up greedy, or the
     level's name: one of the game's ``ai_levels`` in ``GET /games``, 400 ``bad_ai_level``
     otherwise); the creator takes ``seat`` (default:
@@ -84,7 +84,7 @@ class NewGame(In):
     on_timeout: OnTimeoutIn | None = None
 
 
-class JoinGame(In):
+class JoinGame(In, frozen=True):
     """Take a seat: the invite's, or (no invite) the lowest open seat of a public game."""
 
     invite: Annotated[str, msgspec.Meta(min_length=1, max_length=200)] | None = None

@@ -10,7 +10,7 @@ from api.schemas.common import In, Seat, Version
 from domain.table import TableView
 
 
-class CommandIn(In):
+class CommandIn(In, frozen=True):
     """A move. ``command`` is one of the game's commands (``legal`` lists them). With
     ``expected_version`` the command is refused (409) unless the game is still at that version.
     ``seat``, if sent, must be the caller's own."""

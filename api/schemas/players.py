@@ -9,7 +9,7 @@ import msgspec
 from api.schemas.common import In, Name
 
 
-class NewPlayer(In):
+class NewPlayer(In, frozen=True):
     """Create a player. When the request's cookie already names a player, ``replace`` must
     be true to make a new one in its place (the old identity lived only in that cookie)."""
 
@@ -31,7 +31,7 @@ class PlayerCreated(msgspec.Struct, frozen=True):
     token: str
 
 
-class SignIn(In):
+class SignIn(In, frozen=True):
     """Sign in on this device with the player's sign-in link (the part after ``#``) or their
     recovery code (any case, dashes and spaces ignored)."""
 
@@ -76,7 +76,7 @@ class DeviceList(msgspec.Struct, frozen=True):
     devices: list[DeviceOut]
 
 
-class SignOut(In):
+class SignOut(In, frozen=True):
     """Sign out every device but the one that asks (``others``), or every one (``all``)."""
 
     devices: Literal["others", "all"]

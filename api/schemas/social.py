@@ -10,7 +10,7 @@ from api.schemas.common import In
 from services.games.chat import ChatMessage
 
 
-class ChatIn(In):
+class ChatIn(In, frozen=True):
     """A chat message: 1 to 500 characters once line breaks and tabs are made spaces and
     other control characters dropped (else 400 ``bad_chat``); a seated player's only."""
 

@@ -14,13 +14,13 @@ from urllib.parse import urlsplit
 from flask import (
     Blueprint,
     Flask,
-    Response,
     current_app,
     redirect,
     render_template,
     request,
     url_for,
 )
+from werkzeug.wrappers import Response as BaseResponse
 
 from api.context import cookie_player, deps
 from api.web import i18n
@@ -86,7 +86,7 @@ def start() -> str:
 
 
 @bp.get("/favicon.ico")
-def favicon() -> Response:
+def favicon() -> BaseResponse:
     # Browsers ask for it on pages that name no icon (a JSON answer).
     return redirect(url_for("web.static", filename="icon.svg"), 308)
 
@@ -186,7 +186,7 @@ def _own_page(target: str) -> str:
 
 
 @bp.get("/language/<lang>")
-def set_language(lang: str) -> Response:
+def set_language(lang: str) -> BaseResponse:
     response = redirect(_own_page(request.args.get("next", "/")))
     if lang in i18n.LANGUAGES:  # anything else just goes back unchanged
         response.set_cookie(

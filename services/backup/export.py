@@ -22,13 +22,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, NamedTuple
 
-import redis
-
 from services.backup.backupfile import FORMAT, VERSION, Header, Key, Trailer, Writer
 from services.backup.families import Fate, family_of, tag_of
 from services.eventstore import audit, keys
 from services.eventstore.archive import Archived, Bundle
 from services.eventstore.store import now_ms, unavailable
+from services.platform.config import Store
 
 Progress = Callable[[int, int], None]  # groups done, groups in all
 BATCH = 200  # groups (scripts) per pipeline
@@ -63,7 +62,7 @@ class Exported(NamedTuple):
     problems: list[str]  # "<game id>: <problem>" for every game whose chain fails
 
 
-def exported_groups(client: redis.Redis) -> list[list[bytes]]:
+def exported_groups(client: Store) -> list[list[bytes]]:
     """Every key of an exported family, grouped: the keys of one hash tag together, every
     untagged key alone; in a stable order."""
     tagged: dict[bytes, list[bytes]] = {}
@@ -82,7 +81,7 @@ def exported_groups(client: redis.Redis) -> list[list[bytes]]:
 
 
 def export(
-    client: redis.Redis,
+    client: Store,
     out: BinaryIO,
     source: str,
     progress: Progress | None = None,
@@ -147,7 +146,7 @@ def _flat(fields: dict[bytes, bytes]) -> list[bytes]:
     return [part for pair in sorted(fields.items()) for part in pair]
 
 
-def _read(client: redis.Redis, groups: list[list[bytes]]) -> Iterator[list[Key]]:
+def _read(client: Store, groups: list[list[bytes]]) -> Iterator[list[Key]]:
     pipe = client.pipeline(transaction=False)
     for group in groups:
         # (a cluster's pipeline refuses .eval(), not the command: it routes EVAL by its keys)

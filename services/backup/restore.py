@@ -14,11 +14,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import redis
-
 from services.backup.backupfile import BadBackup, Header, Key, Trailer, read
 from services.backup.families import Fate, family_of
 from services.eventstore.store import now_ms, unavailable
+from services.platform.config import Store
 
 Progress = Callable[[int, int], None]  # keys written, keys in all
 BATCH = 500  # keys per pipeline
@@ -41,7 +40,7 @@ def check(path: Path) -> tuple[Header, Trailer]:
     raise BadBackup("no trailer")  # read() ends with one or raises: never reached
 
 
-def occupied(client: redis.Redis, enough: int = 5) -> list[bytes]:
+def occupied(client: Store, enough: int = 5) -> list[bytes]:
     """Some keys (up to ``enough``) of exported families in the store: none, or it is not empty."""
     found: list[bytes] = []
     with unavailable():
@@ -54,7 +53,7 @@ def occupied(client: redis.Redis, enough: int = 5) -> list[bytes]:
     return found
 
 
-def restore(client: redis.Redis, path: Path, progress: Progress | None = None) -> Trailer:
+def restore(client: Store, path: Path, progress: Progress | None = None) -> Trailer:
     """Check ``path``, check the store is empty of exported families (``NotEmpty``), write every
     key; the backup's trailer."""
     _, trailer = check(path)

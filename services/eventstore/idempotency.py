@@ -49,12 +49,12 @@ import hashlib
 from typing import Any, cast
 
 import msgspec
-import redis
 
 from services.errors import BadRequest, ServiceError
 from services.eventstore import serversecret, shards
 from services.eventstore.store import unavailable
 from services.games.commandinput import MAX_COMMAND_ID
+from services.platform.config import Store
 
 TTL_MS = 24 * 3600 * 1000
 PENDING_MS = 30_000  # far longer than a creation takes
@@ -153,7 +153,7 @@ def replayed(raw: bytes, body_fingerprint: str) -> Record:
     return record
 
 
-def game_id(client: redis.Redis, creator: str, key: str, body_fingerprint: str) -> str:
+def game_id(client: Store, creator: str, key: str, body_fingerprint: str) -> str:
     """The id of the game that ``creator``'s request with ``key`` and this body makes: every
     retry computes the same one, nobody without the server's secret can."""
     seed = serversecret.derive(
@@ -166,7 +166,7 @@ def _pending(body_fingerprint: str) -> bytes:
     return encode(Record(body_fingerprint, pending=True))
 
 
-def begin_game(client: redis.Redis, creator: str, key: str, body_fingerprint: str) -> Record | None:
+def begin_game(client: Store, creator: str, key: str, body_fingerprint: str) -> Record | None:
     """Take ``key`` for a game's creation by ``creator``: None to go ahead (the creation then
     writes its record, ``Players.open_table``), else the record of the game it already made
     (409 while that creation is under way, or for another body)."""
@@ -180,7 +180,7 @@ def begin_game(client: redis.Redis, creator: str, key: str, body_fingerprint: st
     return replayed(earlier, body_fingerprint)
 
 
-def release_game(client: redis.Redis, creator: str, key: str, body_fingerprint: str) -> None:
+def release_game(client: Store, creator: str, key: str, body_fingerprint: str) -> None:
     """Give ``key`` back after a failed creation: a retry makes the game, or finds the one this
     try appended (``game_id``). A final record already written stays: it answers the retry."""
     with unavailable():

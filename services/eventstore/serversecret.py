@@ -21,15 +21,13 @@ import hmac
 import secrets
 from typing import cast
 
-import redis
-
 from services.eventstore.store import unavailable
 from services.platform import config
 
 SECRET_KEY = "omerta:secret"
 
 
-def load(client: redis.Redis) -> bytes:
+def load(client: config.Store) -> bytes:
     """The deployment's secret: configured, or the store's (made now if it has none)."""
     configured = config.settings().secret
     if configured:

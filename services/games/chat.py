@@ -25,14 +25,15 @@ streams (``services.readside.fanout``); a rematch offered adds one too (``signal
 from __future__ import annotations
 
 import unicodedata
+from typing import cast
 
 import msgspec
-import redis
 from redis.typing import EncodableT
 
 from services.errors import BadRequest, GameArchived
 from services.eventstore import idempotency, keys, shards
 from services.eventstore.store import now_ms, unavailable
+from services.platform.config import Store
 
 MAX_TEXT = 500
 KEEP = 200  # messages kept per game
@@ -97,7 +98,7 @@ def clean(text: object) -> str:
 
 
 class Chat:
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: Store) -> None:
         self.redis = client
         self._post = client.register_script(POST)
 
@@ -126,7 +127,10 @@ class Chat:
     def read(self, game_id: str, after: int = 0) -> list[ChatMessage]:
         """The messages kept with a number after ``after``, oldest first."""
         with unavailable():
-            rows = self.redis.xrange(chat_key(game_id), f"{after + 1}-0", "+")
+            rows = cast(
+                list[tuple[bytes, dict[bytes, bytes]]],
+                self.redis.xrange(chat_key(game_id), f"{after + 1}-0", "+"),
+            )
         return [
             ChatMessage(
                 int(entry_id.split(b"-")[0]),
@@ -140,7 +144,10 @@ class Chat:
     def last(self, game_id: str) -> int:
         """The number of the game's last message (0: none yet)."""
         with unavailable():
-            rows = self.redis.xrevrange(chat_key(game_id), count=1)
+            rows = cast(
+                list[tuple[bytes, dict[bytes, bytes]]],
+                self.redis.xrevrange(chat_key(game_id), count=1),
+            )
         return int(rows[0][0].split(b"-")[0]) if rows else 0
 
     def signal(self, game_id: str) -> None:

@@ -35,10 +35,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import msgspec
-import redis
 from redis.client import Pipeline
 
 from services.errors import ServiceError
@@ -46,6 +45,7 @@ from services.eventstore.store import unavailable
 from services.games.commands import CommandService
 from services.games.seats import GameExpired, expired_key, queue_rematch_table, seat_map, seats_key
 from services.identity.players import Players
+from services.platform.config import Store
 
 PENDING = b"pending"
 PENDING_MS = 30_000  # far longer than a creation takes
@@ -119,7 +119,7 @@ class Rematches:
     def __init__(self, commands: CommandService, players: Players) -> None:
         self.commands = commands
         self.players = players
-        self.redis: redis.Redis = players.redis
+        self.redis: Store = players.redis
         self._take = self.redis.register_script(TAKE)
 
     def of(self, game_id: str) -> Offer | None:
@@ -131,7 +131,7 @@ class Rematches:
     def reserved(self, game_id: str) -> dict[int, str]:
         """The seats reserved at the game's creation: seat -> player id (taken ones too)."""
         with unavailable():
-            return seat_map(self.redis.hgetall(reserved_key(game_id)))
+            return seat_map(cast(dict[bytes, bytes], self.redis.hgetall(reserved_key(game_id))))
 
     def take(self, game_id: str, player_id: str) -> int | None:
         """Seat the player in the seat reserved for them (again: the same seat); None when this

@@ -43,7 +43,6 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple, cast
 
-import redis
 from redis.client import Pipeline
 from redis.typing import EncodableT
 
@@ -52,6 +51,7 @@ from services.eventstore import idempotency, serversecret
 from services.eventstore.idempotency import Record
 from services.eventstore.store import unavailable
 from services.identity.devices import digest
+from services.platform.config import Store
 
 
 def player_games_key(player_id: str) -> str:
@@ -228,7 +228,7 @@ class Seats:
     """The games' seats on one Redis client (``services.identity.players.Players`` is the one made).
     Thread-safe (gthread workers share it)."""
 
-    def __init__(self, client: redis.Redis, clock: Callable[[], int], cache_size: int) -> None:
+    def __init__(self, client: Store, clock: Callable[[], int], cache_size: int) -> None:
         self.redis = client
         self.clock = clock
         self.cache_size = cache_size

@@ -25,12 +25,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, cast
 
 import msgspec
-import redis
 from redis.client import Pipeline
 
 from services.errors import BadRequest, ServiceError
 from services.eventstore.store import unavailable
 from services.games.clocks import Interval
+from services.platform.config import Store
 
 DAY_MS = 86_400_000
 
@@ -68,7 +68,7 @@ def decode(raw: bytes | None) -> list[Interval]:
     return [] if raw is None else [tuple(p) for p in _periods.decode(raw)]  # type: ignore[misc]
 
 
-def periods(client: redis.Redis, player_id: str) -> list[Interval]:
+def periods(client: Store, player_id: str) -> list[Interval]:
     with unavailable():
         return decode(cast(bytes | None, client.get(vacations_key(player_id))))
 
@@ -118,7 +118,7 @@ def state(found: list[Interval], now: int, allowance: int) -> VacationState:
 
 
 def start(
-    client: redis.Redis, player_id: str, now: int, allowance: int, days: int | None = None,
+    client: Store, player_id: str, now: int, allowance: int, days: int | None = None,
     until: int | None = None,
 ) -> VacationState:  # fmt: skip
     """Start a vacation now, for ``days`` days or until ``until`` (ms); refused (409
@@ -152,7 +152,7 @@ def start(
     return state(found, now, allowance)
 
 
-def end(client: redis.Redis, player_id: str, now: int, allowance: int) -> VacationState:
+def end(client: Store, player_id: str, now: int, allowance: int) -> VacationState:
     """End the running vacation now (nothing to do without one)."""
     found = periods(client, player_id)
     current = running(found, now)
@@ -165,12 +165,12 @@ def end(client: redis.Redis, player_id: str, now: int, allowance: int) -> Vacati
     return state(found, now, allowance)
 
 
-def _store(client: redis.Redis, player_id: str, found: list[Interval]) -> None:
+def _store(client: Store, player_id: str, found: list[Interval]) -> None:
     with unavailable():
         client.set(vacations_key(player_id), msgspec.json.encode(sorted(found)))
 
 
-def bump(client: redis.Redis, game_ids: Iterable[str]) -> None:
+def bump(client: Store, game_ids: Iterable[str]) -> None:
     """The clocks of these games changed outside their streams: their next projection writes."""
     pipe = client.pipeline(transaction=False)
     for game_id in game_ids:

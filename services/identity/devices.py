@@ -46,13 +46,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
+from typing import cast
 
 import msgspec
-import redis
 from redis.typing import EncodableT
 
 from services.errors import ServiceError
 from services.eventstore.store import unavailable
+from services.platform.config import Store
 
 FIRST = "first"  # the device id of the token POST /players returned
 TOUCH_MS = 60_000  # a device's last use is written at most once a minute
@@ -149,14 +150,14 @@ def _decode(device: bytes) -> Device:
 class Devices:
     """A player's device sessions and sign-in secrets on one Redis client."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: Store) -> None:
         self.redis = client
         self._swap = client.register_script(SWAP)
 
     def find(self, token_hash: str) -> tuple[str, str] | None:
         """(player id, device id) of a device token's hash, None for no device session."""
         with unavailable():
-            found = self.redis.get(session_key(token_hash))
+            found = cast(bytes | None, self.redis.get(session_key(token_hash)))
         if found is None:
             return None
         player_id, _, device_id = found.decode().partition(" ")
@@ -203,7 +204,11 @@ class Devices:
     def revoke(self, player_id: str, device_ids: list[str]) -> list[str]:
         """Sign these devices out (their tokens stop working); the hashes of their tokens."""
         with unavailable():
-            found = self.redis.hmget(devices_key(player_id), device_ids) if device_ids else []
+            found = (
+                cast(list[bytes | None], self.redis.hmget(devices_key(player_id), device_ids))
+                if device_ids
+                else []
+            )
         gone = [(i, _decode(raw)) for i, raw in zip(device_ids, found, strict=True) if raw]
         if not gone:
             return []
@@ -222,7 +227,7 @@ class Devices:
 
     def device_ids(self, player_id: str) -> list[str]:
         with unavailable():
-            return [d.decode() for d in self.redis.hkeys(devices_key(player_id))]
+            return [d.decode() for d in cast(list[bytes], self.redis.hkeys(devices_key(player_id)))]
 
     # -- the sign-in link and the recovery code ---------------------------------------------
 
@@ -260,7 +265,7 @@ class Devices:
             field, hashed = sent
             key = link_key(hashed) if field == "link" else code_key(hashed)
             with unavailable():
-                found = self.redis.get(key)
+                found = cast(bytes | None, self.redis.get(key))
                 # Only while the player's own record names it (see the module docstring).
                 if (
                     found is not None
@@ -292,7 +297,7 @@ def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
     return dict(zip(flat[::2], flat[1::2], strict=True))
 
 
-def _drop(client: redis.Redis, old: dict[bytes, bytes]) -> None:
+def _drop(client: Store, old: dict[bytes, bytes]) -> None:
     """The index keys of sign-in secrets the player's hash no longer names."""
     if b"link" in old:
         client.delete(link_key(old[b"link"].decode()))

@@ -38,11 +38,11 @@ import secrets
 from typing import cast
 
 import msgspec
-import redis
 
 from services.errors import ServiceError
 from services.eventstore import serversecret
 from services.eventstore.store import unavailable
+from services.platform.config import Store
 
 VERIFY = "verify"
 SIGNIN = "signin"
@@ -104,7 +104,7 @@ class Link(msgspec.Struct, frozen=True):
 
 
 class Emails:
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: Store) -> None:
         self.redis = client
 
     def get(self, player_id: str) -> Email | None:

@@ -35,15 +35,15 @@ from __future__ import annotations
 import ipaddress
 import secrets
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 from urllib.parse import urlsplit
 
 import msgspec
-import redis
 from webauthn.helpers import bytes_to_base64url
 
 from services.errors import ServiceError
 from services.eventstore.store import unavailable
+from services.platform.config import Store
 
 CHALLENGE_SECONDS = 300  # what the pages' ceremonies need, with a person choosing a passkey
 MAX_PASSKEYS = 20  # per player: the list stays a list
@@ -135,7 +135,7 @@ def _decode(raw: bytes) -> Passkey:
 class Passkeys:
     """Players' passkeys and the ceremonies' challenges on one Redis client."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: Store) -> None:
         self.redis = client
 
     def challenge(self, purpose: Purpose, player_id: str = "") -> bytes:
@@ -182,28 +182,34 @@ class Passkeys:
     def find(self, credential_id: str) -> tuple[str, Passkey] | None:
         """(player id, passkey) of a credential id; None if it is nobody's."""
         with unavailable():
-            player_id = self.redis.get(owner_key(credential_id))
+            player_id = cast(bytes | None, self.redis.get(owner_key(credential_id)))
             if player_id is None:
                 return None
-            raw = self.redis.hget(passkeys_key(player_id.decode()), credential_id)
+            raw = self._stored(player_id.decode(), credential_id)
         return None if raw is None else (player_id.decode(), _decode(raw))
+
+    def _stored(self, player_id: str, credential_id: str) -> bytes | None:
+        """The player's passkey ``credential_id`` as stored (JSON), if they have it."""
+        return cast(bytes | None, self.redis.hget(passkeys_key(player_id), credential_id))
 
     def used(self, player_id: str, credential_id: str, sign_count: int, when: int) -> None:
         """A sign-in with it: its new counter and time (a deleted one stays deleted)."""
         with unavailable():
-            raw = self.redis.hget(passkeys_key(player_id), credential_id)
+            raw = self._stored(player_id, credential_id)
             if raw is not None:
                 now = msgspec.structs.replace(_decode(raw), sign_count=sign_count, used=when)
                 self.redis.hset(passkeys_key(player_id), credential_id, msgspec.json.encode(now))
 
     def ids(self, player_id: str) -> list[str]:
         with unavailable():
-            return [c.decode() for c in self.redis.hkeys(passkeys_key(player_id))]
+            return [
+                c.decode() for c in cast(list[bytes], self.redis.hkeys(passkeys_key(player_id)))
+            ]
 
     def listing(self, player_id: str) -> list[PasskeyOut]:
         """The player's passkeys, newest first."""
         with unavailable():
-            found = self.redis.hgetall(passkeys_key(player_id))
+            found = cast(dict[bytes, bytes], self.redis.hgetall(passkeys_key(player_id)))
         out = [
             PasskeyOut(raw_id.decode(), p.label, p.created, p.used)
             for raw_id, p in ((i, _decode(raw)) for i, raw in found.items())
@@ -212,7 +218,7 @@ class Passkeys:
 
     def rename(self, player_id: str, credential_id: str, label: str) -> PasskeyOut:
         with unavailable():
-            raw = self.redis.hget(passkeys_key(player_id), credential_id)
+            raw = self._stored(player_id, credential_id)
             if raw is None:
                 raise _unknown(credential_id)
             now = msgspec.structs.replace(_decode(raw), label=label)

@@ -34,9 +34,9 @@ import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import cast
 
 import msgspec
-import redis
 
 from services.errors import ServiceError
 from services.eventstore import idempotency, serversecret, shards
@@ -44,6 +44,7 @@ from services.eventstore.idempotency import Record
 from services.eventstore.store import now_ms, unavailable
 from services.games.seats import Seats
 from services.identity.devices import FIRST, TOUCH_MS, Devices, digest, token_key
+from services.platform.config import Store
 
 MAX_NAME = 40
 RECHECK_MS = 2000  # how long a signed-out device's token may still work in another process
@@ -93,7 +94,7 @@ class Players(Seats):
     share it)."""
 
     def __init__(
-        self, client: redis.Redis, clock: Callable[[], int] = now_ms, cache_size: int = 65536
+        self, client: Store, clock: Callable[[], int] = now_ms, cache_size: int = 65536
     ) -> None:
         super().__init__(client, clock, cache_size)
         self._create = client.register_script(CREATE)
@@ -113,8 +114,11 @@ class Players(Seats):
             return player, token
         record = idempotency.encode(Record(fingerprint, player=player.id))
         with unavailable():
-            earlier = self.redis.set(
-                idempotency.players_key(key), record, nx=True, px=idempotency.TTL_MS, get=True
+            earlier = cast(  # GET: the key's value before, if it had one
+                bytes | None,
+                self.redis.set(
+                    idempotency.players_key(key), record, nx=True, px=idempotency.TTL_MS, get=True
+                ),
             )
         if earlier is not None:  # a retry (or its twin): the key's player, completed if need be
             first = idempotency.replayed(earlier, fingerprint).player
@@ -146,7 +150,7 @@ class Players(Seats):
 
     def get(self, player_id: str) -> Player | None:
         with unavailable():
-            fields = self.redis.hgetall(player_key(player_id))
+            fields = cast(dict[bytes, bytes], self.redis.hgetall(player_key(player_id)))
         if not fields:
             return None
         return Player(player_id, fields[b"name"].decode(), int(fields[b"created"]))
@@ -174,7 +178,7 @@ class Players(Seats):
         if cached is not None and now - cached.checked < RECHECK_MS:
             return cached.player, cached.device
         with unavailable():
-            player_id = self.redis.get(token_key(hashed))
+            player_id = cast(bytes | None, self.redis.get(token_key(hashed)))
         found = (player_id.decode(), FIRST) if player_id is not None else None
         found = found or self.devices.find(hashed)
         player = None

@@ -38,11 +38,13 @@ from __future__ import annotations
 import hashlib
 import secrets
 from enum import StrEnum
+from typing import cast
 
 import msgspec
-import redis
+from redis.typing import EncodableT
 
 from services.eventstore.store import unavailable
+from services.platform.config import Store
 from services.readside.readmodels import SeatSummary, Summary
 
 
@@ -136,19 +138,19 @@ def prefs_key(player_id: str) -> str:
 
 
 class Preferences:
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: Store) -> None:
         self.redis = client
 
     def get(self, player_id: str) -> dict[str, dict[str, bool]]:
         """channel -> event -> on, every pair present."""
         with unavailable():
-            stored = self.redis.hgetall(prefs_key(player_id))
+            stored = cast(dict[bytes, bytes], self.redis.hgetall(prefs_key(player_id)))
         flags = {k.decode(): v == b"1" for k, v in stored.items()}
         return {c: {e: flags.get(f"{c}.{e}", True) for e in EVENTS} for c in CHANNELS}
 
     def put(self, player_id: str, prefs: dict[str, dict[str, bool]]) -> None:
         """Set the pairs given (others unchanged); the caller checked the names."""
-        mapping = {
+        mapping: dict[EncodableT, EncodableT] = {
             f"{c}.{e}": "1" if on else "0" for c, ev in prefs.items() for e, on in ev.items()
         }
         if mapping:
@@ -178,7 +180,7 @@ class Claimed(Exception):
     """Another try holds the sending's claim (alive, or dead until its lease expires)."""
 
 
-def claim(client: redis.Redis, delivery: str, lease_s: int) -> str | None:
+def claim(client: Store, delivery: str, lease_s: int) -> str | None:
     """Claim the sending for ``lease_s`` seconds: the claim's token, or None when it was sent
     already. Raises ``Claimed`` while another try holds it."""
     token = "claim:" + secrets.token_hex(8)
@@ -191,16 +193,16 @@ def claim(client: redis.Redis, delivery: str, lease_s: int) -> str | None:
     raise Claimed(delivery)
 
 
-def mark_sent(client: redis.Redis, delivery: str) -> None:
+def mark_sent(client: Store, delivery: str) -> None:
     with unavailable():
         client.set(record_key(delivery), SENT, ex=SENT_TTL)
 
 
-def release(client: redis.Redis, delivery: str, token: str) -> None:
+def release(client: Store, delivery: str, token: str) -> None:
     with unavailable():
         client.eval(_RELEASE, 1, record_key(delivery), token)
 
 
-def was_sent(client: redis.Redis, delivery: str) -> bool:
+def was_sent(client: Store, delivery: str) -> bool:
     with unavailable():
         return client.get(record_key(delivery)) == SENT

@@ -38,7 +38,6 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import msgspec
-import redis
 import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -193,7 +192,7 @@ _subscription = msgspec.json.Decoder(Subscription)
 
 
 class Subscriptions:
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: config.Store) -> None:
         self.redis = client
 
     def add(self, player_id: str, endpoint: str, p256dh: str, auth: str, lang: str) -> Subscription:

@@ -37,7 +37,6 @@ from typing import Literal, cast
 from urllib.parse import urlsplit
 
 import msgspec
-import redis
 import requests
 from urllib3.exceptions import NameResolutionError
 
@@ -136,7 +135,7 @@ PRIVATE = "the host is a private, loopback or reserved address"
 
 
 class Webhooks:
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: config.Store) -> None:
         self.redis = client
 
     def add(

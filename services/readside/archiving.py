@@ -107,7 +107,7 @@ class Archiver:
     def collect(self, game_id: str) -> Bundle:
         """The game's keys as they are now (phase 1's reading)."""
         meta = self.store.meta(game_id)
-        summary = rm.ReadModels(self.redis).summary(game_id)  # type: ignore[arg-type]
+        summary = rm.ReadModels(self.redis).summary(game_id)
         if meta is None or summary is None or summary.status != "finished":
             raise NotYet(f"game {game_id} is not a finished game in the store")
         # Its rating's input is kept apart (``ratings``); a rating job still to come would find

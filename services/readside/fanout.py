@@ -68,9 +68,10 @@ import time
 from collections import deque
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from redis.cluster import RedisCluster
+from redis.typing import KeyT, StreamIdT
 
 from services.errors import Unavailable
 from services.eventstore import keys, shards
@@ -226,9 +227,14 @@ class Fanout:
                 if not reader.watchers:
                     reader.running = False
                     return
-                positions = dict(reader.positions)
+                # A copy (the positions change under the lock), typed as wide as xread's
+                # parameter: a dict is invariant in its types.
+                positions = cast(dict[KeyT, StreamIdT], dict(reader.positions))
             try:
-                found = self._redis.xread(positions, count=BATCH, block=BLOCK_MS)
+                found = cast(
+                    list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]] | None,
+                    self._redis.xread(positions, count=BATCH, block=BLOCK_MS),
+                )
             except Exception:  # the store (or a bug): end the waits, try again later
                 log.warning("the live-event reader lost the store", exc_info=True)
                 with self._lock:

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import msgspec
 import redis
@@ -56,6 +56,7 @@ from services.eventstore.archive import Archived
 from services.eventstore.records import GameMeta, decode_meta
 from services.eventstore.store import unavailable
 from services.games.seats import read_seats
+from services.platform.config import Store
 from services.readside import readmodels as rm
 
 MODEL = PlackettLuce()
@@ -209,7 +210,7 @@ return {redis.call('ZCARD', KEYS[1]), names, stored}
 class Ratings:
     """The ratings on one Redis client: folding games in (the workers), reading (the API)."""
 
-    def __init__(self, client: redis.Redis, archived: Archived | None = None) -> None:
+    def __init__(self, client: Store, archived: Archived | None = None) -> None:
         self.redis = client
         self.archived = archived  # an archived game's read model and metadata are there
         self._page = client.register_script(PAGE)
@@ -252,13 +253,15 @@ class Ratings:
                     stored = pipe.hget(INPUTS, game_id)
                     if stored == encoded:
                         return "unchanged"
-                    last = pipe.zrevrange(FOLDED, 0, 0, withscores=True)
+                    last = cast(
+                        list[tuple[bytes, float]], pipe.zrevrange(FOLDED, 0, 0, withscores=True)
+                    )
                     end = (int(last[0][1]), last[0][0].decode()) if last else None
                     late = end is not None and (game.time, game_id) < end
                     if stored is None and not late:
                         self._fold_one(pipe, game_id, game)
                         return "rated"
-                    stored_all = pipe.hgetall(INPUTS).items()
+                    stored_all = cast(dict[bytes, bytes], pipe.hgetall(INPUTS)).items()
                     inputs = {g.decode(): _rated.decode(v) for g, v in stored_all}
                     previous = list(inputs.values())
                     inputs[game_id] = game
@@ -280,7 +283,7 @@ class Ratings:
             while True:
                 try:
                     pipe.watch(FOLDED, INPUTS)
-                    previous = [_rated.decode(v) for v in pipe.hvals(INPUTS)]
+                    previous = [_rated.decode(v) for v in cast(list[bytes], pipe.hvals(INPUTS))]
                     self._fold_all(pipe, inputs, previous)
                     return len(inputs)
                 except redis.WatchError:
@@ -384,7 +387,10 @@ class Ratings:
     def history(self, identity: str, game: str, limit: int) -> list[Point]:
         """The identity's rating after each of its last ``limit`` rated games, oldest first."""
         with unavailable():
-            rows = self.redis.zrange(history_key(identity, game), -limit, -1, withscores=True)
+            rows = cast(
+                list[tuple[bytes, float]],
+                self.redis.zrange(history_key(identity, game), -limit, -1, withscores=True),
+            )
         out = []
         for member, time in rows:
             game_id, mu, sigma = _point.decode(member)

@@ -75,16 +75,16 @@ import heapq
 import itertools
 import time
 import zlib
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import msgspec
-import redis
 
 from domain.core import Result
 from services.eventstore import keys, shards
 from services.eventstore.archive import Archived
 from services.eventstore.store import EventStore, unavailable
 from services.games.clocks import Clock, OnTimeout, SeatClock
+from services.platform.config import Store
 
 PREFIX = "rm:"
 RUNNING = "rm:games:running"
@@ -154,7 +154,7 @@ def parse_deadline_member(member: str) -> tuple[str, int, int, int]:
 
 class SeatSummary(msgspec.Struct, frozen=True):
     seat: int
-    kind: str  # "player", "ai", "open" or "reserved" (a rematch's seat kept for ``player``)
+    kind: Literal["player", "ai", "open", "reserved"]  # reserved: a rematch's, for ``player``
     player: str | None = None  # player id
     level: int | str | None = None  # AI level
 
@@ -228,14 +228,14 @@ _ai_error = msgspec.json.Decoder(AiError)
 class ReadModels:
     """Reading helpers on one Redis client. Views come back as JSON bytes, ready to send."""
 
-    def __init__(self, client: redis.Redis, archived: Archived | None = None) -> None:
+    def __init__(self, client: Store, archived: Archived | None = None) -> None:
         self.redis = client
         self.archived = archived
 
     @classmethod
     def of(cls, store: EventStore) -> ReadModels:
         """The read models of the store's games, archived ones included."""
-        return cls(cast(redis.Redis, store.redis), store.archived)
+        return cls(store.redis, store.archived)
 
     def version(self, game_id: str) -> int:
         """The version the game's read model reflects (0: not projected yet)."""
@@ -346,7 +346,7 @@ class ReadModels:
     def inbox(self, player_id: str, limit: int = 100) -> list[Summary]:
         """Games where the player owes a decision, the one waiting longest first."""
         with unavailable():
-            ids = self.redis.zrange(inbox_key(player_id), 0, limit - 1)
+            ids = cast(list[bytes], self.redis.zrange(inbox_key(player_id), 0, limit - 1))
         return self.summaries([i.decode() for i in ids])
 
     def inbox_count(self, player_id: str) -> int:
@@ -359,8 +359,11 @@ class ReadModels:
         shard's inbox feed that name the player, among the next ``limit`` entries (what a
         reconnecting stream missed)."""
         with unavailable():
-            rows = self.redis.xrange(
-                keys.inbox_feed_key(shards.of(player_id)), b"(" + after, "+", count=limit
+            rows = cast(
+                list[tuple[bytes, dict[bytes, bytes]]],
+                self.redis.xrange(
+                    keys.inbox_feed_key(shards.of(player_id)), b"(" + after, "+", count=limit
+                ),
             )
         changed: dict[str, int] = {}
         for _, fields in rows:

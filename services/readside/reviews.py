@@ -25,9 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import cast
+from typing import Literal, cast
 
-import redis
 import zstandard
 
 from services.errors import ServiceError
@@ -35,6 +34,7 @@ from services.eventstore import shards
 from services.eventstore.archive import Archived
 from services.eventstore.store import EventStore, now_ms, unavailable
 from services.games.reading import Loaded
+from services.platform.config import Store
 
 OWED = "reviews:owed"
 # A job reports after each decision; this long without a report, it is presumed dead. A decision
@@ -65,7 +65,7 @@ class Status:
     """Where a game's review is: ``none``, ``queued``, ``running`` (``done``/``total`` once the
     job counted the decisions) or ``done`` (``review``: its stored bytes)."""
 
-    state: str
+    state: Literal["none", "queued", "running", "done"]
     done: int = 0
     total: int = 0
     review: bytes | None = None  # its JSON
@@ -97,7 +97,7 @@ class Reviews:
     """The reviews of a store's games; an archived game's review moved with it (``archived``:
     read from there)."""
 
-    def __init__(self, client: redis.Redis, archived: Archived | None = None) -> None:
+    def __init__(self, client: Store, archived: Archived | None = None) -> None:
         self.redis = client
         self.archived = archived
         self._owe = client.register_script(_OWE)
@@ -105,7 +105,7 @@ class Reviews:
 
     @classmethod
     def of(cls, store: EventStore) -> Reviews:
-        return cls(cast(redis.Redis, store.redis), store.archived)
+        return cls(store.redis, store.archived)
 
     def owe(self, game_id: str) -> bool:
         """Record the game's review as owed; False when it already was, or is done."""

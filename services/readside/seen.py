@@ -8,9 +8,8 @@ Not derived from events (not a read model: ``omerta rebuild`` leaves it alone).
 
 from __future__ import annotations
 
-import redis
-
 from services.eventstore.store import unavailable
+from services.platform.config import Store
 
 
 def seen_key(player_id: str) -> str:
@@ -25,7 +24,7 @@ return old
 """
 
 
-def record(client: redis.Redis, player_id: str, game_id: str, version: int) -> int:
+def record(client: Store, player_id: str, game_id: str, version: int) -> int:
     """Note that the player has seen the game at ``version`` (an older one than stored changes
     nothing, so a stale tab never moves it back); the version stored before (0: none)."""
     with unavailable():

@@ -20,7 +20,6 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 import msgspec
-import redis
 
 from services.eventstore import shards
 from services.eventstore.store import now_ms, unavailable
@@ -49,7 +48,7 @@ class Channel(Protocol):
         ...
 
 
-def fan_out(client: redis.Redis, channels: Iterable[Channel], notices: Sequence[nt.Notice]) -> int:
+def fan_out(client: config.Store, channels: Iterable[Channel], notices: Sequence[nt.Notice]) -> int:
     """Enqueue the sendings of the notices each channel's player wants by it; how many."""
     prefs = nt.Preferences(client)
     count = 0
@@ -104,7 +103,7 @@ class Targets:
     name: str
     job: str
 
-    def __init__(self, client: redis.Redis, queues: Queues, pending: str) -> None:
+    def __init__(self, client: config.Store, queues: Queues, pending: str) -> None:
         self.client, self.queues = client, queues
         self.pending = Pending(
             client, pending, self.player_of, lambda: config.settings().webhook_backoff, lease

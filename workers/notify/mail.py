@@ -57,9 +57,9 @@ import hashlib
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import cast
 
 import msgspec
-import redis
 
 from services.eventstore.store import now_ms, unavailable
 from services.identity.emails import Emails
@@ -164,7 +164,7 @@ class Mail:
 
     name = CHANNEL
 
-    def __init__(self, client: redis.Redis, queues: Queues) -> None:
+    def __init__(self, client: config.Store, queues: Queues) -> None:
         self.client, self.queues = client, queues
         self.pending = queued.pending_set(client)
 
@@ -178,7 +178,7 @@ class Mail:
         queued.revive(self.pending, self.queues, entry)
 
 
-def route(client: redis.Redis, queues: Queues, notices: Sequence[nt.Notice]) -> int:
+def route(client: config.Store, queues: Queues, notices: Sequence[nt.Notice]) -> int:
     """Route the notices of one projection, each wanted by its player, to a mail now or the
     next digest (see the module docstring); how many mails or digests are on their way for
     them."""
@@ -230,7 +230,7 @@ def send_digest(context: Context, player: str, game_id: str, ends: str) -> str:
     mail_id = queued.digest_id(player, game_id, ends)
     collected = _key(player, f"digest:{game_id}")
     with unavailable():
-        waiting = client.zrange(collected, 0, -1)
+        waiting = cast(list[bytes], client.zrange(collected, 0, -1))
     summary = ReadModels(client).summary(game_id)
     stale = [raw for raw in waiting if not live(_notice.decode(raw), summary)]
     keys = (_key(player, f"window:{game_id}"), collected, _key(player, f"batch:{mail_id}"))
@@ -302,7 +302,7 @@ def _send(pending: Pending, member: bytes, player: str, game_id: str, mail_id: s
     return "sent"
 
 
-def _finish(client: redis.Redis, batch_key: str, mail_id: str, notices: list[nt.Notice]) -> None:
+def _finish(client: config.Store, batch_key: str, mail_id: str, notices: list[nt.Notice]) -> None:
     nt.mark_sent(client, mail_id)
     for notice in notices:
         nt.mark_sent(client, notice_id(notice))

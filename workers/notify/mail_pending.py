@@ -21,7 +21,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
-import redis
 from rq.exceptions import DuplicateJobError
 
 from services.eventstore.store import now_ms
@@ -68,7 +67,7 @@ def lease() -> int:
     return job_timeout() + MARGIN
 
 
-def pending_set(client: redis.Redis) -> Pending:
+def pending_set(client: config.Store) -> Pending:
     """The mails' and digests' pending set."""
     return Pending(
         client, PENDING, lambda entry: decode(entry)[1], lambda: MAIL_RETRY.intervals, lease

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from email.message import EmailMessage
 
-import redis
-
 from services.eventstore import serversecret
 from services.identity.emails import Email, unsubscribe_signature
 from services.identity.players import Players
@@ -23,7 +21,7 @@ from services.readside.readmodels import Summary
 
 
 def compose(
-    client: redis.Redis,
+    client: config.Store,
     player: str,
     email: Email,
     summary: Summary,

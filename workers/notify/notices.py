@@ -33,12 +33,12 @@ from collections.abc import Iterable
 from types import MappingProxyType
 
 import msgspec
-import redis
 from rq.job import JobStatus
 
 from services.eventstore import shards
 from services.eventstore.store import now_ms
 from services.notify import notifications as nt
+from services.platform.config import Store
 from services.readside.readmodels import Summary
 from workers.context import Context
 from workers.notify import channel
@@ -73,12 +73,12 @@ DELIVERIES = MappingProxyType(
 )
 
 
-def channels(client: redis.Redis, queues: Queues) -> tuple[channel.Channel, ...]:
+def channels(client: Store, queues: Queues) -> tuple[channel.Channel, ...]:
     """The notification channels, in the order the fan-out hands them the notices."""
     return (Mail(client, queues), Push(client, queues), Webhooks(client, queues))
 
 
-def fan_outs(client: redis.Redis) -> Pending:
+def fan_outs(client: Store) -> Pending:
     """The fan-outs under way: a member is ``(job id, game, notices)`` (JSON), kept in its
     game's shard's set."""
     return Pending(
@@ -91,7 +91,7 @@ class Notifications(Listener):
     """The projector's listener: keeps the notices of a read-model change pending in the store
     (``store``) and enqueues their fan-out."""
 
-    def __init__(self, store: redis.Redis, queues: Queues) -> None:
+    def __init__(self, store: Store, queues: Queues) -> None:
         self.fan_outs, self.queues = fan_outs(store), queues
 
     def on_change(self, before: Summary, after: Summary) -> None:
@@ -146,9 +146,7 @@ def _fan_out_to_channels(context: Context, notices: list[nt.Notice]) -> int:
     return channel.fan_out(client, channels(client, queues), notices)
 
 
-def catch_up(
-    client: redis.Redis, queues: Queues, which: Iterable[int] = range(shards.SHARDS)
-) -> int:
+def catch_up(client: Store, queues: Queues, which: Iterable[int] = range(shards.SHARDS)) -> int:
     """Re-enqueue, in the shards ``which`` (a worker's: those it holds), the fan-outs whose job
     is gone or failed for good, and every channel's pending sendings a dead worker left; how
     many."""

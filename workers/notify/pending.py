@@ -20,12 +20,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-import redis
 from rq import Retry, get_current_job
 from rq.exceptions import DuplicateJobError
 
 from services.eventstore import shards
 from services.eventstore.store import now_ms, unavailable
+from services.platform.config import Store
 from workers.queues import Queues
 
 FAILURE_TTL = 7 * 24 * 3600
@@ -55,7 +55,7 @@ class Pending:
 
     def __init__(
         self,
-        client: redis.Redis,
+        client: Store,
         name: str,
         player_of: Callable[[str | bytes], str],
         backoff: Callable[[], Sequence[int]],
@@ -76,7 +76,9 @@ class Pending:
     def hold(self, entry: str | bytes, until: int) -> None:
         """Keep the catch-up off this sending until ``until`` (ms)."""
         with unavailable():
-            self.client.zadd(self.key(self.player_of(entry)), {entry: until})
+            # as bytes, as redis-py would send a str (a zadd's members have one type)
+            member = entry.encode() if isinstance(entry, str) else entry
+            self.client.zadd(self.key(self.player_of(entry)), {member: until})
 
     def hold_for_lease(self, entry: str | bytes) -> None:
         """Keep the catch-up off this sending while a try may be under way."""

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import redis
-
 from services.notify import push
 from services.platform import config
 from workers.context import Context
@@ -32,7 +30,7 @@ class Push(channel.Targets):
     name = "push"
     job = "workers.notify.push.deliver_push"
 
-    def __init__(self, client: redis.Redis, queues: Queues) -> None:
+    def __init__(self, client: config.Store, queues: Queues) -> None:
         super().__init__(client, queues, PENDING)
         self.subs = push.Subscriptions(client)
 

@@ -25,8 +25,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-import redis
-
 from services.eventstore.store import now_ms
 from services.notify import webhooks as wh
 from services.platform import config
@@ -45,7 +43,7 @@ class Webhooks(channel.Targets):
     name = "webhook"
     job = "workers.notify.webhooks.deliver_webhook"
 
-    def __init__(self, client: redis.Redis, queues: Queues) -> None:
+    def __init__(self, client: config.Store, queues: Queues) -> None:
         super().__init__(client, queues, PENDING)
         self.hooks = wh.Webhooks(client)
 

@@ -54,10 +54,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import msgspec
-import redis
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.registry import FailedJobRegistry, ScheduledJobRegistry
@@ -66,6 +65,7 @@ from services.errors import Unavailable
 from services.eventstore import keys, shards
 from services.eventstore.store import now_ms, unavailable
 from services.games import seats
+from services.platform.config import Store
 from services.readside import readmodels as rm
 from workers.context import Context
 from workers.projection import ai_due, jobs, ratings
@@ -119,11 +119,14 @@ def cursor_key(shard: int) -> str:
 def _follow_shard(context: Context, shard: int, until_ms: int) -> tuple[int, int]:
     client = context.projector.redis
     with unavailable():
-        cursor = (client.get(cursor_key(shard)) or b"0-0").decode()
+        cursor = (cast(bytes | None, client.get(cursor_key(shard))) or b"0-0").decode()
     seen = projected = 0
     while True:
         with unavailable():
-            rows = client.xrange(keys.shard_feed_key(shard), f"({cursor}", "+", count=BATCH)
+            rows = cast(
+                list[tuple[bytes, dict[bytes, bytes]]],
+                client.xrange(keys.shard_feed_key(shard), f"({cursor}", "+", count=BATCH),
+            )
         rows = [(i, f) for i, f in rows if int(i.split(b"-")[0]) <= until_ms]
         if not rows:
             trim_feed(client, shard, cursor)
@@ -166,7 +169,7 @@ def _check_seats(context: Context, held: list[int]) -> int:
     return len(behind)
 
 
-def _lagging(client: redis.Redis, latest: dict[str, int]) -> list[str]:
+def _lagging(client: Store, latest: dict[str, int]) -> list[str]:
     games = sorted(latest)
     pipe = client.pipeline(transaction=False)
     for game_id in games:
@@ -203,7 +206,7 @@ def _revive_ai(context: Context, held: list[int], due_before_ms: int, revive_fai
     return revived
 
 
-def _move_failed(client: redis.Redis, game_id: str, version: int) -> bool:
+def _move_failed(client: Store, game_id: str, version: int) -> bool:
     raw = client.get(rm.ai_error_key(game_id))
     return raw is not None and msgspec.json.decode(raw, type=rm.AiError).version == version
 
@@ -272,7 +275,7 @@ def _behind(projector: Projector, game_id: str) -> bool:
     return bool(_lagging(projector.redis, {game_id: version}))
 
 
-def oldest_ai_due_ms(client: redis.Redis) -> int | None:
+def oldest_ai_due_ms(client: Store) -> int | None:
     """How long (ms) the AI move owed longest has been owed; None if no AI seat owes one."""
     pipe = client.pipeline(transaction=False)
     for shard in range(shards.SHARDS):

@@ -46,10 +46,11 @@ import random
 import threading
 import time
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, cast
 
 import redis
 from redis.commands.core import Script
+from redis.typing import EncodableT
 
 from services.eventstore import shards
 from services.eventstore.store import now_ms
@@ -145,7 +146,7 @@ class Leases:
         self._each(self._release, list(held))
         self._redis.zrem(HOLDERS, self.name)
 
-    def _each(self, script: Script, held: list[int], *args: object) -> list[int]:
+    def _each(self, script: Script, held: list[int], *args: EncodableT) -> list[int]:
         """``script`` on each of the leases ``held``: a round trip each (redis-py's cluster
         pipeline runs no scripts), a few dozen every few seconds."""
         return [int(script(keys=[lease_key(s)], args=[self.name, *args])) for s in held]
@@ -189,7 +190,7 @@ def serving_key(queue: str) -> str:
 
 def alive(client: config.Store) -> list[str]:
     """The workers whose announcement (``Presence``) has not lapsed."""
-    return [name.decode() for name in client.zrangebyscore(ALIVE, now_ms(), "+inf")]
+    return [name.decode() for name in _announced(client, ALIVE)]
 
 
 AI_WORKER_STALE = 30.0  # seconds without an AI worker seen after which a default worker takes over
@@ -198,8 +199,12 @@ AI_WORKER_STALE = 30.0  # seconds without an AI worker seen after which a defaul
 def ai_worker_alive(client: config.Store, other_than: str | None = None, queue: str = AI) -> bool:
     """Whether an AI worker (one serving the AI queue, or ``queue``, but not the projections)
     is alive (its ``Presence`` has not lapsed)."""
-    found = client.zrangebyscore(serving_key(queue), now_ms(), "+inf")
-    return any(name.decode() != other_than for name in found)
+    return any(name.decode() != other_than for name in _announced(client, serving_key(queue)))
+
+
+def _announced(client: config.Store, key: str) -> list[bytes]:
+    """The names in ``key`` whose announcement has not lapsed."""
+    return cast(list[bytes], client.zrangebyscore(key, now_ms(), "+inf"))
 
 
 class Renewable(Protocol):

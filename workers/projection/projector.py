@@ -26,7 +26,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import msgspec
-import redis
 
 from domain import GAMES
 from domain.core import Game
@@ -39,6 +38,7 @@ from services.games.clocks import SeatClock
 from services.games.seating import ai_levels
 from services.games.statecache import StateCache
 from services.notify.notifications import as_created
+from services.platform.config import Store
 from services.readside import readmodels as rm
 from workers.projection.readmodel import Folded, Seating, game_clocks, read_models, unjoined
 
@@ -179,7 +179,7 @@ class Projector:
         # Project archived games too (``omerta rebuild``); otherwise a game whose keys moved to
         # the archive is no game here: its read model is archived with it.
         self.from_archive = from_archive
-        self.redis: redis.Redis = store.redis
+        self.redis: Store = store.redis
         self.games = games
         self._write = self.redis.register_script(WRITE)
         self._codecs: dict[str, EventCodec] = {}
@@ -408,7 +408,7 @@ FEED_KEEP_MS = 60_000
 web processes' live-event streams), which follow it from where they are and may lag a little."""
 
 
-def trim_feed(client: redis.Redis, shard: int, cursor: str, keep_ms: int = FEED_KEEP_MS) -> int:
+def trim_feed(client: Store, shard: int, cursor: str, keep_ms: int = FEED_KEEP_MS) -> int:
     """Drop the shard's feed entries older than ``keep_ms`` before ``cursor`` (the catch-up's
     checkpoint: the slowest reader that must see every entry; feed ids are ms-seq); how many
     went. Every append adds an entry: untrimmed, the feed grows with every move ever made."""

@@ -8,9 +8,9 @@ worker is repaired by the catch-up (``catch_up``: finished games not folded yet)
 
 from __future__ import annotations
 
-import redis
 from rq import Retry
 
+from services.platform.config import Store
 from services.readside import ratings
 from workers.context import Context
 from workers.projection.projector import Listener
@@ -45,7 +45,7 @@ def rate(context: Context, game_id: str) -> str:
     return ratings.Ratings(context.store).rate(game_id)
 
 
-def catch_up(client: redis.Redis) -> int:
+def catch_up(client: Store) -> int:
     """Fold the finished games no rating job folded; how many."""
     found = ratings.Ratings(client)
     missing = found.unfolded()

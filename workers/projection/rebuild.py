@@ -20,9 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
-import redis
-
 from services.eventstore.store import EventStore
+from services.platform.config import Store
 from services.readside import readmodels as rm
 from services.readside.ratings import Ratings
 from workers.projection.projector import Projector
@@ -39,7 +38,7 @@ class Rebuilt(NamedTuple):
 BATCH = 1000  # keys read or dropped per round trip
 
 
-def read_model_keys(client: redis.Redis) -> Iterator[list[bytes]]:
+def read_model_keys(client: Store) -> Iterator[list[bytes]]:
     """Every read-model key (``rm:*``), in batches; on a cluster from every master (redis-py's
     cluster client scans them all)."""
     batch: list[bytes] = []
@@ -52,7 +51,7 @@ def read_model_keys(client: redis.Redis) -> Iterator[list[bytes]]:
         yield batch
 
 
-def snapshot(client: redis.Redis) -> dict[bytes, Any]:
+def snapshot(client: Store) -> dict[bytes, Any]:
     """Every read-model key's exact content: hash fields, sorted-set members with scores. A
     batch's keys are read in one pipeline (without a transaction: on a cluster their slots are
     many, one round trip per node)."""
@@ -80,7 +79,7 @@ def snapshot(client: redis.Redis) -> dict[bytes, Any]:
     return out
 
 
-def drop(client: redis.Redis) -> int:
+def drop(client: Store) -> int:
     """Delete every read-model key; how many. One key per command (a cluster refuses a
     multi-key command across slots), a batch per pipeline."""
     dropped = 0

@@ -27,10 +27,10 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-import redis
 from rq import Retry
 
 from services.eventstore import keys, shards
+from services.platform.config import Store
 from workers.queues import PROJECTIONS, Queues
 
 PROJECT_TIMEOUT = 300  # seconds: a job projects every game changed while it waited
@@ -48,7 +48,7 @@ class Wake:
     """Wakes the read side of the store (``store``, where the wake flags are) through RQ's
     queues (``queues``)."""
 
-    def __init__(self, store: redis.Redis, queues: Queues) -> None:
+    def __init__(self, store: Store, queues: Queues) -> None:
         self.store = store
         self.queues = queues
         self._deferred = threading.local()  # per thread: within ``deferred``
