@@ -26,6 +26,7 @@ from api.schemas.games import SeatOut
 from domain import GAMES
 from domain.bots import LEVELS, SEARCH_LEVELS
 from domain.core import Result
+from services.readside import ratingmath
 from services.readside import ratings as rt
 from services.readside.readmodels import ReadModels
 from services.readside.reviews import Reviews
@@ -154,9 +155,9 @@ def _ratings() -> rt.Ratings:
 
 
 def _ai_level(identity: str) -> str | None:
-    level = identity.removeprefix(rt.AI_PREFIX)
+    level = identity.removeprefix(ratingmath.AI_PREFIX)
     known = level in LEVELS or level in SEARCH_LEVELS
-    return level if identity.startswith(rt.AI_PREFIX) and known else None
+    return level if identity.startswith(ratingmath.AI_PREFIX) and known else None
 
 
 def leaderboard(game: str, offset: int, limit: int) -> LeaderboardOut:
@@ -237,7 +238,7 @@ def _is_level(seat: SeatOut, level: str | None) -> bool:
     took over from a person names the person, and counts for them)."""
     if level is None or seat.kind != "ai" or seat.player is not None or seat.level is None:
         return False
-    return rt.ai_identity(seat.level) == rt.AI_PREFIX + level
+    return ratingmath.ai_identity(seat.level) == ratingmath.AI_PREFIX + level
 
 
 @bp.get("/leaderboard/<game>")

@@ -19,7 +19,7 @@ from api.routes import ratings
 from api.web import _page, i18n
 from api.web.plot import rating_plot
 from domain import GAMES
-from services.readside.ratings import ai_identity, ranks
+from services.readside.ratingmath import ai_identity, ranks
 
 bp = Blueprint("ratingpages", __name__)
 

@@ -1,10 +1,12 @@
 """Read models: what the workers' projections build from the event log, and how to read them.
 
 Everything here is derived (``workers.projection.projector`` writes it, ``omerta rebuild``
-recreates it
-byte for byte from the events and the seat records); the API reads it instead of replaying
-games. Each game's read model records the version it reflects, so a reader can tell how fresh it
-is (``wait_for`` waits for a version a client has just written).
+recreates it byte for byte from the events and the seat records). The API reads what spans games
+from it (the lobby, a player's games and inbox, the rated games' list) and each game's summary
+where only the projection knows it (the clocks); what one game shows a seat (its view, legal
+commands, history) it builds from the command service's state, which is current at once. Each
+game's read model records the version it reflects, so a reader can tell how fresh it is
+(``wait_for`` waits for a version a client has just written).
 
 Keys (``{...}`` is the Redis Cluster hash tag; ``rm:`` is the read models' own prefix)::
 
@@ -16,13 +18,8 @@ Keys (``{...}`` is the Redis Cluster hash tag; ``rm:`` is the read models' own p
                                 is taken (the game, its options, its seats)
         progress                JSON of the others (``PROGRESS``): a move rewrites only these
                                 (``summary_fields``; ``ReadModels.summary`` joins the two)
-        views                   every view, compressed together (``pack_views``): the JSON
-                                of the rules' view(state, None) (a spectator's), then of
-                                view(state, seat) for each seat. The views of one game are
-                                mostly the same public table, so together they cost about
-                                one: a game's read model is rewritten on nearly every
-                                command (and logged in the AOF each time), and a finished
-                                game keeps it for good
+        clockrev                the clock revision it reflects (``services.games.vacation``;
+                                absent: 0)
         indexes                 JSON list of the [key, member] entries of the shard's
                                 indexes below that hold this game (so the next projection
                                 removes stale ones)
@@ -55,7 +52,10 @@ too. Readers of a list merge the 64 shards' copies (``ReadModels.games``, ``lobb
 
 A store whose read models were written before the shards (a single server's) lists its games in
 the single lists (``rm:lobby``...): ``omerta rebuild`` once after the upgrade drops those and
-lists every game in its shard's copies.
+lists every game in its shard's copies. Read models written before the views were dropped also
+hold a ``views`` field (every seat's view, which nothing read): the same rebuild drops it (each such
+game shows up as a difference, that once); an archived copy keeps it and the rebuild's
+comparison leaves it out (``workers.projection.rebuild.DROPPED``).
 
 Outside the read models (not rebuilt: not derived from events):
 
@@ -74,7 +74,6 @@ from __future__ import annotations
 import heapq
 import itertools
 import time
-import zlib
 from typing import Any, Literal, cast
 
 import msgspec
@@ -121,22 +120,7 @@ def ai_error_key(game_id: str) -> str:
     return f"ai:{{{game_id}}}:error"
 
 
-VIEWS = "views"
 SUMMARY = [b"summary", b"progress"]  # the fields ``joined`` makes a ``Summary`` of
-
-
-def pack_views(spectator: bytes, seats: list[bytes]) -> bytes:
-    """The ``views`` field: the spectator's view and each seat's (JSON), compressed together
-    (deterministic, as ``omerta rebuild`` needs)."""
-    return zlib.compress(msgspec.msgpack.encode([spectator, *seats]), 6)
-
-
-def unpack_view(packed: bytes, seat: int | None) -> bytes | None:
-    """The JSON of ``seat``'s view (None: a spectator's) out of ``pack_views``; None for a
-    seat the game does not have."""
-    views = _views.decode(zlib.decompress(packed))
-    index = 0 if seat is None else seat + 1
-    return views[index] if seat is None or 0 <= seat < len(views) - 1 else None
 
 
 def due_member(game_id: str, seat: int) -> str:
@@ -221,12 +205,11 @@ def joined(summary: bytes | None, progress: bytes | None) -> Summary | None:
 
 _json = msgspec.json.Encoder()
 _summary = msgspec.json.Decoder(Summary)
-_views = msgspec.msgpack.Decoder(list[bytes])
 _ai_error = msgspec.json.Decoder(AiError)
 
 
 class ReadModels:
-    """Reading helpers on one Redis client. Views come back as JSON bytes, ready to send."""
+    """Reading helpers on one Redis client."""
 
     def __init__(self, client: Store, archived: Archived | None = None) -> None:
         self.redis = client
@@ -245,16 +228,6 @@ class ReadModels:
                 marker = self.archived.marker(game_id)
                 return marker.version if marker is not None else 0
         return int(raw) if raw is not None else 0
-
-    def view(self, game_id: str, seat: int | None) -> tuple[int, bytes] | None:
-        """(version, JSON of the seat's view), or None if the game (or seat) has none yet.
-        Both come from one atomic read, so the view is exactly the one at that version."""
-        with unavailable():
-            version, packed = self._fields(game_id, [b"version", VIEWS.encode()])
-        if version is None or packed is None:
-            return None
-        view = unpack_view(packed, seat)
-        return None if view is None else (int(version), view)
 
     def summary(self, game_id: str) -> Summary | None:
         with unavailable():

@@ -33,7 +33,9 @@ def test_an_archived_game_on_a_cluster(cluster_redis: RedisCluster, tmp_path: Pa
     models = ReadModels.of(store)
 
     def seen() -> object:
-        views = [models.view(game_id, seat) for seat in (None, 0, 1, 2)]
+        # What GET /games/{id}/view serves, by a service with nothing cached.
+        game, state, version, _ = CommandService(store).load(game_id)
+        views = [(version, game.view(state, seat)) for seat in (None, 0, 1, 2)]
         history = [svc.history(game_id, seat) for seat in (None, 0, 1, 2)]
         return views, history, models.summary(game_id), store.version(game_id)
 

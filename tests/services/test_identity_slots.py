@@ -34,9 +34,9 @@ from services.identity.players import Players, Unauthorized, player_key
 from services.notify import notifications
 from services.notify.push import Subscriptions
 from services.notify.webhooks import Webhooks
+from services.readside import ratingmath, seen
 from services.readside import ratings as rt
 from services.readside import readmodels as rm
-from services.readside import seen
 from workers.notify import mail as notify_mail
 from workers.notify import mail_pending as queued
 from workers.notify import webhooks as notify_webhooks
@@ -374,9 +374,9 @@ def test_ratings_fold_in_one_slot_and_a_late_game_folds_every_game_again(
 ) -> None:
     ann, bob = shards.new_id(12), shards.new_id(12)
     inputs = {
-        "g1": rt.RatedGame("famiglia", 10, [(ann, 1), (bob, 2)]),
-        "g2": rt.RatedGame("famiglia", 20, [(ann, 1), (bob, 2)]),
-        "g0": rt.RatedGame("famiglia", 5, [(bob, 1), (ann, 2)]),
+        "g1": ratingmath.RatedGame("famiglia", 10, [(ann, 1), (bob, 2)]),
+        "g2": ratingmath.RatedGame("famiglia", 20, [(ann, 1), (bob, 2)]),
+        "g0": ratingmath.RatedGame("famiglia", 5, [(bob, 1), (ann, 2)]),
     }
     ratings = rt.Ratings(client)
     monkeypatch.setattr(ratings, "input_of", inputs.get)
@@ -389,7 +389,7 @@ def test_ratings_fold_in_one_slot_and_a_late_game_folds_every_game_again(
         client.zadd(rm.index_key(rm.FINISHED, shard), {game: 1})
     client.zadd(rm.FINISHED, {"g8": 1})
     assert sorted(ratings.unfolded()) == ["g8", "g9"]
-    inputs["g9"] = rt.RatedGame("famiglia", 30, [(bob, 1), (ann, 2)])
+    inputs["g9"] = ratingmath.RatedGame("famiglia", 30, [(bob, 1), (ann, 2)])
     assert ratings.rebuild() == 4  # the finished games that rate (g8 has no input)
 
 

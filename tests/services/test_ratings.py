@@ -6,7 +6,7 @@ import pytest
 
 from domain.core import Result
 from services.eventstore.records import GameMeta
-from services.readside.ratings import (
+from services.readside.ratingmath import (
     MODEL,
     NEW,
     RatedGame,

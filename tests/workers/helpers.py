@@ -1,5 +1,5 @@
-"""Shared by the worker tests: what the read models should hold, from the domain itself; a worker
-process (``omerta worker``) on a given store."""
+"""Shared by the worker tests: what the read models should hold and the views served, from the
+domain itself; a worker process (``omerta worker``) on a given store."""
 
 from __future__ import annotations
 
@@ -19,21 +19,32 @@ import msgspec
 
 from bootstrap import Container
 from services.eventstore.store import EventStore
+from services.games.commands import CommandService
 from services.readside.readmodels import ReadModels
 from workers import worker
 from workers.projection.projector import Projector
 
 
+def served_view(commands: CommandService, game_id: str, seat: int | None) -> tuple[int, bytes]:
+    """(version, JSON of ``seat``'s view; None: a spectator's) as ``GET /games/{id}/view``
+    serves it: from the command service's state."""
+    game, state, version, _ = commands.load(game_id)
+    return version, msgspec.json.encode(game.view(state, seat))
+
+
 def expected_views(container: Container, game_id: str) -> dict[int | None, bytes]:
-    """Every seat's (and a spectator's) view at the game's current version, as JSON."""
-    game, state, _, meta = container.commands.load(game_id)
-    seats: list[int | None] = [None, *range(meta.seats)]
-    return {seat: msgspec.json.encode(game.view(state, seat)) for seat in seats}
+    """Every seat's (and a spectator's) view at the game's current version, as JSON, by the
+    rules from the stored events alone (a fresh fold, as ``omerta rebuild``'s)."""
+    version = container.commands.load(game_id).version
+    folded = Projector(container.events).fold_until(game_id, version)
+    game = container.projector.games[folded.meta.game]
+    seats: list[int | None] = [None, *range(folded.meta.seats)]
+    return {seat: msgspec.json.encode(game.view(folded.state, seat)) for seat in seats}
 
 
 def assert_read_models_current(container: Container, read_models: ReadModels, game_id: str) -> Any:
-    """The read models are at the stream's version and match the rules' views and result;
-    returns the domain's result."""
+    """The read models are at the stream's version and match the rules' result, and the views
+    served match the rules' views of the stored events; returns the domain's result."""
     game, state, version, _ = container.commands.load(game_id)
     summary = read_models.summary(game_id)
     assert summary is not None
@@ -43,7 +54,7 @@ def assert_read_models_current(container: Container, read_models: ReadModels, ga
     assert msgspec.to_builtins(summary.result) == msgspec.to_builtins(result)
     assert summary.status == ("running" if result is None else "finished")
     for seat, view in expected_views(container, game_id).items():
-        assert read_models.view(game_id, seat) == (version, view)
+        assert served_view(container.commands, game_id, seat) == (version, view)
     return result
 
 

@@ -8,6 +8,7 @@ import redis
 from rq.job import JobStatus
 
 from bootstrap import Container
+from services.errors import WrongSeat
 from services.eventstore import shards
 from services.eventstore.store import now_ms
 from services.identity.players import Players
@@ -101,8 +102,9 @@ def test_reading_helpers(
     version = container.commands.load(first).version
     assert read_models.wait_for(first, version, timeout=0.1)
     assert not read_models.wait_for(first, version + 1, timeout=0.05)
-    assert read_models.view(first, 5) is None  # no such seat
-    assert read_models.view("no-such-game", None) is None
+    with pytest.raises(WrongSeat):  # no such seat
+        container.commands.history(first, 5)
+    assert read_models.summary("no-such-game") is None
     container.commands.notify(first, version)
     assert container.queues.queue(wq.PROJECTIONS).count >= 1
 

@@ -1,5 +1,5 @@
 """What the store carries beyond the games: RQ's records of finished jobs, read-model writes
-that rewrite what did not change, the feed behind its readers, the views of finished games."""
+that rewrite what did not change, the feed behind its readers; no game's read model keeps views."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ import pytest
 import redis
 
 from bootstrap import Container
+from services.errors import WrongSeat
 from services.eventstore import keys
 from services.readside import readmodels as rm
 from services.readside.readmodels import ReadModels
 from tests.feeds import changed, woken
-from tests.workers.helpers import assert_read_models_current, expected_views
+from tests.workers.helpers import assert_read_models_current, served_view
 from tests.workers.test_projection import human_moves
 from workers import ai
 from workers import queues as wq
@@ -90,31 +91,31 @@ def test_trim_feed_keeps_what_is_recent_enough_behind_the_cursor() -> None:
     assert trim_feed(client, 5, "2000-0", keep_ms=3_000) == 0
 
 
-def test_the_views_of_a_game_cost_about_one_view(
+def test_a_finished_game_keeps_no_view_and_its_views_are_served(
     container: Container,
     workers_redis: redis.Redis,
     read_models: ReadModels,
     drain: Callable[[], None],
 ) -> None:
+    """The views are built from the command service's state when asked for: a game's read
+    model (kept for good once it is over) holds none."""
     ai = {s: "random" for s in range(4)}
     game_id = container.commands.create_game("gangsta", 4, {}, ai=ai)
     drain()
     assert (
         assert_read_models_current(container, read_models, game_id) is not None
     )  # every seat's view
-    views = expected_views(container, game_id)
-    packed = workers_redis.hget(rm.game_key(game_id), rm.VIEWS)
-    assert packed is not None and len(packed) < max(len(v) for v in views.values())
     assert set(workers_redis.hkeys(rm.game_key(game_id))) == {
         b"version",
         b"seated",
         b"summary",
         b"progress",
-        b"views",
         b"indexes",
     }
-    assert read_models.view(game_id, 4) is None and read_models.view(game_id, -1) is None
-    assert msgspec.json.decode(read_models.view(game_id, None)[1])["seat"] is None  # type: ignore[index]
+    for seat in (4, -1):  # a seat the game does not have: nothing is served as it
+        with pytest.raises(WrongSeat):
+            container.commands.history(game_id, seat)
+    assert msgspec.json.decode(served_view(container.commands, game_id, None)[1])["seat"] is None
 
 
 def test_a_move_rewrites_only_the_summary_s_progress_and_old_summaries_still_read(

@@ -148,7 +148,7 @@ def test_rebuild_reproduces_the_incremental_read_models(
     assert snapshot(workers_redis) == before
 
     # A read model that differs from the log is found (and replaced by the right one).
-    workers_redis.hset(rm.game_key(running), rm.VIEWS, rm.pack_views(b"{}", [b"{}"]))
+    workers_redis.hset(rm.game_key(running), "progress", b"{}")
     assert omerta(["rebuild", "--quiet"]) == 1
     out = capsys.readouterr()
     assert f"differs: {rm.game_key(running)}" in out.out
@@ -174,6 +174,6 @@ def test_rebuild_refuses_while_workers_hold_shard_leases(
     assert "worker-a" in out.err and "worker-b" in out.err and "--force" in out.err
     assert out.out == ""
     assert snapshot(workers_redis) == before  # nothing dropped
-    workers_redis.hset(rm.game_key(game_id), rm.VIEWS, rm.pack_views(b"{}", [b"{}"]))
+    workers_redis.hset(rm.game_key(game_id), "progress", b"{}")
     assert omerta(["rebuild", "--quiet", "--force"]) == 1  # it ran: the damage is found
     assert snapshot(workers_redis) == before

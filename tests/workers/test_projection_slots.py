@@ -248,7 +248,7 @@ def test_rebuild_gives_back_the_very_bytes(side: Side) -> None:
     assert snapshot(side.client) == before
 
     # A read model that differs from the log is found (and replaced by the right one).
-    side.client.hset(rm.game_key(running), rm.VIEWS, rm.pack_views(b"{}", [b"{}"]))
+    side.client.hset(rm.game_key(running), "progress", b"{}")
     side.client.zadd(rm.index_key(rm.LOBBY, shards.of(finished)), {finished: 1})
     lobby = rm.index_key(rm.LOBBY, shards.of(finished))
     assert rebuild(side.service.store).differences == sorted([rm.game_key(running), lobby])

@@ -21,6 +21,7 @@ from services.eventstore import shards
 from services.games.commandinput import ai_command_id
 from services.games.commands import CommandService
 from services.identity.players import Players
+from services.readside import ratingmath
 from services.readside import ratings as rt
 from tests.burst import BurstWorker
 from tests.services.helpers import pick_move
@@ -115,7 +116,9 @@ def play_games(container: Container, client: redis.Redis, rng: random.Random) ->
     return game_ids
 
 
-def fresh_fold(container: Container, game_ids: list[str]) -> dict[str, dict[str, rt.Rating]]:
+def fresh_fold(
+    container: Container, game_ids: list[str]
+) -> dict[str, dict[str, ratingmath.Rating]]:
     """The ratings of these games computed from scratch: each game's result from the rules, its
     seats, its finish time from its final event, folded in (finish time, game id) order."""
     svc = container.commands
@@ -125,15 +128,15 @@ def fresh_fold(container: Container, game_ids: list[str]) -> dict[str, dict[str,
         game, state, _, meta = svc.load(game_id)
         owners = Players(client).seats(game_id)
         finished = svc.store.read(game_id)[-1].envelope.time
-        inputs[game_id] = rt.rated_game(meta, owners, game.result(state), finished)
-    out: dict[str, dict[str, rt.Rating]] = {}
-    for game_id in rt.order(inputs):
+        inputs[game_id] = ratingmath.rated_game(meta, owners, game.result(state), finished)
+    out: dict[str, dict[str, ratingmath.Rating]] = {}
+    for game_id in ratingmath.order(inputs):
         kind = out.setdefault(inputs[game_id].game, {})
-        kind.update(rt.fold(kind, inputs[game_id]))
+        kind.update(ratingmath.fold(kind, inputs[game_id]))
     return out
 
 
-def stored(client: redis.Redis) -> dict[str, dict[str, rt.Rating]]:
+def stored(client: redis.Redis) -> dict[str, dict[str, ratingmath.Rating]]:
     ratings = rt.Ratings(client)
     out = {}
     for kind in GAMES:
@@ -282,7 +285,7 @@ def test_the_leaderboard_is_in_the_order_of_the_ratings_it_shows_while_they_chan
     def write() -> None:
         rng = random.Random(7)
         while not stop.is_set():
-            moved = {n: rt.Rating(rng.uniform(10, 40), rng.uniform(1, 8), 1) for n in names}
+            moved = {n: ratingmath.Rating(rng.uniform(10, 40), rng.uniform(1, 8), 1) for n in names}
             with real_redis.pipeline(transaction=True) as pipe:
                 rt._write(pipe, "gangsta", moved, [])
                 pipe.execute()

@@ -1,14 +1,12 @@
 """One game's read models at a version, from its folded events and its seat records: what
-``workers.projection.projector`` writes (``services.readside.readmodels`` lists the keys). Pure: no
-store, no clock
-(times are the events' own), which is what lets ``omerta rebuild`` reproduce them byte for byte.
+``workers.projection.projector`` writes (``services.readside.readmodels`` lists the keys). Pure:
+no store, no clock (times are the events' own), which is what lets ``omerta rebuild`` reproduce
+them byte for byte.
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
-
-import msgspec
 
 from domain.core import Game
 from services.eventstore import shards
@@ -17,8 +15,6 @@ from services.games import clocks
 from services.games.clocks import Interval, SeatClock
 from services.games.seating import ai_levels
 from services.readside import readmodels as rm
-
-_json = msgspec.json.Encoder()
 
 
 class Folded(NamedTuple):
@@ -87,11 +83,9 @@ def read_models(game_id: str, game: Game, folded: Folded, seating: Seating) -> M
         on_timeout=meta.on_timeout if meta.clock is not None else None,
         clocks=clocks,
     )
-    views = [_json.encode(game.view(state, seat)) for seat in range(meta.seats)]
-    fields = {
-        **rm.summary_fields(summary),
-        rm.VIEWS: rm.pack_views(_json.encode(game.view(state, None)), views),
-    }
+    # No seat's view: the API builds it from the command service's state, current at once
+    # (docs/architecture.md, "The read side").
+    fields = rm.summary_fields(summary)
 
     shard = shards.of(game_id)
     indexes: list[tuple[str, int, str]] = []

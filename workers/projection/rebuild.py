@@ -113,6 +113,11 @@ def rebuild(store: EventStore, progress: Progress | None = None) -> Rebuilt:
     return Rebuilt(len(game_ids), len(after) + len(archived), sorted(differing + differences))
 
 
+DROPPED = (b"views",)
+"""Read-model fields no longer written: an archive made before keeps them (its copy is never
+rewritten), so the comparison leaves them out."""
+
+
 def same_as_archived(store: EventStore, game_id: str) -> bool:
     """Whether the read model just rebuilt for an archived game is its archived one (the one
     rebuilt then leaves the store again: the archive keeps it)."""
@@ -120,4 +125,7 @@ def same_as_archived(store: EventStore, game_id: str) -> bool:
     rebuilt = store.redis.hgetall(key)
     store.redis.unlink(key)
     bundle = store.archived_bundle(game_id)
-    return bundle is not None and bundle.hash(key) == rebuilt
+    archived = bundle.hash(key) if bundle is not None else None
+    if archived is None:
+        return False
+    return {f: v for f, v in archived.items() if f not in DROPPED} == rebuilt
