@@ -65,7 +65,6 @@ from rq.worker import WorkerStatus
 from services.errors import Unavailable
 from services.notify import webhooks as wh
 from services.platform import lifeline, logs
-from services.platform.config import settings
 from workers import metrics, turns
 from workers.context import Context
 from workers.maintenance import Maintenance
@@ -130,7 +129,7 @@ class OmertaWorker(SimpleWorker):
         self.store = context.store
         # The shards whose catch-up this worker runs (none for a worker without projections).
         self.leases = (
-            leases.Leases(self.store, self.name, 1000 * settings().lease_seconds)
+            leases.Leases(self.store, self.name, 1000 * context.settings.lease_seconds)
             if self.serves_projections
             else None
         )
@@ -147,7 +146,7 @@ class OmertaWorker(SimpleWorker):
         presence = leases.Presence(
             self.store,
             self.name,
-            1000 * settings().lease_seconds,
+            1000 * self.context.settings.lease_seconds,
             [] if self.serves_projections else self.queue_names(),
         )
         renewer = leases.Renewer(presence, *([self.leases] if self.leases is not None else []))
@@ -413,17 +412,17 @@ def run(
     Logs at ``log_level`` (default ``OMERTA_LOG_LEVEL``, ``INFO``): this module's starts, stops
     and repairs. RQ logs a few lines per job, and per maintenance pass, at ``INFO``: its logs
     show only at ``DEBUG``, warnings and errors always."""
-    level = log_level or settings().log_level
-    logs.configure(level, settings().log_format)
+    settings = context.settings
+    logs.configure(log_level or settings.log_level, settings.log_format)
     rq_level = "INFO" if logging.getLogger().isEnabledFor(logging.DEBUG) else "WARNING"
     worker_pid = os.getpid()  # RQ's scheduler, a process forked per work loop, dies with it
     os.register_at_fork(after_in_child=lambda: lifeline.die_with_parent(worker_pid))
-    if settings().heartbeat_file is not None:  # a child of ``omerta run``
-        lifeline.Heartbeat(settings().heartbeat_file).start()
+    if settings.heartbeat_file is not None:  # a child of ``omerta run``
+        lifeline.Heartbeat(settings.heartbeat_file).start()
     if queues == [ANALYSIS]:
-        lower_priority(settings().analysis_nice)
+        lower_priority(settings.analysis_nice)
     elif queues is not None and set(queues) <= {AI, ANALYSIS}:
-        lower_priority(settings().ai_nice)
+        lower_priority(settings.ai_nice)
     pause = RESTART_FIRST
     stop_while_starting = threading.Event()
     while True:

@@ -48,7 +48,7 @@ def with_cookie(response: Response, token: str) -> Response:
         max_age=TOKEN_COOKIE_AGE,
         httponly=True,
         samesite="Strict",
-        secure=deps().secure_cookies,
+        secure=deps().settings.secure_cookies,
         path="/",
     )
     return response
@@ -61,7 +61,7 @@ def me() -> Response:
 
 
 def _read_models() -> ReadModels:
-    return ReadModels.of(deps().service.store)
+    return deps().read_models
 
 
 @bp.get("/me/games")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import os
 import secrets
 from typing import cast
 
@@ -31,7 +32,7 @@ SECRET_KEY = "omerta:secret"
 
 def load(client: redis.Redis) -> bytes:
     """The deployment's secret: configured, or the store's (made now if it has none)."""
-    configured = config.settings().secret
+    configured = config.settings(os.environ).secret
     if configured:
         return configured.encode()
     fresh = secrets.token_hex(32)

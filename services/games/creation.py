@@ -4,6 +4,7 @@ atomically under a fresh id."""
 
 from __future__ import annotations
 
+import os
 import secrets
 from collections.abc import Mapping
 from typing import Any
@@ -61,7 +62,7 @@ class Creation(Snapshots):
         except RuleViolation as exc:
             raise BadRequest(exc.message, code=exc.code, params=exc.params, game=game) from None
         ai_seats = parse_ai(ai, seats, game)
-        time_control = clocks.parse_clock(clock, config.settings().min_clock_seconds)
+        time_control = clocks.parse_clock(clock, config.settings(os.environ).min_clock_seconds)
         policy = clocks.parse_on_timeout(on_timeout, bots.LEVELS)
         meta = GameMeta(
             game=game,

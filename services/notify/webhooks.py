@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+import os
 import secrets
 import socket
 import time
@@ -102,7 +103,7 @@ def check_url(url: str, allow_private: bool | None = None, resolve: bool = True)
     """Raise ``BadUrl`` unless webhooks may call ``url``; without ``resolve``, a host name
     other than ``localhost`` is not looked up (its addresses are checked before each call)."""
     if allow_private is None:
-        allow_private = config.settings().webhooks_allow_private
+        allow_private = config.settings(os.environ).webhooks_allow_private
     if len(url) > MAX_URL:
         raise BadUrl("the URL is too long")
     try:

@@ -16,6 +16,7 @@ delivery record a member of its pending set has, and how that member's job is en
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
@@ -85,7 +86,7 @@ def _catch_up(channel: Channel, which: list[int]) -> int:
 
 def job_timeout() -> int:
     """RQ's limit for one try of a ``Targets`` channel: the HTTP call's, and a margin."""
-    return int(config.settings().webhook_timeout) + LEASE_MARGIN
+    return int(config.settings(os.environ).webhook_timeout) + LEASE_MARGIN
 
 
 def lease() -> int:
@@ -107,7 +108,11 @@ class Targets:
     def __init__(self, client: redis.Redis, queues: Queues, pending: str) -> None:
         self.client, self.queues = client, queues
         self.pending = Pending(
-            client, pending, self.player_of, lambda: config.settings().webhook_backoff, lease
+            client,
+            pending,
+            self.player_of,
+            lambda: config.settings(os.environ).webhook_backoff,
+            lease,
         )
 
     def targets(self, player: str) -> Sequence[str]:

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 from collections import defaultdict
 from collections.abc import Sequence
 
@@ -155,7 +156,7 @@ def _batch_id(notices: list[nt.Notice]) -> str:
 
 
 def _period_ms() -> int:
-    return 1000 * config.settings().mail_digest_seconds
+    return 1000 * config.settings(os.environ).mail_digest_seconds
 
 
 class Mail:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 from datetime import UTC, datetime
 from typing import Any
 
@@ -60,7 +61,7 @@ def digest_id(player: str, game_id: str, ends: str) -> str:
 
 def job_timeout() -> int:
     """RQ's limit for one try: a few SMTP steps, each bounded by ``OMERTA_SMTP_TIMEOUT``."""
-    return int(3 * config.settings().smtp_timeout) + MARGIN
+    return int(3 * config.settings(os.environ).smtp_timeout) + MARGIN
 
 
 def lease() -> int:

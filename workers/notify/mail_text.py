@@ -9,6 +9,7 @@ state: a turn is said to be theirs, never what they hold.
 
 from __future__ import annotations
 
+import os
 from email.message import EmailMessage
 
 import redis
@@ -46,8 +47,8 @@ def compose(
         if s.kind in ("player", "ai") and s.player != player
     )
     me = people.get(player)
-    settings = config.settings()
-    base = config.public_url()
+    settings = config.settings(os.environ)
+    base = config.public_url(settings)
     signature = unsubscribe_signature(serversecret.load(client), player)
     params = {
         "name": me.name if me is not None else "",

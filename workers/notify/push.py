@@ -13,6 +13,7 @@ nobody holds past its due time (a worker died with it), as for every channel.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import redis
@@ -48,7 +49,9 @@ class Push(channel.Targets):
         assert sub is not None  # begun
         notice, delivery, token = begun
         try:
-            push.send(sub, push.payload(notice, sub.lang), config.settings().webhook_timeout)
+            push.send(
+                sub, push.payload(notice, sub.lang), config.settings(os.environ).webhook_timeout
+            )
         except push.Gone:
             self.subs.delete(player, sub_id)
             self.ended(member, delivery, token)

@@ -23,6 +23,7 @@ the same ``X-Omerta-Delivery`` (``services.notify.webhooks``).
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 
 import redis
@@ -66,7 +67,7 @@ class Webhooks(channel.Targets):
                 self.hooks.secret(hook_id),
                 delivery,
                 wh.payload(notice, delivery),
-                config.settings().webhook_timeout,
+                config.settings(os.environ).webhook_timeout,
             )
         except wh.DeliveryFailed as exc:
             given_up = self.failed(member, delivery, token)
