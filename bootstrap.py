@@ -1,22 +1,25 @@
 """The composition root: every process's objects, made once and handed on.
 
-``bootstrap()`` makes the ``Container`` of a process from its settings (the environment by default,
-``services.platform.config``): the store's client, RQ's (the same server unless ``RQ_REDIS_URL``),
+``bootstrap()`` makes the ``Container`` of a process from its settings
+(``services.platform.config``: read once, by the entry point, else here from the environment): the
+store's client and RQ's (``services.platform.servers``: the same server unless ``RQ_REDIS_URL``),
 the event store, the RQ queues (``workers.queues``), the game repository with its one hook
 (``workers.projection.wake``: every append wakes the read side) and the command service whose parts
 are given it, the projector with its listeners (notifications, deadlines, expiries, ratings,
-reviews), the read models, and the feature services the entry points use, and the process's metrics
-(``services.platform.metrics``) on a registry of its own. The entry points (``omerta serve``'s app,
-``omerta worker``, the other ``omerta`` commands) call it once and pass the container (or the
-workers' part of it, ``Container.context``) down; nothing else makes these objects or keeps them in
-a module.
+reviews), the read models, the feature services the entry points use (the tables, the reader of live
+events), and the process's metrics (``services.platform.metrics``) on a registry of its own. The
+entry points (``omerta serve``'s app, ``omerta worker``, the other ``omerta`` commands) call it once
+and pass the container (or the workers' part of it, ``Container.context``) down; nothing else makes
+these objects, reads the settings or keeps them in a module.
 
-Tests make their own: ``bootstrap(store=client)`` on their server, with their own ``hooks`` or
+Tests make their own: ``bootstrap(settings, store=client)`` on their server (settings made with
+``config.settings({...})`` rather than by editing the environment), with their own ``hooks`` or
 ``listeners`` where a test needs other ones.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -30,10 +33,13 @@ from services.games.chat import Chat
 from services.games.commands import CommandService
 from services.games.rematch import Rematches
 from services.games.repository import AfterAppend, EventStoreRepository
+from services.games.usecases import Tables
 from services.identity.players import Players
-from services.platform import config
+from services.platform import config, servers
 from services.platform.config import Settings
 from services.platform.metrics import Metrics
+from services.platform.servers import Store
+from services.readside.fanout import Fanout
 from services.readside.readmodels import ReadModels
 from workers.clocks.deadlines import Deadlines
 from workers.clocks.expiry import Expiry
@@ -49,7 +55,7 @@ from workers.review import Reviewing
 @dataclass(frozen=True)
 class Container:
     settings: Settings
-    store: config.Store  # the store's client (a cluster client with REDIS_CLUSTER_URL)
+    store: servers.Store  # the store's client (a cluster client with REDIS_CLUSTER_URL)
     queues_client: redis.Redis  # RQ's server
     events: EventStore
     commands: CommandService
@@ -59,6 +65,8 @@ class Container:
     players: Players
     chat: Chat
     rematches: Rematches
+    tables: Tables  # creating, joining and rematching games (the API's)
+    fanout: Fanout  # the process's reader of live events (the API's streams)
     context: Context  # what the workers' jobs work with
     metrics: Metrics  # what this process measures (services.platform.metrics)
     registry: CollectorRegistry  # where they are registered (not prometheus_client's global)
@@ -67,7 +75,7 @@ class Container:
 def bootstrap(
     settings: Settings | None = None,
     *,
-    store: config.Store | None = None,
+    store: servers.Store | None = None,
     queues_client: redis.Redis | None = None,
     hooks: Sequence[AfterAppend] | None = None,
     listeners: Sequence[Listener] | None = None,
@@ -76,9 +84,9 @@ def bootstrap(
     configured ones; ``hooks``: the game repository's (default: the workers' wake);
     ``listeners``: the projector's (default: notifications, deadlines, expiries, ratings,
     reviews)."""
-    settings = settings or config.settings()
-    store = store if store is not None else config.connect(settings)
-    queues_client = queues_client or config.connect_queues(settings, store)
+    settings = settings if settings is not None else config.settings(os.environ)
+    store = store if store is not None else servers.connect(settings)
+    queues_client = queues_client or servers.connect_queues(settings, store)
     registry = CollectorRegistry()
     metrics = Metrics(registry)
     archived = Archived(store, archive(settings))
@@ -104,6 +112,7 @@ def bootstrap(
     projector = Projector(events, listeners=listeners)
     read_models = ReadModels(store, archived)
     players = Players(store)
+    chat, rematches = Chat(store), Rematches(commands, players)
     context = Context(settings, store, commands, queues, wake, projector, read_models, metrics)
     return Container(
         settings=settings,
@@ -115,11 +124,33 @@ def bootstrap(
         projector=projector,
         read_models=read_models,
         players=players,
-        chat=Chat(store),
-        rematches=Rematches(commands, players),
+        chat=chat,
+        rematches=rematches,
+        tables=tables(settings, store, commands, players, rematches, chat),
+        fanout=Fanout(store),
         context=context,
         metrics=metrics,
         registry=registry,
+    )
+
+
+def tables(
+    settings: Settings,
+    store: Store,
+    commands: CommandService,
+    players: Players,
+    rematches: Rematches,
+    chat: Chat,
+) -> Tables:
+    """The tables, capping a player's open public games unless the rate limits are off."""
+    limits = settings.rate_limits
+    return Tables(
+        commands,
+        players,
+        rematches,
+        chat,
+        store,
+        open_games=limits.open_games if limits.enabled else 0,
     )
 
 

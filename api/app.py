@@ -1,14 +1,14 @@
 """The Flask app factory: JSON in and out, problem+json errors, the API's blueprints.
 
 ``create_app(container)`` serves the objects of the process's container (``bootstrap``: the
-command service with the workers' follow-up hook, the players, ...); tests pass their own.
+command service with the workers' follow-up hook, the players, ...) with its settings (the
+container's: nothing here reads the environment); tests pass their own.
 ``omerta serve`` runs it under gunicorn (``deploy/``, ``api.serving.server.site``).
 """
 
 from __future__ import annotations
 
 import io
-import os
 from typing import TYPE_CHECKING, Any
 
 from flask import Flask
@@ -33,9 +33,7 @@ from api.routes import (
     reviews,
     webhooks,
 )
-from services.games.usecases import Tables
 from services.platform import config
-from services.readside.fanout import Fanout
 
 if TYPE_CHECKING:  # api is below the composition root: only its type
     from bootstrap import Container
@@ -46,28 +44,17 @@ MAX_BODY = 64 * 1024  # the largest command is a few hundred bytes
 STREAM_SECONDS = 120.0
 
 
-def create_app(
-    container: Container,
-    stream_seconds: float = STREAM_SECONDS,
-    rate_limits: limits.RateLimits | None = None,
-) -> Flask:
+def create_app(container: Container, stream_seconds: float = STREAM_SECONDS) -> Flask:
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
-    commands = container.commands
-    platform = config.settings()
-    fanout = Fanout(commands.store.redis)  # one per app: per process under gunicorn
-    settings = rate_limits or limits.from_env(dict(os.environ))
-    cap = settings.open_games if settings.enabled else 0
+    settings = container.settings
     app.extensions["omerta"] = Deps(
-        commands, container.players, stream_seconds, platform.secure_cookies, fanout=fanout,
-        chat=container.chat, rematches=container.rematches, queues=container.queues,
-        metrics=container.metrics, reviewing=container.settings.review,
-        tables=Tables(
-            commands, container.players, container.rematches, container.chat, container.store,
-            open_games=cap,
-        ),
+        commands=container.commands, players=container.players, store=container.store,
+        read_models=container.read_models, settings=settings, stream_seconds=stream_seconds,
+        fanout=container.fanout, chat=container.chat, rematches=container.rematches,
+        tables=container.tables, queues=container.queues, metrics=container.metrics,
     )  # fmt: skip
-    app.config["OMERTA_PUBLIC_URL"] = config.public_url()
+    app.config["OMERTA_PUBLIC_URL"] = config.public_url(settings)
     requestid.install(app)
     problems.install(app)
     security.install(app)
@@ -76,8 +63,8 @@ def create_app(
     routes = (meta.bp, webhooks.bp, push.bp, clocks.bp, ratings.bp, rematch.bp, chat.bp, reviews.bp)
     for blueprint in (*blueprints, *routes):
         app.register_blueprint(blueprint)
-    limits.install(app, commands.store.redis, settings)
-    capacity.install(app, platform.web_streams)  # after: over the limits' wrapping
+    limits.install(app, container.store, settings.rate_limits)
+    capacity.install(app, settings.web_streams)  # after: over the limits' wrapping
     app.wsgi_app = _BodyLimit(app.wsgi_app)  # type: ignore[method-assign]  # Flask's way to wrap it
     return app
 

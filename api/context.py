@@ -1,5 +1,6 @@
-"""What the request handlers share: the command service, the players, the process's reader of
-live events, the app's settings, RQ's queues."""
+"""What the request handlers share: the command service, the players, the store's client, the
+read models, the process's reader of live events, the settings, RQ's queues (the container's,
+``api.app.create_app``)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ from services.games.commands import CommandService
 from services.games.rematch import Rematches
 from services.games.usecases import Tables
 from services.identity.players import Player, Players, Unauthorized
+from services.platform.config import Settings
 from services.platform.metrics import Metrics
+from services.platform.servers import Store
 from services.readside.fanout import Fanout
+from services.readside.readmodels import ReadModels
 from workers.queues import Queues
 
 COOKIE = "omerta_token"
@@ -21,17 +25,18 @@ COOKIE = "omerta_token"
 
 @dataclass(frozen=True)
 class Deps:
-    service: CommandService
+    commands: CommandService
     players: Players
+    store: Store  # the store's client: the API's own keys (sign-in mails, passkeys, clocks, ...)
+    read_models: ReadModels
+    settings: Settings  # the process's (secure cookies, vacations, reviews, the operator's pages)
     stream_seconds: float  # how long one server-sent-events response stays open
-    secure_cookies: bool  # behind HTTPS: cookies only over HTTPS
     fanout: Fanout  # wakes the live-event streams (api.live.sse)
     chat: Chat
     rematches: Rematches
     tables: Tables  # creating, joining and rematching games: one call each
     queues: Queues  # RQ's: the jobs a request enqueues (mails of links)
     metrics: Metrics  # the process's (services.platform.metrics)
-    reviewing: bool  # every finished game is reviewed (OMERTA_REVIEW, workers.review)
 
 
 def deps() -> Deps:

@@ -14,6 +14,7 @@ from gevent import monkey
 
 monkey.patch_all()  # first: the app's imports (ssl among them) must get the patched modules
 
+import os  # noqa: E402
 import sys  # noqa: E402
 
 from api.serving.server import (  # noqa: E402
@@ -21,9 +22,10 @@ from api.serving.server import (  # noqa: E402
     child_exit,  # noqa: F401 (gunicorn's hook)
     settings,
 )
-from services.platform import storecheck  # noqa: E402
+from services.platform import config, storecheck  # noqa: E402
 
-if not storecheck.at_start("web"):  # an evicting store (gunicorn reads this file once, at start)
+found = config.settings(os.environ)  # gunicorn reads this file once, at start
+if not storecheck.at_start("web", found):  # an evicting store
     sys.exit(2)
-allow_open_files()  # in gunicorn's master: its workers inherit the limit
+allow_open_files(found)  # in gunicorn's master: its workers inherit the limit
 globals().update({k: v for k, v in settings().items() if v is not None})

@@ -68,8 +68,8 @@ from services.eventstore.store import now_ms
 from services.games.commandinput import ai_command_id
 from services.games.commands import CommandService
 from services.games.seating import ai_levels
-from services.platform.config import Store
 from services.platform.metrics import Metrics
+from services.platform.servers import Store
 from services.readside import readmodels as rm
 from workers.context import Context
 from workers.projection import jobs

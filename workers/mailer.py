@@ -20,6 +20,7 @@ Logs never name the address (only the player id).
 from __future__ import annotations
 
 import logging
+import os
 
 from rq import Retry
 
@@ -84,7 +85,7 @@ def send_link(context: Context, purpose: str, player_id: str, base_url: str) -> 
     if email is None or player is None:
         log.info("no %s mail for player %s: no address any more", purpose, player_id)
         return
-    settings = config.settings()
+    settings = config.settings(os.environ)
     signature = unsubscribe_signature(serversecret.load(client), player_id)
     token = emails.new_link(purpose, player_id)
     message = mailtexts.compose(

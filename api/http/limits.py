@@ -41,7 +41,8 @@ secret); a request without one counts by address. ``OMERTA_OPEN_GAMES`` (default
 public games with an open seat that a player sits in when creating another public one (409
 ``too_many_open_games``, checked by the creation itself, ``services.games.usecases``; 0: no
 cap). ``OMERTA_RATE_LIMITS=off`` lifts every limit and both caps (the
-test suite and the benchmarks set it).
+test suite and the benchmarks set it). The settings are read with the others
+(``services.platform.ratelimits``, ``Settings.rate_limits``).
 
 The defaults are far above real play: the pages make one request per move and reconnect a stream
 every 2 minutes. A refused request changes nothing (the check runs before the view) and answers 429
@@ -75,76 +76,35 @@ from api.http.problems import ApiError, problem_response
 from api.schemas.players import SignIn
 from services.identity.devices import digest, normal_code
 from services.identity.emails import address_hash
-from services.platform.config import Store
-
-SWITCH = "OMERTA_RATE_LIMITS"
-
-
-class RateLimits(msgspec.Struct, frozen=True):
-    enabled: bool = True
-    players: str = "30 per hour"
-    games: str = "60 per hour"
-    joins: str = "120 per hour"
-    commands: str = "300 per minute"
-    streams: str = "120 per minute"
-    open_games: int = 10
-    proxies: int = 0
-    streams_open: int = 20  # live-event streams one client holds open at once, per process
-    signin: str = "20 per hour"
-    signin_secret: str = "10 per hour"
-    email_adds: str = "10 per hour"
-    signin_mails: str = "20 per hour"
-    signin_mailbox: str = "5 per hour"  # counted by the address's hash: nobody's inbox flooded
-    passkey_options: str = "60 per hour"
-    signin_passkey: str = "20 per hour"
-    vacations: str = "20 per day"  # each start or end rewrites the clocks of the player's games
-    vacation_ends: str = "20 per day"
-    rematches: str = "60 per hour"  # a rematch makes a game: the creations' rule, counted apart
-    chat: str = "20 per minute"
-    reviews: str = "10 per hour"  # each asked for costs minutes of a worker's search
-
+from services.platform.ratelimits import VARIABLES, RateLimits
+from services.platform.servers import Store
 
 # The limited endpoints: setting -> (endpoint, variable).
 ENDPOINTS = {
-    "players": ("players.create", "OMERTA_LIMIT_PLAYERS"),
-    "games": ("games.create", "OMERTA_LIMIT_GAMES"),
-    "joins": ("games.join", "OMERTA_LIMIT_JOINS"),
-    "commands": ("games.command", "OMERTA_LIMIT_COMMANDS"),
-    "rematches": ("rematch.rematch", "OMERTA_LIMIT_GAMES"),
-    "chat": ("chat.post", "OMERTA_LIMIT_CHAT"),
-    "reviews": ("reviews.ask_review", "OMERTA_LIMIT_REVIEWS"),
-    "streams": ("events.stream", "OMERTA_LIMIT_STREAMS"),
-    "signin": ("devices.signin", "OMERTA_LIMIT_SIGNIN"),
-    "signin_secret": ("devices.signin", "OMERTA_LIMIT_SIGNIN_SECRET"),
-    "email_adds": ("mail.add_email", "OMERTA_LIMIT_EMAIL_ADDS"),
-    "signin_mails": ("mail.signin", "OMERTA_LIMIT_SIGNIN_MAILS"),
-    "signin_mailbox": ("mail.signin", "OMERTA_LIMIT_SIGNIN_MAILBOX"),
-    "passkey_options": ("passkeys.signin_options", "OMERTA_LIMIT_PASSKEY_OPTIONS"),
-    "signin_passkey": ("passkeys.signin", "OMERTA_LIMIT_SIGNIN_PASSKEY"),
-    "vacations": ("clocks.start_vacation", "OMERTA_LIMIT_VACATIONS"),
-    "vacation_ends": ("clocks.end_vacation", "OMERTA_LIMIT_VACATIONS"),
+    name: (endpoint, VARIABLES[name])
+    for name, endpoint in {
+        "players": "players.create",
+        "games": "games.create",
+        "joins": "games.join",
+        "commands": "games.command",
+        "rematches": "rematch.rematch",
+        "chat": "chat.post",
+        "reviews": "reviews.ask_review",
+        "streams": "events.stream",
+        "signin": "devices.signin",
+        "signin_secret": "devices.signin",
+        "email_adds": "mail.add_email",
+        "signin_mails": "mail.signin",
+        "signin_mailbox": "mail.signin",
+        "passkey_options": "passkeys.signin_options",
+        "signin_passkey": "passkeys.signin",
+        "vacations": "clocks.start_vacation",
+        "vacation_ends": "clocks.end_vacation",
+    }.items()
 }
 
 PLAYER_STREAM = "presence.player_stream"
 STREAM_ENDPOINTS = (ENDPOINTS["streams"][0], PLAYER_STREAM)  # a game's, and a player's
-
-
-def from_env(env: dict[str, str]) -> RateLimits:
-    switch = env.get(SWITCH) or "on"
-    if switch not in ("on", "off"):
-        raise ValueError(f"{SWITCH} must be 'on' or 'off', not {switch!r}")
-    default = RateLimits()
-    rules = {
-        name: env.get(variable) or getattr(default, name)
-        for name, (_, variable) in ENDPOINTS.items()
-    }
-    return RateLimits(
-        enabled=switch == "on",
-        open_games=int(env.get("OMERTA_OPEN_GAMES") or default.open_games),
-        streams_open=int(env.get("OMERTA_STREAMS_PER_CLIENT") or default.streams_open),
-        proxies=int(env.get("OMERTA_LIMIT_PROXIES") or default.proxies),
-        **rules,
-    )
 
 
 def _address(proxies: int) -> Callable[[], str]:

@@ -34,7 +34,6 @@ from api.schemas.inbox import GameChange, InboxEvent, Seen, SeenOut
 from services.errors import Unavailable
 from services.readside import seen
 from services.readside.fanout import Closing
-from services.readside.readmodels import ReadModels
 
 bp = Blueprint("presence", __name__)
 
@@ -68,7 +67,7 @@ def player_stream() -> Response:
     d = deps()  # the generator runs outside the request context: no deps() in it
     player_id = caller().id  # 401 before the stream starts
     resumed = _resumed_from()
-    models = ReadModels.of(d.service.store)
+    models = d.read_models
     deadline = time.monotonic() + d.stream_seconds * random.uniform(1 - SPREAD, 1)
     # Before the first read: every projection after that read then wakes the watch.
     watch = d.fanout.watch_player(player_id)
@@ -113,7 +112,7 @@ def see(game_id: str) -> Response:
     player_id = caller().id
     sent = body(Seen)
     d = deps()
-    loaded = d.service.load(game_id)  # 404 for an unknown game
+    loaded = d.commands.load(game_id)  # 404 for an unknown game
     version = min(sent.version, loaded.version)
-    previous = seen.record(d.players.redis, player_id, game_id, version)
+    previous = seen.record(d.store, player_id, game_id, version)
     return reply(SeenOut(max(version, previous), previous))

@@ -78,9 +78,9 @@ def _start_after() -> int:
 @bp.get("/games/<game_id>/events")
 def stream(game_id: str) -> Response:
     d = deps()  # the generator runs outside the request context: no deps() in it
-    svc = d.service
+    commands = d.commands
     with d.fanout.reading():
-        svc.load(game_id)  # an unknown game is a 404 before the stream starts
+        commands.load(game_id)  # an unknown game is a 404 before the stream starts
         seat = seat_in(game_id)
     after = _start_after()
     follow_side = "chat" in request.args  # also past the end: the page follows the chat
@@ -101,7 +101,7 @@ def stream(game_id: str) -> Response:
         raise
 
     def read(seat: int | None, after: int) -> tuple[list[EventOut], Loaded]:
-        return records(svc, game_id, seat, after), svc.load(game_id)
+        return records(commands, game_id, seat, after), commands.load(game_id)
 
     def messages() -> Iterator[bytes]:
         nonlocal after, chat_after, side, rematch

@@ -20,7 +20,7 @@ bp = Blueprint("chat", __name__)
 def post(game_id: str) -> Response:
     player = caller()
     d = deps()
-    d.service.load(game_id)  # an unknown game is a 404
+    d.commands.load(game_id)  # an unknown game is a 404
     seat = d.players.seat_of(game_id, player.id)
     if seat is None:
         raise ApiError(403, "not_seated", "only the game's players write in its chat", case="chat")
@@ -33,6 +33,6 @@ def post(game_id: str) -> Response:
 @bp.get("/games/<game_id>/chat")
 def read(game_id: str) -> Response:
     d = deps()
-    d.service.load(game_id)
+    d.commands.load(game_id)
     messages = d.chat.read(game_id, query_number("after", 0))
     return reply(ChatOut(game_id, messages))

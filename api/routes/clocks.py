@@ -17,8 +17,6 @@ from api.http.jsonio import body, reply
 from services.errors import BadRequest
 from services.eventstore.store import now_ms
 from services.games import vacation
-from services.platform.config import settings
-from services.readside.readmodels import ReadModels
 
 bp = Blueprint("clocks", __name__)
 
@@ -66,19 +64,19 @@ def _moved_clocks(player_id: str) -> None:
     d = deps()
     running = [
         s
-        for s in ReadModels(d.players.redis).summaries(d.players.games_of(player_id))
+        for s in d.read_models.summaries(d.players.games_of(player_id))
         if s.status == "running" and s.clock is not None
     ]
-    vacation.bump(d.players.redis, [s.game_id for s in running])
+    vacation.bump(d.store, [s.game_id for s in running])
     for summary in running:
-        d.service.notify(summary.game_id, summary.version)
+        d.commands.notify(summary.game_id, summary.version)
 
 
 @bp.get("/me/vacation")
 def show_vacation() -> Response:
     player = caller()
-    found = vacation.periods(deps().players.redis, player.id)
-    return _out(vacation.state(found, now_ms(), settings().vacation_days))
+    found = vacation.periods(deps().store, player.id)
+    return _out(vacation.state(found, now_ms(), deps().settings.vacation_days))
 
 
 @bp.post("/me/vacation")
@@ -87,7 +85,7 @@ def start_vacation() -> Response:
     sent = body(NewVacation)
     until = _until(sent.until) if sent.until is not None else None
     found = vacation.start(
-        deps().players.redis, player.id, now_ms(), settings().vacation_days, sent.days, until
+        deps().store, player.id, now_ms(), deps().settings.vacation_days, sent.days, until
     )
     _moved_clocks(player.id)
     return _out(found)
@@ -96,6 +94,6 @@ def start_vacation() -> Response:
 @bp.delete("/me/vacation")
 def end_vacation() -> Response:
     player = caller()
-    found = vacation.end(deps().players.redis, player.id, now_ms(), settings().vacation_days)
+    found = vacation.end(deps().store, player.id, now_ms(), deps().settings.vacation_days)
     _moved_clocks(player.id)
     return _out(found)

@@ -13,7 +13,7 @@ import msgspec
 from flask import Blueprint, Response, current_app, request, url_for
 
 from api.context import caller, caller_or_none, deps, seat_in
-from api.games import commands
+from api.games.commands import refusal
 from api.games.tables import seat_list
 from api.http.jsonio import body, reply
 from api.http.params import query_number
@@ -40,7 +40,6 @@ from services.games.commandinput import AI_COMMAND_PREFIX
 from services.games.commands import CommandService
 from services.games.reading import Loaded
 from services.games.usecases import Opened
-from services.readside.readmodels import ReadModels
 
 bp = Blueprint("games", __name__)
 
@@ -132,7 +131,7 @@ def join(game_id: str) -> Response:
 def show(game_id: str) -> Response:
     d = deps()
     player = caller_or_none()
-    loaded = d.service.load(game_id)
+    loaded = d.commands.load(game_id)
     seats = seat_list(d.players, game_id, loaded, d.rematches.reserved(game_id))
     mine = next((s.seat for s in seats if player and s.player == player.id), None)
     result = loaded.game.result(loaded.state)
@@ -164,7 +163,7 @@ def game_clocks(game_id: str, loaded: Loaded) -> dict[str, Any]:
     meta = loaded.meta
     if meta.clock is None:
         return {}
-    models = ReadModels.of(deps().service.store)
+    models = deps().read_models
     models.wait_for(game_id, loaded.version, CLOCKS_WAIT)
     summary = models.summary(game_id)
     if summary is None:
@@ -197,14 +196,14 @@ def _own_seat(game_id: str) -> int:
     player = caller()
     seat = deps().players.seat_of(game_id, player.id)
     if seat is None:
-        deps().service.load(game_id)  # an unknown game is a 404, not a 403
+        deps().commands.load(game_id)  # an unknown game is a 404, not a 403
         raise ApiError(403, "not_seated", "you have no seat in this game")
     return seat
 
 
 @bp.get("/games/<game_id>/view")
 def view(game_id: str) -> Response:
-    loaded = deps().service.load(game_id)
+    loaded = deps().commands.load(game_id)
     seat = seat_in(game_id)
     shown = loaded.game.view(loaded.state, seat)
     table = table_view(loaded.state, seat)
@@ -222,14 +221,14 @@ def _to_act(game: Game, state: Any) -> list[int]:
 
 @bp.get("/games/<game_id>/legal")
 def legal(game_id: str) -> Response:
-    loaded = deps().service.load(game_id)
+    loaded = deps().commands.load(game_id)
     seat = _own_seat(game_id)
     return reply(LegalOut(game_id, loaded.version, seat, _moves(loaded.game, loaded.state, seat)))
 
 
 @bp.post("/games/<game_id>/commands")
 def command(game_id: str) -> Response:
-    svc = deps().service
+    commands = deps().commands
     seat = _own_seat(game_id)
     sent = body(CommandIn)
     if sent.seat is not None and sent.seat != seat:
@@ -241,18 +240,18 @@ def command(game_id: str) -> Response:
             yours=seat,
         )
     if not isinstance(sent.command, dict):  # the service would read a string as JSON
-        raise commands.refusal(svc.rules(game_id), sent.command, "a command is a JSON object")
+        raise refusal(commands.rules(game_id), sent.command, "a command is a JSON object")
     refuse_reserved(request.headers.get(COMMAND_ID_HEADER, ""))
     command_id = request.headers.get(COMMAND_ID_HEADER)
     if command_id is None:
         command_id = secrets.token_urlsafe(16)
     try:
-        accepted = svc.handle(game_id, seat, sent.command, command_id, sent.expected_version)
+        accepted = commands.handle(game_id, seat, sent.command, command_id, sent.expected_version)
     except BadRequest as exc:
         if exc.code != "bad_command":
             raise
-        raise commands.refusal(svc.rules(game_id), sent.command, exc.message) from None
-    game, state = svc.rules(game_id), accepted.state
+        raise refusal(commands.rules(game_id), sent.command, exc.message) from None
+    game, state = commands.rules(game_id), accepted.state
     known = state is not None
     out = Accepted(
         game_id,
@@ -278,27 +277,27 @@ def refuse_reserved(command_id: str) -> None:
         )
 
 
-def records(svc: CommandService, game_id: str, seat: int | None, after: int) -> list[EventOut]:
+def records(commands: CommandService, game_id: str, seat: int | None, after: int) -> list[EventOut]:
     """The events after ``after`` as ``seat`` may see them (services.games.commands.history)."""
     return [
         EventOut(r.version, r.type, r.time, r.actor, r.command_id, r.prev, r.hash, r.event)
-        for r in svc.history(game_id, seat, after)
+        for r in commands.history(game_id, seat, after)
     ]
 
 
 @bp.get("/games/<game_id>/history")
 def history(game_id: str) -> Response:
-    svc = deps().service
-    loaded = svc.load(game_id)
+    commands = deps().commands
+    loaded = commands.load(game_id)
     seat = seat_in(game_id)
-    events = records(svc, game_id, seat, query_number("after", 0))
+    events = records(commands, game_id, seat, query_number("after", 0))
     return reply(HistoryOut(game_id, loaded.meta.game, seat, events))
 
 
 @bp.get("/games/<game_id>/replay/<int:version>")
 def replay_view(game_id: str, version: int) -> Response:
-    svc = deps().service
-    loaded = svc.load(game_id)
+    commands = deps().commands
+    loaded = commands.load(game_id)
     seat = seat_in(game_id)
     if not 1 <= version <= loaded.version:
         raise ApiError(
@@ -308,7 +307,7 @@ def replay_view(game_id: str, version: int) -> Response:
             version=str(version),  # as sent: any size of number
             last=loaded.version,
         )
-    stored = svc.events(game_id)[:version]  # server side only: the view below is the output
+    stored = commands.events(game_id)[:version]  # server side only: the view below is the output
     state = replay(loaded.game, [r.event for r in stored])
     shown = loaded.game.view(state, seat)
     return reply(ViewOut(game_id, loaded.meta.game, version, seat, shown, table_view(state, seat)))

@@ -87,7 +87,7 @@ SENT = MailSent("accepted", "if that address is verified, a sign-in link is on i
 
 
 def _emails() -> Emails:
-    return Emails(deps().players.redis)
+    return Emails(deps().store)
 
 
 def _out(email: Email) -> EmailOut:
@@ -169,7 +169,7 @@ def redeem(token: str) -> BaseResponse:
 
 @bp.post("/mail/unsubscribe/<player_id>/<signature>")
 def unsubscribe(player_id: str, signature: str) -> BaseResponse:
-    secret = serversecret.load(deps().players.redis)
+    secret = serversecret.load(deps().store)
     if not unsubscribe_valid(secret, player_id, signature):
         raise _bad_link()
     _emails().unsubscribe(player_id)

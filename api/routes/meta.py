@@ -38,7 +38,7 @@ def readyz() -> Response:
     tolerate = request.args.get("degraded")
     if tolerate not in (None, "ok"):
         raise ApiError(400, "bad_parameter", "degraded may only be ok", name="degraded")
-    store = deps().service.store
+    store = deps().commands.store
     with unavailable():  # a 503 problem when the store does not answer
         store.redis.ping()
         found = replication(store.redis, store.min_replicas)

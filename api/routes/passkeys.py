@@ -84,7 +84,7 @@ class PasskeyList(msgspec.Struct, frozen=True):
 
 
 def _passkeys() -> Passkeys:
-    return Passkeys(deps().players.redis)
+    return Passkeys(deps().store)
 
 
 def _rp() -> RelyingParty:

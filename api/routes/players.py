@@ -55,7 +55,7 @@ def with_cookie(response: AnyResponse, token: str) -> AnyResponse:
         max_age=TOKEN_COOKIE_AGE,
         httponly=True,
         samesite="Strict",
-        secure=deps().secure_cookies,
+        secure=deps().settings.secure_cookies,
         path="/",
     )
     return response
@@ -68,7 +68,7 @@ def me() -> Response:
 
 
 def _read_models() -> ReadModels:
-    return ReadModels.of(deps().service.store)
+    return deps().read_models
 
 
 @bp.get("/me/games")

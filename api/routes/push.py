@@ -71,7 +71,7 @@ class SubscriptionList(msgspec.Struct, frozen=True):
 
 
 def _subs() -> push.Subscriptions:
-    return push.Subscriptions(deps().service.store.redis)
+    return push.Subscriptions(deps().store)
 
 
 def _out(sub: push.Subscription) -> SubscriptionOut:

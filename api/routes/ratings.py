@@ -28,7 +28,6 @@ from domain.bots import LEVELS, SEARCH_LEVELS
 from domain.core import Result
 from services.readside import ratingmath
 from services.readside import ratings as rt
-from services.readside.readmodels import ReadModels
 from services.readside.reviews import Reviews
 
 bp = Blueprint("ratings", __name__)
@@ -151,7 +150,7 @@ def _page() -> tuple[int, int]:
 
 
 def _ratings() -> rt.Ratings:
-    return rt.Ratings(deps().service.store.redis)
+    return rt.Ratings(deps().store)
 
 
 def _ai_level(identity: str) -> str | None:
@@ -205,9 +204,9 @@ def profile(identity: str, offset: int, limit: int) -> ProfileOut:
     else:  # an AI level plays everywhere: its rated games, from its history
         played = {p.game_id: p.time for h in history for p in h.points}
         game_ids = sorted(played, key=lambda g: (played[g], g), reverse=True)
-    shown = ReadModels.of(deps().service.store).summaries(game_ids[offset : offset + limit])
+    shown = deps().read_models.summaries(game_ids[offset : offset + limit])
     games = []
-    reviews = Reviews.of(deps().service.store)
+    reviews = Reviews.of(deps().commands.store)
     for entry in entries(deps().players, shown, None):
         mine = [s.seat for s in entry.seats if s.player == identity or _is_level(s, level)]
         accuracy = _accuracy(reviews, entry.game_id, mine) if entry.over else None

@@ -19,7 +19,6 @@ from api.context import caller, deps
 from api.http.jsonio import reply
 from api.schemas.reviews import ReviewOut, ReviewProgress
 from domain.review import Review
-from services.readside.readmodels import ReadModels
 from services.readside.reviews import Reviews, Status, finished
 from workers import review as review_job
 
@@ -29,14 +28,14 @@ bp = Blueprint("reviews", __name__)
 def _status(game_id: str) -> tuple[Reviews, Status]:
     """The game's review status; 404 for an unknown game, 409 for one still running."""
     d = deps()
-    loaded = d.service.load(game_id)
+    loaded = d.commands.load(game_id)
     finished(loaded)
-    reviews = Reviews.of(d.service.store)
+    reviews = Reviews.of(d.commands.store)
     status = reviews.status(game_id)
     # Owed from the moment the game ends: its projection owes it before it writes the end
     # (workers.review.Reviewing), so an end not projected yet is a review on its way.
-    projected = ReadModels.of(d.service.store).version
-    if status.state == "none" and d.reviewing and projected(game_id) < loaded.version:
+    projected = d.read_models.version
+    if status.state == "none" and d.settings.review and projected(game_id) < loaded.version:
         status = Status("queued")
     return reviews, status
 

@@ -82,11 +82,11 @@ def _prefs_out(prefs: dict[str, dict[str, bool]]) -> NotificationPrefs:
 
 
 def _preferences() -> nt.Preferences:
-    return nt.Preferences(deps().service.store.redis)
+    return nt.Preferences(deps().store)
 
 
 def _hooks() -> wh.Webhooks:
-    return wh.Webhooks(deps().service.store.redis)
+    return wh.Webhooks(deps().store)
 
 
 @bp.get("/me/notifications")

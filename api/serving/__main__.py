@@ -9,12 +9,14 @@ from gevent import monkey
 monkey.patch_all()
 
 import json  # noqa: E402
+import os  # noqa: E402
 import sys  # noqa: E402
 
 from api.serving import server  # noqa: E402
-from services.platform import storecheck  # noqa: E402
+from services.platform import config, storecheck  # noqa: E402
 
 if __name__ == "__main__":
-    if not storecheck.at_start("serve"):
+    settings = config.settings(os.environ)
+    if not storecheck.at_start("serve", settings):
         sys.exit(2)
-    server.serve(json.loads(sys.argv[1]))
+    server.serve(json.loads(sys.argv[1]), settings)

@@ -62,13 +62,13 @@ def settings(
     }
 
 
-def allow_open_files() -> None:
+def allow_open_files(settings: config.Settings) -> None:
     """Raise this process's soft limit of open files (``ulimit -n``; gunicorn's workers inherit
     it) to what a web process may need with the environment's settings
     (``config.open_files_needed``): at the usual soft limit of 1024, connections past it would
     be refused while the settings count them as free. A hard limit below the need stops the
     start, naming what to change."""
-    needed = config.open_files_needed(config.settings())
+    needed = config.open_files_needed(settings)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY or soft >= needed:
         return
@@ -133,13 +133,14 @@ def child_exit(server: Any, worker: Any) -> None:
         multiprocess.mark_process_dead(worker.pid)
 
 
-def site() -> Flask:
+def site(settings: config.Settings | None = None) -> Flask:
     """What the web server serves: the JSON API and the web pages (``api.web``) on it, on this
     process's objects (made here, once per process: gunicorn calls it after the fork), logging
-    as the settings say (``services.platform.logs``)."""
+    as the settings say (``services.platform.logs``): ``omerta serve``'s, else the
+    environment's (gunicorn run with ``deploy/gunicorn.conf.py``)."""
     from bootstrap import bootstrap  # the composition root, above api: the entry point's
 
-    container = bootstrap()
+    container = bootstrap(settings)
     logs.configure(container.settings.log_level, container.settings.log_format)
     app = create_app(container)
     web.register(app)
@@ -147,8 +148,9 @@ def site() -> Flask:
 
 
 class Server(BaseApplication):
-    def __init__(self, options: dict[str, Any]) -> None:
+    def __init__(self, options: dict[str, Any], settings: config.Settings) -> None:
         self.options = options
+        self.settings = settings
         super().__init__()
 
     def load_config(self) -> None:
@@ -161,8 +163,8 @@ class Server(BaseApplication):
         self.cfg.set("on_exit", on_exit)
 
     def load(self) -> Any:
-        return site()
+        return site(self.settings)
 
 
-def serve(options: dict[str, Any]) -> None:
-    Server(options).run()
+def serve(options: dict[str, Any], settings: config.Settings) -> None:
+    Server(options, settings).run()

@@ -48,8 +48,9 @@ from types import FrameType
 
 from api.serving import leftovers
 from services.platform import lifeline
-from services.platform.config import settings, start_embedded
+from services.platform.config import Settings
 from services.platform.embedded import HOST, EmbeddedServer
+from services.platform.servers import start_embedded
 
 STOP_SECONDS = 15.0
 RESTART_FIRST = 0.5
@@ -155,9 +156,8 @@ class Child:
         return self.proc.pid if self.proc is not None and self.proc.poll() is None else None
 
 
-def store_url() -> tuple[str, EmbeddedServer | None]:
+def store_url(config: Settings) -> tuple[str, EmbeddedServer | None]:
     """The store's URL, and the embedded server if this process started it."""
-    config = settings()
     if config.cluster_url:  # the children find it (and RQ_REDIS_URL) in the environment
         return config.cluster_url, None
     if config.redis_url:
@@ -170,15 +170,15 @@ def supervise(
     children: dict[str, list[str]],
     env: dict[str, str],
     bind: str,
+    stale: int,
     store: EmbeddedServer | None = None,
     pid_file: leftovers.PidFile | None = None,
     heartbeats: Path | None = None,
 ) -> int:
     """Run ``children`` (name -> omerta arguments) and the store until a signal; restart
     whatever dies once the web server at ``bind`` has answered, and kill a worker whose
-    heartbeat (a file in ``heartbeats``) is stale."""
+    heartbeat (a file in ``heartbeats``) is ``stale`` seconds old."""
     stopping = False
-    stale = settings().child_stale_seconds
 
     def stop(signum: int, frame: FrameType | None) -> None:
         nonlocal stopping
@@ -275,13 +275,19 @@ def _say(message: str) -> None:
     print(f"omerta run: {message}", file=sys.stderr, flush=True)
 
 
-def run(bind: str, web_workers: int | None, verbose: bool = False, ai_workers: int = 1) -> int:
-    pid_file = leftovers.PidFile(settings().var / "run.pid")
+def run(
+    settings: Settings,
+    bind: str,
+    web_workers: int | None,
+    verbose: bool = False,
+    ai_workers: int = 1,
+) -> int:
+    pid_file = leftovers.PidFile(settings.var / "run.pid")
     refusal = pid_file.clear_leftovers(_say)
     if refusal:
         _say(refusal)
         return 1
-    url, store = store_url()
+    url, store = store_url(settings)
     # The worker too: its notification mails link to the web server's default public URL.
     env = {**os.environ, "OMERTA_BIND": bind}
     if "REDIS_CLUSTER_URL" not in env:
@@ -300,11 +306,12 @@ def run(bind: str, web_workers: int | None, verbose: bool = False, ai_workers: i
         children[ai_name] = ["worker", "--queues", "ai"]
     # Reviews take minutes: a worker of their own, at the lowest priority, so no move waits.
     children["analysis-worker"] = ["worker", "--queues", "analysis"]
-    first_port = settings().worker_metrics_port
+    first_port = settings.worker_metrics_port
     if first_port:  # one port each, from OMERTA_WORKER_METRICS_PORT on, in this order
         for n, args in enumerate(children.values()):
             args += ["--metrics-port", str(first_port + n)]
     children["web"] = serve
-    status = supervise(children, env, bind, store, pid_file, settings().var / "heartbeats")
+    stale, heartbeats = settings.child_stale_seconds, settings.var / "heartbeats"
+    status = supervise(children, env, bind, stale, store, pid_file, heartbeats)
     _say("stopped")
     return status

@@ -34,8 +34,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run_events(args: argparse.Namespace) -> int:
     from bootstrap import bootstrap
 
-    svc = bootstrap().commands
-    records = svc.events(args.game_id) if args.full else svc.history(args.game_id, args.seat)
+    commands = bootstrap().commands
+    full = args.full
+    records = commands.events(args.game_id) if full else commands.history(args.game_id, args.seat)
     for record in records:
         print(msgspec.json.encode(record).decode() if args.json else _line(record))
     return 0

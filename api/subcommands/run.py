@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from services.platform.config import DEFAULT_BIND
 
@@ -33,7 +34,7 @@ def run_all(args: argparse.Namespace) -> int:
 
     # A store of one's own (REDIS_URL) is checked before anything starts; the embedded one is
     # configured here, and the children check it anyway.
-    found = config.settings()
-    if (found.redis_url or found.cluster_url) and not storecheck.at_start("run"):
+    found = config.settings(os.environ)
+    if (found.redis_url or found.cluster_url) and not storecheck.at_start("run", found):
         return 2
-    return supervisor.run(args.bind, args.web_workers, args.verbose, args.ai_workers)
+    return supervisor.run(found, args.bind, args.web_workers, args.verbose, args.ai_workers)

@@ -33,9 +33,9 @@ def run_serve(args: argparse.Namespace) -> int:
         options = server.settings(args.bind, args.workers, args.connections)
         os.environ["OMERTA_BIND"] = options["bind"][0]
         os.environ["OMERTA_WEB_CONNECTIONS"] = str(options["worker_connections"])
-        config.public_url()
-        settings = config.settings()
-        server.allow_open_files()
+        settings = config.settings(os.environ)
+        config.public_url(settings)
+        server.allow_open_files(settings)
     except config.ConfigError as exc:  # before the workers start, each failing with it
         print(f"omerta serve: {exc}", file=sys.stderr)
         return 2

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -40,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from services.platform import config
 
-    configured = config.settings()
+    configured = config.settings(os.environ)
     found = which_store(configured)
     if found is None:
         print(
@@ -63,14 +64,14 @@ def which_store(settings: Settings) -> tuple[dict[str, str], Settings] | None:
     that reach it without starting a server; None when they name none that runs."""
     import msgspec
 
-    from services.platform import config
+    from services.platform import servers
     from services.platform.embedded import HOST
 
     if settings.cluster_url or settings.redis_url:
         parts = urlsplit(settings.cluster_url or settings.redis_url or "")
         kind = "cluster" if settings.cluster_url else "server"
         return {"kind": kind, "address": f"{parts.hostname}:{parts.port or 6379}"}, settings
-    port = config.running_embedded_port(settings)
+    port = servers.running_embedded_port(settings)
     if port is None:
         return None
     address = f"{HOST}:{port}"

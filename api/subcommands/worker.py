@@ -6,6 +6,7 @@ jobs in its own process, so they count there)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 METRICS_HOST = "127.0.0.1"
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from prometheus_client import start_http_server
 
     from bootstrap import bootstrap
-    from services.platform import storecheck
+    from services.platform import config, storecheck
     from workers import worker
     from workers.metrics import start_at_zero
     from workers.queues import QUEUES
@@ -53,10 +54,11 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"omerta worker: {exc}", file=sys.stderr)
         return 2
-    if not storecheck.at_start("worker"):
+    settings = config.settings(os.environ)  # once: the jobs find them in the worker's context
+    if not storecheck.at_start("worker", settings):
         return 2
     level = "WARNING" if args.quiet else "DEBUG" if args.verbose else None
-    container = bootstrap()
+    container = bootstrap(settings)
     start_at_zero(container.metrics, queues or QUEUES)
     port = args.metrics_port or container.settings.worker_metrics_port
     if port:  # loopback only: Prometheus scrapes it on this machine (docs/operators.md)

@@ -129,7 +129,7 @@ def _unknown_game(_exc: UnknownGame) -> tuple[str, int]:
 
 
 def _game_pages(game_id: str) -> GamePages:
-    return WEB_GAMES[deps().service.load(game_id).meta.game]
+    return WEB_GAMES[deps().commands.load(game_id).meta.game]
 
 
 def _game_page(template: str, title_key: str, game_id: str, pages: GamePages) -> str:
@@ -194,7 +194,7 @@ def set_language(lang: str) -> BaseResponse:
             lang,
             max_age=365 * 24 * 3600,
             samesite="Lax",
-            secure=deps().secure_cookies,
+            secure=deps().settings.secure_cookies,
             path="/",
         )
     return response

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask
 
+from api.context import deps
 from api.web import _page
-from services.platform.config import settings
 
 bp = Blueprint("clockpages", __name__)
 
@@ -16,4 +16,4 @@ def register(app: Flask) -> None:
 
 @bp.get("/vacation")
 def vacation_page() -> str:
-    return _page("vacation.html", "page.vacation", allowance=settings().vacation_days)
+    return _page("vacation.html", "page.vacation", allowance=deps().settings.vacation_days)

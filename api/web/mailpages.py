@@ -20,7 +20,7 @@ import hmac
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Flask, Response, make_response, request
+from flask import Blueprint, Flask, Response, current_app, make_response, request
 from flask.typing import ResponseReturnValue
 
 from api.context import deps
@@ -29,7 +29,6 @@ from api.web import _page
 from services.eventstore import serversecret
 from services.identity.emails import SIGNIN, VERIFY, Emails, unsubscribe_valid
 from services.notify import mail
-from services.platform import config
 
 bp = Blueprint("mailpages", __name__)
 
@@ -52,14 +51,14 @@ def email_page() -> str:
 
 @bp.get("/email/verify/<token>")
 def verify(token: str) -> Response:
-    if Emails(deps().players.redis).redeem(VERIFY, token) is None:
+    if Emails(deps().store).redeem(VERIFY, token) is None:
         return bad_link_page()
     return _link_page(title="mail.verified.title", text="mail.verified.text")
 
 
 @bp.get("/signin/email/<token>")
 def signin(token: str) -> Response:
-    if not Emails(deps().players.redis).usable(SIGNIN, token):
+    if not Emails(deps().store).usable(SIGNIN, token):
         return bad_link_page()
     return _link_page(
         title="mail.signin.title",
@@ -71,7 +70,7 @@ def signin(token: str) -> Response:
 
 @bp.get("/mail/unsubscribe/<player_id>/<signature>")
 def unsubscribe(player_id: str, signature: str) -> Response:
-    if not unsubscribe_valid(serversecret.load(deps().players.redis), player_id, signature):
+    if not unsubscribe_valid(serversecret.load(deps().store), player_id, signature):
         return bad_link_page()
     return _link_page(
         title="mail.unsubscribe.title",
@@ -93,13 +92,13 @@ def bad_link_page() -> Response:
 
 @bp.get("/operator/mail")
 def operator_mail() -> ResponseReturnValue:
-    settings = config.settings()
+    settings = deps().settings
     if settings.operator_token is not None:
         if not _operator(settings.operator_token):
             response = make_response("operator only\n", 401)
             response.headers["WWW-Authenticate"] = 'Basic realm="omerta operator"'
             return response
-    elif settings.smtp_url is not None or not _local(config.public_url()):
+    elif settings.smtp_url is not None or not _local(current_app.config["OMERTA_PUBLIC_URL"]):
         raise ApiError(404, "not_found", "no such resource")
     return _page("operator_mail.html", "operator.mail.title", mails=mail.stored(settings))
 

@@ -18,18 +18,20 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import os
 import secrets
 from typing import cast
 
 from services.eventstore.store import unavailable
 from services.platform import config
+from services.platform.servers import Store
 
 SECRET_KEY = "omerta:secret"
 
 
-def load(client: config.Store) -> bytes:
+def load(client: Store) -> bytes:
     """The deployment's secret: configured, or the store's (made now if it has none)."""
-    configured = config.settings().secret
+    configured = config.settings(os.environ).secret
     if configured:
         return configured.encode()
     fresh = secrets.token_hex(32)

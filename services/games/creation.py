@@ -4,6 +4,7 @@ atomically under a fresh id (through the ``GameRepository`` it is given)."""
 
 from __future__ import annotations
 
+import os
 import secrets
 from collections.abc import Mapping
 from typing import Any
@@ -65,7 +66,7 @@ class Creation:
         except RuleViolation as exc:
             raise BadRequest(exc.message, code=exc.code, params=exc.params, game=game) from None
         ai_seats = parse_ai(ai, seats, game)
-        time_control = clocks.parse_clock(clock, config.settings().min_clock_seconds)
+        time_control = clocks.parse_clock(clock, config.settings(os.environ).min_clock_seconds)
         policy = clocks.parse_on_timeout(on_timeout, bots.LEVELS)
         meta = GameMeta(
             game=game,

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import msgspec
-import redis
 
 from services.errors import BadRequest, ServiceError
 from services.eventstore import idempotency
@@ -23,6 +22,7 @@ from services.games.chat import Chat
 from services.games.commands import CommandService
 from services.games.rematch import Offer, Rematches
 from services.identity.players import Players
+from services.platform.servers import Store
 
 
 class CreateRequest(Protocol):
@@ -84,7 +84,7 @@ class Tables:
         players: Players,
         rematches: Rematches,
         chat: Chat,
-        client: redis.Redis,
+        client: Store,
         open_games: int = 0,
     ) -> None:
         self.commands = commands

@@ -14,6 +14,7 @@ is slow or down must not slow the pages.
 from __future__ import annotations
 
 import mailbox
+import os
 import smtplib
 import ssl
 from email import policy
@@ -85,7 +86,7 @@ def wire(message: EmailMessage) -> Wire:
 
 def deliver(message: EmailMessage, settings: config.Settings | None = None) -> None:
     """Send ``message`` (it names its recipients in ``To``) the configured way."""
-    settings = settings or config.settings()
+    settings = settings or config.settings(os.environ)
     sent = wire(message)
     if settings.smtp_url is None:
         box = mailbox.Maildir(maildir_path(settings), create=True)
@@ -127,7 +128,7 @@ class Stored(msgspec.Struct, frozen=True):
 
 def stored(settings: config.Settings | None = None) -> list[Stored]:
     """The maildir's mails, newest first (none if there is no maildir yet)."""
-    settings = settings or config.settings()
+    settings = settings or config.settings(os.environ)
     path = maildir_path(settings)
     if not path.exists():
         return []

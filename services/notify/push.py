@@ -48,6 +48,7 @@ from services.eventstore.store import unavailable
 from services.notify import webhooks as wh
 from services.notify.notifications import Notice
 from services.platform import config
+from services.platform.servers import Store
 
 MAX_SUBSCRIPTIONS = 10
 KEY_FILE = "vapid_private.pem"
@@ -86,7 +87,7 @@ class DeliveryFailed(Exception):
 
 
 def key_path(var: Path | None = None) -> Path:
-    return (var or config.settings().var) / KEY_FILE
+    return (var or config.settings(os.environ).var) / KEY_FILE
 
 
 def load_or_create_key(path: Path) -> bytes:
@@ -146,7 +147,7 @@ def public_key(signer: Vapid | None = None) -> str:
 def check_endpoint(url: str, allow_private: bool | None = None, resolve: bool = True) -> None:
     """Raise ``BadEndpoint`` unless pushes may be sent to ``url`` (see the docstring)."""
     if allow_private is None:
-        allow_private = config.settings().push_allow_private
+        allow_private = config.settings(os.environ).push_allow_private
     try:
         parts = urlsplit(url)
         host = parts.hostname or ""
@@ -192,7 +193,7 @@ _subscription = msgspec.json.Decoder(Subscription)
 
 
 class Subscriptions:
-    def __init__(self, client: config.Store) -> None:
+    def __init__(self, client: Store) -> None:
         self.redis = client
 
     def add(self, player_id: str, endpoint: str, p256dh: str, auth: str, lang: str) -> Subscription:
@@ -261,7 +262,7 @@ def send(sub: Subscription, body: bytes, timeout: float) -> int:
     except BadEndpoint as exc:
         raise DeliveryFailed(str(exc)) from exc
     info = {"endpoint": sub.endpoint, "keys": {"p256dh": sub.p256dh, "auth": sub.auth}}
-    claims = {"sub": "mailto:" + config.settings().mail_from}
+    claims = {"sub": "mailto:" + config.settings(os.environ).mail_from}
     with _NoRedirects() as session:
         try:
             response = webpush(

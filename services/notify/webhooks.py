@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+import os
 import secrets
 import socket
 import time
@@ -44,6 +45,7 @@ from services.eventstore import idempotency, serversecret
 from services.eventstore.store import unavailable
 from services.notify.notifications import Notice
 from services.platform import config
+from services.platform.servers import Store
 
 MAX_HOOKS = 5
 MAX_URL = 2000
@@ -101,7 +103,7 @@ def check_url(url: str, allow_private: bool | None = None, resolve: bool = True)
     """Raise ``BadUrl`` unless webhooks may call ``url``; without ``resolve``, a host name
     other than ``localhost`` is not looked up (its addresses are checked before each call)."""
     if allow_private is None:
-        allow_private = config.settings().webhooks_allow_private
+        allow_private = config.settings(os.environ).webhooks_allow_private
     if len(url) > MAX_URL:
         raise BadUrl("the URL is too long")
     try:
@@ -135,7 +137,7 @@ PRIVATE = "the host is a private, loopback or reserved address"
 
 
 class Webhooks:
-    def __init__(self, client: config.Store) -> None:
+    def __init__(self, client: Store) -> None:
         self.redis = client
 
     def add(

@@ -1,4 +1,6 @@
-"""Configuration from the environment, and ``connect()``.
+"""The settings: ``settings(env)`` reads them, once per process, from the environment the entry
+point hands it (``bootstrap``); nothing else reads the environment. Connecting to the store they
+name, or starting the embedded server, is ``services.platform.servers``.
 
 | variable | meaning | default |
 |---|---|---|
@@ -42,50 +44,31 @@
 
 (a) ``http://`` and the bind address; read by ``public_url()``.  (b) ``127.0.0.1:8000``.
 (c) a random one, made once and kept in the store.  (d) ``10,60,300,1800,7200``.
-(e) unset: mail is written to the maildir ``<var>/mail/`` (``services.notify.mail``).  (f) unset:
-the
-operator's pages answer only while no SMTP server is set and the public URL is a loopback
-address (``omerta run``'s local default).  (g) ``3600`` seconds (``workers.notify.mail``: a digest).
+(e) unset: mail is written to the maildir ``<var>/mail/`` (``services.notify.mail``).
+(f) unset: the operator's pages answer only while no SMTP server is set and the public URL is a
+loopback address (``omerta run``'s local default).
+(g) ``3600`` seconds (``workers.notify.mail``: a digest).
 (h) unset: one compressed file per game under ``<var>/archive/`` (``services.eventstore.archive``).
 (i) unset: each game's own (``domain.review.ITERATIONS``): a bounded budget, never a time, so a
 review is the same wherever and whenever it runs (``workers.review``).
 
 The rate limits' variables (``OMERTA_RATE_LIMITS``, ``OMERTA_LIMIT_*``, ``OMERTA_OPEN_GAMES``) are
-read by ``api.http.limits.from_env``, next to the limits they set.
-
-A cluster (``REDIS_CLUSTER_URL``) holds the event store, the players and the read models, through
-redis-py's cluster client (every script and transaction touches one slot:
-``services.eventstore.shards``).
-RQ does not support Cluster, so its queues are on a server of their own (``RQ_REDIS_URL``): a
-job lost with that server is rebuilt from the store by the catch-up
-(``workers.projection.catchup``). On a
-single server the queues share it unless ``RQ_REDIS_URL`` says otherwise.
-
-With ``REDIS_URL`` and ``REDIS_CLUSTER_URL`` unset, the first process that connects starts the
-embedded server (see ``services.platform.embedded``) and records its port in ``<var>/valkey.port``;
-other
-processes using the same data directory find it there and share it (a lock file serialises the
-check-or-start). The process that started it stops it cleanly when it exits.
+read by ``services.platform.ratelimits``, next to the limits they set; ``Settings.rate_limits``.
+The public URL is kept as set and checked by ``public_url()``, which only the web server calls.
 """
 
 from __future__ import annotations
 
-import atexit
-import fcntl
-import os
 import re
-from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import SplitResult, urlsplit
 
 import msgspec
-import redis
-from redis.backoff import ExponentialBackoff
-from redis.cluster import RedisCluster
-from redis.retry import Retry
 
 from services.games.clocks import MIN_CLOCK
-from services.platform.embedded import HOST, EmbeddedServer
+from services.platform import ratelimits
+from services.platform.ratelimits import RateLimits
 
 DEFAULT_BIND = "127.0.0.1:8000"
 # A web process's connections at once (gunicorn's worker_connections): a connection costs a
@@ -103,10 +86,6 @@ OPEN_FILES_SPARE = 256
 
 class ConfigError(ValueError):
     """A setting the service cannot run with; the message names the variable."""
-
-
-Store = redis.Redis | RedisCluster
-"""What the services take as their store: one server's client, or a cluster's."""
 
 
 class Settings(msgspec.Struct, frozen=True):
@@ -168,10 +147,14 @@ class Settings(msgspec.Struct, frozen=True):
     # A web process's connections at once, and how many of them live-event streams may hold
     web_connections: int = WEB_CONNECTIONS
     web_streams: int = int(WEB_CONNECTIONS * STREAM_SHARE)
+    rate_limits: RateLimits = RateLimits()  # the web server's (api.http.limits)
+    # OMERTA_PUBLIC_URL as set, and the web server's address: checked by public_url()
+    public_url: str | None = None
+    bind: str = DEFAULT_BIND
 
 
-def settings(env: dict[str, str] | None = None) -> Settings:
-    env = dict(os.environ) if env is None else env
+def settings(env: Mapping[str, str]) -> Settings:
+    """The settings in ``env`` (the process's environment: the entry point's ``os.environ``)."""
     connections, streams = _web_capacity(env)
     return Settings(
         redis_url=env.get("REDIS_URL") or None,
@@ -213,10 +196,13 @@ def settings(env: dict[str, str] | None = None) -> Settings:
         **_servers(env),
         web_connections=connections,
         web_streams=streams,
+        rate_limits=ratelimits.from_env(env),
+        public_url=env.get("OMERTA_PUBLIC_URL") or None,
+        bind=env.get("OMERTA_BIND") or DEFAULT_BIND,
     )
 
 
-def web_connections(env: dict[str, str]) -> int:
+def web_connections(env: Mapping[str, str]) -> int:
     """``OMERTA_WEB_CONNECTIONS``: a web process's connections at once (two at least: one for a
     stream, one for requests)."""
     raw = env.get("OMERTA_WEB_CONNECTIONS") or str(WEB_CONNECTIONS)
@@ -225,7 +211,7 @@ def web_connections(env: dict[str, str]) -> int:
     return int(raw)
 
 
-def _web_capacity(env: dict[str, str]) -> tuple[int, int]:
+def _web_capacity(env: Mapping[str, str]) -> tuple[int, int]:
     """The connections and the live-event streams among them: fewer, so that requests always
     find a connection (the streams of open pages took them all and the site stopped
     answering)."""
@@ -246,7 +232,7 @@ def open_files_needed(config: Settings) -> int:
     return config.web_connections + requests + OPEN_FILES_SPARE
 
 
-def _servers(env: dict[str, str]) -> dict[str, str | None]:
+def _servers(env: Mapping[str, str]) -> dict[str, str | None]:
     cluster, rq = env.get("REDIS_CLUSTER_URL") or None, env.get("RQ_REDIS_URL") or None
     if cluster and env.get("REDIS_URL"):
         raise ConfigError("set REDIS_URL (one server) or REDIS_CLUSTER_URL (a cluster), not both")
@@ -279,19 +265,19 @@ def _s3_url(url: str | None) -> str | None:
     return url
 
 
-def _path(env: dict[str, str], name: str) -> Path | None:
+def _path(env: Mapping[str, str], name: str) -> Path | None:
     raw = env.get(name)
     return Path(raw) if raw else None
 
 
-def _at_least_one(env: dict[str, str], name: str, default: int) -> int:
+def _at_least_one(env: Mapping[str, str], name: str, default: int) -> int:
     value = int(env.get(name) or default)
     if value < 1:
         raise ConfigError(f"{name} must be a whole number of seconds, at least 1")
     return value
 
 
-def _iterations(env: dict[str, str], name: str) -> int | None:
+def _iterations(env: Mapping[str, str], name: str) -> int | None:
     raw = env.get(name)
     if not raw:
         return None
@@ -300,21 +286,21 @@ def _iterations(env: dict[str, str], name: str) -> int | None:
     return int(raw)
 
 
-def _on_off(env: dict[str, str], name: str) -> bool:
+def _on_off(env: Mapping[str, str], name: str) -> bool:
     raw = (env.get(name) or "on").lower()
     if raw not in ("on", "off"):
         raise ConfigError(f"{name} must be on or off, not {raw!r}")
     return raw == "on"
 
 
-def _log_format(env: dict[str, str]) -> str:
+def _log_format(env: Mapping[str, str]) -> str:
     raw = env.get("OMERTA_LOG_FORMAT") or "text"
     if raw not in ("text", "json"):
         raise ConfigError(f"OMERTA_LOG_FORMAT must be text or json, not {raw!r}")
     return raw
 
 
-def _port(env: dict[str, str], name: str) -> int | None:
+def _port(env: Mapping[str, str], name: str) -> int | None:
     raw = env.get(name)
     if not raw:
         return None
@@ -323,21 +309,21 @@ def _port(env: dict[str, str], name: str) -> int | None:
     return int(raw)
 
 
-def _niceness(env: dict[str, str], name: str, default: int) -> int:
+def _niceness(env: Mapping[str, str], name: str, default: int) -> int:
     raw = env.get(name) or str(default)
     if not raw.isdigit() or int(raw) > 19:
         raise ConfigError(f"{name} must be a niceness from 0 to 19, not {raw!r}")
     return int(raw)
 
 
-def _days(env: dict[str, str], name: str, default: int) -> int:
+def _days(env: Mapping[str, str], name: str, default: int) -> int:
     raw = env.get(name) or str(default)
     if not raw.isdigit() or int(raw) > 366:
         raise ConfigError(f"{name} must be a whole number of days from 0 to 366, not {raw!r}")
     return int(raw)
 
 
-def _some_days(env: dict[str, str], name: str, default: float) -> float:
+def _some_days(env: Mapping[str, str], name: str, default: float) -> float:
     raw = env.get(name) or str(default)
     try:
         value = float(raw)
@@ -355,15 +341,15 @@ def _flag(value: str | None) -> bool:
 _PREFIX = re.compile(r"(/[A-Za-z0-9._~!$&'()*+,;=:@%-]*)*")
 
 
-def public_url(env: dict[str, str] | None = None) -> str:
+def public_url(config: Settings) -> str:
     """``OMERTA_PUBLIC_URL`` checked (links built on it go to players: nothing but a scheme, a
     host, a port and a path prefix), else the bind address over plain HTTP; no trailing slash
-    (links are this and an absolute path). Apart from ``settings()``: only the web server needs
-    it, and a bad one must not stop the workers or ``omerta verify``."""
-    env = dict(os.environ) if env is None else env
-    url = env.get("OMERTA_PUBLIC_URL")
+    (links are this and an absolute path). Not checked by ``settings()``: only the web server
+    and the mails' links need it, and a bad one must not stop the workers or ``omerta
+    verify``."""
+    url = config.public_url
     if not url:
-        bind = env.get("OMERTA_BIND") or DEFAULT_BIND
+        bind = config.bind
         if bind.startswith(("unix:", "fd://")):
             raise ConfigError(
                 f"OMERTA_PUBLIC_URL must be set when the web server binds {bind!r}: "
@@ -393,77 +379,3 @@ def _url_problem(url: str, parts: SplitResult) -> str | None:
     if not _PREFIX.fullmatch(parts.path):
         return "its path may only be a prefix such as /omerta"
     return None
-
-
-# 0.05 s doubling to 1 s, 10 tries: about 7 s, a store restart under ``omerta run`` included.
-RETRY_BACKOFF = ExponentialBackoff(cap=1.0, base=0.05)
-RETRIES = 10
-RETRY_SECONDS = sum(RETRY_BACKOFF.compute(n) for n in range(1, RETRIES + 1))
-
-
-def connect(config: Settings | None = None) -> Store:
-    """A redis-py client (bytes in and out) for the configured store, retrying (see above): a
-    cluster client with ``REDIS_CLUSTER_URL`` (it also follows a failover: a master's replica
-    taking over its slots), else one server's."""
-    config = config or settings()
-    # Retry's default errors: ConnectionError (BusyLoadingError among them), TimeoutError.
-    retry = Retry(RETRY_BACKOFF, RETRIES)
-    if config.cluster_url:
-        return RedisCluster.from_url(config.cluster_url, retry=retry)
-    if config.redis_url:
-        return redis.Redis.from_url(config.redis_url, retry=retry)
-    return redis.Redis(host=HOST, port=embedded_port(config), retry=retry)
-
-
-def connect_queues(config: Settings, store: Store) -> redis.Redis:
-    """The client of RQ's server: ``RQ_REDIS_URL``'s, else the store itself (one server)."""
-    if config.rq_url:
-        return redis.Redis.from_url(config.rq_url, retry=Retry(RETRY_BACKOFF, RETRIES))
-    assert isinstance(store, redis.Redis), "settings() refuses a cluster without RQ_REDIS_URL"
-    return store
-
-
-def embedded_port(config: Settings) -> int:
-    """The port of the embedded server for ``config.var``, started now if none runs."""
-    return start_embedded(config)[0]
-
-
-def start_embedded(
-    config: Settings, preexec_fn: Callable[[], None] | None = None
-) -> tuple[int, EmbeddedServer | None]:
-    """The port of the embedded server for ``config.var``, and the server if this call started
-    it (with ``preexec_fn``, see ``EmbeddedServer``; it stops when this process exits). The
-    file lock keeps one server per directory, across processes and threads alike."""
-    config.var.mkdir(parents=True, exist_ok=True)
-    with open(config.var / "valkey.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        port_file = config.var / "valkey.port"
-        running = _running_port(port_file, config.var)
-        if running is not None:
-            return running, None
-        server = EmbeddedServer(config.var, config.port, config.fsync, preexec_fn).start()
-        port_file.write_text(f"{server.port}\n")
-        atexit.register(server.stop)
-        return server.port, server
-
-
-def running_embedded_port(config: Settings) -> int | None:
-    """The port of the embedded server that runs for ``config.var``, if one does; never starts
-    one (``omerta status``: a server of its own would be an empty store)."""
-    return _running_port(config.var / "valkey.port", config.var)
-
-
-def _running_port(port_file: Path, var: Path) -> int | None:
-    """The port in ``port_file`` if a server answers there with ``var`` as its directory."""
-    try:
-        port = int(port_file.read_text())
-    except (OSError, ValueError):
-        return None
-    client = redis.Redis(host=HOST, port=port, socket_timeout=2)
-    try:
-        directory = client.config_get("dir").get("dir")
-    except redis.RedisError:
-        return None
-    finally:
-        client.close()
-    return port if directory is not None and Path(directory) == var else None

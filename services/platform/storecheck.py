@@ -22,7 +22,8 @@ import sys
 import redis
 from redis.cluster import RedisCluster
 
-from services.platform.config import Settings, Store, connect, settings
+from services.platform.config import Settings
+from services.platform.servers import Store, connect
 
 SAFE = "maxmemory-policy noeviction, appendonly yes, appendfsync always"
 
@@ -88,11 +89,10 @@ def _get(client: redis.Redis, name: str) -> str | None:
     return value.decode() if isinstance(value, bytes) else value
 
 
-def at_start(process: str, config: Settings | None = None) -> bool:
+def at_start(process: str, config: Settings) -> bool:
     """Check the configured store for ``omerta <process>``: print the warnings; False (after
     printing why) if the process must not start. A store that does not answer is not refused
     here: the processes wait for it."""
-    config = config or settings()
     client = connect(config)
     try:
         warnings = _check_all(client, config)

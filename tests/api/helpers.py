@@ -4,24 +4,35 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import os
 import random
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from bootstrap import Container, bootstrap
+from bootstrap import Container, bootstrap, tables
 from services.games.commands import CommandService
 from services.games.rematch import Rematches
+from services.platform import config
 
 
-def container_of(service: CommandService) -> Container:
+def container_of(service: CommandService, **settings: Any) -> Container:
     """The objects of a test's app around its own command service (and that service's hooks),
-    on its store; RQ's queues on the same client, the projector without listeners."""
+    on its store; RQ's queues on the same client, the projector without listeners. ``settings``:
+    the test's, over the suite's (``config.Settings`` fields: ``rate_limits=...``)."""
     store = service.store.redis
-    made = bootstrap(store=store, queues_client=store, hooks=service.hooks, listeners=())
-    return dataclasses.replace(made, commands=service, rematches=Rematches(service, made.players))
+    found = msgspec.structs.replace(config.settings(os.environ), **settings)
+    made = bootstrap(found, store=store, queues_client=store, hooks=service.hooks, listeners=())
+    rematches = Rematches(service, made.players)
+    return dataclasses.replace(
+        made,
+        commands=service,
+        rematches=rematches,
+        tables=tables(found, store, service, made.players, rematches, made.chat),
+    )
 
 
 @dataclass(frozen=True)

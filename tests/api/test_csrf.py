@@ -140,13 +140,11 @@ def test_per_player_answers_are_not_stored(site_api: Api) -> None:
         assert "Cookie" in headers.get("Vary", ""), path
 
 
-def test_the_cookie_is_secure_behind_https(
-    service: CommandService, real_redis, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_cookie_is_secure_behind_https(service: CommandService, real_redis) -> None:
     plain = Api(create_app(container_of(service)).test_client(use_cookies=False))
     cookie_line = plain.call("POST", "/players", json={"name": "Ada"}).headers["Set-Cookie"]
     assert "Secure" not in cookie_line
-    monkeypatch.setenv("OMERTA_SECURE_COOKIES", "1")
-    secure = Api(create_app(container_of(service)).test_client(use_cookies=False))
+    secure_app = create_app(container_of(service, secure_cookies=True))
+    secure = Api(secure_app.test_client(use_cookies=False))
     cookie_line = secure.call("POST", "/players", json={"name": "Bo"}).headers["Set-Cookie"]
     assert "Secure" in cookie_line

@@ -11,10 +11,10 @@ import redis
 from flask import Flask
 
 from api.app import create_app
-from api.http.limits import RateLimits, from_env
 from services.games.commands import CommandService
 from services.identity.devices import FIRST, TOUCH_MS
 from services.identity.players import RECHECK_MS, Players, Unauthorized
+from services.platform.ratelimits import RateLimits, from_env
 from tests.api.helpers import Api, Who, container_of
 
 pytestmark = pytest.mark.server
@@ -167,7 +167,7 @@ def test_the_cross_origin_and_json_checks_cover_sign_in(api: Api) -> None:
 @pytest.fixture
 def limited_app(service: CommandService, real_redis: redis.Redis) -> Flask:
     rules = RateLimits(signin="4 per hour", signin_secret="2 per hour")
-    return create_app(container_of(service), stream_seconds=0, rate_limits=rules)
+    return create_app(container_of(service, rate_limits=rules), stream_seconds=0)
 
 
 def test_sign_in_attempts_are_limited_per_code_and_per_address(limited_app: Flask) -> None:

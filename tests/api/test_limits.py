@@ -14,12 +14,13 @@ from redis.cluster import RedisCluster
 from redis.retry import Retry
 
 from api.app import create_app
-from api.http.limits import RateLimits, from_env, storage
+from api.http.limits import storage
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
 from services.games.repository import EventStoreRepository
 from services.identity.players import Players
 from services.platform.embedded import free_port
+from services.platform.ratelimits import RateLimits, from_env
 from tests.api.helpers import Api, Who, container_of
 
 pytestmark = pytest.mark.server
@@ -32,7 +33,7 @@ def limited(service: CommandService, real_redis: redis.Redis) -> Make:
     """An API whose limits are the defaults but for the ones given."""
 
     def make(**tight: Any) -> Api:
-        app = create_app(container_of(service), stream_seconds=0, rate_limits=RateLimits(**tight))
+        app = create_app(container_of(service, rate_limits=RateLimits(**tight)), stream_seconds=0)
         return Api(app.test_client(use_cookies=False))
 
     return make
@@ -52,10 +53,12 @@ def refused(response: Any, window: int) -> None:
 def test_the_limits_count_on_a_cluster_too(cluster_redis: RedisCluster) -> None:
     uri, options = storage(cluster_redis)
     assert uri.startswith("redis+cluster://") and "connection_pool" not in options
+    limited = RateLimits(players="2 per hour")
     app = create_app(
-        container_of(CommandService(EventStoreRepository(EventStore(cluster_redis)))),
+        container_of(
+            CommandService(EventStoreRepository(EventStore(cluster_redis))), rate_limits=limited
+        ),
         stream_seconds=0,
-        rate_limits=RateLimits(players="2 per hour"),
     )
     api = Api(app.test_client(use_cookies=False))
     api.player("Ann")
@@ -224,8 +227,10 @@ def test_a_store_that_does_not_answer_is_still_a_503() -> None:
     refusal (503 store_unavailable), not a 500 of the limiter's."""
     nowhere = redis.Redis(port=free_port(), socket_connect_timeout=1, retry=Retry(NoBackoff(), 0))
     app = create_app(
-        container_of(CommandService(EventStoreRepository(EventStore(nowhere), hooks=[]))),
-        rate_limits=RateLimits(),
+        container_of(
+            CommandService(EventStoreRepository(EventStore(nowhere), hooks=[])),
+            rate_limits=RateLimits(),
+        )
     )
     refused = Api(app.test_client()).call("POST", "/players", json={"name": "Ann"})
     assert (refused.status_code, refused.json["code"]) == (503, "store_unavailable")

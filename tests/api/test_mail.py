@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -20,12 +21,12 @@ from rq import Queue
 from rq.job import Job
 
 from api.app import create_app
-from api.http import limits
 from api.web import register as register_pages
 from bootstrap import bootstrap
 from services.games.commands import CommandService
 from services.identity.emails import email_key, link_key
 from services.platform.embedded import HOST
+from services.platform.ratelimits import RateLimits
 from tests.api.helpers import Api, Who, container_of
 from tests.burst import BurstWorker
 from tests.smtp import Inbox, link_in, smtp_server
@@ -45,11 +46,16 @@ def smtp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Inbox]:
         yield inbox
 
 
-@pytest.fixture
-def site(service: CommandService, real_redis: redis.Redis) -> Flask:
-    app = create_app(container_of(service))
+def site_of(service: CommandService, **settings: Any) -> Flask:
+    """The API and the pages, with ``settings`` over the suite's."""
+    app = create_app(container_of(service, **settings))
     register_pages(app)
     return app
+
+
+@pytest.fixture
+def site(service: CommandService, real_redis: redis.Redis) -> Flask:
+    return site_of(service)
 
 
 @pytest.fixture
@@ -272,10 +278,17 @@ def test_another_sites_form_cannot_redeem_a_link(
 
 
 def test_without_smtp_mail_goes_to_the_maildir_and_the_operator_page_lists_it(
-    web: Api, real_redis: redis.Redis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    service: CommandService,
+    real_redis: redis.Redis,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    def pages(**settings: Any) -> Api:
+        return Api(site_of(service, var=tmp_path, **settings).test_client(use_cookies=False))
+
     monkeypatch.setenv("OMERTA_VAR", str(tmp_path))
     monkeypatch.delenv("OMERTA_SMTP_URL", raising=False)
+    web = pages(smtp_url=None)
     ann = web.player("Ann")
     assert "<p>No mail yet.</p>" in web.call("GET", "/operator/mail").text
     web.call("POST", "/me/email", ann, json={"address": ADDRESS})
@@ -290,9 +303,10 @@ def test_without_smtp_mail_goes_to_the_maildir_and_the_operator_page_lists_it(
     assert text.count("Omerta: confirm your email address") == 2
     assert "/email/verify/" in text  # the body, as text
 
-    monkeypatch.setenv("OMERTA_SMTP_URL", f"smtp://{HOST}:1")
+    smtp = f"smtp://{HOST}:1"
+    web = pages(smtp_url=smtp)
     assert web.call("GET", "/operator/mail").status_code == 404  # a real deployment
-    monkeypatch.setenv("OMERTA_OPERATOR_TOKEN", "op-secret")
+    web = pages(smtp_url=smtp, operator_token="op-secret")
     assert web.call("GET", "/operator/mail").status_code == 401
     basic = base64.b64encode(b"operator:op-secret").decode()
     allowed = web.call("GET", "/operator/mail", headers={"Authorization": f"Basic {basic}"})
@@ -327,7 +341,7 @@ def test_the_address_is_in_no_answer_but_the_owners_and_in_no_log(
 
 
 def _limited(service: CommandService, real_redis: redis.Redis, **rules: str) -> Api:
-    app = create_app(container_of(service), rate_limits=limits.RateLimits(**rules))
+    app = create_app(container_of(service, rate_limits=RateLimits(**rules)))
     return Api(app.test_client(use_cookies=False))
 
 

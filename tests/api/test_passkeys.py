@@ -16,10 +16,10 @@ import redis
 from flask import Flask
 
 from api.app import create_app
-from api.http.limits import RateLimits
 from services.games.commands import CommandService
 from services.identity import passkeys as passkeys_module
 from services.identity.passkeys import RelyingParty, relying_party
+from services.platform.ratelimits import RateLimits
 from tests.api.helpers import Api, Who, container_of
 from tests.authenticator import Authenticator, b64url, unb64url
 
@@ -179,7 +179,7 @@ def test_malformed_answers_are_clear_refusals(api: Api) -> None:
 @pytest.fixture
 def limited_app(service: CommandService, real_redis: redis.Redis) -> Flask:
     rules = RateLimits(passkey_options="3 per hour", signin_passkey="2 per hour")
-    return create_app(container_of(service), stream_seconds=0, rate_limits=rules)
+    return create_app(container_of(service, rate_limits=rules), stream_seconds=0)
 
 
 def test_passkey_sign_ins_are_limited_per_address(limited_app: Flask) -> None:

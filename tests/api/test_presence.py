@@ -14,8 +14,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from api.app import create_app
-from api.http.limits import RateLimits
 from services.games.commands import CommandService
+from services.platform.ratelimits import RateLimits
 from tests.api.helpers import Api, Who, container_of
 
 pytestmark = pytest.mark.server
@@ -84,9 +84,9 @@ def test_the_stream_needs_a_player_and_a_good_last_event_id(api: Api) -> None:
 
 @pytest.fixture
 def capped(service: CommandService, real_redis: redis.Redis) -> FlaskClient:
-    app = create_app(container_of(service), stream_seconds=30.0,
-        rate_limits=RateLimits(streams_open=MOST),
-    )  # fmt: skip
+    app = create_app(
+        container_of(service, rate_limits=RateLimits(streams_open=MOST)), stream_seconds=30.0
+    )
     return app.test_client(use_cookies=False)
 
 
@@ -116,7 +116,7 @@ def test_player_streams_are_capped_apart_from_game_streams(capped: FlaskClient) 
 
 def test_player_streams_are_rate_limited(service: CommandService, real_redis: redis.Redis) -> None:
     limits = RateLimits(streams="2 per minute")
-    app = create_app(container_of(service), stream_seconds=0, rate_limits=limits)
+    app = create_app(container_of(service, rate_limits=limits), stream_seconds=0)
     api = Api(app.test_client(use_cookies=False))
     ann = api.player("Ann")
     for _ in range(2):

@@ -13,7 +13,7 @@ import redis
 
 from api.app import create_app
 from services.games.commands import CommandService
-from services.platform.config import ConfigError, public_url
+from services.platform.config import ConfigError, public_url, settings
 from services.platform.embedded import free_port
 from tests.api.helpers import Api, container_of
 
@@ -22,14 +22,10 @@ pytestmark = pytest.mark.server
 FORGED = {"Host": "evil.example", "X-Forwarded-Host": "evil.example"}
 
 
-def invite_urls(
-    service: CommandService, client: redis.Redis, monkeypatch: pytest.MonkeyPatch, **env: str
-) -> list[str]:
-    for name in ("OMERTA_PUBLIC_URL", "OMERTA_BIND"):
-        monkeypatch.delenv(name, raising=False)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    api = Api(create_app(container_of(service)).test_client(use_cookies=False))
+def invite_urls(service: CommandService, client: redis.Redis, **env: str) -> list[str]:
+    configured = settings(env)
+    app = create_app(container_of(service, public_url=configured.public_url, bind=configured.bind))
+    api = Api(app.test_client(use_cookies=False))
     ann = api.player("Ann")
     response = api.call("POST", "/games", ann, json={"game": "gangsta", "seats": 3}, headers=FORGED)
     assert response.status_code == 201, response.json
@@ -37,11 +33,9 @@ def invite_urls(
 
 
 def test_invites_use_the_public_url_whatever_the_host(
-    service: CommandService, real_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    service: CommandService, real_redis: redis.Redis
 ) -> None:
-    urls = invite_urls(
-        service, real_redis, monkeypatch, OMERTA_PUBLIC_URL="https://omerta.example/play/"
-    )
+    urls = invite_urls(service, real_redis, OMERTA_PUBLIC_URL="https://omerta.example/play/")
     assert len(urls) == 2
     for url in urls:
         assert url.startswith("https://omerta.example/play/games/") and url.endswith("/join")
@@ -49,11 +43,11 @@ def test_invites_use_the_public_url_whatever_the_host(
 
 
 def test_without_a_public_url_invites_use_the_bind_address(
-    service: CommandService, real_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    service: CommandService, real_redis: redis.Redis
 ) -> None:
-    urls = invite_urls(service, real_redis, monkeypatch, OMERTA_BIND="127.0.0.1:8123")
+    urls = invite_urls(service, real_redis, OMERTA_BIND="127.0.0.1:8123")
     assert urls and all(u.startswith("http://127.0.0.1:8123/games/") for u in urls)
-    urls = invite_urls(service, real_redis, monkeypatch)
+    urls = invite_urls(service, real_redis)
     assert urls and all(u.startswith("http://127.0.0.1:8000/games/") for u in urls)
 
 
@@ -72,7 +66,7 @@ def test_without_a_public_url_invites_use_the_bind_address(
 )
 def test_a_bad_public_url_is_a_clear_error(url: str) -> None:
     with pytest.raises(ConfigError, match="OMERTA_PUBLIC_URL"):
-        public_url({"OMERTA_PUBLIC_URL": url})
+        public_url(settings({"OMERTA_PUBLIC_URL": url}))
 
 
 @pytest.mark.parametrize(
@@ -85,12 +79,12 @@ def test_a_bad_public_url_is_a_clear_error(url: str) -> None:
     ],
 )
 def test_a_good_public_url_is_kept_without_its_trailing_slash(url: str, base: str) -> None:
-    assert public_url({"OMERTA_PUBLIC_URL": url}) == base
+    assert public_url(settings({"OMERTA_PUBLIC_URL": url})) == base
 
 
 def test_a_unix_socket_bind_needs_a_public_url() -> None:
     with pytest.raises(ConfigError, match="OMERTA_PUBLIC_URL"):
-        public_url({"OMERTA_BIND": "unix:/run/omerta.sock"})
+        public_url(settings({"OMERTA_BIND": "unix:/run/omerta.sock"}))
 
 
 def test_omerta_serve_refuses_a_bad_public_url_before_starting() -> None:

@@ -14,8 +14,8 @@ import redis
 from flask.testing import FlaskClient
 
 from api.app import create_app
-from api.http.limits import RateLimits, from_env
 from services.games.commands import CommandService
+from services.platform.ratelimits import RateLimits, from_env
 from tests.api.helpers import Api, container_of
 
 pytestmark = pytest.mark.server
@@ -26,9 +26,7 @@ MOST = 3
 @pytest.fixture
 def client(service: CommandService, real_redis: redis.Redis) -> FlaskClient:
     app = create_app(
-        container_of(service),
-        stream_seconds=30.0,
-        rate_limits=RateLimits(streams_open=MOST),
+        container_of(service, rate_limits=RateLimits(streams_open=MOST)), stream_seconds=30.0
     )
     return app.test_client(use_cookies=False)
 

@@ -148,8 +148,10 @@ def limits_after(soft: int, hard: int, env: dict[str, str]) -> subprocess.Comple
     code = (
         "import resource, sys\n"
         f"resource.setrlimit(resource.RLIMIT_NOFILE, ({soft}, {hard}))\n"
+        "import os\n"
         "from api.serving import server\n"
-        "server.allow_open_files()\n"
+        "from services.platform import config\n"
+        "server.allow_open_files(config.settings(os.environ))\n"
         "print(*resource.getrlimit(resource.RLIMIT_NOFILE))\n"
     )
     return subprocess.run(

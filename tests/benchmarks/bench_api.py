@@ -231,7 +231,7 @@ def latency(label: str, times: list[float]) -> None:
 
 
 def run() -> None:
-    fsync = settings().fsync
+    fsync = settings(os.environ).fsync
     with tempfile.TemporaryDirectory() as tmp, EmbeddedServer(tmp, fsync=fsync) as store:
         port = free_port()
         # The load is far above one client's rate limits: lift them explicitly.

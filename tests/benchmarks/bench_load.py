@@ -172,7 +172,7 @@ def run(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=SECONDS, help="per phase")
     parser.add_argument("--ai-workers", type=int, default=AI_WORKERS)
     args = parser.parse_args(argv or [])
-    fsync = settings().fsync
+    fsync = settings(os.environ).fsync
     with tempfile.TemporaryDirectory() as tmp, EmbeddedServer(tmp, fsync=fsync) as store:
         port = free_port()
         log = Path(tmp) / "load.log"

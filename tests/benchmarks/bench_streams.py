@@ -171,7 +171,7 @@ def moves(port: int, measured: Measured, stop: float, step: Step) -> None:
 
 
 def run() -> None:
-    fsync = settings().fsync
+    fsync = settings(os.environ).fsync
     allow_files(STEPS[-1] + 2000)  # the server holds every stream, and so does the crowd
     with tempfile.TemporaryDirectory() as tmp, EmbeddedServer(tmp, fsync=fsync) as store:
         port = free_port()

@@ -20,7 +20,6 @@ import pytest
 import yaml
 
 from api.app import create_app
-from api.http import limits
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
 from services.games.repository import EventStoreRepository
@@ -272,5 +271,5 @@ def test_the_service_takes_the_settings_as_they_are(services: dict[str, Any], na
     assert config.min_replicas == 1
     assert config.secure_cookies
     assert config.secret == "s" * 32
-    assert public_url(env) == "https://localhost"
-    assert limits.from_env(env).proxies == 1
+    assert public_url(config) == "https://localhost"
+    assert config.rate_limits.proxies == 1

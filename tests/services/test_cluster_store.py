@@ -17,7 +17,7 @@ from redis.cluster import RedisCluster
 from services.errors import Unavailable
 from services.eventstore import keys
 from services.eventstore.store import EventStore
-from services.platform import config
+from services.platform import config, servers
 from tests.cluster import Cluster
 from tests.services.eventstore.contract import create, events
 
@@ -44,10 +44,10 @@ def test_connect_gives_a_cluster_client_and_rq_its_own_server(
     valkey_cluster: Cluster, redis_url: str
 ) -> None:
     found = config.settings({"REDIS_CLUSTER_URL": valkey_cluster.url, "RQ_REDIS_URL": redis_url})
-    store, queues = config.connect(found), None
+    store, queues = servers.connect(found), None
     try:
         assert isinstance(store, RedisCluster)
-        queues = config.connect_queues(found, store)
+        queues = servers.connect_queues(found, store)
         assert isinstance(queues, redis.Redis) and queues.ping()
         assert queues.connection_pool.connection_kwargs["port"] == urlsplit(redis_url).port
     finally:

@@ -177,18 +177,20 @@ def test_without_redis_url_an_embedded_server_is_started_shared_and_stopped(
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     env["OMERTA_VAR"] = str(tmp_path / "var")
     owner = run_python(
-        "from bootstrap import bootstrap\nfrom services.platform import config\n"
-        "game_id = bootstrap().commands.create_game('gangsta', 2)\n"
-        "print(game_id, config.connect().connection_pool.connection_kwargs['port'], flush=True)\n"
+        "from bootstrap import bootstrap\n"
+        "made = bootstrap()\n"
+        "game_id = made.commands.create_game('gangsta', 2)\n"
+        "print(game_id, made.store.connection_pool.connection_kwargs['port'], flush=True)\n"
         "input()\n",
         env,
     )
     assert owner.stdout is not None and owner.stdin is not None
     game_id, port = owner.stdout.readline().split()
     guest = run_python(
-        "import sys\nfrom bootstrap import bootstrap\nfrom services.platform import config\n"
-        "print(bootstrap().commands.load(sys.argv[1]).version,"
-        " config.connect().connection_pool.connection_kwargs['port'])\n",
+        "import sys\nfrom bootstrap import bootstrap\n"
+        "made = bootstrap()\n"
+        "print(made.commands.load(sys.argv[1]).version,"
+        " made.store.connection_pool.connection_kwargs['port'])\n",
         env,
         game_id,
     )

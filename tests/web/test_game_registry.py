@@ -124,7 +124,7 @@ def test_a_new_game_is_played_on_the_pages_with_its_module_and_one_line(
     monkeypatch.setitem(WEB_GAMES, "third", own)
     app = create_app(bootstrap(store=fake_redis, queues_client=fake_redis, hooks=[]))
     web.register(app)
-    game_id = app.extensions["omerta"].service.create_game("third", 2)
+    game_id = app.extensions["omerta"].commands.create_game("third", 2)
     with app.test_client() as client:
         for path in (f"/play/{game_id}", f"/play/{game_id}/replay"):
             page = client.get(path)

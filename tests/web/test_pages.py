@@ -84,7 +84,7 @@ def test_an_unknown_game_is_a_page_not_found(client: FlaskClient) -> None:
 
 @pytest.mark.parametrize("kind", ["famiglia", "gangsta"])
 def test_game_pages_carry_their_card_data(app: Flask, client: FlaskClient, kind: str) -> None:
-    game_id = app.extensions["omerta"].service.create_game(kind, 2)
+    game_id = app.extensions["omerta"].commands.create_game(kind, 2)
     for path in (f"/play/{game_id}", f"/play/{game_id}/replay"):
         html = client.get(path).text
         assert f'data-kind="{kind}"' in html

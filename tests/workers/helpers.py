@@ -21,7 +21,7 @@ from bootstrap import Container
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
 from services.readside.readmodels import ReadModels
-from workers import worker
+from workers import rqworker
 from workers.projection.projector import Projector
 
 
@@ -72,7 +72,7 @@ def stop(process: subprocess.Popen[bytes], log: Path) -> None:
     log. One that its own watchdog ended (``OmertaWorker._stop_overdue``) did what the service
     promises, but hung on something: a warning shows its log."""
     process.send_signal(signal.SIGTERM)
-    within = worker.STOP_GRACE + 15
+    within = rqworker.STOP_GRACE + 15
     try:
         process.wait(within)
         text = log.read_text()

@@ -1,21 +1,21 @@
-"""Store outages: a client from ``services.platform.config.connect()`` waits out a short one (~2.5
-s)
-with retries; a worker process waits out a long one (longer than the client's retries) and
+"""Store outages: a client from ``services.platform.servers.connect()`` waits out a short one
+(~2.5 s) with retries; a worker process waits out a long one (longer than the client's retries) and
 writes refused for a while (``maxmemory`` reached: RQ's work loop ends on the first), and its AI
 game goes on to the end."""
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from bootstrap import Container, bootstrap
-from services.platform import config
+from services.platform import config, servers
 from services.platform.embedded import EmbeddedServer, free_port
 from services.readside.readmodels import ReadModels
 from tests.workers.helpers import start_worker, wait
@@ -33,11 +33,10 @@ def outage(server: EmbeddedServer, seconds: float) -> threading.Thread:
 
 
 def test_a_client_waits_out_a_short_outage(
-    embedded_server_factory: Callable[..., EmbeddedServer], monkeypatch: pytest.MonkeyPatch
+    embedded_server_factory: Callable[..., EmbeddedServer],
 ) -> None:
     server = embedded_server_factory(port=free_port())
-    monkeypatch.setenv("REDIS_URL", server.url)
-    client = config.connect()
+    client = servers.connect(config.settings({"REDIS_URL": server.url}))
     client.set("before", 1)
     back = outage(server, 2.5)
     try:
@@ -47,19 +46,15 @@ def test_a_client_waits_out_a_short_outage(
 
 
 @pytest.fixture
-def worker_store(
-    embedded_server_factory: Callable[..., EmbeddedServer], monkeypatch: pytest.MonkeyPatch
-) -> Iterator[EmbeddedServer]:
+def worker_store(embedded_server_factory: Callable[..., EmbeddedServer]) -> EmbeddedServer:
     """A private server on a fixed port (it is killed and restarted) as this process's store."""
-    server = embedded_server_factory(port=free_port())
-    monkeypatch.setenv("REDIS_URL", server.url)
-    yield server
+    return embedded_server_factory(port=free_port())
 
 
 @pytest.fixture
 def outage_container(worker_store: EmbeddedServer) -> Container:
     """This process's objects on that server, without the hook (the worker process projects)."""
-    return bootstrap(hooks=[])
+    return bootstrap(config.settings({**os.environ, "REDIS_URL": worker_store.url}), hooks=[])
 
 
 def play_through(
@@ -91,7 +86,7 @@ def test_a_worker_waits_out_a_long_outage(
     outage_container: Container, worker_store: EmbeddedServer, tmp_path: Path
 ) -> None:
     def long_outage() -> None:
-        outage(worker_store, config.RETRY_SECONDS + 3).join()
+        outage(worker_store, servers.RETRY_SECONDS + 3).join()
 
     play_through(outage_container, worker_store, tmp_path / "worker.log", long_outage)
 

@@ -29,7 +29,7 @@ from services.readside.reviews import Reviews, progress_key, review_key
 from tests.api.helpers import Api
 from tests.workers.helpers import start_worker, stop, wait
 from workers import queues as wq
-from workers import review, turns, worker
+from workers import review, rqworker, turns, worker
 from workers.projection import leases
 
 pytestmark = pytest.mark.server
@@ -390,7 +390,7 @@ def test_a_review_stops_at_sigterm_and_resumes_from_its_last_decision(
         review_under_way(reviewing, game_id, 2)
         first.send_signal(signal.SIGTERM)
         asked = time.monotonic()
-        assert first.wait(worker.STOP_GRACE) == 0
+        assert first.wait(rqworker.STOP_GRACE) == 0
         stopped_in = time.monotonic() - asked
     finally:
         if first.poll() is None:

@@ -13,7 +13,7 @@ import redis
 from api.cli import main
 from bootstrap import Container
 from services.eventstore import shards
-from services.platform import config
+from services.platform import servers
 from services.platform.embedded import EmbeddedServer
 from workers import queues as wq
 
@@ -57,7 +57,7 @@ def never_start(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*_: object, **__: object) -> None:
         raise AssertionError("omerta status started an embedded server")
 
-    monkeypatch.setattr(config, "start_embedded", refuse)
+    monkeypatch.setattr(servers, "start_embedded", refuse)
     monkeypatch.setattr(EmbeddedServer, "start", refuse)
 
 

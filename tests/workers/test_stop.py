@@ -19,7 +19,7 @@ from rq import Worker
 
 from bootstrap import Container
 from tests.workers.helpers import WORKER, start_worker, wait
-from workers import worker
+from workers import rqworker, worker
 
 pytestmark = pytest.mark.server
 
@@ -29,11 +29,12 @@ HUNG = "after it was asked to stop"  # the watchdog's log line
 def _stopped_in_time(process: subprocess.Popen[bytes], log: Path) -> None:
     """``process`` ends by itself (exit 0) within ``STOP_GRACE``, its watchdog silent."""
     try:
-        code = process.wait(worker.STOP_GRACE)
+        code = process.wait(rqworker.STOP_GRACE)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
-        raise AssertionError(f"no stop within {worker.STOP_GRACE} s:\n{log.read_text()}") from None
+        grace = rqworker.STOP_GRACE
+        raise AssertionError(f"no stop within {grace} s:\n{log.read_text()}") from None
     text = log.read_text()
     assert code == 0 and HUNG not in text, text
 
@@ -57,7 +58,7 @@ def test_idle_workers_asked_to_stop_end_within_seconds(
             process.send_signal(signal.SIGTERM)
         for process, log in zip(processes, logs, strict=True):
             _stopped_in_time(process, log)
-        assert time.monotonic() - began < worker.STOP_GRACE
+        assert time.monotonic() - began < rqworker.STOP_GRACE
     finally:
         for process in processes:
             if process.poll() is None:
@@ -150,13 +151,13 @@ def test_the_scheduler_gets_sigterm_again_until_it_ends(
     process = _scheduler(ignored=2)
     began = time.monotonic()
     _stop_scheduler(worker.make_worker(container.context), process)
-    assert process.exitcode == 0 and time.monotonic() - began < worker.SCHEDULER_KILL_AFTER
+    assert process.exitcode == 0 and time.monotonic() - began < rqworker.SCHEDULER_KILL_AFTER
 
 
 def test_a_scheduler_that_ignores_sigterm_is_killed(
     container: Container, workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(worker, "SCHEDULER_KILL_AFTER", 2.0)
+    monkeypatch.setattr(rqworker, "SCHEDULER_KILL_AFTER", 2.0)
     process = _scheduler(ignored=1_000_000)
     began = time.monotonic()
     _stop_scheduler(worker.make_worker(container.context), process)

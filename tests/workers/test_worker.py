@@ -14,7 +14,7 @@ import redis
 from bootstrap import Container
 from tests.workers.helpers import WORKER, start_worker, wait
 from workers import queues as wq
-from workers import worker
+from workers import rqworker, worker
 from workers.clocks import deadlines
 from workers.notify import notices as notify
 from workers.projection import catchup
@@ -32,7 +32,7 @@ def test_heartbeats_are_spaced_and_keep_the_worker_alive(
     assert 0 < workers_redis.ttl(w.key) <= w.worker_ttl + 60
     w.heartbeat()  # right after: nothing sent
     assert w.last_heartbeat == first
-    monkeypatch.setattr(worker, "HEARTBEAT_EVERY", 0.0)
+    monkeypatch.setattr(rqworker, "HEARTBEAT_EVERY", 0.0)
     w.heartbeat()
     assert w.last_heartbeat is not None and first is not None and w.last_heartbeat > first
     stored = workers_redis.hget(w.key, "last_heartbeat")
@@ -138,7 +138,7 @@ def test_a_worker_whose_stop_hangs_ends_itself_with_its_stacks_in_the_log(
     later (here a job that sleeps a minute; in a CI run, something unknown for 30 s) logs its
     stacks and ends, with RQ's scheduler: a supervisor starts another."""
     log = tmp_path / "worker.log"
-    script = "import workers.worker; workers.worker.STOP_GRACE = 3.0\n" + WORKER
+    script = "import workers.rqworker; workers.rqworker.STOP_GRACE = 3.0\n" + WORKER
     proc = start_worker(redis_url, log, script=script)
     try:
         job = container.queues.queue(wq.PROJECTIONS).enqueue("time.sleep", 60)

@@ -18,6 +18,7 @@ the close holds, so the retry appends.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterable
 
 from rq.job import Job
@@ -26,7 +27,7 @@ from services.errors import RuleRejected
 from services.eventstore import shards
 from services.eventstore.store import now_ms
 from services.games.seats import Seats
-from services.platform import config
+from services.platform import config, servers
 from services.readside import readmodels as rm
 from workers.clocks import deadlines
 from workers.context import Context
@@ -46,7 +47,7 @@ def job_id(game_id: str, at: int) -> str:
 
 
 def _days() -> float:
-    return config.settings().open_game_days
+    return config.settings(os.environ).open_game_days
 
 
 def expires_at(created: int) -> int:
@@ -90,7 +91,7 @@ def expire(context: Context, game_id: str) -> str:
 
 
 def catch_up(
-    client: config.Store, queues: Queues, which: Iterable[int] = range(shards.SHARDS)
+    client: servers.Store, queues: Queues, which: Iterable[int] = range(shards.SHARDS)
 ) -> int:
     """Arm again the expiry of every game in the indexes of the shards ``which`` (in the store,
     ``client``) whose job is gone from RQ's server (``queues``); how many. One already due runs

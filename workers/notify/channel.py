@@ -16,6 +16,7 @@ delivery record a member of its pending set has, and how that member's job is en
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
@@ -25,6 +26,7 @@ from services.eventstore import shards
 from services.eventstore.store import now_ms, unavailable
 from services.notify import notifications as nt
 from services.platform import config
+from services.platform.servers import Store
 from workers.notify.pending import FAILURE_TTL, Pending, enqueue_once
 from workers.queues import NOTIFY, Queues
 
@@ -48,7 +50,7 @@ class Channel(Protocol):
         ...
 
 
-def fan_out(client: config.Store, channels: Iterable[Channel], notices: Sequence[nt.Notice]) -> int:
+def fan_out(client: Store, channels: Iterable[Channel], notices: Sequence[nt.Notice]) -> int:
     """Enqueue the sendings of the notices each channel's player wants by it; how many."""
     prefs = nt.Preferences(client)
     count = 0
@@ -84,7 +86,7 @@ def _catch_up(channel: Channel, which: list[int]) -> int:
 
 def job_timeout() -> int:
     """RQ's limit for one try of a ``Targets`` channel: the HTTP call's, and a margin."""
-    return int(config.settings().webhook_timeout) + LEASE_MARGIN
+    return int(config.settings(os.environ).webhook_timeout) + LEASE_MARGIN
 
 
 def lease() -> int:
@@ -103,10 +105,14 @@ class Targets:
     name: str
     job: str
 
-    def __init__(self, client: config.Store, queues: Queues, pending: str) -> None:
+    def __init__(self, client: Store, queues: Queues, pending: str) -> None:
         self.client, self.queues = client, queues
         self.pending = Pending(
-            client, pending, self.player_of, lambda: config.settings().webhook_backoff, lease
+            client,
+            pending,
+            self.player_of,
+            lambda: config.settings(os.environ).webhook_backoff,
+            lease,
         )
 
     def targets(self, player: str) -> Sequence[str]:

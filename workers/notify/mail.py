@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import cast
@@ -66,6 +67,7 @@ from services.identity.emails import Emails
 from services.notify import mail
 from services.notify import notifications as nt
 from services.platform import config
+from services.platform.servers import Store
 from services.readside.readmodels import ReadModels, Summary
 from workers.context import Context
 from workers.notify import mail_pending as queued
@@ -155,7 +157,7 @@ def _batch_id(notices: list[nt.Notice]) -> str:
 
 
 def _period_ms() -> int:
-    return 1000 * config.settings().mail_digest_seconds
+    return 1000 * config.settings(os.environ).mail_digest_seconds
 
 
 class Mail:
@@ -164,7 +166,7 @@ class Mail:
 
     name = CHANNEL
 
-    def __init__(self, client: config.Store, queues: Queues) -> None:
+    def __init__(self, client: Store, queues: Queues) -> None:
         self.client, self.queues = client, queues
         self.pending = queued.pending_set(client)
 
@@ -178,7 +180,7 @@ class Mail:
         queued.revive(self.pending, self.queues, entry)
 
 
-def route(client: config.Store, queues: Queues, notices: Sequence[nt.Notice]) -> int:
+def route(client: Store, queues: Queues, notices: Sequence[nt.Notice]) -> int:
     """Route the notices of one projection, each wanted by its player, to a mail now or the
     next digest (see the module docstring); how many mails or digests are on their way for
     them."""
@@ -302,7 +304,7 @@ def _send(pending: Pending, member: bytes, player: str, game_id: str, mail_id: s
     return "sent"
 
 
-def _finish(client: config.Store, batch_key: str, mail_id: str, notices: list[nt.Notice]) -> None:
+def _finish(client: Store, batch_key: str, mail_id: str, notices: list[nt.Notice]) -> None:
     nt.mark_sent(client, mail_id)
     for notice in notices:
         nt.mark_sent(client, notice_id(notice))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,6 +27,7 @@ from rq.exceptions import DuplicateJobError
 from services.eventstore.store import now_ms
 from services.notify import notifications as nt
 from services.platform import config
+from services.platform.servers import Store
 from workers.mailer import MAIL_RETRY
 from workers.notify.pending import FAILURE_TTL, Pending, enqueue_once
 from workers.queues import NOTIFY, Queues
@@ -59,7 +61,7 @@ def digest_id(player: str, game_id: str, ends: str) -> str:
 
 def job_timeout() -> int:
     """RQ's limit for one try: a few SMTP steps, each bounded by ``OMERTA_SMTP_TIMEOUT``."""
-    return int(3 * config.settings().smtp_timeout) + MARGIN
+    return int(3 * config.settings(os.environ).smtp_timeout) + MARGIN
 
 
 def lease() -> int:
@@ -67,7 +69,7 @@ def lease() -> int:
     return job_timeout() + MARGIN
 
 
-def pending_set(client: config.Store) -> Pending:
+def pending_set(client: Store) -> Pending:
     """The mails' and digests' pending set."""
     return Pending(
         client, PENDING, lambda entry: decode(entry)[1], lambda: MAIL_RETRY.intervals, lease

@@ -9,6 +9,7 @@ state: a turn is said to be theirs, never what they hold.
 
 from __future__ import annotations
 
+import os
 from email.message import EmailMessage
 
 from services.eventstore import serversecret
@@ -17,11 +18,12 @@ from services.identity.players import Players
 from services.notify import mailtexts
 from services.notify import notifications as nt
 from services.platform import config
+from services.platform.servers import Store
 from services.readside.readmodels import Summary
 
 
 def compose(
-    client: config.Store,
+    client: Store,
     player: str,
     email: Email,
     summary: Summary,
@@ -44,8 +46,8 @@ def compose(
         if s.kind in ("player", "ai") and s.player != player
     )
     me = people.get(player)
-    settings = config.settings()
-    base = config.public_url()
+    settings = config.settings(os.environ)
+    base = config.public_url(settings)
     signature = unsubscribe_signature(serversecret.load(client), player)
     params = {
         "name": me.name if me is not None else "",

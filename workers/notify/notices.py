@@ -38,7 +38,7 @@ from rq.job import JobStatus
 from services.eventstore import shards
 from services.eventstore.store import now_ms
 from services.notify import notifications as nt
-from services.platform.config import Store
+from services.platform.servers import Store
 from services.readside.readmodels import Summary
 from workers.context import Context
 from workers.notify import channel

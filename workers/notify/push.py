@@ -13,10 +13,12 @@ nobody holds past its due time (a worker died with it), as for every channel.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from services.notify import push
 from services.platform import config
+from services.platform.servers import Store
 from workers.context import Context
 from workers.notify import channel
 from workers.queues import Queues, job
@@ -30,7 +32,7 @@ class Push(channel.Targets):
     name = "push"
     job = "workers.notify.push.deliver_push"
 
-    def __init__(self, client: config.Store, queues: Queues) -> None:
+    def __init__(self, client: Store, queues: Queues) -> None:
         super().__init__(client, queues, PENDING)
         self.subs = push.Subscriptions(client)
 
@@ -46,7 +48,9 @@ class Push(channel.Targets):
         assert sub is not None  # begun
         notice, delivery, token = begun
         try:
-            push.send(sub, push.payload(notice, sub.lang), config.settings().webhook_timeout)
+            push.send(
+                sub, push.payload(notice, sub.lang), config.settings(os.environ).webhook_timeout
+            )
         except push.Gone:
             self.subs.delete(player, sub_id)
             self.ended(member, delivery, token)

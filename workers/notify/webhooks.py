@@ -23,11 +23,13 @@ the same ``X-Omerta-Delivery`` (``services.notify.webhooks``).
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 
 from services.eventstore.store import now_ms
 from services.notify import webhooks as wh
 from services.platform import config
+from services.platform.servers import Store
 from workers.context import Context
 from workers.notify import channel
 from workers.queues import Queues, job
@@ -43,7 +45,7 @@ class Webhooks(channel.Targets):
     name = "webhook"
     job = "workers.notify.webhooks.deliver_webhook"
 
-    def __init__(self, client: config.Store, queues: Queues) -> None:
+    def __init__(self, client: Store, queues: Queues) -> None:
         super().__init__(client, queues, PENDING)
         self.hooks = wh.Webhooks(client)
 
@@ -64,7 +66,7 @@ class Webhooks(channel.Targets):
                 self.hooks.secret(hook_id),
                 delivery,
                 wh.payload(notice, delivery),
-                config.settings().webhook_timeout,
+                config.settings(os.environ).webhook_timeout,
             )
         except wh.DeliveryFailed as exc:
             given_up = self.failed(member, delivery, token)
