@@ -4,11 +4,17 @@ commands (rules.py, resources/commands.py), the automatic steps (flow.py) and th
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 from domain.core import RuleViolation
 from domain.gangsta import cards, resources
-from domain.gangsta.messages import Assassination, Diversion, FastRecruit, LearnSkill, Theft
+from domain.gangsta.messages import (
+    Assassination,
+    Command,
+    Diversion,
+    FastRecruit,
+    LearnSkill,
+    Theft,
+)
 from domain.gangsta.state import Member, State, gang_skills, locate, skills_of
 
 ASSASSINATION_SKILLS = 2
@@ -238,7 +244,7 @@ def pay(state: State, seat: int, cost: int) -> None:
         )
 
 
-def reward_choices(state: State, seat: int, reward: str) -> list[Any]:
+def reward_choices(state: State, seat: int, reward: str) -> list[Command]:
     """The choices of a special reward (listed by legal, checked by decide); none: skipped."""
     p = state.players[seat]
     if reward == "fast_recruit":

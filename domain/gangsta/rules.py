@@ -8,21 +8,22 @@ the resources module's in resources/commands.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import Any, assert_never
 
-from domain.core import Result, RuleViolation, preset_options
+from domain.core import Result, RuleViolation, preset_options, unknown_command
 from domain.gangsta import cards, resources
 from domain.gangsta.flow import MAX_SEATS, MIN_SEATS, Out, advance, start
 from domain.gangsta.messages import (
     Assassination,
     CancelHeist,
     ChooseHeist,
+    Command,
     Commit,
     Discard,
     DiscardRowCard,
     Discharge,
     Diversion,
+    Event,
     FastRecruit,
     GangsterCommitted,
     GangsterDiscarded,
@@ -36,6 +37,7 @@ from domain.gangsta.messages import (
     KeepResource,
     LearnSkill,
     Options,
+    Owed,
     Pass,
     PassDiscardSkipped,
     Passed,
@@ -214,7 +216,7 @@ def _ignore_skill(s: State, seat: int, c: IgnoreSkill, out: Out) -> None:
     _complete_if_covered(out.state, seat, out)
 
 
-def _cancel_heist(s: State, seat: int, _: CancelHeist, out: Out) -> None:
+def _cancel_heist(s: State, seat: int, out: Out) -> None:
     check_stage(s, "heist")
     if s.from_deck:
         raise RuleViolation(
@@ -226,7 +228,7 @@ def _cancel_heist(s: State, seat: int, _: CancelHeist, out: Out) -> None:
     out.emit(HeistCancelled(seat=seat, heist=current_heist(s).id))
 
 
-def _pass(s: State, seat: int, _: Pass, out: Out) -> None:
+def _pass(s: State, seat: int, out: Out) -> None:
     check_stage(s, "turn")
     leaders = skill_count(s.players[seat].gang, cards.LEADER)
     income = max(leaders, s.options.min_pass_income) + resources.pass_bonus(s, seat)
@@ -245,7 +247,7 @@ def _discard_row_card(s: State, seat: int, c: DiscardRowCard, out: Out) -> None:
         )
 
 
-def _skip(s: State, seat: int, _: Skip, out: Out) -> None:
+def _skip(s: State, seat: int, out: Out) -> None:
     declined = resource_commands.skip(s, seat)
     if declined is not None:
         out.emit(declined)
@@ -257,7 +259,7 @@ def _skip(s: State, seat: int, _: Skip, out: Out) -> None:
         out.emit(RewardSkipped(seat=seat, reward=s.rewards[0], forced=False))
 
 
-def _discard_choices(s: State, seat: int) -> tuple[Any, list[int]] | None:
+def _discard_choices(s: State, seat: int) -> tuple[Owed, list[int]] | None:
     """The first discard ``seat`` must choose, and the gangsters it may pick."""
     for o in s.owed:
         if o.chooser == seat:
@@ -293,50 +295,15 @@ def _discard(s: State, seat: int, c: Discard, out: Out) -> None:
     )
 
 
-def _resource(handler: Callable[[State, int, Any], list[Any]]) -> Callable[..., None]:
-    def emit(s: State, seat: int, c: Any, out: Out) -> None:
-        for event in handler(s, seat, c):
-            out.emit(event)
-
-    return emit
-
-
-_HANDLERS: dict[type, Callable[[State, int, Any, Out], None]] = {
-    Ready: _ready,
-    Hire: _hire,
-    ChooseHeist: _choose_heist,
-    Commit: _commit,
-    CancelHeist: _cancel_heist,
-    Pass: _pass,
-    DiscardRowCard: _discard_row_card,
-    Skip: _skip,
-    FastRecruit: fast_recruit,
-    LearnSkill: learn_skill,
-    Theft: theft,
-    Diversion: diversion,
-    Assassination: assassination,
-    Discard: _discard,
-    IgnoreSkill: _ignore_skill,
-    KeepResource: _resource(resource_commands.keep),
-    Headquarters: _resource(resource_commands.headquarters),
-    PrivateJet: _resource(resource_commands.private_jet),
-    SecretSociety: _resource(resource_commands.secret_society),
-    Discharge: _resource(resource_commands.discharge),
-}
-
-
-def decide(state: State, seat: int, command: Any) -> list[Any]:
+def decide(state: State, seat: int, command: Command) -> list[Event]:
     if state.stage == "over":
         raise RuleViolation("game_over", "The game is over.")
     if not isinstance(seat, int) or not 0 <= seat < state.seats:
         raise RuleViolation("bad_seat", f"There is no seat {seat}.", seat=str(seat))
     if seat not in to_act(state):
         raise RuleViolation("not_your_turn", "It is not your turn to decide.")
-    handler = _HANDLERS.get(type(command))
-    if handler is None:
-        raise RuleViolation(
-            "unknown_command", "That is not a Gangsta! command.", command=type(command).__name__
-        )
+    if not isinstance(command, Command):  # before the checks below, as a wrong command would
+        unknown_command(command, "That is not a Gangsta! command.")
     if state.owed or state.jets:  # these interrupt everything else
         if _discard_choices(state, seat) is not None:
             if not isinstance(command, Discard):
@@ -348,14 +315,56 @@ def decide(state: State, seat: int, command: Any) -> list[Any]:
     return _run(state, seat, command).events
 
 
-def _run(state: State, seat: int, command: Any) -> Out:
+def _run(state: State, seat: int, command: Command) -> Out:
     out = Out(state)
-    _HANDLERS[type(command)](state, seat, command, out)
+    match command:
+        case Ready():
+            _ready(state, seat, command, out)
+        case Hire():
+            _hire(state, seat, command, out)
+        case ChooseHeist():
+            _choose_heist(state, seat, command, out)
+        case Commit():
+            _commit(state, seat, command, out)
+        case CancelHeist():
+            _cancel_heist(state, seat, out)
+        case Pass():
+            _pass(state, seat, out)
+        case DiscardRowCard():
+            _discard_row_card(state, seat, command, out)
+        case Skip():
+            _skip(state, seat, out)
+        case FastRecruit():
+            fast_recruit(state, seat, command, out)
+        case LearnSkill():
+            learn_skill(state, seat, command, out)
+        case Theft():
+            theft(state, seat, command, out)
+        case Diversion():
+            diversion(state, seat, command, out)
+        case Assassination():
+            assassination(state, seat, command, out)
+        case Discard():
+            _discard(state, seat, command, out)
+        case IgnoreSkill():
+            _ignore_skill(state, seat, command, out)
+        case KeepResource():
+            out.emit_all(resource_commands.keep(state, seat, command))
+        case Headquarters():
+            out.emit_all(resource_commands.headquarters(state, seat, command))
+        case PrivateJet():
+            out.emit_all(resource_commands.private_jet(state, seat, command))
+        case SecretSociety():
+            out.emit_all(resource_commands.secret_society(state, seat, command))
+        case Discharge():
+            out.emit_all(resource_commands.discharge(state, seat, command))
+        case _:
+            assert_never(command)
     advance(out)
     return out
 
 
-def play(state: State, seat: int, command: Any) -> State:
+def play(state: State, seat: int, command: Command) -> State:
     """The state after ``seat`` plays ``command``, one of ``legal(state, seat)``: what folding
     ``decide``'s events through ``evolve`` gives, without folding them twice (decide folds
     them into a scratch state as it goes) and without decide's checks of who may act now.
@@ -366,9 +375,9 @@ def play(state: State, seat: int, command: Any) -> State:
 # --- legal -----------------------------------------------------------------------------------
 
 
-def _turn_choices(state: State, seat: int) -> list[Any]:
+def _turn_choices(state: State, seat: int) -> list[Command]:
     p = state.players[seat]
-    out: list[Any] = []
+    out: list[Command] = []
     if state.free_readies > 0 or p.money >= 1:
         out += [Ready(m.card) for m in p.gang if m.engaged]
     if resource_commands.headquarters_possible(state, seat):
@@ -389,7 +398,7 @@ def _turn_choices(state: State, seat: int) -> list[Any]:
     return out
 
 
-def legal(state: State, seat: int) -> list[Any]:
+def legal(state: State, seat: int) -> list[Command]:
     if state.stage == "over" or seat not in to_act(state):
         return []
     if state.owed or state.jets:
@@ -402,7 +411,7 @@ def legal(state: State, seat: int) -> list[Any]:
     if state.stage == "turn":
         return _turn_choices(state, seat)
     if state.stage == "heist":
-        out: list[Any] = [Commit(g) for g in commit_candidates(state, seat)]
+        out: list[Command] = [Commit(g) for g in commit_candidates(state, seat)]
         out += resource_commands.ignore_choices(state, seat)
         return out if state.from_deck else [*out, CancelHeist()]
     if state.stage == "hospital":
