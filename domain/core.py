@@ -135,8 +135,9 @@ class Game(Protocol[S, C, E, OptionsT]):
 
 def unknown_command(command: Never, message: str) -> NoReturn:
     """A decider's last ``case _:``, as ``typing.assert_never``: mypy reports a command type
-    of the union that no ``case`` handles (``command`` is then not ``Never``); at run time a
-    value of no command type (a caller bypassing the decoder) is the player's error."""
+    of the union that no ``case`` handles (``command`` is then not ``Never``). At run time it
+    refuses a value of no command type (from a caller that skipped the decoder), as the rules
+    always did."""
     raise RuleViolation("unknown_command", message, command=type(command).__name__)
 
 
@@ -145,16 +146,12 @@ def unknown_event(event: Never, game: str) -> NoReturn:
     raise HistoryMismatch(f"not a {game} event: {type(event).__name__}")
 
 
-class _Secretive(Protocol):
-    @property
-    def secret(self) -> Secret | None: ...
-
-
-def without_secret(event: E, started: type[_Secretive]) -> E:
-    """The creation event (of type ``started``) with its secret removed; any other event as is.
-    Both games keep their only running secret, the seed, in that event."""
-    if isinstance(event, started) and event.secret is not None:
-        return msgspec.structs.replace(event, secret=None)  # type: ignore[type-var]
+def without_secret(event: E, started: type[msgspec.Struct]) -> E:
+    """The creation event (of type ``started``, with a ``secret`` field) with its secret
+    removed; any other event as is. Both games keep their only running secret, the seed, in
+    that event."""
+    if isinstance(event, started) and getattr(event, "secret", None) is not None:
+        return msgspec.structs.replace(event, secret=None)
     return event
 
 

@@ -199,21 +199,22 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
     if seat != state.current:
         raise RuleViolation("not_your_turn", "It is the other player's turn")
     out: list[Event] = []
+    # By how often games meet them (gangsta/evolve.py says why).
     match command:
         case Refresh():
             _decide_refresh(state, seat, command, out)
-        case PlayAccountant():
-            _decide_accountant(state, seat, command, out)
-        case Swap():
-            _decide_swap(state, seat, command, out)
-        case EndSwaps():
-            _decide_end_swaps(state, seat, out)
-        case PlayBrute():
-            _decide_brute(state, seat, command, out)
-        case Recruit():
-            _decide_recruit(state, seat, command, out)
         case Pass():
             _decide_pass(state, seat, out)
+        case Recruit():
+            _decide_recruit(state, seat, command, out)
+        case PlayBrute():
+            _decide_brute(state, seat, command, out)
+        case PlayAccountant():
+            _decide_accountant(state, seat, command, out)
+        case EndSwaps():
+            _decide_end_swaps(state, seat, out)
+        case Swap():
+            _decide_swap(state, seat, command, out)
         case _:
             unknown_command(command, f"Not a Famiglia command: {command!r}")
     return out

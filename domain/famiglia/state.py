@@ -273,30 +273,31 @@ def evolve(state: State | None, event: Event) -> State:
         raise HistoryMismatch("the first event must be game_started")
     if state.ended is not None:
         raise HistoryMismatch("the game is over")
+    # By how often games meet them (gangsta/evolve.py says why).
     match event:
-        case StreetRevealed():
-            return _revealed(state, event)
-        case DeckReshuffled():
-            return _reshuffled(state, event)
-        case DeckRanOut():
-            return _ran_out(state, event)
         case TurnStarted():
             return _turn_started(state, event)
         case StreetRefreshed():
             return _refreshed(state, event)
+        case StreetRevealed():
+            return _revealed(state, event)
+        case Passed():
+            return _passed(state, event)
+        case Recruited():
+            return _recruited(state, event)
+        case GameEnded():
+            return _ended(state, event)
+        case DeckReshuffled():
+            return _reshuffled(state, event)
+        case DeckRanOut():
+            return _ran_out(state, event)
+        case BrutePlayed():
+            return _brute(state, event)
         case AccountantPlayed():
             return _accountant(state, event)
         case CardsSwapped():
             return _swapped(state, event)
         case SwapsEnded():
             return _swaps_ended(state, event)
-        case BrutePlayed():
-            return _brute(state, event)
-        case Recruited():
-            return _recruited(state, event)
-        case Passed():
-            return _passed(state, event)
-        case GameEnded():
-            return _ended(state, event)
         case _:
             unknown_event(event, "Famiglia")

@@ -13,6 +13,7 @@ from domain.gangsta.messages import (
     Diversion,
     FastRecruit,
     LearnSkill,
+    Owed,
     Theft,
 )
 from domain.gangsta.state import Member, State, gang_skills, locate, skills_of
@@ -183,6 +184,19 @@ def assassination_victims(state: State, seat: int) -> list[int]:
     return [
         m.card for m in p.gang if m.card != p.boss and sum(skills_of(m)) == ASSASSINATION_SKILLS
     ]
+
+
+def discard_choices(s: State, seat: int) -> tuple[Owed, list[int]] | None:
+    """The first discard ``seat`` must choose, and the gangsters it may pick."""
+    for o in s.owed:
+        if o.chooser == seat:
+            pool = (
+                assassination_victims(s, o.seat)
+                if o.reason == "assassination"
+                else non_boss(s, o.seat)
+            )
+            return o, pool
+    return None
 
 
 def opponents(state: State, seat: int) -> list[int]:

@@ -2,16 +2,18 @@
 
 ``decide`` validates a command and returns its events followed by every automatic step that
 follows, up to the next decision (flow.py). The queries and checks it shares with the views and
-the resources module are in queries.py; the special rewards' decisions in rewards/commands.py,
-the resources module's in resources/commands.py.
+the resources module are in queries.py; ``legal`` in choices.py; the special rewards' decisions
+in rewards/commands.py, the resources module's in resources/commands.py.
 """
 
 from __future__ import annotations
 
+import typing
 from typing import Any, assert_never
 
-from domain.core import Result, RuleViolation, preset_options, unknown_command
+from domain.core import Result, RuleViolation, preset_options
 from domain.gangsta import cards, resources
+from domain.gangsta.choices import legal
 from domain.gangsta.flow import MAX_SEATS, MIN_SEATS, Out, advance, start
 from domain.gangsta.messages import (
     Assassination,
@@ -37,7 +39,6 @@ from domain.gangsta.messages import (
     KeepResource,
     LearnSkill,
     Options,
-    Owed,
     Pass,
     PassDiscardSkipped,
     Passed,
@@ -51,22 +52,16 @@ from domain.gangsta.messages import (
     Theft,
 )
 from domain.gangsta.queries import (
-    assassination_victims,
     check_stage,
-    commit_candidates,
     committed,
     current_heist,
+    discard_choices,
     doable_top,
     heist_possible,
-    hirable_top,
-    hire_cost,
     needed,
-    non_boss,
     own_member,
     owner_member,
     pay,
-    possible_heists,
-    reward_choices,
     supplies,
     to_act,
 )
@@ -82,7 +77,7 @@ from domain.gangsta.rewards.commands import (
 from domain.gangsta.scoring import final_scores
 from domain.gangsta.state import GANGSTERS_ROW, HEISTS_ROW, State, skill_count
 
-# The game's protocol (GamePackage) takes start, to_act and the seat range from here.
+# The game's protocol (GamePackage) takes start, legal, to_act and the seat range from here.
 __all__ = [
     "MAX_SEATS",
     "MIN_SEATS",
@@ -259,21 +254,8 @@ def _skip(s: State, seat: int, out: Out) -> None:
         out.emit(RewardSkipped(seat=seat, reward=s.rewards[0], forced=False))
 
 
-def _discard_choices(s: State, seat: int) -> tuple[Owed, list[int]] | None:
-    """The first discard ``seat`` must choose, and the gangsters it may pick."""
-    for o in s.owed:
-        if o.chooser == seat:
-            pool = (
-                assassination_victims(s, o.seat)
-                if o.reason == "assassination"
-                else non_boss(s, o.seat)
-            )
-            return o, pool
-    return None
-
-
 def _discard(s: State, seat: int, c: Discard, out: Out) -> None:
-    found = _discard_choices(s, seat)
+    found = discard_choices(s, seat)
     if found is None:
         raise RuleViolation("wrong_phase", "You owe no discard.", case="no_discard")
     owed, pool = found
@@ -295,6 +277,9 @@ def _discard(s: State, seat: int, c: Discard, out: Out) -> None:
     )
 
 
+_COMMANDS = frozenset(typing.get_args(Command))
+
+
 def decide(state: State, seat: int, command: Command) -> list[Event]:
     if state.stage == "over":
         raise RuleViolation("game_over", "The game is over.")
@@ -302,10 +287,12 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
         raise RuleViolation("bad_seat", f"There is no seat {seat}.", seat=str(seat))
     if seat not in to_act(state):
         raise RuleViolation("not_your_turn", "It is not your turn to decide.")
-    if not isinstance(command, Command):  # before the checks below, as a wrong command would
-        unknown_command(command, "That is not a Gangsta! command.")
+    if type(command) not in _COMMANDS:  # before the owed decisions, which name commands
+        raise RuleViolation(
+            "unknown_command", "That is not a Gangsta! command.", command=type(command).__name__
+        )
     if state.owed or state.jets:  # these interrupt everything else
-        if _discard_choices(state, seat) is not None:
+        if discard_choices(state, seat) is not None:
             if not isinstance(command, Discard):
                 raise RuleViolation("wrong_phase", "A discard is owed first.", case="discard_owed")
         elif not isinstance(command, PrivateJet | Skip):
@@ -317,35 +304,36 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
 
 def _run(state: State, seat: int, command: Command) -> Out:
     out = Out(state)
+    # By how often rollouts play them (see evolve.py on isinstance's cost).
     match command:
-        case Ready():
-            _ready(state, seat, command, out)
-        case Hire():
-            _hire(state, seat, command, out)
-        case ChooseHeist():
-            _choose_heist(state, seat, command, out)
         case Commit():
             _commit(state, seat, command, out)
-        case CancelHeist():
-            _cancel_heist(state, seat, out)
         case Pass():
             _pass(state, seat, out)
+        case ChooseHeist():
+            _choose_heist(state, seat, command, out)
         case DiscardRowCard():
             _discard_row_card(state, seat, command, out)
-        case Skip():
-            _skip(state, seat, out)
-        case FastRecruit():
-            fast_recruit(state, seat, command, out)
-        case LearnSkill():
-            learn_skill(state, seat, command, out)
-        case Theft():
-            theft(state, seat, command, out)
-        case Diversion():
-            diversion(state, seat, command, out)
-        case Assassination():
-            assassination(state, seat, command, out)
+        case Hire():
+            _hire(state, seat, command, out)
+        case Ready():
+            _ready(state, seat, command, out)
+        case CancelHeist():
+            _cancel_heist(state, seat, out)
         case Discard():
             _discard(state, seat, command, out)
+        case Skip():
+            _skip(state, seat, out)
+        case Diversion():
+            diversion(state, seat, command, out)
+        case Theft():
+            theft(state, seat, command, out)
+        case LearnSkill():
+            learn_skill(state, seat, command, out)
+        case Assassination():
+            assassination(state, seat, command, out)
+        case FastRecruit():
+            fast_recruit(state, seat, command, out)
         case IgnoreSkill():
             _ignore_skill(state, seat, command, out)
         case KeepResource():
@@ -370,60 +358,3 @@ def play(state: State, seat: int, command: Command) -> State:
     them into a scratch state as it goes) and without decide's checks of who may act now.
     For search, which asks this of every command of a rollout."""
     return _run(state, seat, command).state
-
-
-# --- legal -----------------------------------------------------------------------------------
-
-
-def _turn_choices(state: State, seat: int) -> list[Command]:
-    p = state.players[seat]
-    out: list[Command] = []
-    if state.free_readies > 0 or p.money >= 1:
-        out += [Ready(m.card) for m in p.gang if m.engaged]
-    if resource_commands.headquarters_possible(state, seat):
-        out.append(Headquarters())
-    out += [Hire(g) for g in state.market if hire_cost(state, seat, g) <= p.money]
-    top = hirable_top(state, seat)
-    if top is not None and resources.peek_cost(state, seat, top) <= p.money:
-        out.append(Hire(top))
-    out += [ChooseHeist(h) for h in possible_heists(state, seat, state.heist_row)]
-    heist = doable_top(state, seat)
-    if (
-        heist is not None
-        and p.money >= resources.BIKERS_COST
-        and heist_possible(state, seat, cards.HEISTS[heist])
-    ):
-        out.append(ChooseHeist(heist))
-    out.append(Pass())
-    return out
-
-
-def legal(state: State, seat: int) -> list[Command]:
-    if state.stage == "over" or seat not in to_act(state):
-        return []
-    if state.owed or state.jets:
-        found = _discard_choices(state, seat)
-        if found is not None:
-            return [Discard(g) for g in found[1]]
-        return resource_commands.jet_choices(state, seat)
-    if state.stage == "resources":
-        return resource_commands.keep_choices(state, seat)
-    if state.stage == "turn":
-        return _turn_choices(state, seat)
-    if state.stage == "heist":
-        out: list[Command] = [Commit(g) for g in commit_candidates(state, seat)]
-        out += resource_commands.ignore_choices(state, seat)
-        return out if state.from_deck else [*out, CancelHeist()]
-    if state.stage == "hospital":
-        return [Discharge(), Skip()]
-    if state.stage == "end":
-        return resource_commands.society_choices(state)
-    if state.stage == "pass_discard":
-        return [
-            *(DiscardRowCard(c) for c in state.heist_row),
-            *(DiscardRowCard(c) for c in state.market),
-            Skip(),
-        ]
-    if state.stage == "reward":
-        return [*reward_choices(state, seat, state.rewards[0]), Skip()]
-    return []

@@ -100,19 +100,19 @@ RewardEvent = (
 def fold(s: State, e: RewardEvent) -> State:
     """``evolve`` for the special rewards' events."""
     match e:
-        case SkillLearned():
-            return _skill_learned(s, e)
-        case MoneyStolen():
-            return _money_stolen(s, e)
-        case GangsterDiverted():
-            return _gangster_diverted(s, e)
-        case AssassinationOrdered():
-            return _assassination_ordered(s, e)
-        case GangRallied():
-            return _gang_rallied(s, e)
-        case PlayAgain():
-            return _play_again(s, e)
         case RewardSkipped():
             return _reward_skipped(s, e)
+        case GangsterDiverted():
+            return _gangster_diverted(s, e)
+        case MoneyStolen():
+            return _money_stolen(s, e)
+        case PlayAgain():
+            return _play_again(s, e)
+        case SkillLearned():
+            return _skill_learned(s, e)
+        case GangRallied():
+            return _gang_rallied(s, e)
+        case AssassinationOrdered():
+            return _assassination_ordered(s, e)
         case _:
             assert_never(e)
