@@ -6,7 +6,7 @@ import hashlib
 import hmac
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Never, NoReturn, Protocol, TypeVar
 
 import msgspec
 
@@ -86,54 +86,131 @@ class Result(msgspec.Struct, frozen=True):
     details: dict[str, Any] = {}
 
 
-class Game(Protocol):
+# A game's types: its state, its Command and Event unions (messages.py), and OptionsT.
+S = TypeVar("S")
+C = TypeVar("C")
+E = TypeVar("E")
+# The same, for the protocols of one module each that only take a state or an event.
+_S_contra = TypeVar("_S_contra", contravariant=True)
+_E_contra = TypeVar("_E_contra", contravariant=True)
+
+
+class Game(Protocol[S, C, E, OptionsT]):
     """The decider protocol of DESIGN.md, with OpenSpiel-style legal actions and views.
 
     ``evolve`` never mutates the state it is given (old states stay valid), ``decide`` never
-    mutates anything, and ``view``/``legal`` read only what that seat may know.
+    mutates anything, and ``view``/``legal`` read only what that seat may know. Code that
+    handles any game takes a bare ``Game`` (``Game[Any, Any, Any, Any]``).
     """
 
     name: str
     min_seats: int
     max_seats: int
-    Options: type[msgspec.Struct]
-    Command: Any  # a msgspec tagged union
-    Event: Any  # a msgspec tagged union
+    Options: type[OptionsT]
+    # The unions C and E as values, for msgspec to decode into and typing.get_args to list.
+    # Any: Python 3.11 has no type for a union as a value (PEP 747's TypeForm).
+    Command: Any
+    Event: Any
 
-    def options(self, raw: dict[str, Any] | None) -> msgspec.Struct:
-        """Validated options from plain data; raises RuleViolation("bad_options", ...)."""
+    def options(self, raw: dict[str, Any] | None) -> OptionsT:
+        """Validated options from plain JSON; raises RuleViolation("bad_options", ...)."""
 
-    def start(self, seats: int, seed: Secret, options: msgspec.Struct) -> list[Any]: ...
+    def start(self, seats: int, seed: Secret, options: OptionsT) -> list[E]: ...
 
-    def evolve(self, state: Any | None, event: Any) -> Any: ...
+    def evolve(self, state: S | None, event: E) -> S: ...
 
-    def decide(self, state: Any, seat: int, command: Any) -> list[Any]: ...
+    def decide(self, state: S, seat: int, command: C) -> list[E]: ...
 
-    def legal(self, state: Any, seat: int) -> list[Any]: ...
+    def legal(self, state: S, seat: int) -> list[C]: ...
 
-    def to_act(self, state: Any) -> set[int]: ...
+    def to_act(self, state: S) -> set[int]: ...
 
-    def view(self, state: Any, seat: int | None) -> msgspec.Struct: ...
+    def view(self, state: S, seat: int | None) -> msgspec.Struct: ...
 
-    def redact(self, event: Any, seat: int | None) -> Any:
+    def redact(self, event: E, seat: int | None) -> E:
         """The event as that seat (None: a spectator) may see it while the game is running."""
 
-    def result(self, state: Any) -> Result | None: ...
+    def result(self, state: S) -> Result | None: ...
 
 
-def without_secret(event: Any, started: type[Any]) -> Any:
-    """The creation event (of type ``started``) with its secret removed; any other event as is.
-    Both games keep their only running secret, the seed, in that event."""
-    if isinstance(event, started) and event.secret is not None:
+def unknown_command(command: Never, message: str) -> NoReturn:
+    """A decider's last ``case _:``, as ``typing.assert_never``: mypy reports a command type
+    of the union that no ``case`` handles (``command`` is then not ``Never``). At run time it
+    refuses a value of no command type (from a caller that skipped the decoder), as the rules
+    always did."""
+    raise RuleViolation("unknown_command", message, command=type(command).__name__)
+
+
+def unknown_event(event: Never, game: str) -> NoReturn:
+    """An ``evolve``'s last ``case _:``, as ``unknown_command`` for events."""
+    raise HistoryMismatch(f"not a {game} event: {type(event).__name__}")
+
+
+def without_secret(event: E, started: type[msgspec.Struct]) -> E:
+    """The creation event (of type ``started``, with a ``secret`` field) with its secret
+    removed; any other event as is. Both games keep their only running secret, the seed, in
+    that event."""
+    if isinstance(event, started) and getattr(event, "secret", None) is not None:
         return msgspec.structs.replace(event, secret=None)
     return event
 
 
-class GamePackage:
+class Rules(Protocol[_S_contra, C, E, OptionsT]):
+    """A game package's ``rules`` module."""
+
+    def options(self, raw: dict[str, Any] | None) -> OptionsT: ...
+
+    def start(self, seats: int, seed: Secret, options: OptionsT) -> list[E]: ...
+
+    def decide(self, state: _S_contra, seat: int, command: C) -> list[E]: ...
+
+    def legal(self, state: _S_contra, seat: int) -> list[C]: ...
+
+    def to_act(self, state: _S_contra) -> set[int]: ...
+
+    def result(self, state: _S_contra) -> Result | None: ...
+
+
+class Fold(Protocol[S, _E_contra]):
+    """A game package's ``state`` module."""
+
+    def evolve(self, state: S | None, event: _E_contra) -> S: ...
+
+
+class Views(Protocol[_S_contra, E]):
+    """A game package's ``view`` module."""
+
+    def view(self, state: _S_contra, seat: int | None) -> msgspec.Struct: ...
+
+    def redact(self, event: E, seat: int | None) -> E: ...
+
+
+class Hooks(Protocol[_S_contra, _E_contra]):
+    """What the table (domain.table) needs to know of a game beyond its ``Game`` protocol:
+    a game package's ``table_hooks`` module."""
+
+    def reveals(self, event: _E_contra) -> bool:
+        """Does the event reveal hidden information or shuffle (a card turned up or drawn, a
+        private peek, a reshuffle, a deal)?"""
+
+    def automatic(self, event: _E_contra) -> bool:
+        """Is the event an automatic step of the rules, made by no one's choice?"""
+
+    def standing(self, state: _S_contra) -> list[int]:
+        """Each seat's score if the game were scored now (for a game ended by the table)."""
+
+    def ended_view(self, state: _S_contra, seat: int | None) -> msgspec.Struct:
+        """The game's view once the table ended it, shaped as at an end by the rules: over,
+        no one to move, and what that end reveals revealed."""
+
+
+class GamePackage(Generic[S, C, E, OptionsT]):
     """A game assembled from its package's modules: every game package has the same files
     (``messages``: Options, Command, Event; ``state``: evolve; ``rules``: options, start, decide,
     legal, to_act, result; ``view``: view, redact; ``table_hooks``: which events reveal or are
-    automatic steps, and the standing, for ``domain.table``), so one class serves them all."""
+    automatic steps, and the standing, for ``domain.table``), so one class serves them all.
+    mypy checks each module against its protocol (a module can implement one) and infers the
+    game's types from them."""
 
     def __init__(
         self,
@@ -141,17 +218,17 @@ class GamePackage:
         min_seats: int,
         max_seats: int,
         messages: ModuleType,
-        state: ModuleType,
-        rules: ModuleType,
-        view: ModuleType,
-        table_hooks: ModuleType,
+        state: Fold[S, E],
+        rules: Rules[S, C, E, OptionsT],
+        view: Views[S, E],
+        table_hooks: Hooks[S, E],
     ) -> None:
         self.name = name
         self.min_seats = min_seats
         self.max_seats = max_seats
-        self.Options = messages.Options
-        self.Command = messages.Command
-        self.Event = messages.Event
+        self.Options: type[OptionsT] = messages.Options
+        self.Command: Any = messages.Command
+        self.Event: Any = messages.Event
         self.options = rules.options
         self.start = rules.start
         self.evolve = state.evolve
@@ -167,8 +244,11 @@ class GamePackage:
         return f"<game {self.name}>"
 
 
-def replay(game: Game, events: Sequence[Any], state: Any | None = None) -> Any:
-    """Fold ``events`` into ``state`` (None: from the start of the game)."""
+def replay(game: Game[S, C, E, OptionsT], events: Sequence[E], state: S | None = None) -> S:
+    """Fold ``events`` into ``state`` (None: from the start of the game, which ``events`` then
+    hold: a game has no state before its creation event)."""
     for event in events:
         state = game.evolve(state, event)
+    if state is None:
+        raise HistoryMismatch("no events to replay: a game begins with its creation event")
     return state

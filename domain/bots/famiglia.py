@@ -14,11 +14,10 @@ Every legal command is scored by the best position it leads to this turn:
 
 from __future__ import annotations
 
-from typing import Any
-
 from domain.bots.scoring import best
 from domain.famiglia.cards import POINTS, RANK
 from domain.famiglia.messages import (
+    Command,
     EndSwaps,
     Options,
     Pass,
@@ -39,7 +38,7 @@ NOTHING = -1e9
 Street = list[tuple[str, int]]  # (card, this turn's rank)
 
 
-def greedy(view: View, legal: list[Any], rng: Rng) -> Any:
+def greedy(view: View, legal: list[Command], rng: Rng) -> Command:
     assert view.hand is not None, "a bot plays a seat"
     hand = list(view.hand)
     street = [(s.card, s.rank) for s in view.street]
@@ -47,7 +46,7 @@ def greedy(view: View, legal: list[Any], rng: Rng) -> Any:
     opts = view.options
     nothing_to_recruit = not recruits(street, hand, opts)
 
-    def score(command: Any) -> float:
+    def score(command: Command) -> float:
         if isinstance(command, Recruit):
             return recruit_value(command, hand)
         if isinstance(command, Pass):

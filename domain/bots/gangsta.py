@@ -25,14 +25,13 @@ point (the chapters, the "most gangsters" bonus, the end at nine).
 
 from __future__ import annotations
 
-from typing import Any
-
 from domain.bots.scoring import best
 from domain.gangsta import cards
 from domain.gangsta.messages import (
     Assassination,
     CancelHeist,
     ChooseHeist,
+    Command,
     Commit,
     Discard,
     DiscardRowCard,
@@ -80,7 +79,7 @@ MEDIA = 3.0  # 906's influence, counted by heists later
 NOTHING = -1e9
 
 
-def greedy(view: View, legal: list[Any], rng: Rng) -> Any:
+def greedy(view: View, legal: list[Command], rng: Rng) -> Command:
     assert view.seat is not None, "a bot plays a seat"
     me = view.players[view.seat]
     money = MONEY if me.money < RICH else SPARE_MONEY
@@ -89,7 +88,7 @@ def greedy(view: View, legal: list[Any], rng: Rng) -> Any:
         (heist_value(cards.HEISTS[h], available) for h in view.heist_row), default=NOTHING
     )
 
-    def score(command: Any) -> float:
+    def score(command: Command) -> float:
         if isinstance(command, Ready):
             if view.free_readies > 0:
                 return FREE_READY

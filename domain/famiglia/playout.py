@@ -14,7 +14,7 @@ standing is estimated from the scores and what each hand may still recruit.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -32,6 +32,7 @@ from domain.famiglia.cards import (
     name,
 )
 from domain.famiglia.messages import (
+    Command,
     EndSwaps,
     GameEnded,
     Pass,
@@ -58,6 +59,7 @@ from domain.search import rewards
 from domain.search.ismcts import MARGIN_WEIGHT
 
 _replace = msgspec.structs.replace
+T = TypeVar("T")
 
 # --- the rules' fast path ------------------------------------------------------------------
 
@@ -74,7 +76,7 @@ legal = rules.legal
 done = rules.result
 
 
-def considered(legal: list[Any]) -> list[Any]:
+def considered(legal: list[Command]) -> list[Command]:
     """Every legal command: none of Famiglia's takes a decision back."""
     return legal
 
@@ -130,7 +132,7 @@ def _end_turn(s: State, changes: dict[str, Any]) -> State:
     )
 
 
-def _seat_pair(pair: tuple[Any, ...], seat: int, value: Any) -> tuple[Any, ...]:
+def _seat_pair(pair: tuple[T, ...], seat: int, value: T) -> tuple[T, ...]:
     return (value, pair[1]) if seat == 0 else (pair[0], value)
 
 

@@ -12,16 +12,18 @@ from typing import Any, Literal
 
 import msgspec
 
-from domain.core import Result, RuleViolation, Secret, commitment, preset_options
+from domain.core import Result, RuleViolation, Secret, commitment, preset_options, unknown_command
 from domain.famiglia import cards
 from domain.famiglia.cards import BLUE, FAMILY, POINTS, RANK, YELLOW
 from domain.famiglia.messages import (
     AccountantPlayed,
     BrutePlayed,
     CardsSwapped,
+    Command,
     DeckRanOut,
     DeckReshuffled,
     EndSwaps,
+    Event,
     GameEnded,
     GameStarted,
     Options,
@@ -76,12 +78,12 @@ def options(raw: dict[str, Any] | None) -> Options:
     return opts
 
 
-def start(seats: int, secret: Secret, chosen: Options) -> list[Any]:
+def start(seats: int, secret: Secret, chosen: Options) -> list[Event]:
     chosen = options(msgspec.to_builtins(chosen))  # a Struct built by hand skips validation
     if seats != SEATS:
         raise RuleViolation("bad_seats", "Famiglia is a game for exactly 2 players", seats=seats)
     first = start_player(secret)
-    out: list[Any] = []
+    out: list[Event] = []
     state = _emit(
         None,
         out,
@@ -102,12 +104,12 @@ def start(seats: int, secret: Secret, chosen: Options) -> list[Any]:
 # --- follow-ups shared by start and decide -------------------------------------------------
 
 
-def _emit(state: State | None, out: list[Any], event: Any) -> State:
+def _emit(state: State | None, out: list[Event], event: Event) -> State:
     out.append(event)
     return evolve(state, event)
 
 
-def _reveal(state: State, out: list[Any], count: int) -> State:
+def _reveal(state: State, out: list[Event], count: int) -> State:
     """Reveal ``count`` cards; the first time the deck runs out (even mid-reveal) the discard
     pile becomes the new deck and the reveal goes on; the second time, the reveal stops."""
     while count > 0 and state.deck:
@@ -123,7 +125,7 @@ def _reveal(state: State, out: list[Any], count: int) -> State:
     return state
 
 
-def _end_turn(state: State, out: list[Any]) -> State:
+def _end_turn(state: State, out: list[Event]) -> State:
     if not state.street:
         state = _reveal(state, out, STREET_SIZE)
     if state.final_turns == 0:
@@ -133,10 +135,10 @@ def _end_turn(state: State, out: list[Any]) -> State:
     return _emit(state, out, TurnStarted(seat=1 - state.current, turn=state.turn + 1))
 
 
-def _game_ended(state: State, reason: str) -> GameEnded:
+def _game_ended(state: State, reason: Literal["deck_exhausted", "double_pass"]) -> GameEnded:
     scores = tuple(score(state, s) for s in range(SEATS))
     return GameEnded(
-        reason=reason,  # type: ignore[arg-type]
+        reason=reason,
         scores=scores,
         winners=tuple(_winners(state, scores)),
         hands=state.hands,
@@ -189,22 +191,32 @@ def to_act(state: State) -> set[int]:
 # --- decide --------------------------------------------------------------------------------
 
 
-def decide(state: State, seat: int, command: Any) -> list[Any]:
+def decide(state: State, seat: int, command: Command) -> list[Event]:
     if state.ended is not None:
         raise RuleViolation("game_over", "The game is over")
     if seat not in (0, 1):
         raise RuleViolation("bad_seat", f"Famiglia has seats 0 and 1, not {seat!r}", seat=str(seat))
     if seat != state.current:
         raise RuleViolation("not_your_turn", "It is the other player's turn")
-    handler = _DECIDERS.get(type(command))
-    if handler is None:
-        raise RuleViolation(
-            "unknown_command",
-            f"Not a Famiglia command: {command!r}",
-            command=type(command).__name__,
-        )
-    out: list[Any] = []
-    handler(state, seat, command, out)
+    out: list[Event] = []
+    # By how often games meet them (gangsta/evolve.py says why).
+    match command:
+        case Refresh():
+            _decide_refresh(state, seat, command, out)
+        case Pass():
+            _decide_pass(state, seat, out)
+        case Recruit():
+            _decide_recruit(state, seat, command, out)
+        case PlayBrute():
+            _decide_brute(state, seat, command, out)
+        case PlayAccountant():
+            _decide_accountant(state, seat, command, out)
+        case EndSwaps():
+            _decide_end_swaps(state, seat, out)
+        case Swap():
+            _decide_swap(state, seat, command, out)
+        case _:
+            unknown_command(command, f"Not a Famiglia command: {command!r}")
     return out
 
 
@@ -269,7 +281,7 @@ def refresh_block(state: State) -> RuleViolation | None:
     return None
 
 
-def _decide_refresh(state: State, seat: int, c: Refresh, out: list[Any]) -> None:
+def _decide_refresh(state: State, seat: int, c: Refresh, out: list[Event]) -> None:
     _require_stage(state, REFRESH, "Refreshing the Street")
     block = refresh_block(state)
     if block is not None:
@@ -282,7 +294,7 @@ def _decide_refresh(state: State, seat: int, c: Refresh, out: list[Any]) -> None
     _reveal(state, out, RANK[c.card])
 
 
-def _decide_accountant(state: State, seat: int, c: PlayAccountant, out: list[Any]) -> None:
+def _decide_accountant(state: State, seat: int, c: PlayAccountant, out: list[Event]) -> None:
     _require_stage(state, ACCOUNTANT, "Playing an Accountant")
     _require_power(c.card, BLUE)
     _require_in_hand(state, seat, c.card)
@@ -297,7 +309,7 @@ def swappable_area(state: State, seat: int) -> tuple[str, ...]:
     return tuple(area)
 
 
-def _decide_swap(state: State, seat: int, c: Swap, out: list[Any]) -> None:
+def _decide_swap(state: State, seat: int, c: Swap, out: list[Event]) -> None:
     if not swapping(state):
         raise RuleViolation(
             "wrong_phase", "Exchanges need an Accountant played this action", case="no_accountant"
@@ -322,13 +334,13 @@ def _decide_swap(state: State, seat: int, c: Swap, out: list[Any]) -> None:
     _emit(state, out, CardsSwapped(seat=seat, hand_card=c.hand_card, area_card=c.area_card))
 
 
-def _decide_end_swaps(state: State, seat: int, c: EndSwaps, out: list[Any]) -> None:
+def _decide_end_swaps(state: State, seat: int, out: list[Event]) -> None:
     if not swapping(state):
         raise RuleViolation("wrong_phase", "No Accountant's exchanges are open", case="no_swaps")
     _emit(state, out, SwapsEnded(seat=seat))
 
 
-def _decide_brute(state: State, seat: int, c: PlayBrute, out: list[Any]) -> None:
+def _decide_brute(state: State, seat: int, c: PlayBrute, out: list[Event]) -> None:
     _require_stage(state, BRUTE, "Playing a Brute")
     _require_power(c.card, YELLOW)
     _require_in_hand(state, seat, c.card)
@@ -353,7 +365,7 @@ def _decide_brute(state: State, seat: int, c: PlayBrute, out: list[Any]) -> None
     _emit(state, out, BrutePlayed(seat=seat, card=c.card, target=c.target, amount=c.amount))
 
 
-def _decide_recruit(state: State, seat: int, c: Recruit, out: list[Any]) -> None:
+def _decide_recruit(state: State, seat: int, c: Recruit, out: list[Event]) -> None:
     _require_stage(state, RECRUIT, "Recruiting")
     _require_on_street(state, c.card)
     ranks = {k for card, k in street_ranks(state) if card == c.card}
@@ -393,31 +405,20 @@ def _decide_recruit(state: State, seat: int, c: Recruit, out: list[Any]) -> None
     _end_turn(state, out)
 
 
-def _decide_pass(state: State, seat: int, c: Pass, out: list[Any]) -> None:
+def _decide_pass(state: State, seat: int, out: list[Event]) -> None:
     _require_stage(state, RECRUIT, "Passing")
     _end_turn(_emit(state, out, Passed(seat=seat)), out)
-
-
-_DECIDERS: dict[type, Any] = {
-    Refresh: _decide_refresh,
-    PlayAccountant: _decide_accountant,
-    Swap: _decide_swap,
-    EndSwaps: _decide_end_swaps,
-    PlayBrute: _decide_brute,
-    Recruit: _decide_recruit,
-    Pass: _decide_pass,
-}
 
 
 # --- legal ---------------------------------------------------------------------------------
 
 
-def legal(state: State, seat: int) -> list[Any]:
+def legal(state: State, seat: int) -> list[Command]:
     if state.ended is not None or state.stage == TURN_OVER or seat != state.current:
         return []  # the seat is not in to_act(state)
     hand = state.hands[seat]
     if swapping(state):
-        out: list[Any] = [_END_SWAPS]
+        out: list[Command] = [_END_SWAPS]
         area = _distinct(swappable_area(state, seat))
         for h in _distinct(hand):
             out.extend(_SWAPS[h, a] for a in area if a != h)

@@ -23,6 +23,7 @@ from domain.famiglia.messages import (
     BrutePlayed,
     CardsSwapped,
     DeckReshuffled,
+    Event,
     GameEnded,
     GameStarted,
     Passed,
@@ -61,7 +62,7 @@ class _Public:
         self.lowered: tuple[str, int] | None = None
         self.ended: GameEnded | None = None
 
-    def fold(self, e: Any) -> None:
+    def fold(self, e: Event) -> None:
         if isinstance(e, StreetRevealed):
             self.deck_size -= len(e.cards)
             # The shuffled part is on top: what goes past it comes off the known bottom.
@@ -100,7 +101,7 @@ class _Public:
         self.hands[seat][card] -= 1
 
 
-def sample(seat: int, view: View, history: list[Any], rng: Rng) -> State:
+def sample(seat: int, view: View, history: list[Event], rng: Rng) -> State:
     """A state whose ``view`` for ``seat`` is ``view``, drawn uniformly from those the seat
     cannot tell apart, built from the view and the seat's redacted events only."""
     base, hidden, bottom = _known(seat, view, history)
@@ -114,7 +115,7 @@ def sample(seat: int, view: View, history: list[Any], rng: Rng) -> State:
 _last: list[Any] = []
 
 
-def _known(seat: int, view: View, history: list[Any]) -> tuple[State, tuple[str, ...], list[str]]:
+def _known(seat: int, view: View, history: list[Event]) -> tuple[State, tuple[str, ...], list[str]]:
     """What ``seat`` knows at ``view``: the state but for its deck and secret, the cards
     shuffled into the deck (in canonical order), and the known cards under them."""
     same = bool(_last) and _last[0] is history and _last[1] == len(history)
@@ -126,7 +127,7 @@ def _known(seat: int, view: View, history: list[Any]) -> tuple[State, tuple[str,
 
 
 def _fold_known(
-    seat: int, view: View, history: list[Any]
+    seat: int, view: View, history: list[Event]
 ) -> tuple[State, tuple[str, ...], list[str]]:
     if not history or not isinstance(history[0], GameStarted):
         raise HistoryMismatch("the history must begin with game_started")

@@ -7,13 +7,10 @@ a seat may see. ``evolve`` returns a new State and never changes the one it is g
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import msgspec
 
 from domain import rng
-from domain.core import HistoryMismatch, Secret, check_commitment
+from domain.core import HistoryMismatch, Secret, check_commitment, unknown_event
 from domain.famiglia import cards
 from domain.famiglia.messages import (
     AccountantPlayed,
@@ -21,6 +18,7 @@ from domain.famiglia.messages import (
     CardsSwapped,
     DeckRanOut,
     DeckReshuffled,
+    Event,
     GameEnded,
     GameStarted,
     Options,
@@ -200,7 +198,7 @@ def _refreshed(state: State, e: StreetRefreshed) -> State:
     )
 
 
-def _play_to_area(state: State, seat: int, card: str, **changes: Any) -> State:
+def _play_to_area(state: State, seat: int, card: str, **changes: object) -> State:
     return msgspec.structs.replace(
         state,
         hands=_replace_seat(state.hands, seat, without(state.hands[seat], card)),
@@ -259,7 +257,7 @@ def _passed(state: State, e: Passed) -> State:
 
 # Action 4 ends the turn, and a Brute's lowering with it: also when no turn follows because the
 # game ends (FAMIGLIA.md, "End and scoring": the final position shows printed ranks).
-_TURN_OVER: dict[str, Any] = {"stage": TURN_OVER, "lowered": None}
+_TURN_OVER: dict[str, object] = {"stage": TURN_OVER, "lowered": None}
 
 
 def _ended(state: State, e: GameEnded) -> State:
@@ -268,30 +266,38 @@ def _ended(state: State, e: GameEnded) -> State:
     return msgspec.structs.replace(state, ended=e)
 
 
-_HANDLERS: dict[type, Callable[[State, Any], State]] = {
-    StreetRevealed: _revealed,
-    DeckReshuffled: _reshuffled,
-    DeckRanOut: _ran_out,
-    TurnStarted: _turn_started,
-    StreetRefreshed: _refreshed,
-    AccountantPlayed: _accountant,
-    CardsSwapped: _swapped,
-    SwapsEnded: _swaps_ended,
-    BrutePlayed: _brute,
-    Recruited: _recruited,
-    Passed: _passed,
-    GameEnded: _ended,
-}
-
-
-def evolve(state: State | None, event: Any) -> State:
+def evolve(state: State | None, event: Event) -> State:
     if isinstance(event, GameStarted):
         return _started(state, event)
     if state is None:
         raise HistoryMismatch("the first event must be game_started")
     if state.ended is not None:
         raise HistoryMismatch("the game is over")
-    handler = _HANDLERS.get(type(event))
-    if handler is None:
-        raise HistoryMismatch(f"not a Famiglia event: {type(event).__name__}")
-    return handler(state, event)
+    # By how often games meet them (gangsta/evolve.py says why).
+    match event:
+        case TurnStarted():
+            return _turn_started(state, event)
+        case StreetRefreshed():
+            return _refreshed(state, event)
+        case StreetRevealed():
+            return _revealed(state, event)
+        case Passed():
+            return _passed(state, event)
+        case Recruited():
+            return _recruited(state, event)
+        case GameEnded():
+            return _ended(state, event)
+        case DeckReshuffled():
+            return _reshuffled(state, event)
+        case DeckRanOut():
+            return _ran_out(state, event)
+        case BrutePlayed():
+            return _brute(state, event)
+        case AccountantPlayed():
+            return _accountant(state, event)
+        case CardsSwapped():
+            return _swapped(state, event)
+        case SwapsEnded():
+            return _swaps_ended(state, event)
+        case _:
+            unknown_event(event, "Famiglia")

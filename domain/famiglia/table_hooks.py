@@ -4,11 +4,10 @@ docs/famiglia.md, "Undo")."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from domain.famiglia.messages import (
     DeckRanOut,
     DeckReshuffled,
+    Event,
     GameEnded,
     GameStarted,
     StreetRevealed,
@@ -25,11 +24,11 @@ REVEALING: frozenset[type] = frozenset({GameStarted, StreetRevealed, DeckReshuff
 AUTOMATIC: frozenset[type] = frozenset({TurnStarted, DeckRanOut})
 
 
-def reveals(event: Any) -> bool:
+def reveals(event: Event) -> bool:
     return type(event) in REVEALING
 
 
-def automatic(event: Any) -> bool:
+def automatic(event: Event) -> bool:
     return type(event) in AUTOMATIC
 
 

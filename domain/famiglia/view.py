@@ -7,12 +7,10 @@ as a count. Nobody sees the deck order or the seed before the end.
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
 from domain.core import Result, RuleViolation, without_secret
-from domain.famiglia.messages import GameStarted, Options
+from domain.famiglia.messages import Event, GameStarted, Options
 from domain.famiglia.rules import SEATS, refresh_block, result, to_act
 from domain.famiglia.state import (
     ACCOUNTANT,
@@ -121,6 +119,6 @@ def view(state: State, seat: int | None) -> View:
     )
 
 
-def redact(event: Any, seat: int | None) -> Any:
+def redact(event: Event, seat: int | None) -> Event:
     """Only game_started holds a secret while the game runs; every card move is public."""
     return without_secret(event, GameStarted)

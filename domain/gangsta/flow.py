@@ -9,8 +9,6 @@ exactly as ``evolve`` will build it.
 
 from __future__ import annotations
 
-from typing import Any
-
 from domain import rng
 from domain.core import RuleViolation, Secret, commitment
 from domain.gangsta import cards, resources
@@ -19,6 +17,7 @@ from domain.gangsta.messages import (
     CardsDealt,
     ChapterChanged,
     DeckReshuffled,
+    Event,
     GameStarted,
     GangRallied,
     GangWar,
@@ -60,13 +59,17 @@ class Out:
 
     __slots__ = ("events", "state")
 
-    def __init__(self, state: State, events: list[Any] | None = None) -> None:
+    def __init__(self, state: State, events: list[Event] | None = None) -> None:
         self.state = state
-        self.events: list[Any] = events or []
+        self.events: list[Event] = events or []
 
-    def emit(self, event: Any) -> None:
+    def emit(self, event: Event) -> None:
         self.state = evolve(self.state, event)
         self.events.append(event)
+
+    def emit_all(self, events: list[Event]) -> None:
+        for event in events:
+            self.emit(event)
 
 
 def _snitch(state: State, card: int) -> SnitchRevealed:
@@ -86,7 +89,7 @@ def _snitch(state: State, card: int) -> SnitchRevealed:
     )
 
 
-def _refill(state: State) -> Any | None:
+def _refill(state: State) -> Event | None:
     """The next refill event, or None when the rows are done (GANGSTA.md, end of turn 4)."""
     dealing = state.stage in DEALING
     for row in (HEISTS_ROW, GANGSTERS_ROW):
@@ -148,7 +151,7 @@ def _gang_war(state: State) -> GangWar:
     return GangWar(mercenaries=mercs, losers=losers, chooser=chooser)
 
 
-def _end_check(state: State) -> Any | None:
+def _end_check(state: State) -> Event | None:
     """End of turn, step 1: chapter change or game end (GANGSTA.md, Chapters)."""
     biggest = max(len(p.gang) for p in state.players)
     if state.chapter == 1 and biggest >= CHAPTER_GANG_SIZE[1]:
@@ -162,7 +165,7 @@ def _end_check(state: State) -> Any | None:
     return None
 
 
-def _step(out: Out, event: Any) -> None:
+def _step(out: Out, event: Event) -> None:
     """Emit ``event``; a new turn starts with what the player's resource card does then."""
     out.emit(event)
     if isinstance(event, TurnStarted):
@@ -208,7 +211,7 @@ def advance(out: Out) -> None:
                 _step(out, refill or _next_turn(s))
 
 
-def start(seats: int, secret: Secret, opts: Options) -> list[Any]:
+def start(seats: int, secret: Secret, opts: Options) -> list[Event]:
     if not MIN_SEATS <= seats <= MAX_SEATS:
         raise RuleViolation(
             "bad_seats",

@@ -29,6 +29,7 @@ from domain.gangsta.messages import (
     Assassination,
     CancelHeist,
     ChooseHeist,
+    Command,
     Commit,
     Discard,
     DiscardRowCard,
@@ -83,11 +84,11 @@ def to_act(s: State) -> Collection[int]:
     return _to_act(s)
 
 
-def legal(s: State, seat: int) -> list[Any]:
+def legal(s: State, seat: int) -> list[Command]:
     return rules.legal(s, seat)
 
 
-def step(s: State, seat: int, command: Any) -> State:
+def step(s: State, seat: int, command: Command) -> State:
     return rules.play(s, seat, command)
 
 
@@ -95,11 +96,11 @@ def done(s: State) -> Result | None:
     return s.result
 
 
-def considered(legal: list[Any]) -> list[Any]:
+def considered(legal: list[Command]) -> list[Command]:
     """The legal commands but ``cancel_heist`` while there are others: it puts back the heist
     the seat just chose, a position a search values like the one before, so it could choose and
     cancel again and again (seen in 4-player searches)."""
-    kept = [command for command in legal if not isinstance(command, CancelHeist)]
+    kept: list[Command] = [c for c in legal if not isinstance(c, CancelHeist)]
     return kept or legal
 
 
@@ -189,7 +190,7 @@ def _score(s: State, seat: int, command: Any, need: list[int] | None) -> float:
     return 0.0  # Skip, Headquarters
 
 
-def choose(s: State, seat: int, options: list[Any], rng: Rng) -> Any:
+def choose(s: State, seat: int, options: list[Command], rng: Rng) -> Command:
     """The rollout policy's command for ``seat`` among its legal ``options``."""
     if len(options) == 1:
         return options[0]
@@ -197,7 +198,7 @@ def choose(s: State, seat: int, options: list[Any], rng: Rng) -> Any:
         return options[rng.below(len(options))]
     need = needed(s) if s.stage == "heist" and not (s.owed or s.jets) else None
     top = -math.inf
-    tied: list[Any] = []
+    tied: list[Command] = []
     for command in options:
         value = _score(s, seat, command, need)
         if value > top + 1e-9:

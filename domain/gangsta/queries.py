@@ -4,11 +4,18 @@ commands (rules.py, resources/commands.py), the automatic steps (flow.py) and th
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 from domain.core import RuleViolation
 from domain.gangsta import cards, resources
-from domain.gangsta.messages import Assassination, Diversion, FastRecruit, LearnSkill, Theft
+from domain.gangsta.messages import (
+    Assassination,
+    Command,
+    Diversion,
+    FastRecruit,
+    LearnSkill,
+    Owed,
+    Theft,
+)
 from domain.gangsta.state import Member, State, gang_skills, locate, skills_of
 
 ASSASSINATION_SKILLS = 2
@@ -179,6 +186,19 @@ def assassination_victims(state: State, seat: int) -> list[int]:
     ]
 
 
+def discard_choices(s: State, seat: int) -> tuple[Owed, list[int]] | None:
+    """The first discard ``seat`` must choose, and the gangsters it may pick."""
+    for o in s.owed:
+        if o.chooser == seat:
+            pool = (
+                assassination_victims(s, o.seat)
+                if o.reason == "assassination"
+                else non_boss(s, o.seat)
+            )
+            return o, pool
+    return None
+
+
 def opponents(state: State, seat: int) -> list[int]:
     return [x for x in range(state.seats) if x != seat]
 
@@ -238,7 +258,7 @@ def pay(state: State, seat: int, cost: int) -> None:
         )
 
 
-def reward_choices(state: State, seat: int, reward: str) -> list[Any]:
+def reward_choices(state: State, seat: int, reward: str) -> list[Command]:
     """The choices of a special reward (listed by legal, checked by decide); none: skipped."""
     p = state.players[seat]
     if reward == "fast_recruit":

@@ -2,27 +2,30 @@
 
 ``decide`` validates a command and returns its events followed by every automatic step that
 follows, up to the next decision (flow.py). The queries and checks it shares with the views and
-the resources module are in queries.py; the special rewards' decisions in rewards/commands.py,
-the resources module's in resources/commands.py.
+the resources module are in queries.py; ``legal`` in choices.py; the special rewards' decisions
+in rewards/commands.py, the resources module's in resources/commands.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import typing
+from typing import Any, assert_never
 
 from domain.core import Result, RuleViolation, preset_options
 from domain.gangsta import cards, resources
+from domain.gangsta.choices import legal
 from domain.gangsta.flow import MAX_SEATS, MIN_SEATS, Out, advance, start
 from domain.gangsta.messages import (
     Assassination,
     CancelHeist,
     ChooseHeist,
+    Command,
     Commit,
     Discard,
     DiscardRowCard,
     Discharge,
     Diversion,
+    Event,
     FastRecruit,
     GangsterCommitted,
     GangsterDiscarded,
@@ -49,22 +52,16 @@ from domain.gangsta.messages import (
     Theft,
 )
 from domain.gangsta.queries import (
-    assassination_victims,
     check_stage,
-    commit_candidates,
     committed,
     current_heist,
+    discard_choices,
     doable_top,
     heist_possible,
-    hirable_top,
-    hire_cost,
     needed,
-    non_boss,
     own_member,
     owner_member,
     pay,
-    possible_heists,
-    reward_choices,
     supplies,
     to_act,
 )
@@ -80,7 +77,7 @@ from domain.gangsta.rewards.commands import (
 from domain.gangsta.scoring import final_scores
 from domain.gangsta.state import GANGSTERS_ROW, HEISTS_ROW, State, skill_count
 
-# The game's protocol (GamePackage) takes start, to_act and the seat range from here.
+# The game's protocol (GamePackage) takes start, legal, to_act and the seat range from here.
 __all__ = [
     "MAX_SEATS",
     "MIN_SEATS",
@@ -214,7 +211,7 @@ def _ignore_skill(s: State, seat: int, c: IgnoreSkill, out: Out) -> None:
     _complete_if_covered(out.state, seat, out)
 
 
-def _cancel_heist(s: State, seat: int, _: CancelHeist, out: Out) -> None:
+def _cancel_heist(s: State, seat: int, out: Out) -> None:
     check_stage(s, "heist")
     if s.from_deck:
         raise RuleViolation(
@@ -226,7 +223,7 @@ def _cancel_heist(s: State, seat: int, _: CancelHeist, out: Out) -> None:
     out.emit(HeistCancelled(seat=seat, heist=current_heist(s).id))
 
 
-def _pass(s: State, seat: int, _: Pass, out: Out) -> None:
+def _pass(s: State, seat: int, out: Out) -> None:
     check_stage(s, "turn")
     leaders = skill_count(s.players[seat].gang, cards.LEADER)
     income = max(leaders, s.options.min_pass_income) + resources.pass_bonus(s, seat)
@@ -245,7 +242,7 @@ def _discard_row_card(s: State, seat: int, c: DiscardRowCard, out: Out) -> None:
         )
 
 
-def _skip(s: State, seat: int, _: Skip, out: Out) -> None:
+def _skip(s: State, seat: int, out: Out) -> None:
     declined = resource_commands.skip(s, seat)
     if declined is not None:
         out.emit(declined)
@@ -257,21 +254,8 @@ def _skip(s: State, seat: int, _: Skip, out: Out) -> None:
         out.emit(RewardSkipped(seat=seat, reward=s.rewards[0], forced=False))
 
 
-def _discard_choices(s: State, seat: int) -> tuple[Any, list[int]] | None:
-    """The first discard ``seat`` must choose, and the gangsters it may pick."""
-    for o in s.owed:
-        if o.chooser == seat:
-            pool = (
-                assassination_victims(s, o.seat)
-                if o.reason == "assassination"
-                else non_boss(s, o.seat)
-            )
-            return o, pool
-    return None
-
-
 def _discard(s: State, seat: int, c: Discard, out: Out) -> None:
-    found = _discard_choices(s, seat)
+    found = discard_choices(s, seat)
     if found is None:
         raise RuleViolation("wrong_phase", "You owe no discard.", case="no_discard")
     owed, pool = found
@@ -293,52 +277,22 @@ def _discard(s: State, seat: int, c: Discard, out: Out) -> None:
     )
 
 
-def _resource(handler: Callable[[State, int, Any], list[Any]]) -> Callable[..., None]:
-    def emit(s: State, seat: int, c: Any, out: Out) -> None:
-        for event in handler(s, seat, c):
-            out.emit(event)
-
-    return emit
+_COMMANDS = frozenset(typing.get_args(Command))
 
 
-_HANDLERS: dict[type, Callable[[State, int, Any, Out], None]] = {
-    Ready: _ready,
-    Hire: _hire,
-    ChooseHeist: _choose_heist,
-    Commit: _commit,
-    CancelHeist: _cancel_heist,
-    Pass: _pass,
-    DiscardRowCard: _discard_row_card,
-    Skip: _skip,
-    FastRecruit: fast_recruit,
-    LearnSkill: learn_skill,
-    Theft: theft,
-    Diversion: diversion,
-    Assassination: assassination,
-    Discard: _discard,
-    IgnoreSkill: _ignore_skill,
-    KeepResource: _resource(resource_commands.keep),
-    Headquarters: _resource(resource_commands.headquarters),
-    PrivateJet: _resource(resource_commands.private_jet),
-    SecretSociety: _resource(resource_commands.secret_society),
-    Discharge: _resource(resource_commands.discharge),
-}
-
-
-def decide(state: State, seat: int, command: Any) -> list[Any]:
+def decide(state: State, seat: int, command: Command) -> list[Event]:
     if state.stage == "over":
         raise RuleViolation("game_over", "The game is over.")
     if not isinstance(seat, int) or not 0 <= seat < state.seats:
         raise RuleViolation("bad_seat", f"There is no seat {seat}.", seat=str(seat))
     if seat not in to_act(state):
         raise RuleViolation("not_your_turn", "It is not your turn to decide.")
-    handler = _HANDLERS.get(type(command))
-    if handler is None:
+    if type(command) not in _COMMANDS:  # before the owed decisions, which name commands
         raise RuleViolation(
             "unknown_command", "That is not a Gangsta! command.", command=type(command).__name__
         )
     if state.owed or state.jets:  # these interrupt everything else
-        if _discard_choices(state, seat) is not None:
+        if discard_choices(state, seat) is not None:
             if not isinstance(command, Discard):
                 raise RuleViolation("wrong_phase", "A discard is owed first.", case="discard_owed")
         elif not isinstance(command, PrivateJet | Skip):
@@ -348,73 +302,59 @@ def decide(state: State, seat: int, command: Any) -> list[Any]:
     return _run(state, seat, command).events
 
 
-def _run(state: State, seat: int, command: Any) -> Out:
+def _run(state: State, seat: int, command: Command) -> Out:
     out = Out(state)
-    _HANDLERS[type(command)](state, seat, command, out)
+    # By how often rollouts play them (see evolve.py on isinstance's cost).
+    match command:
+        case Commit():
+            _commit(state, seat, command, out)
+        case Pass():
+            _pass(state, seat, out)
+        case ChooseHeist():
+            _choose_heist(state, seat, command, out)
+        case DiscardRowCard():
+            _discard_row_card(state, seat, command, out)
+        case Hire():
+            _hire(state, seat, command, out)
+        case Ready():
+            _ready(state, seat, command, out)
+        case CancelHeist():
+            _cancel_heist(state, seat, out)
+        case Discard():
+            _discard(state, seat, command, out)
+        case Skip():
+            _skip(state, seat, out)
+        case Diversion():
+            diversion(state, seat, command, out)
+        case Theft():
+            theft(state, seat, command, out)
+        case LearnSkill():
+            learn_skill(state, seat, command, out)
+        case Assassination():
+            assassination(state, seat, command, out)
+        case FastRecruit():
+            fast_recruit(state, seat, command, out)
+        case IgnoreSkill():
+            _ignore_skill(state, seat, command, out)
+        case KeepResource():
+            out.emit_all(resource_commands.keep(state, seat, command))
+        case Headquarters():
+            out.emit_all(resource_commands.headquarters(state, seat, command))
+        case PrivateJet():
+            out.emit_all(resource_commands.private_jet(state, seat, command))
+        case SecretSociety():
+            out.emit_all(resource_commands.secret_society(state, seat, command))
+        case Discharge():
+            out.emit_all(resource_commands.discharge(state, seat, command))
+        case _:
+            assert_never(command)
     advance(out)
     return out
 
 
-def play(state: State, seat: int, command: Any) -> State:
+def play(state: State, seat: int, command: Command) -> State:
     """The state after ``seat`` plays ``command``, one of ``legal(state, seat)``: what folding
     ``decide``'s events through ``evolve`` gives, without folding them twice (decide folds
     them into a scratch state as it goes) and without decide's checks of who may act now.
     For search, which asks this of every command of a rollout."""
     return _run(state, seat, command).state
-
-
-# --- legal -----------------------------------------------------------------------------------
-
-
-def _turn_choices(state: State, seat: int) -> list[Any]:
-    p = state.players[seat]
-    out: list[Any] = []
-    if state.free_readies > 0 or p.money >= 1:
-        out += [Ready(m.card) for m in p.gang if m.engaged]
-    if resource_commands.headquarters_possible(state, seat):
-        out.append(Headquarters())
-    out += [Hire(g) for g in state.market if hire_cost(state, seat, g) <= p.money]
-    top = hirable_top(state, seat)
-    if top is not None and resources.peek_cost(state, seat, top) <= p.money:
-        out.append(Hire(top))
-    out += [ChooseHeist(h) for h in possible_heists(state, seat, state.heist_row)]
-    heist = doable_top(state, seat)
-    if (
-        heist is not None
-        and p.money >= resources.BIKERS_COST
-        and heist_possible(state, seat, cards.HEISTS[heist])
-    ):
-        out.append(ChooseHeist(heist))
-    out.append(Pass())
-    return out
-
-
-def legal(state: State, seat: int) -> list[Any]:
-    if state.stage == "over" or seat not in to_act(state):
-        return []
-    if state.owed or state.jets:
-        found = _discard_choices(state, seat)
-        if found is not None:
-            return [Discard(g) for g in found[1]]
-        return resource_commands.jet_choices(state, seat)
-    if state.stage == "resources":
-        return resource_commands.keep_choices(state, seat)
-    if state.stage == "turn":
-        return _turn_choices(state, seat)
-    if state.stage == "heist":
-        out: list[Any] = [Commit(g) for g in commit_candidates(state, seat)]
-        out += resource_commands.ignore_choices(state, seat)
-        return out if state.from_deck else [*out, CancelHeist()]
-    if state.stage == "hospital":
-        return [Discharge(), Skip()]
-    if state.stage == "end":
-        return resource_commands.society_choices(state)
-    if state.stage == "pass_discard":
-        return [
-            *(DiscardRowCard(c) for c in state.heist_row),
-            *(DiscardRowCard(c) for c in state.market),
-            Skip(),
-        ]
-    if state.stage == "reward":
-        return [*reward_choices(state, seat, state.rewards[0]), Skip()]
-    return []

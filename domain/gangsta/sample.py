@@ -13,8 +13,6 @@ row). The sample gets a fresh secret of its own for any later reshuffle.
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
 from domain.core import HistoryMismatch, Secret
@@ -22,6 +20,7 @@ from domain.gangsta import cards, resources
 from domain.gangsta.evolve import evolve
 from domain.gangsta.messages import (
     CardsDealt,
+    Event,
     GameEnded,
     GameStarted,
     GangsterHired,
@@ -47,7 +46,7 @@ def _fresh_secret(rng: Rng) -> Secret:
     return Secret(seed=random_bytes(), salt=random_bytes())
 
 
-def _dealt(seat: int, view: View, history: list[Any], rng: Rng) -> tuple[tuple[int, ...], ...]:
+def _dealt(seat: int, view: View, history: list[Event], rng: Rng) -> tuple[tuple[int, ...], ...]:
     """Each seat's two resource cards: the seat's own as its view shows them (or at least the
     kept one), others' kept cards once revealed, the rest drawn from the cards not seen."""
     if not view.options.resources:
@@ -107,7 +106,9 @@ def _to_top(s: State, heists: bool, shown: tuple[int, ...]) -> State:
     return replace(s, gangster_deck=new, players=players)
 
 
-def _prepared(s: State, e: Any, revealed: tuple[int, ...] | None, rng: Rng) -> tuple[State, Any]:
+def _prepared(
+    s: State, e: Event, revealed: tuple[int, ...] | None, rng: Rng
+) -> tuple[State, Event]:
     """The state made to agree with what ``e`` reveals, and ``e`` with a hidden card filled."""
     if isinstance(e, CardsDealt):
         return _to_top(s, e.row == HEISTS_ROW, e.cards), e
@@ -137,7 +138,7 @@ class _Replayed(msgspec.Struct, frozen=True):
 
     seat: int
     view: View
-    history: list[Any]
+    history: list[Event]
     length: int
     state: State
 
@@ -145,7 +146,7 @@ class _Replayed(msgspec.Struct, frozen=True):
 _last: list[_Replayed] = []  # at most one
 
 
-def sample(seat: int, view: View, history: list[Any], rng: Rng) -> State:
+def sample(seat: int, view: View, history: list[Event], rng: Rng) -> State:
     """A state of the game drawn at random among those consistent with ``seat``'s ``view`` and
     ``history`` (the game's events as ``redact(event, seat)`` gives them, creation first).
 
@@ -168,7 +169,7 @@ def sample(seat: int, view: View, history: list[Any], rng: Rng) -> State:
     return state
 
 
-def _replay(seat: int, view: View, history: list[Any], rng: Rng) -> State:
+def _replay(seat: int, view: View, history: list[Event], rng: Rng) -> State:
     first = history[0]
     if not isinstance(first, GameStarted):
         raise HistoryMismatch("the history starts with game_started")

@@ -15,7 +15,6 @@ decisions (``jets``) interrupt any stage.
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 import msgspec
 
@@ -227,7 +226,7 @@ def after_pass(state: State) -> str:
     return "pass_discard" if state.options.pass_discard else "end"
 
 
-def replace(state: State, **changes: Any) -> State:
+def replace(state: State, **changes: object) -> State:
     return msgspec.structs.replace(state, **changes)
 
 

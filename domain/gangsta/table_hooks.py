@@ -4,12 +4,11 @@ docs/gangsta.md, "Undo")."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from domain.gangsta.messages import (
     CardsDealt,
     ChapterChanged,
     DeckReshuffled,
+    Event,
     GameEnded,
     GameStarted,
     GangRallied,
@@ -55,7 +54,7 @@ AUTOMATIC: frozenset[type] = frozenset(
 )
 
 
-def reveals(event: Any) -> bool:
+def reveals(event: Event) -> bool:
     """Also: a gangster hired or a heist chosen from the top of its deck (912 Indicator
     network, 910 Bikers gang) turns that card up for everyone."""
     if isinstance(event, GangsterHired | HeistChosen):
@@ -63,7 +62,7 @@ def reveals(event: Any) -> bool:
     return type(event) in REVEALING
 
 
-def automatic(event: Any) -> bool:
+def automatic(event: Event) -> bool:
     """Also: a special reward skipped because nothing could be chosen."""
     if isinstance(event, RewardSkipped):
         return event.forced

@@ -11,13 +11,12 @@ one until all have chosen, and a deck top seen with 910 or 912 until it is taken
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
 from domain.core import Result, without_secret
 from domain.gangsta import cards, resources
 from domain.gangsta.messages import (
+    Event,
     GameStarted,
     GangsterPeeked,
     HeistPeeked,
@@ -150,7 +149,7 @@ def ended_view(state: State, seat: int | None) -> View:
 _PRIVATE = (ResourceKept, HeistPeeked, GangsterPeeked)
 
 
-def redact(event: Any, seat: int | None) -> Any:
+def redact(event: Event, seat: int | None) -> Event:
     """The creation event holds the seed; a kept resource card (until the reveal event, which
     shows them all) and a deck top seen with 910 or 912 belong to their owner only. Which
     heist a player completed stays in history: the card lay face up in the row, so every player

@@ -11,11 +11,11 @@ the seats that became bot seats.
 from __future__ import annotations
 
 import typing
-from typing import Any
+from typing import Any, Generic
 
 import msgspec
 
-from domain.core import Game, HistoryMismatch, Result, Secret
+from domain.core import C, E, GamePackage, HistoryMismatch, OptionsT, Result, S, Secret
 from domain.table import rules, state, view
 from domain.table.messages import (
     COMMANDS,
@@ -29,6 +29,8 @@ from domain.table.messages import (
     DrawOffered,
     Expired,
     OfferDraw,
+    TableCommand,
+    TableEvent,
     TimedOut,
     Undo,
     Undone,
@@ -39,13 +41,16 @@ from domain.table.view import TableView, table_view
 
 
 def _union(own: Any, extra: tuple[type, ...]) -> Any:
+    """The union of a game's Command (or Event) union and the table's, as a value (``Any``:
+    see ``Game.Command``)."""
     return typing.Union[(*(typing.get_args(own) or (own,)), *extra)]
 
 
-class Table:
-    """A game played at the table: the ``Game`` protocol over ``TableState``."""
+class Table(Generic[S, C, E, OptionsT]):
+    """A game played at the table: the ``Game`` protocol over ``TableState``, a
+    ``Game[TableState[S], C | TableCommand, E | TableEvent, OptionsT]``."""
 
-    def __init__(self, game: Game, hooks: Hooks) -> None:
+    def __init__(self, game: GamePackage[S, C, E, OptionsT], hooks: Hooks[S, E]) -> None:
         self.inner = game
         self.hooks = hooks
         self.name = game.name
@@ -55,42 +60,44 @@ class Table:
         self.Command = _union(game.Command, COMMANDS)
         self.Event = _union(game.Event, EVENTS)
 
-    def options(self, raw: dict[str, Any] | None) -> msgspec.Struct:
+    def options(self, raw: dict[str, Any] | None) -> OptionsT:
         return self.inner.options(raw)
 
-    def start(self, seats: int, seed: Secret, options: msgspec.Struct) -> list[Any]:
-        return self.inner.start(seats, seed, options)
+    def start(self, seats: int, seed: Secret, options: OptionsT) -> list[E | TableEvent]:
+        return [*self.inner.start(seats, seed, options)]
 
-    def evolve(self, table: TableState | None, event: Any) -> TableState:
-        if isinstance(event, EVENTS):
+    def evolve(self, table: TableState[S] | None, event: E | TableEvent) -> TableState[S]:
+        if isinstance(event, TableEvent):
             if table is None:
                 raise HistoryMismatch("the first event must start the game")
             return state.fold_table_event(table, event)
         return state.fold_game_event(self.inner, self.hooks, table, event)
 
-    def decide(self, table: TableState, seat: int, command: Any) -> list[Any]:
+    def decide(
+        self, table: TableState[S], seat: int, command: C | TableCommand
+    ) -> list[E | TableEvent]:
         return rules.decide(self.inner, table, seat, command)
 
-    def legal(self, table: TableState, seat: int) -> list[Any]:
-        return rules.legal(self.inner, table, seat)
+    def legal(self, table: TableState[S], seat: int) -> list[C | TableCommand]:
+        return [*rules.legal(self.inner, table, seat)]
 
-    def to_act(self, table: TableState) -> set[int]:
+    def to_act(self, table: TableState[S]) -> set[int]:
         return rules.to_act(self.inner, table)
 
-    def view(self, table: TableState, seat: int | None) -> msgspec.Struct:
+    def view(self, table: TableState[S], seat: int | None) -> msgspec.Struct:
         return view.view(self.inner, self.hooks, table, seat, self.result(table))
 
-    def redact(self, event: Any, seat: int | None) -> Any:
+    def redact(self, event: E | TableEvent, seat: int | None) -> E | TableEvent:
         return view.redact(self.inner, event, seat)
 
-    def result(self, table: TableState) -> Result | None:
+    def result(self, table: TableState[S]) -> Result | None:
         return rules.result(self.inner, self.hooks, table)
 
     def __repr__(self) -> str:
         return f"<table {self.name}>"
 
 
-def table(game: Any) -> Table:
+def table(game: GamePackage[S, C, E, OptionsT]) -> Table[S, C, E, OptionsT]:
     """``game`` (a game package, with its ``table_hooks``) played at the table."""
     return Table(game, game.table_hooks)
 

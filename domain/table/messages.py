@@ -8,6 +8,8 @@ as the games' own end events do); it is None when the game goes on.
 
 from __future__ import annotations
 
+import typing
+
 import msgspec
 
 from domain.core import Secret
@@ -42,7 +44,8 @@ class Undo(_Message, frozen=True, tag="undo"):
     """Take back one's moves since the undo point (the table's ``can_undo`` says when)."""
 
 
-COMMANDS = (Concede, OfferDraw, AcceptDraw, DeclineDraw, Undo)
+TableCommand = Concede | OfferDraw | AcceptDraw | DeclineDraw | Undo
+COMMANDS: tuple[type[TableCommand], ...] = typing.get_args(TableCommand)
 
 
 # --- Events ---------------------------------------------------------------------------------
@@ -89,4 +92,5 @@ class Undone(_Message, frozen=True, tag="undone"):
     seat: int
 
 
-EVENTS = (Conceded, TimedOut, DrawOffered, DrawDeclined, DrawAgreed, Expired, Undone)
+TableEvent = Conceded | TimedOut | DrawOffered | DrawDeclined | DrawAgreed | Expired | Undone
+EVENTS: tuple[type[TableEvent], ...] = typing.get_args(TableEvent)

@@ -3,9 +3,9 @@ result of a game the table ended (docs/table.md)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, assert_never
 
-from domain.core import Game, Result, RuleViolation
+from domain.core import C, E, Game, Result, RuleViolation, S, Secret
 from domain.table.messages import (
     AcceptDraw,
     Concede,
@@ -16,6 +16,8 @@ from domain.table.messages import (
     DrawOffered,
     Expired,
     OfferDraw,
+    TableCommand,
+    TableEvent,
     TimedOut,
     Undo,
     Undone,
@@ -23,12 +25,12 @@ from domain.table.messages import (
 from domain.table.state import TWO, Hooks, TableState
 
 
-def bots(state: TableState) -> frozenset[int]:
+def bots(state: TableState[S]) -> frozenset[int]:
     """Seats that became bot seats (a concession or a time-out with 3-4 players, a takeover)."""
     return state.bots
 
 
-def can_undo(state: TableState, seat: int) -> bool:
+def can_undo(state: TableState[S], seat: int) -> bool:
     point = state.point
     return (
         state.ended is None
@@ -40,7 +42,7 @@ def can_undo(state: TableState, seat: int) -> bool:
     )
 
 
-def can_offer_draw(state: TableState, seat: int) -> bool:
+def can_offer_draw(state: TableState[S], seat: int) -> bool:
     return (
         state.seats == TWO
         and state.ended is None
@@ -51,11 +53,11 @@ def can_offer_draw(state: TableState, seat: int) -> bool:
     )
 
 
-def _ending_secret(state: TableState, ends: bool) -> Any:
+def _ending_secret(state: TableState[S], ends: bool) -> Secret | None:
     return state.secret if ends else None
 
 
-def time_out(state: TableState, seat: int, forfeit: bool) -> list[Any]:
+def time_out(state: TableState[S], seat: int, forfeit: bool) -> list[TableEvent]:
     """The events of ``seat``'s time-out: with ``forfeit`` a 2-player game ends as that seat's
     loss, with more players the seat is played by a bot and unrated; without (the takeover
     policy), the seat is played by a bot and rated as usual. Nothing for a bot seat."""
@@ -67,18 +69,18 @@ def time_out(state: TableState, seat: int, forfeit: bool) -> list[Any]:
     return [TimedOut(seat=seat, forfeit=forfeit, secret=_ending_secret(state, ends))]
 
 
-def expire(state: TableState, days: float) -> list[Any]:
+def expire(state: TableState[S], days: float) -> list[TableEvent]:
     """The events of the game's expiry: nobody joined it within ``days``."""
     _playing(state)
     return [Expired(days=days, secret=state.secret)]
 
 
-def _playing(state: TableState) -> None:
+def _playing(state: TableState[S]) -> None:
     if state.ended is not None or state.finished:
         raise RuleViolation("game_over", "The game is over")
 
 
-def _check_seat(state: TableState, seat: int) -> None:
+def _check_seat(state: TableState[S], seat: int) -> None:
     if not 0 <= seat < state.seats:
         last = state.seats - 1
         raise RuleViolation(
@@ -86,14 +88,14 @@ def _check_seat(state: TableState, seat: int) -> None:
         )
 
 
-def _two_players(state: TableState) -> None:
+def _two_players(state: TableState[S]) -> None:
     if state.seats != TWO:
         raise RuleViolation(
             "draw_two_players_only", "Draws are for 2-player games only.", seats=state.seats
         )
 
 
-def _offer_draw(state: TableState, seat: int) -> list[Any]:
+def _offer_draw(state: TableState[S], seat: int) -> list[TableEvent]:
     _two_players(state)
     if state.draw_offer is not None:
         raise RuleViolation(
@@ -110,7 +112,7 @@ def _offer_draw(state: TableState, seat: int) -> list[Any]:
     return [DrawOffered(seat=seat)]
 
 
-def _answer(state: TableState, seat: int) -> None:
+def _answer(state: TableState[S], seat: int) -> None:
     _two_players(state)
     if state.draw_offer is None or state.draw_offer == seat:
         raise RuleViolation(
@@ -118,7 +120,7 @@ def _answer(state: TableState, seat: int) -> None:
         )
 
 
-def _undo(state: TableState, seat: int) -> list[Any]:
+def _undo(state: TableState[S], seat: int) -> list[TableEvent]:
     if can_undo(state, seat):
         return [Undone(seat=seat)]
     point = state.point
@@ -138,37 +140,45 @@ def _undo(state: TableState, seat: int) -> list[Any]:
     raise RuleViolation("undo_not_allowed", "There is nothing to undo.", case="nothing")
 
 
-def decide(game: Game, state: TableState, seat: int, command: Any) -> list[Any]:
+def decide(
+    game: Game[S, C, E, Any], state: TableState[S], seat: int, command: C | TableCommand
+) -> list[E | TableEvent]:
     """A table command, or the game's own (decided by the game)."""
     _playing(state)
-    if not isinstance(command, Concede | OfferDraw | AcceptDraw | DeclineDraw | Undo):
-        return game.decide(state.game, seat, command)
+    if not isinstance(command, TableCommand):
+        return [*game.decide(state.game, seat, command)]
     _check_seat(state, seat)
     if seat in state.bots:
         raise RuleViolation("seat_is_bot", f"Seat {seat} is played by a bot now.", seat=seat)
-    if isinstance(command, Concede):
-        return [Conceded(seat=seat, secret=_ending_secret(state, state.seats == TWO))]
-    if isinstance(command, OfferDraw):
-        return _offer_draw(state, seat)
-    if isinstance(command, AcceptDraw):
-        _answer(state, seat)
-        return [DrawAgreed(secret=state.secret)]
-    if isinstance(command, DeclineDraw):
-        _answer(state, seat)
-        return [DrawDeclined(seat=seat)]
-    return _undo(state, seat)
+    match command:
+        case Concede():
+            return [Conceded(seat=seat, secret=_ending_secret(state, state.seats == TWO))]
+        case OfferDraw():
+            return [*_offer_draw(state, seat)]
+        case AcceptDraw():
+            _answer(state, seat)
+            return [DrawAgreed(secret=state.secret)]
+        case DeclineDraw():
+            _answer(state, seat)
+            return [DrawDeclined(seat=seat)]
+        case Undo():
+            return [*_undo(state, seat)]
+        case _:
+            assert_never(command)
 
 
-def to_act(game: Game, state: TableState) -> set[int]:
+def to_act(game: Game[S, Any, Any, Any], state: TableState[S]) -> set[int]:
     return set() if state.ended is not None else game.to_act(state.game)
 
 
-def legal(game: Game, state: TableState, seat: int) -> list[Any]:
+def legal(game: Game[S, C, Any, Any], state: TableState[S], seat: int) -> list[C]:
     """The game's own legal commands: bots never concede, offer draws or undo."""
     return [] if state.ended is not None else game.legal(state.game, seat)
 
 
-def result(game: Game, hooks: Hooks, state: TableState) -> Result | None:
+def result(
+    game: Game[S, Any, Any, Any], hooks: Hooks[S, Any], state: TableState[S]
+) -> Result | None:
     """The game's own result, or, once the table ended it, the standing now (each seat's score
     as if the game were scored at this point: docs/table.md) with the winners the ending gives.
     ``details["unrated"]``: seats whose result does not count for ratings; an expiry's

@@ -10,17 +10,18 @@ state before it would skip it). While no seat or several seats owe a decision th
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, assert_never, cast
 
 import msgspec
 
-from domain.core import Game, HistoryMismatch, Secret
+from domain.core import E, Game, HistoryMismatch, Hooks, S, Secret
 from domain.table.messages import (
     Conceded,
     DrawAgreed,
     DrawDeclined,
     DrawOffered,
     Expired,
+    TableEvent,
     TimedOut,
     Undone,
 )
@@ -28,28 +29,17 @@ from domain.table.messages import (
 TWO = 2  # draws, and concessions or forfeits that end the game, are for 2-player games
 
 
-class Hooks(Protocol):
-    """What the table needs to know of a game beyond its ``Game`` protocol (each game
-    package's ``table_hooks`` module)."""
+class _Opening(Protocol):
+    """Every game's first event names its seats and holds its secret (its ``GameStarted``:
+    ``evolve`` refuses any other first event)."""
 
-    def reveals(self, event: Any) -> bool:
-        """Does the event reveal hidden information or shuffle (a card turned up or drawn, a
-        private peek, a reshuffle, a deal)?"""
-
-    def automatic(self, event: Any) -> bool:
-        """Is the event an automatic step of the rules, made by no one's choice?"""
-
-    def standing(self, state: Any) -> list[int]:
-        """Each seat's score if the game were scored now (for a game ended by the table)."""
-
-    def ended_view(self, state: Any, seat: int | None) -> Any:
-        """The game's view once the table ended it, shaped as at an end by the rules: over,
-        no one to move, and what that end reveals revealed."""
+    seats: int
+    secret: Secret
 
 
-class UndoPoint(msgspec.Struct, frozen=True):
+class UndoPoint(msgspec.Struct, Generic[S], frozen=True):
     seat: int  # the only seat to act since the point
-    state: Any  # the game's state at the point: what an undo restores
+    state: S  # the game's state at the point: what an undo restores
     # what set it: "turn" (the seat became the only one to act), "reveal", "step", "undo"
     cause: str
     since: int = 0  # game events since the point: 0, nothing to undo
@@ -64,8 +54,8 @@ class Ending(msgspec.Struct, frozen=True):
     days: float | None = None  # an expiry's: nobody joined within that many days
 
 
-class TableState(msgspec.Struct, frozen=True):
-    game: Any  # the game's own state
+class TableState(msgspec.Struct, Generic[S], frozen=True):
+    game: S  # the game's own state
     seats: int
     secret: Secret  # from the game's first event: revealed by an event that ends the game
     bots: frozenset[int] = frozenset()  # seats that became bot seats
@@ -76,12 +66,12 @@ class TableState(msgspec.Struct, frozen=True):
     declined: frozenset[int] = frozenset()  # offers declined since the game's last move
     ended: Ending | None = None
     finished: bool = False  # the game ended by its own rules
-    point: UndoPoint | None = None
+    point: UndoPoint[S] | None = None
 
 
 def _next_point(
-    game: Game, hooks: Hooks, point: UndoPoint | None, state: Any, event: Any
-) -> UndoPoint | None:
+    game: Game[S, Any, E, Any], hooks: Hooks[S, E], point: UndoPoint[S] | None, state: S, event: E
+) -> UndoPoint[S] | None:
     """The undo point after ``event`` brought the game to ``state``."""
     actors = game.to_act(state)
     if len(actors) != 1:
@@ -96,14 +86,16 @@ def _next_point(
     return msgspec.structs.replace(point, since=point.since + 1)
 
 
-def fold_game_event(game: Game, hooks: Hooks, state: TableState | None, event: Any) -> TableState:
+def fold_game_event(
+    game: Game[S, Any, E, Any], hooks: Hooks[S, E], state: TableState[S] | None, event: E
+) -> TableState[S]:
     if state is None:
-        # Every game's first event names its seats and holds its secret (domain.core).
+        opening = cast(_Opening, event)
         inner = game.evolve(None, event)
         return TableState(
             game=inner,
-            seats=event.seats,
-            secret=event.secret,
+            seats=opening.seats,
+            secret=opening.secret,
             point=_next_point(game, hooks, None, inner, event),
         )
     if state.ended is not None:
@@ -122,7 +114,7 @@ def _add(seats: frozenset[int], seat: int) -> frozenset[int]:
     return seats | {seat}
 
 
-def _leaves(state: TableState, seat: int, unrated: bool, **changes: Any) -> TableState:
+def _leaves(state: TableState[S], seat: int, unrated: bool, **changes: object) -> TableState[S]:
     """The seat is played by a bot from now on (3-4 players, or a 2-player takeover)."""
     return msgspec.structs.replace(
         state,
@@ -132,55 +124,61 @@ def _leaves(state: TableState, seat: int, unrated: bool, **changes: Any) -> Tabl
     )
 
 
-def _seat(state: TableState, seat: int) -> None:
+def _seat(state: TableState[S], seat: int) -> None:
     if not 0 <= seat < state.seats:
         raise HistoryMismatch(f"seat {seat} is not a seat of this game")
 
 
-def fold_table_event(state: TableState, event: Any) -> TableState:
-    ended = getattr(event, "secret", None) is not None
+def fold_table_event(state: TableState[S], event: TableEvent) -> TableState[S]:
+    secret = getattr(event, "secret", None)  # on the events that may end the game
+    ended = secret is not None
     if state.ended is not None or state.finished:
         raise HistoryMismatch("the game is over")
-    if ended and event.secret != state.secret:
+    if ended and secret != state.secret:
         raise HistoryMismatch("the revealed secret is not the game's secret")
-    if isinstance(event, Conceded | TimedOut):
-        _seat(state, event.seat)
-        ends = state.seats == TWO and (isinstance(event, Conceded) or event.forfeit)
-        if ends != ended:
-            raise HistoryMismatch("an event that ends the game reveals the secret, no other")
-        if isinstance(event, Conceded):
-            changes: dict[str, Any] = {"conceded": _add(state.conceded, event.seat)}
-            reason, unrated = "conceded", True
-        else:
-            changes = {"timed_out": _add(state.timed_out, event.seat)}
-            reason, unrated = "timed_out", event.forfeit
-        if ends:
-            return msgspec.structs.replace(state, ended=Ending(reason, event.seat), **changes)
-        return _leaves(state, event.seat, unrated, **changes)
-    if isinstance(event, DrawOffered):
-        _seat(state, event.seat)
-        return msgspec.structs.replace(state, draw_offer=event.seat)
-    if isinstance(event, DrawDeclined):
-        if state.draw_offer is None or state.draw_offer == event.seat:
-            raise HistoryMismatch("no draw offer of the other seat stands")
-        return msgspec.structs.replace(
-            state, draw_offer=None, declined=_add(state.declined, state.draw_offer)
-        )
-    if isinstance(event, DrawAgreed):
-        if state.draw_offer is None or not ended:
-            raise HistoryMismatch("a draw is agreed on a standing offer, revealing the secret")
-        return msgspec.structs.replace(state, draw_offer=None, ended=Ending("draw_agreed", None))
-    if isinstance(event, Expired):
-        if not ended:
-            raise HistoryMismatch("an expiry ends the game, revealing the secret")
-        everyone = frozenset(range(state.seats))
-        return msgspec.structs.replace(
-            state, draw_offer=None, unrated=everyone, ended=Ending("expired", None, event.days)
-        )
-    assert isinstance(event, Undone)
-    point = state.point
-    if point is None or point.seat != event.seat or not point.since:
-        raise HistoryMismatch(f"seat {event.seat} has nothing to undo")
-    return msgspec.structs.replace(
-        state, game=point.state, point=msgspec.structs.replace(point, since=0, cause="undo")
-    )
+    match event:
+        case Conceded() | TimedOut():
+            _seat(state, event.seat)
+            ends = state.seats == TWO and (isinstance(event, Conceded) or event.forfeit)
+            if ends != ended:
+                raise HistoryMismatch("an event that ends the game reveals the secret, no other")
+            if isinstance(event, Conceded):
+                changes: dict[str, object] = {"conceded": _add(state.conceded, event.seat)}
+                reason, unrated = "conceded", True
+            else:
+                changes = {"timed_out": _add(state.timed_out, event.seat)}
+                reason, unrated = "timed_out", event.forfeit
+            if ends:
+                return msgspec.structs.replace(state, ended=Ending(reason, event.seat), **changes)
+            return _leaves(state, event.seat, unrated, **changes)
+        case DrawOffered():
+            _seat(state, event.seat)
+            return msgspec.structs.replace(state, draw_offer=event.seat)
+        case DrawDeclined():
+            if state.draw_offer is None or state.draw_offer == event.seat:
+                raise HistoryMismatch("no draw offer of the other seat stands")
+            return msgspec.structs.replace(
+                state, draw_offer=None, declined=_add(state.declined, state.draw_offer)
+            )
+        case DrawAgreed():
+            if state.draw_offer is None or not ended:
+                raise HistoryMismatch("a draw is agreed on a standing offer, revealing the secret")
+            return msgspec.structs.replace(
+                state, draw_offer=None, ended=Ending("draw_agreed", None)
+            )
+        case Expired():
+            if not ended:
+                raise HistoryMismatch("an expiry ends the game, revealing the secret")
+            everyone = frozenset(range(state.seats))
+            return msgspec.structs.replace(
+                state, draw_offer=None, unrated=everyone, ended=Ending("expired", None, event.days)
+            )
+        case Undone():
+            point = state.point
+            if point is None or point.seat != event.seat or not point.since:
+                raise HistoryMismatch(f"seat {event.seat} has nothing to undo")
+            return msgspec.structs.replace(
+                state, game=point.state, point=msgspec.structs.replace(point, since=0, cause="undo")
+            )
+        case _:
+            assert_never(event)

@@ -8,10 +8,10 @@ from typing import Any
 
 import msgspec
 
-from domain.core import Game, Result
-from domain.table.messages import EVENTS
+from domain.core import E, Game, Hooks, Result, S
+from domain.table.messages import TableEvent
 from domain.table.rules import can_offer_draw, can_undo
-from domain.table.state import TWO, Hooks, TableState
+from domain.table.state import TWO, TableState
 
 
 class TableView(msgspec.Struct, frozen=True):
@@ -25,7 +25,7 @@ class TableView(msgspec.Struct, frozen=True):
     can_offer_draw: bool  # for the viewing seat: no offer stands, its last one was not declined
 
 
-def table_view(state: TableState, seat: int | None) -> TableView:
+def table_view(state: TableState[S], seat: int | None) -> TableView:
     return TableView(
         bots=sorted(state.bots),
         unrated=sorted(state.unrated),
@@ -39,8 +39,12 @@ def table_view(state: TableState, seat: int | None) -> TableView:
 
 
 def view(
-    game: Game, hooks: Hooks, state: TableState, seat: int | None, result: Result | None
-) -> Any:
+    game: Game[S, Any, Any, Any],
+    hooks: Hooks[S, Any],
+    state: TableState[S],
+    seat: int | None,
+    result: Result | None,
+) -> msgspec.Struct:
     """The game's own view, unchanged in shape; once the game is over its ``result`` is the
     table's (``unrated`` in its details; after a concession, a forfeit or a draw the table's
     ending), and a game the table ended is over as at the rules' end, so pages show every end
@@ -51,5 +55,5 @@ def view(
     return own
 
 
-def redact(game: Game, event: Any, seat: int | None) -> Any:
-    return event if isinstance(event, EVENTS) else game.redact(event, seat)
+def redact(game: Game[Any, Any, E, Any], event: E | TableEvent, seat: int | None) -> E | TableEvent:
+    return event if isinstance(event, TableEvent) else game.redact(event, seat)

@@ -9,11 +9,10 @@ gang war) gives its ability; an active card gives its influence at the end even 
 
 from __future__ import annotations
 
-from typing import Any
-
 from domain import rng
 from domain.gangsta import cards
 from domain.gangsta.messages import (
+    Event,
     GangsterPeeked,
     HeistPeeked,
     MoneyPrinted,
@@ -60,7 +59,7 @@ def meets(player: Player) -> bool:
     return all(h >= n for h, n in zip(gang_skills(player.gang), needs, strict=True))
 
 
-def due(state: State) -> Any | None:
+def due(state: State) -> Event | None:
     """The next automatic step of the module, if any: the reveal once all have chosen, an
     activation (checked whenever anything happened, so whenever a gang changed), the 904
     discard at the gang war."""
@@ -89,12 +88,12 @@ def due(state: State) -> Any | None:
     return None
 
 
-def turn_start(state: State) -> list[Any]:
+def turn_start(state: State) -> list[Event]:
     """What the active player's cards do at the start of their turn, after synchronisation:
     904's money (usable in this mobilisation), then 910's and 912's private look at a deck top
     (none if that deck is empty: it is only reshuffled by a refill)."""
     seat = state.active
-    out: list[Any] = []
+    out: list[Event] = []
     if has(state, seat, "counterfeit_printing"):
         out.append(MoneyPrinted(seat=seat, amount=PRINTED))
     if has(state, seat, "bikers_gang") and state.heist_deck:

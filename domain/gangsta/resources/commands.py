@@ -5,12 +5,12 @@ and 912's hire are the ordinary ``choose_heist`` and ``hire`` commands (rules.py
 
 from __future__ import annotations
 
-from typing import Any
-
 from domain.core import RuleViolation
 from domain.gangsta import cards, resources
 from domain.gangsta.messages import (
+    Command,
     Discharge,
+    Event,
     Headquarters,
     HeadquartersUsed,
     HospitalDischarged,
@@ -45,12 +45,12 @@ def _missing(ability: str) -> RuleViolation:
 # --- Set-up: keep one of two ---------------------------------------------------------------
 
 
-def keep_choices(state: State, seat: int) -> list[Any]:
+def keep_choices(state: State, seat: int) -> list[Command]:
     p = state.players[seat]
     return [KeepResource(c) for c in p.dealt] if p.resource is None else []
 
 
-def keep(state: State, seat: int, c: KeepResource) -> list[Any]:
+def keep(state: State, seat: int, c: KeepResource) -> list[Event]:
     check_stage(state, "resources")
     if c.card not in state.players[seat].dealt:
         # The same answer for any card not dealt to this seat: it tells nothing of the others.
@@ -71,7 +71,7 @@ def headquarters_possible(state: State, seat: int) -> bool:
     )
 
 
-def headquarters(state: State, seat: int, _: Headquarters) -> list[Any]:
+def headquarters(state: State, seat: int, _: Headquarters) -> list[Event]:
     check_stage(state, "turn")
     if not resources.has(state, seat, "hq"):
         raise _missing("headquarters")
@@ -88,13 +88,13 @@ def headquarters(state: State, seat: int, _: Headquarters) -> list[Any]:
 # --- 905 Private jet, 908 Secret society: one Engaged gangster becomes Available -----------
 
 
-def jet_choices(state: State, seat: int) -> list[Any]:
+def jet_choices(state: State, seat: int) -> list[Command]:
     if seat not in state.jets:
         return []
     return [*(PrivateJet(g) for g in resources.engaged_of(state, seat)), Skip()]
 
 
-def private_jet(state: State, seat: int, c: PrivateJet) -> list[Any]:
+def private_jet(state: State, seat: int, c: PrivateJet) -> list[Event]:
     if seat not in state.jets:
         raise RuleViolation(
             "wrong_phase", "You owe no private jet decision.", case="no_private_jet"
@@ -106,14 +106,14 @@ def private_jet(state: State, seat: int, c: PrivateJet) -> list[Any]:
     return [PrivateJetUsed(seat=seat, gangster=c.gangster)]
 
 
-def society_choices(state: State) -> list[Any]:
+def society_choices(state: State) -> list[Command]:
     if not resources.society_pending(state):
         return []
     leaders = resources.engaged_of(state, state.active, leaders_only=True)
     return [*(SecretSociety(g) for g in leaders), Skip()]
 
 
-def secret_society(state: State, seat: int, c: SecretSociety) -> list[Any]:
+def secret_society(state: State, seat: int, c: SecretSociety) -> list[Event]:
     if not resources.society_pending(state):
         raise RuleViolation(
             "wrong_phase", "There is no secret society decision now.", case="no_secret_society"
@@ -131,7 +131,7 @@ def secret_society(state: State, seat: int, c: SecretSociety) -> list[Any]:
 # --- 907 High tech equipment ------------------------------------------------------------------
 
 
-def ignore_choices(state: State, seat: int) -> list[Any]:
+def ignore_choices(state: State, seat: int) -> list[Command]:
     """One unit of a still-needed skill, if the rest can then still be covered; never before
     a gangster is committed when it would leave nothing to do (someone performs the heist)."""
     if state.stage != "heist" or state.ignored is not None:
@@ -172,7 +172,7 @@ def check_ignore(state: State, seat: int, c: IgnoreSkill) -> None:
 # --- 911 Hospital ------------------------------------------------------------------------------
 
 
-def discharge(state: State, seat: int, _: Discharge) -> list[Any]:
+def discharge(state: State, seat: int, _: Discharge) -> list[Event]:
     check_stage(state, "hospital")
     return [HospitalDischarged(seat=seat, gangsters=state.players[seat].hospital)]
 
@@ -180,7 +180,7 @@ def discharge(state: State, seat: int, _: Discharge) -> list[Any]:
 # --- skip: declining an ability --------------------------------------------------------------
 
 
-def skip(state: State, seat: int) -> Any | None:
+def skip(state: State, seat: int) -> Event | None:
     """The event of declining the ability this seat is asked about, if it is one of these."""
     if seat in state.jets:
         return PrivateJetUsed(seat=seat, gangster=None)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import assert_never
 
 import msgspec
 
@@ -18,6 +17,7 @@ from domain.gangsta.resources.messages import (
     PrivateJetUsed,
     ResourceActivated,
     ResourceDiscarded,
+    ResourceEvent,
     ResourceKept,
     ResourcesDealt,
     ResourcesRevealed,
@@ -35,7 +35,7 @@ from domain.gangsta.state import (
 )
 
 
-def _set(s: State, seat: int, **changes: Any) -> State:
+def _set(s: State, seat: int, **changes: object) -> State:
     p = msgspec.structs.replace(s.players[seat], **changes)
     return replace(s, players=set_player(s.players, seat, p))
 
@@ -119,18 +119,34 @@ def _hospital_discharged(s: State, e: HospitalDischarged) -> State:
     return replace(_set(s, e.seat, gang=gang, hospital=hospital), stage=after_pass(s))
 
 
-RESOURCE_FOLDS: dict[type, Callable[[Any, Any], State]] = {
-    ResourcesDealt: _resources_dealt,
-    ResourceKept: _resource_kept,
-    ResourcesRevealed: _resources_revealed,
-    ResourceActivated: _resource_activated,
-    ResourceDiscarded: _resource_discarded,
-    MoneyPrinted: _money_printed,
-    HeistPeeked: _heist_peeked,
-    GangsterPeeked: _gangster_peeked,
-    HeadquartersUsed: _headquarters_used,
-    SkillIgnored: _skill_ignored,
-    PrivateJetUsed: _private_jet_used,
-    SecretSocietyUsed: _secret_society_used,
-    HospitalDischarged: _hospital_discharged,
-}
+def fold(s: State, e: ResourceEvent) -> State:
+    """``evolve`` for the resources module's events."""
+    match e:
+        case ResourcesDealt():
+            return _resources_dealt(s, e)
+        case ResourceKept():
+            return _resource_kept(s, e)
+        case ResourcesRevealed():
+            return _resources_revealed(s, e)
+        case ResourceActivated():
+            return _resource_activated(s, e)
+        case ResourceDiscarded():
+            return _resource_discarded(s, e)
+        case MoneyPrinted():
+            return _money_printed(s, e)
+        case HeistPeeked():
+            return _heist_peeked(s, e)
+        case GangsterPeeked():
+            return _gangster_peeked(s, e)
+        case HeadquartersUsed():
+            return _headquarters_used(s, e)
+        case SkillIgnored():
+            return _skill_ignored(s, e)
+        case PrivateJetUsed():
+            return _private_jet_used(s, e)
+        case SecretSocietyUsed():
+            return _secret_society_used(s, e)
+        case HospitalDischarged():
+            return _hospital_discharged(s, e)
+        case _:
+            assert_never(e)

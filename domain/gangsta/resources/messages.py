@@ -130,3 +130,21 @@ class HospitalDischarged(_Message, frozen=True, tag="hospital_discharged"):
 
     seat: int
     gangsters: tuple[int, ...]
+
+
+# The module's events, a part of messages.Event (resources/folds.py folds them).
+ResourceEvent = (
+    ResourcesDealt
+    | ResourceKept
+    | ResourcesRevealed
+    | ResourceActivated
+    | ResourceDiscarded
+    | MoneyPrinted
+    | HeistPeeked
+    | GangsterPeeked
+    | HeadquartersUsed
+    | SkillIgnored
+    | PrivateJetUsed
+    | SecretSocietyUsed
+    | HospitalDischarged
+)

@@ -3,8 +3,7 @@ rewards a completed heist brings, in the order of docs/gangsta.md, and each rewa
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import assert_never
 
 import msgspec
 
@@ -87,12 +86,33 @@ def _reward_skipped(s: State, _: RewardSkipped) -> State:
     return reward_done(s)
 
 
-REWARD_FOLDS: dict[type, Callable[[Any, Any], State]] = {
-    SkillLearned: _skill_learned,
-    MoneyStolen: _money_stolen,
-    GangsterDiverted: _gangster_diverted,
-    AssassinationOrdered: _assassination_ordered,
-    GangRallied: _gang_rallied,
-    PlayAgain: _play_again,
-    RewardSkipped: _reward_skipped,
-}
+RewardEvent = (
+    SkillLearned
+    | MoneyStolen
+    | GangsterDiverted
+    | AssassinationOrdered
+    | GangRallied
+    | PlayAgain
+    | RewardSkipped
+)
+
+
+def fold(s: State, e: RewardEvent) -> State:
+    """``evolve`` for the special rewards' events."""
+    match e:
+        case RewardSkipped():
+            return _reward_skipped(s, e)
+        case GangsterDiverted():
+            return _gangster_diverted(s, e)
+        case MoneyStolen():
+            return _money_stolen(s, e)
+        case PlayAgain():
+            return _play_again(s, e)
+        case SkillLearned():
+            return _skill_learned(s, e)
+        case GangRallied():
+            return _gang_rallied(s, e)
+        case AssassinationOrdered():
+            return _assassination_ordered(s, e)
+        case _:
+            assert_never(e)
