@@ -53,9 +53,8 @@ too. Readers of a list merge the 64 shards' copies (``ReadModels.games``, ``lobb
 A store whose read models were written before the shards (a single server's) lists its games in
 the single lists (``rm:lobby``...): ``omerta rebuild`` once after the upgrade drops those and
 lists every game in its shard's copies. Read models written before the views were dropped also
-hold a ``views`` field (every seat's view, which nothing read): the same rebuild drops it (each such
-game shows up as a difference, that once); an archived copy keeps it and the rebuild's
-comparison leaves it out (``workers.projection.rebuild.DROPPED``).
+hold a ``views`` field (every seat's view, which nothing read): a rebuild drops it, an archived
+copy keeps it, and the rebuild's comparisons leave it out (``workers.projection.rebuild.DROPPED``).
 
 Outside the read models (not rebuilt: not derived from events):
 
