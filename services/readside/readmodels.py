@@ -2,9 +2,9 @@
 
 Everything here is derived (``workers.projection.projector`` writes it, ``omerta rebuild``
 recreates it byte for byte from the events and the seat records). The API reads what spans games
-from it (the lobby, a player's games and inbox, the rated games' list) and each game's summary
-where only the projection knows it (the clocks); what one game shows a seat (its view, legal
-commands, history) it builds from the command service's state, which is current at once. Each
+from it (the lobby, a player's games and inbox, a profile's games) and each game's summary where
+only the projection knows it (the clocks); what one game shows a seat (its view, legal commands,
+history) it builds from the command service's state, which is current at once. Each
 game's read model records the version it reflects, so a reader can tell how fresh it is
 (``wait_for`` waits for a version a client has just written).
 
@@ -29,11 +29,11 @@ Keys (``{...}`` is the Redis Cluster hash tag; ``rm:`` is the read models' own p
                                     (``workers.projection.projector.INBOX``: a late one changes
                                     nothing)
 
-The indexes that list games are one per shard (``services.eventstore.shards``; ``index_key``: the
-name and
-the shard's tag, ``rm:lobby:{s07}``), each in the slot of its shard's games, so that a game's
-read model and its entries in its shard's indexes are written in one script on a Redis Cluster
-too. Readers of a list merge the 64 shards' copies (``ReadModels.games``, ``lobby``, ``due``)::
+The indexes that list games are one per shard (``services.eventstore.shards``; ``index_key``:
+the name and the shard's tag, ``rm:lobby:{s07}``), each in the slot of its shard's games, so
+that a game's read model and its entries in its shard's indexes are written in one script on a
+Redis Cluster too. Readers of a list merge the 64 shards' copies (``ReadModels.games``,
+``lobby``, ``due``)::
 
     rm:games:running:{<tag>}  zset  game id -> created (ms), games not over
     rm:games:finished:{<tag>} zset  game id -> time of the last event (ms), finished games
@@ -53,9 +53,8 @@ too. Readers of a list merge the 64 shards' copies (``ReadModels.games``, ``lobb
 A store whose read models were written before the shards (a single server's) lists its games in
 the single lists (``rm:lobby``...): ``omerta rebuild`` once after the upgrade drops those and
 lists every game in its shard's copies. Read models written before the views were dropped also
-hold a ``views`` field (every seat's view, which nothing read): the same rebuild drops it (each such
-game shows up as a difference, that once); an archived copy keeps it and the rebuild's
-comparison leaves it out (``workers.projection.rebuild.DROPPED``).
+hold a ``views`` field (every seat's view, which nothing read): a rebuild drops it, an archived
+copy keeps it, and the rebuild's comparisons leave it out (``workers.projection.rebuild.DROPPED``).
 
 Outside the read models (not rebuilt: not derived from events):
 

@@ -10,11 +10,11 @@ events are appended back one command at a time with a projection after each
 (``Projector.project``, as a projection job does, its cache warm). Reported per move (one
 command's events): the projector's processor (``time.process_time`` around each projection:
 median and mean), the server's (its ``/proc`` ticks over the replay, over the moves) and the
-bytes its append-only file grew by.
+bytes its append-only file grew by (the events' appends included).
 
 Old code against new on the same games, one after the other (the recording is shared)::
 
-    git archive <old commit> | tar -x -C /tmp/old
+    mkdir /tmp/old && git archive <old commit> | tar -x -C /tmp/old
     cp tests/benchmarks/bench_projection.py /tmp/old/tests/benchmarks/
     ln -s "$PWD/bench-results" /tmp/old/bench-results
     (cd /tmp/old && $OLDPWD/.venv/bin/python -m tests.benchmarks projection)

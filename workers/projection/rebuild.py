@@ -4,9 +4,10 @@
 the store from its first event (a fresh projector, no cached state), folds every finished game
 into the ratings again (``services.readside.ratings``: the same order, so the same numbers),
 snapshots again and compares: the incremental projections are right exactly when the two are
-byte-identical. An archived game (``services.readside.archiving``) is projected from its archive,
-its read model compared with the archived one, then dropped from the store again. Stop the
-workers first, or games that move meanwhile show up as differences.
+byte-identical (but for fields no longer written, ``DROPPED``, which the rebuild drops). An
+archived game (``services.readside.archiving``) is projected from its archive, its read model
+compared with the archived one, then dropped from the store again. Stop the workers first, or
+games that move meanwhile show up as differences.
 
 On a Redis Cluster every step is a command of one key (scanned on every master, read and
 dropped in pipelines) and the projections are the workers' own single-slot steps. A store whose
@@ -27,6 +28,11 @@ from services.readside.ratings import Ratings
 from workers.projection.projector import Projector
 
 Progress = Callable[[int, int], None]
+
+DROPPED = (b"views",)
+"""Read-model hash fields no longer written (every seat's view, which nothing read). A read model
+written before keeps them until a rebuild drops them, an archived one for good: no comparison
+counts them (an upgrade is not a difference)."""
 
 
 class Rebuilt(NamedTuple):
@@ -71,7 +77,7 @@ def snapshot(client: Store) -> dict[bytes, Any]:
                 pipe.dump(key)
         for key, kind, content in zip(batch, kinds, pipe.execute(), strict=True):
             if kind == b"hash":
-                out[key] = sorted(content.items())
+                out[key] = sorted(current(content).items())
             elif kind == b"zset":
                 out[key] = content
             else:
@@ -113,11 +119,6 @@ def rebuild(store: EventStore, progress: Progress | None = None) -> Rebuilt:
     return Rebuilt(len(game_ids), len(after) + len(archived), sorted(differing + differences))
 
 
-DROPPED = (b"views",)
-"""Read-model fields no longer written: an archive made before keeps them (its copy is never
-rewritten), so the comparison leaves them out."""
-
-
 def same_as_archived(store: EventStore, game_id: str) -> bool:
     """Whether the read model just rebuilt for an archived game is its archived one (the one
     rebuilt then leaves the store again: the archive keeps it)."""
@@ -126,6 +127,9 @@ def same_as_archived(store: EventStore, game_id: str) -> bool:
     store.redis.unlink(key)
     bundle = store.archived_bundle(game_id)
     archived = bundle.hash(key) if bundle is not None else None
-    if archived is None:
-        return False
-    return {f: v for f, v in archived.items() if f not in DROPPED} == rebuilt
+    return archived is not None and current(archived) == rebuilt
+
+
+def current(fields: dict[bytes, bytes]) -> dict[bytes, bytes]:
+    """A read-model hash's fields but the ``DROPPED`` ones."""
+    return {f: v for f, v in fields.items() if f not in DROPPED}
