@@ -29,14 +29,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Generic, TypeVar
 
+from domain.core import C, E, S
 from domain.rng import Rng
 from domain.search.playout import MARGIN_WEIGHT as MARGIN_WEIGHT  # its home before playout.py
 from domain.search.playout import Playout, rewards
 
+F = TypeVar("F")  # a game's full state, as a sampler draws it
+V = TypeVar("V")  # a seat's view of it
 # (seat, view, history, rng) -> a full state consistent with what that seat knows.
-Sampler = Callable[[int, Any, list[Any], Rng], Any]
+Sampler = Callable[[int, V, list[E], Rng], F]
 
 # UCB1's exploration constant for rewards in [0, 1] (the paper's 0.7).
 EXPLORATION = 0.7
@@ -46,7 +49,7 @@ SAMPLE_SHARE = 0.3
 PRIOR_BIAS = 0.5
 
 
-class Node:
+class Node(Generic[C]):
     """One command in the tree, as chosen by ``seat``, with its statistics."""
 
     __slots__ = ("available", "children", "seat", "total", "visits")
@@ -56,10 +59,10 @@ class Node:
         self.visits = 0
         self.total = 0.0  # sum of this seat's rewards over the visits
         self.available = 0  # iterations in which this node's command was legal at its parent
-        self.children: dict[tuple[int, Any], Node] = {}
+        self.children: dict[tuple[int, C], Node[C]] = {}
 
 
-def _mover(game: Playout, s: Any) -> int:
+def _mover(game: Playout[F, S, C], s: S) -> int:
     waiting = game.to_act(s)
     if not waiting:
         raise RuntimeError("game is not over but nobody is to act")
@@ -73,13 +76,13 @@ def _ucb(child: Node) -> float:
 
 
 def _iterate(
-    game: Playout,
-    root: Node,
+    game: Playout[F, S, C],
+    root: Node[C],
     seat: int,
-    root_legal: list[Any],
-    s: Any,
+    root_legal: list[C],
+    s: S,
     rng: Rng,
-    prior: tuple[int, Any] | None,
+    prior: tuple[int, C] | None,
     margin: float = MARGIN_WEIGHT,
 ) -> None:
     node = root
@@ -87,9 +90,9 @@ def _iterate(
     mover, legal = seat, root_legal
     # Select and expand.
     while True:
-        untried: list[tuple[int, Any]] = []
-        best: Node | None = None
-        best_key: tuple[int, Any] | None = None
+        untried: list[tuple[int, C]] = []
+        best: Node[C] | None = None
+        best_key: tuple[int, C] | None = None
         best_value = -math.inf
         for command in legal:
             key = (mover, command)
@@ -136,20 +139,20 @@ def _iterate(
 
 
 def search(
-    game: Playout,
+    game: Playout[F, S, C],
     seat: int,
-    view: Any,
-    legal: list[Any],
-    history: list[Any],
-    sample: Sampler,
+    view: V,
+    legal: list[C],
+    history: list[E],
+    sample: Sampler[V, E, F],
     rng: Rng,
     *,
     iterations: int | None = None,
     clock: Callable[[], float] | None = None,
     budget: float | None = None,
     report: Callable[[int], None] | None = None,
-    prior: Any = None,
-) -> Any:
+    prior: C | None = None,
+) -> C:
     """The command of ``legal`` that SO-ISMCTS visits most, for ``seat`` of the game whose
     playout (``domain.search.playout``: a game's ``playout`` module, or ``generic(game)``) is
     ``game``. It stops after ``iterations``, or once ``clock()`` has advanced ``budget``
@@ -168,7 +171,7 @@ def search(
     timed = clock is not None and budget is not None
     if iterations is None and not timed:
         raise ValueError("search needs an iteration cap, or a clock and a budget")
-    root = Node(seat)
+    root: Node[C] = Node(seat)
     done = 0
     now = clock() if timed else 0.0  # type: ignore[misc]
     deadline, start = now + (budget or 0.0), now
@@ -196,7 +199,7 @@ def search(
     return best_command(root, seat, legal)
 
 
-def best_command(root: Node, seat: int, legal: list[Any]) -> Any:
+def best_command(root: Node[C], seat: int, legal: list[C]) -> C:
     """The most visited of the root's commands; among as many visits, the best mean reward
     (a short search visits many commands once), then the earlier in ``legal``."""
     best, most = legal[0], (-1, 0.0)
@@ -209,12 +212,12 @@ def best_command(root: Node, seat: int, legal: list[Any]) -> Any:
 
 
 def win_chance(
-    game: Playout,
+    game: Playout[F, S, C],
     seat: int,
-    view: Any,
-    command: Any,
-    history: list[Any],
-    sample: Sampler,
+    view: V,
+    command: C,
+    history: list[E],
+    sample: Sampler[V, E, F],
     rng: Rng,
     *,
     iterations: int,
@@ -227,7 +230,7 @@ def win_chance(
     determinizations: their difference reflects the commands more than the draws."""
     if iterations < 1:
         raise ValueError("win_chance needs at least one iteration")
-    root = Node(seat)
+    root: Node[C] = Node(seat)
     for _ in range(iterations):
         state = sample(seat, view, history, rng)
         _iterate(game, root, seat, [command], game.enter(state), rng, None, 0.0)

@@ -10,10 +10,11 @@ without a ``playout`` module and for tests.
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable, Collection
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
-from domain.core import Game, Result
+from domain.core import C, E, Game, Result, S
 from domain.rng import Rng
 
 # A share of the reward for the score margin, so that a lost game is still lost by less.
@@ -22,32 +23,36 @@ MARGIN_WEIGHT = 0.1
 MAX_COMMANDS = 100_000
 
 # (game, state, seat, legal, rng) -> the command ``seat`` plays in a rollout.
-Rollout = Callable[[Game, Any, int, list[Any], Rng], Any]
+Rollout = Callable[[Game[S, C, Any, Any], S, int, list[C], Rng], C]
+
+# A game's full state, which a search enters from (Playout's only parameter it only takes).
+F_contra = TypeVar("F_contra", contravariant=True)
 
 
-class Playout(Protocol):
-    """What search needs of a game (a module with these functions fits)."""
+class Playout(Protocol[F_contra, S, C]):
+    """What search needs of a game (a module with these functions fits): entered from the
+    game's full state ``F_contra``, it walks search states ``S`` by commands ``C``."""
 
-    def enter(self, state: Any) -> Any:
+    def enter(self, state: F_contra) -> S:
         """A search state from a full game state (called once per iteration on the sample)."""
 
-    def to_act(self, s: Any) -> Collection[int]:
+    def to_act(self, s: S) -> Collection[int]:
         """The seats that owe a decision (``game.to_act``)."""
 
-    def legal(self, s: Any, seat: int) -> list[Any]:
+    def legal(self, s: S, seat: int) -> list[C]:
         """``game.legal``: the same commands in the same order."""
 
-    def step(self, s: Any, seat: int, command: Any) -> Any:
+    def step(self, s: S, seat: int, command: C) -> S:
         """The state after ``seat`` plays ``command`` (one of ``legal``; no checks needed)."""
 
-    def done(self, s: Any) -> Result | None:
+    def done(self, s: S) -> Result | None:
         """``game.result``."""
 
-    def playout(self, s: Any, rng: Rng, margin: float = MARGIN_WEIGHT) -> list[float]:
+    def playout(self, s: S, rng: Rng, margin: float = MARGIN_WEIGHT) -> list[float]:
         """Each seat's reward in [0, 1] from here on, by the game's rollout policy, with
         ``margin`` as in ``rewards`` (0: the win share alone, the review's win chance)."""
 
-    def considered(self, legal: list[Any]) -> list[Any]:
+    def considered(self, legal: list[C]) -> list[C]:
         """The legal commands a search weighs for its move: a game may leave out one that only
         takes back the seat's own last decision, which a search values like the position before
         and so could play back and forth (never all of them)."""
@@ -69,41 +74,41 @@ def rewards(result: Result, seats: int, margin: float = MARGIN_WEIGHT) -> list[f
     return out
 
 
-def uniform(game: Game, state: Any, seat: int, legal: list[Any], rng: Rng) -> Any:
+def uniform(game: Game[S, C, Any, Any], state: S, seat: int, legal: list[C], rng: Rng) -> C:
     """The default rollout policy: uniform over the legal commands."""
     return legal[rng.below(len(legal))]
 
 
-class Generic:
+class Generic(typing.Generic[S, C, E]):
     """``Playout`` for any ``Game`` package: its full state is the search state, a step folds
     ``decide`` through ``evolve``, and a rollout plays ``policy`` (lowest waiting seat first,
     as ``domain.play.play``) to the end of the game."""
 
-    def __init__(self, game: Game, policy: Rollout = uniform) -> None:
+    def __init__(self, game: Game[S, C, E, Any], policy: Rollout[S, C] = uniform) -> None:
         self.game = game
         self.policy = policy
 
-    def enter(self, state: Any) -> Any:
+    def enter(self, state: S) -> S:
         return state
 
-    def to_act(self, s: Any) -> Collection[int]:
+    def to_act(self, s: S) -> Collection[int]:
         return self.game.to_act(s)
 
-    def legal(self, s: Any, seat: int) -> list[Any]:
+    def legal(self, s: S, seat: int) -> list[C]:
         return self.game.legal(s, seat)
 
-    def step(self, s: Any, seat: int, command: Any) -> Any:
+    def step(self, s: S, seat: int, command: C) -> S:
         for event in self.game.decide(s, seat, command):
             s = self.game.evolve(s, event)
         return s
 
-    def done(self, s: Any) -> Result | None:
+    def done(self, s: S) -> Result | None:
         return self.game.result(s)
 
-    def considered(self, legal: list[Any]) -> list[Any]:
+    def considered(self, legal: list[C]) -> list[C]:
         return legal
 
-    def playout(self, s: Any, rng: Rng, margin: float = MARGIN_WEIGHT) -> list[float]:
+    def playout(self, s: S, rng: Rng, margin: float = MARGIN_WEIGHT) -> list[float]:
         result = self.game.result(s)
         steps = 0
         while result is None:
@@ -120,6 +125,6 @@ class Generic:
         return rewards(result, len(result.scores), margin)
 
 
-def generic(game: Game, policy: Rollout = uniform) -> Playout:
+def generic(game: Game[S, C, E, Any], policy: Rollout[S, C] = uniform) -> Playout[S, S, C]:
     """A ``Playout`` for the inner game package ``game`` (rollouts by ``policy``)."""
     return Generic(game, policy)
