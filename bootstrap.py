@@ -105,7 +105,7 @@ def bootstrap(
         listeners = [
             Notifications(store, queues),
             Deadlines(queues),
-            Expiry(queues),
+            Expiry(queues, settings.open_game_days),
             Ratings(queues),
             Reviewing(store, queues, settings.review),
         ]

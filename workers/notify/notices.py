@@ -39,6 +39,7 @@ from rq.job import JobStatus
 from services.eventstore import shards
 from services.eventstore.store import now_ms
 from services.notify import notifications as nt
+from services.platform.config import Settings
 from services.readside.readmodels import Summary
 from workers.context import Context
 from workers.notify import channel
@@ -73,9 +74,15 @@ DELIVERIES = MappingProxyType(
 )
 
 
-def channels(client: redis.Redis, queues: Queues) -> tuple[channel.Channel, ...]:
+def channels(
+    client: redis.Redis, queues: Queues, settings: Settings
+) -> tuple[channel.Channel, ...]:
     """The notification channels, in the order the fan-out hands them the notices."""
-    return (Mail(client, queues), Push(client, queues), Webhooks(client, queues))
+    return (
+        Mail(client, queues, settings),
+        Push(client, queues, settings),
+        Webhooks(client, queues, settings),
+    )
 
 
 def fan_outs(client: redis.Redis) -> Pending:
@@ -143,11 +150,14 @@ def fan_out(context: Context, notices_json: str) -> int:
 
 def _fan_out_to_channels(context: Context, notices: list[nt.Notice]) -> int:
     client, queues = context.store, context.queues
-    return channel.fan_out(client, channels(client, queues), notices)
+    return channel.fan_out(client, channels(client, queues, context.settings), notices)
 
 
 def catch_up(
-    client: redis.Redis, queues: Queues, which: Iterable[int] = range(shards.SHARDS)
+    client: redis.Redis,
+    queues: Queues,
+    settings: Settings,
+    which: Iterable[int] = range(shards.SHARDS),
 ) -> int:
     """Re-enqueue, in the shards ``which`` (a worker's: those it holds), the fan-outs whose job
     is gone or failed for good, and every channel's pending sendings a dead worker left; how
@@ -163,4 +173,4 @@ def catch_up(
             continue  # waiting in the queue, or for RQ's next try
         _enqueue(queues, kept, member.decode(), f"{job_id}-catch-up-{now_ms()}")
         revived += 1
-    return revived + channel.catch_up(channels(client, queues), held)
+    return revived + channel.catch_up(channels(client, queues, settings), held)
