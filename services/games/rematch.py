@@ -116,8 +116,8 @@ _offer = msgspec.json.Decoder(Offer)
 
 
 class Rematches:
-    def __init__(self, service: CommandService, players: Players) -> None:
-        self.service = service
+    def __init__(self, commands: CommandService, players: Players) -> None:
+        self.commands = commands
         self.players = players
         self.redis: redis.Redis = players.redis
         self._take = self.redis.register_script(TAKE)
@@ -149,7 +149,7 @@ class Rematches:
     def offer(self, game_id: str, player_id: str) -> tuple[Offer, int]:
         """The rematch of a finished game the player sat in, made now if it was not yet, and the
         player's seat in it (taken now if it was reserved)."""
-        loaded = self.service.load(game_id)
+        loaded = self.commands.load(game_id)
         if loaded.game.result(loaded.state) is None:
             raise GameNotOver("the game is not over yet: a rematch follows a finished game")
         taken = self.players.seats(game_id)
@@ -177,7 +177,7 @@ class Rematches:
                 raise RematchPending("the rematch is being made: try again in a moment")
             time.sleep(POLL_S)
         try:
-            new_id = self.service.create_like(loaded.meta)
+            new_id = self.commands.create_like(loaded.meta)
         except BaseException:
             with unavailable():
                 self.redis.delete(rematch_key(game_id))
@@ -195,7 +195,7 @@ class Rematches:
         with unavailable():
             self.redis.set(rematch_key(game_id), msgspec.json.encode(made))
         self.players.seated(new_id, player_id, self.players.clock())
-        version = self.service.load(new_id).version
-        self.service.notify(new_id, version)  # read models show the seats
-        self.service.notify(game_id, loaded.version)  # and the old game's pages the offer
+        version = self.commands.load(new_id).version
+        self.commands.notify(new_id, version)  # read models show the seats
+        self.commands.notify(game_id, loaded.version)  # and the old game's pages the offer
         return made, mine

@@ -160,10 +160,10 @@ def deadline(context: Context, game_id: str, version: int, seat: int) -> str:
     if now_ms() < due:
         arm(context.queues, game_id, version, seat, clock.bank, due)
         return "later"
-    svc = context.commands
-    meta = svc.load(game_id).meta
+    commands = context.commands
+    meta = commands.load(game_id).meta
     try:
-        svc.time_out(game_id, version, seat, meta.on_timeout.policy == "forfeit")
+        commands.time_out(game_id, version, seat, meta.on_timeout.policy == "forfeit")
     except Conflict:
         return "stale"
     jobs.project_with(context, game_id)  # the bot seat's move follows
