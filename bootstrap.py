@@ -54,7 +54,7 @@ from workers.review import Reviewing
 @dataclass(frozen=True)
 class Container:
     settings: Settings
-    store: servers.Store  # the store's client (a cluster client with REDIS_CLUSTER_URL)
+    store: config.Store  # the store's client (a cluster client with REDIS_CLUSTER_URL)
     queues_client: redis.Redis  # RQ's server
     events: EventStore
     commands: CommandService
@@ -74,7 +74,7 @@ class Container:
 def bootstrap(
     settings: Settings | None = None,
     *,
-    store: servers.Store | None = None,
+    store: config.Store | None = None,
     queues_client: redis.Redis | None = None,
     hooks: Sequence[AfterAppend] | None = None,
     listeners: Sequence[Listener] | None = None,

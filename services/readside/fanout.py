@@ -75,7 +75,7 @@ from redis.cluster import RedisCluster
 from services.errors import Unavailable
 from services.eventstore import keys, shards
 from services.eventstore.store import unavailable
-from services.platform.servers import Store
+from services.platform.config import Store
 
 log = logging.getLogger(__name__)
 

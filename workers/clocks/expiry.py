@@ -26,7 +26,7 @@ from services.errors import RuleRejected
 from services.eventstore import shards
 from services.eventstore.store import now_ms
 from services.games.seats import Seats
-from services.platform import servers
+from services.platform import config
 from services.readside import readmodels as rm
 from workers.clocks import deadlines
 from workers.context import Context
@@ -87,7 +87,7 @@ def expire(context: Context, game_id: str) -> str:
 
 
 def catch_up(
-    client: servers.Store,
+    client: config.Store,
     queues: Queues,
     days: float,
     which: Iterable[int] = range(shards.SHARDS),

@@ -53,7 +53,7 @@ from redis.commands.core import Script
 
 from services.eventstore import shards
 from services.eventstore.store import now_ms
-from services.platform import servers
+from services.platform import config
 from workers.queues import AI
 
 log = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ def lease_key(shard: int) -> str:
 class Leases:
     """One worker's leases (``name``: its RQ name) on the store ``client``."""
 
-    def __init__(self, client: servers.Store, name: str, ttl_ms: int = TTL_MS) -> None:
+    def __init__(self, client: config.Store, name: str, ttl_ms: int = TTL_MS) -> None:
         self._redis = client
         self.name = name
         self.ttl_ms = ttl_ms
@@ -160,7 +160,7 @@ class Presence:
     between jobs only."""
 
     def __init__(
-        self, client: servers.Store, name: str, ttl_ms: int = TTL_MS, queues: Sequence[str] = ()
+        self, client: config.Store, name: str, ttl_ms: int = TTL_MS, queues: Sequence[str] = ()
     ) -> None:
         self._redis = client
         self.name = name
@@ -187,7 +187,7 @@ def serving_key(queue: str) -> str:
     return f"{ALIVE}:{queue}"
 
 
-def alive(client: servers.Store) -> list[str]:
+def alive(client: config.Store) -> list[str]:
     """The workers whose announcement (``Presence``) has not lapsed."""
     return [name.decode() for name in client.zrangebyscore(ALIVE, now_ms(), "+inf")]
 
@@ -195,7 +195,7 @@ def alive(client: servers.Store) -> list[str]:
 AI_WORKER_STALE = 30.0  # seconds without an AI worker seen after which a default worker takes over
 
 
-def ai_worker_alive(client: servers.Store, other_than: str | None = None, queue: str = AI) -> bool:
+def ai_worker_alive(client: config.Store, other_than: str | None = None, queue: str = AI) -> bool:
     """Whether an AI worker (one serving the AI queue, or ``queue``, but not the projections)
     is alive (its ``Presence`` has not lapsed)."""
     found = client.zrangebyscore(serving_key(queue), now_ms(), "+inf")
@@ -254,7 +254,7 @@ def _what(part: Renewable) -> str:
     return type(part).__name__.lower()  # "presence", "leases"
 
 
-def holding(client: servers.Store) -> tuple[dict[str, int], list[int]]:
+def holding(client: config.Store) -> tuple[dict[str, int], list[int]]:
     """The leases now: how many shards each worker holds, and the shards no worker holds."""
     pipe = client.pipeline(transaction=False)
     for shard in range(shards.SHARDS):
@@ -269,7 +269,7 @@ def holding(client: servers.Store) -> tuple[dict[str, int], list[int]]:
     return dict(sorted(holders.items())), unheld
 
 
-def report(client: servers.Store) -> dict[str, object]:
+def report(client: config.Store) -> dict[str, object]:
     """``holding`` as ``omerta status`` shows it."""
     holders, unheld = holding(client)
     return {"holders": holders, "unheld": unheld}
