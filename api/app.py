@@ -65,7 +65,7 @@ def create_app(container: Container, stream_seconds: float = STREAM_SECONDS) -> 
         app.register_blueprint(blueprint)
     limits.install(app, container.store, settings.rate_limits)
     capacity.install(app, settings.web_streams)  # after: over the limits' wrapping
-    app.wsgi_app = _BodyLimit(app.wsgi_app)
+    app.wsgi_app = _BodyLimit(app.wsgi_app)  # type: ignore[method-assign]  # Flask's way to wrap it
     return app
 
 

@@ -117,7 +117,9 @@ class RQWorker(SimpleWorker):
         (RQ's: 60) and so sees its stop soon after it is asked."""
         self.pubsub = self.connection.pubsub()
         self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
-        self.pubsub_thread = self.pubsub.run_in_thread(
+        # RQ's BaseWorker sets pubsub_thread to None in __init__, so mypy types it None (its
+        # own subscribe() assigns the thread too).
+        self.pubsub_thread = self.pubsub.run_in_thread(  # type: ignore[assignment]
             sleep_time=COMMANDS_POLL, daemon=True, exception_handler=self._pubsub_exception_handler
         )
 
