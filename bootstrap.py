@@ -36,9 +36,8 @@ from services.games.repository import AfterAppend, EventStoreRepository
 from services.games.usecases import Tables
 from services.identity.players import Players
 from services.platform import config, servers
-from services.platform.config import Settings
+from services.platform.config import Settings, Store
 from services.platform.metrics import Metrics
-from services.platform.servers import Store
 from services.readside.fanout import Fanout
 from services.readside.readmodels import ReadModels
 from workers.clocks.deadlines import Deadlines
@@ -55,7 +54,7 @@ from workers.review import Reviewing
 @dataclass(frozen=True)
 class Container:
     settings: Settings
-    store: servers.Store  # the store's client (a cluster client with REDIS_CLUSTER_URL)
+    store: config.Store  # the store's client (a cluster client with REDIS_CLUSTER_URL)
     queues_client: redis.Redis  # RQ's server
     events: EventStore
     commands: CommandService
@@ -75,7 +74,7 @@ class Container:
 def bootstrap(
     settings: Settings | None = None,
     *,
-    store: servers.Store | None = None,
+    store: config.Store | None = None,
     queues_client: redis.Redis | None = None,
     hooks: Sequence[AfterAppend] | None = None,
     listeners: Sequence[Listener] | None = None,
@@ -105,7 +104,7 @@ def bootstrap(
         listeners = [
             Notifications(store, queues),
             Deadlines(queues),
-            Expiry(queues),
+            Expiry(queues, settings.open_game_days),
             Ratings(queues),
             Reviewing(store, queues, settings.review),
         ]

@@ -13,9 +13,8 @@ from services.games.commands import CommandService
 from services.games.rematch import Rematches
 from services.games.usecases import Tables
 from services.identity.players import Player, Players, Unauthorized
-from services.platform.config import Settings
+from services.platform.config import Settings, Store
 from services.platform.metrics import Metrics
-from services.platform.servers import Store
 from services.readside.fanout import Fanout
 from services.readside.readmodels import ReadModels
 from workers.queues import Queues

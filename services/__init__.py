@@ -14,7 +14,7 @@ Public interface (details in each module's docstring):
   names.
 * ``services.eventstore.upcasting``: ``UPCASTERS``, the steps that read older event shapes.
 * ``services.eventstore.audit``: ``verify(store, game_id)`` (``omerta verify``).
-* ``services.platform.config``: ``connect()`` and the environment; ``services.platform.embedded``:
-the embedded
-  server used when ``REDIS_URL`` is unset.
+* ``services.platform.config``: the settings, from the environment the entry point hands it;
+  ``services.platform.servers``: ``connect()``, and the embedded server
+  (``services.platform.embedded``) used when ``REDIS_URL`` is unset.
 """

@@ -118,8 +118,14 @@ def real_redis(embedded_server: EmbeddedServer) -> Iterator[redis.Redis]:
 
 
 @pytest.fixture
+def worker_env() -> None:
+    """The environment a module's worker processes inherit (a module overrides this fixture to
+    set it): the container below is built after it, from the same settings."""
+
+
+@pytest.fixture
 def container(
-    real_redis: redis.Redis, redis_url: str, monkeypatch: pytest.MonkeyPatch
+    real_redis: redis.Redis, redis_url: str, monkeypatch: pytest.MonkeyPatch, worker_env: None
 ) -> Container:
     monkeypatch.setenv("REDIS_URL", redis_url)
     return bootstrap()

@@ -68,8 +68,8 @@ from services.eventstore.store import now_ms
 from services.games.commandinput import ai_command_id
 from services.games.commands import CommandService
 from services.games.seating import ai_levels
+from services.platform.config import Store
 from services.platform.metrics import Metrics
-from services.platform.servers import Store
 from services.readside import readmodels as rm
 from workers.context import Context
 from workers.projection import jobs
@@ -108,8 +108,8 @@ def ai_move(context: Context, game_id: str, version: int) -> str:
 
 
 def _move(context: Context, game_id: str, version: int) -> str:
-    svc = context.commands
-    game, state, now, meta = svc.load(game_id)
+    commands, client = context.commands, context.store
+    game, state, now, meta = commands.load(game_id)
     if now != version:
         return "stale"
     levels = ai_levels(meta, state)  # the AI seats and the seats bots took over
@@ -117,12 +117,12 @@ def _move(context: Context, game_id: str, version: int) -> str:
     if not seats:
         return "not_due"
     seat = seats[0]
-    lease = _take_lease(svc.store.redis, game_id, version, levels[seat])
+    lease = _take_lease(client, game_id, version, levels[seat])
     if lease is None:
         return "searching"
     try:
         level = bots.level_name(levels[seat])
-        seen = _seen(svc, game, game_id, seat, levels[seat], context.metrics)
+        seen = _seen(commands, game, game_id, seat, levels[seat], context.metrics)
         began = time.perf_counter()
         command = bots.choose(
             meta.game,
@@ -130,11 +130,11 @@ def _move(context: Context, game_id: str, version: int) -> str:
             game.view(state, seat),
             game.legal(state, seat),
             # Secret, and the same for every try of the move (services.eventstore.serversecret).
-            seed=serversecret.bot_seed(serversecret.load(svc.store.redis), game_id, version, seat),
+            seed=serversecret.bot_seed(serversecret.load(client), game_id, version, seat),
             **({"seen": seen} if seen is not None else {}),  # only a search level takes it
         )
         context.metrics.ai_move_seconds.labels(level).observe(time.perf_counter() - began)
-        accepted = svc.handle(
+        accepted = commands.handle(
             game_id,
             seat,
             command,
@@ -147,12 +147,12 @@ def _move(context: Context, game_id: str, version: int) -> str:
         raise
     except Exception as exc:
         error = rm.AiError(seat, version, f"{type(exc).__name__}: {exc}", now_ms())
-        _record_error(svc, game_id, error)
+        _record_error(client, game_id, error)
         raise
     finally:
         if lease:
-            _release(svc.store.redis, lease_key(game_id, version), lease)
-    svc.store.redis.delete(rm.ai_error_key(game_id))
+            _release(client, lease_key(game_id, version), lease)
+    client.delete(rm.ai_error_key(game_id))
     done = "searched" if lease else "chose"
     log.debug("AI move of %s at %d: seat %d %s", game_id, version, seat, done)
     return "duplicate" if accepted.duplicate else "moved"
@@ -183,7 +183,12 @@ def _release(client: Store, key: str, token: str) -> None:
 
 
 def _seen(
-    svc: CommandService, game: Game, game_id: str, seat: int, level: int | str, metrics: Metrics
+    commands: CommandService,
+    game: Game,
+    game_id: str,
+    seat: int,
+    level: int | str,
+    metrics: Metrics,
 ) -> bots.Seen | None:
     """What a search level gets beyond the view: the seat's own history of the game (the
     stored events, redacted for it by ``bots.seen_history``), the worker's clock, and where
@@ -192,15 +197,15 @@ def _seen(
     if name not in bots.SEARCH_LEVELS:
         return None
     assert isinstance(game, Table)  # every game is played at the table (domain.GAMES)
-    events = [record.event for record in svc.events(game_id)]
+    events = [record.event for record in commands.events(game_id)]
     history = bots.seen_history(game, events, seat)
     return bots.Seen(
         seat, history, time.monotonic, report=metrics.ai_iterations.labels(name).observe
     )
 
 
-def _record_error(svc: CommandService, game_id: str, error: rm.AiError) -> None:
+def _record_error(client: Store, game_id: str, error: rm.AiError) -> None:
     try:
-        svc.store.redis.set(rm.ai_error_key(game_id), msgspec.json.encode(error))
+        client.set(rm.ai_error_key(game_id), msgspec.json.encode(error))
     except Exception:  # the job's own failure is what matters; RQ records it
         log.exception("could not record the AI error of %s", game_id)

@@ -7,9 +7,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from services.games.commands import CommandService
-from services.platform.config import Settings
+from services.platform.config import Settings, Store
 from services.platform.metrics import Metrics
-from services.platform.servers import Store
 from services.readside.readmodels import ReadModels
 from workers.queues import Queues
 from workers.turns import Turns

@@ -20,7 +20,6 @@ Logs never name the address (only the player id).
 from __future__ import annotations
 
 import logging
-import os
 
 from rq import Retry
 
@@ -28,7 +27,6 @@ from services.eventstore import serversecret
 from services.identity.emails import SIGNIN, VERIFY, Emails, unsubscribe_signature
 from services.identity.players import Players
 from services.notify import mail, mailtexts
-from services.platform import config
 from workers.context import Context
 from workers.queues import MAIL, Queues, job
 
@@ -85,7 +83,7 @@ def send_link(context: Context, purpose: str, player_id: str, base_url: str) -> 
     if email is None or player is None:
         log.info("no %s mail for player %s: no address any more", purpose, player_id)
         return
-    settings = config.settings(os.environ)
+    settings = context.settings
     signature = unsubscribe_signature(serversecret.load(client), player_id)
     token = emails.new_link(purpose, player_id)
     message = mailtexts.compose(

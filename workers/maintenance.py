@@ -49,10 +49,11 @@ class Maintenance:
         )
         if done is None:
             return
-        store, queues = self.context.store, self.context.queues
+        store, queues, settings = self.context.store, self.context.queues, self.context.settings
         _pass("deadlines' catch-up pass", lambda: deadlines.catch_up(store, queues, which))
         revived = _pass(
-            "notifications' catch-up pass", lambda: notify.catch_up(store, queues, which)
+            "notifications' catch-up pass",
+            lambda: notify.catch_up(store, queues, settings, which),
         )
         if revived:
             log.warning("catch-up: %d notifications re-enqueued", revived)

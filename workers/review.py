@@ -40,7 +40,7 @@ from domain import review as engine
 from domain.review import Decision
 from services.eventstore import serversecret
 from services.games.commands import CommandService
-from services.platform.servers import Store
+from services.platform.config import Store
 from services.readside.readmodels import Summary
 from services.readside.reviews import Reviews, finished
 from workers.context import Context

@@ -76,8 +76,8 @@ from api.http.problems import ApiError, problem_response
 from api.schemas.players import SignIn
 from services.identity.devices import digest, normal_code
 from services.identity.emails import address_hash
+from services.platform.config import Store
 from services.platform.ratelimits import VARIABLES, RateLimits
-from services.platform.servers import Store
 
 # The limited endpoints: setting -> (endpoint, variable).
 ENDPOINTS = {

@@ -23,9 +23,8 @@ from services.notify import push
 
 bp = Blueprint("push", __name__)
 # The VAPID key is made when the web server first starts (``services.notify.push``): an operator
-# finds
-# it in <var>/ from then on, to keep with the store's backups.
-bp.record_once(lambda _state: push.vapid())
+# finds it in <var>/ from then on, to keep with the store's backups.
+bp.record_once(lambda state: push.vapid(state.app.extensions["omerta"].settings.var))
 
 Endpoint = Annotated[str, msgspec.Meta(min_length=1, max_length=2000)]
 Key = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
@@ -80,14 +79,14 @@ def _out(sub: push.Subscription) -> SubscriptionOut:
 
 @bp.get("/push/key")
 def vapid_key() -> Response:
-    return reply(VapidKey(push.public_key()))
+    return reply(VapidKey(push.public_key(push.vapid(deps().settings.var))))
 
 
 @bp.post("/me/push")
 def subscribe() -> Response:
     player, new = caller(), body(NewSubscription)
     try:
-        push.check_endpoint(new.endpoint, resolve=False)
+        push.check_endpoint(new.endpoint, deps().settings.push_allow_private, resolve=False)
     except push.BadEndpoint as exc:
         raise ApiError(400, "bad_push_endpoint", str(exc)) from exc
     try:

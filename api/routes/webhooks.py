@@ -112,7 +112,7 @@ def add_webhook() -> Response:
     player, new = caller(), body(NewWebhook)
     key = idempotency.check_key(request.headers.get(COMMAND_ID_HEADER))
     try:
-        wh.check_url(new.url, resolve=False)
+        wh.check_url(new.url, deps().settings.webhooks_allow_private, resolve=False)
     except wh.BadUrl as exc:
         raise ApiError(400, "bad_webhook_url", str(exc)) from exc
     try:

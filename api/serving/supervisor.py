@@ -2,7 +2,7 @@
 and stops it.
 
 1. The store: ``REDIS_URL`` if set, else the embedded server with its data in ``./var/``
-   (``services.platform.config``; the data stays there across restarts).
+   (``services.platform.servers``; the data stays there across restarts).
 2. Children, with ``REDIS_URL`` pointing at that store: ``omerta worker --queues
    projections,clocks,notify,mail`` (RQ: every queue but the AI moves'), ``omerta worker
    --queues ai`` (the AI moves, at a lower CPU priority; ``--ai-workers`` of them, default one),
@@ -13,7 +13,7 @@ and stops it.
 3. A child that dies once the service has started (the web server answered) is started again
    after a pause: ``RESTART_FIRST`` seconds, doubling up to ``RESTART_MAX``, back to the first
    once a child ran ``RESTART_RESET`` seconds. The embedded store is one of them: it comes back
-   on its port from its AOF, and its clients' retries (``services.platform.config``) wait for it. A
+   on its port from its AOF, and its clients' retries (``services.platform.servers``) wait for it. A
    child that dies before the service has started stops everything with exit status 1, so a
    broken start never looks like a running service. A worker that stops giving signs of life
    (its heartbeat file, ``services.platform.lifeline.Heartbeat``, untouched for

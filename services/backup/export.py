@@ -27,7 +27,7 @@ from services.backup.families import Fate, family_of, tag_of
 from services.eventstore import audit, keys
 from services.eventstore.archive import Archived, Bundle
 from services.eventstore.store import now_ms, unavailable
-from services.platform.servers import Store
+from services.platform.config import Store
 
 Progress = Callable[[int, int], None]  # groups done, groups in all
 BATCH = 200  # groups (scripts) per pipeline

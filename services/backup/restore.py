@@ -17,7 +17,7 @@ from typing import Any
 from services.backup.backupfile import BadBackup, Header, Key, Trailer, read
 from services.backup.families import Fate, family_of
 from services.eventstore.store import now_ms, unavailable
-from services.platform.servers import Store
+from services.platform.config import Store
 
 Progress = Callable[[int, int], None]  # keys written, keys in all
 BATCH = 500  # keys per pipeline

@@ -31,7 +31,7 @@ import zstandard
 from services.errors import Unavailable
 from services.eventstore import keys, shards
 from services.eventstore.records import GENESIS, chain_hash, decode_envelope
-from services.platform.servers import Store
+from services.platform.config import Store
 
 Row = tuple[bytes, dict[bytes, bytes]]
 

@@ -54,7 +54,7 @@ from services.errors import BadRequest, ServiceError
 from services.eventstore import serversecret, shards
 from services.eventstore.store import unavailable
 from services.games.commandinput import MAX_COMMAND_ID
-from services.platform.servers import Store
+from services.platform.config import Store
 
 TTL_MS = 24 * 3600 * 1000
 PENDING_MS = 30_000  # far longer than a creation takes

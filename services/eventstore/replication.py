@@ -23,7 +23,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from services.eventstore import shards
-from services.platform.servers import Store
+from services.platform.config import Store
 
 
 class Replication(msgspec.Struct, frozen=True):

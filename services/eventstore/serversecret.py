@@ -24,7 +24,7 @@ from typing import cast
 
 from services.eventstore.store import unavailable
 from services.platform import config
-from services.platform.servers import Store
+from services.platform.config import Store
 
 SECRET_KEY = "omerta:secret"
 

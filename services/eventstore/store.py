@@ -64,8 +64,8 @@ from services.eventstore.records import (
     decode_record,
     encode,
 )
+from services.platform.config import Store
 from services.platform.metrics import Metrics
-from services.platform.servers import Store
 
 APPEND = """
 local done = redis.call('HGET', KEYS[2], ARGV[2]) or redis.call('HGET', KEYS[7], ARGV[2])

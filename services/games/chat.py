@@ -33,7 +33,7 @@ from redis.typing import EncodableT
 from services.errors import BadRequest, GameArchived
 from services.eventstore import idempotency, keys, shards
 from services.eventstore.store import now_ms, unavailable
-from services.platform.servers import Store
+from services.platform.config import Store
 
 MAX_TEXT = 500
 KEEP = 200  # messages kept per game

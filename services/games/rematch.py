@@ -45,7 +45,7 @@ from services.eventstore.store import unavailable
 from services.games.commands import CommandService
 from services.games.seats import GameExpired, expired_key, queue_rematch_table, seat_map, seats_key
 from services.identity.players import Players
-from services.platform.servers import Store
+from services.platform.config import Store
 
 PENDING = b"pending"
 PENDING_MS = 30_000  # far longer than a creation takes

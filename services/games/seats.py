@@ -51,7 +51,7 @@ from services.eventstore import idempotency, serversecret
 from services.eventstore.idempotency import Record
 from services.eventstore.store import unavailable
 from services.identity.devices import digest
-from services.platform.servers import Store
+from services.platform.config import Store
 
 
 def player_games_key(player_id: str) -> str:

@@ -22,7 +22,7 @@ from services.games.chat import Chat
 from services.games.commands import CommandService
 from services.games.rematch import Offer, Rematches
 from services.identity.players import Players
-from services.platform.servers import Store
+from services.platform.config import Store
 
 
 class CreateRequest(Protocol):

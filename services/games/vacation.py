@@ -30,7 +30,7 @@ from redis.client import Pipeline
 from services.errors import BadRequest, ServiceError
 from services.eventstore.store import unavailable
 from services.games.clocks import Interval
-from services.platform.servers import Store
+from services.platform.config import Store
 
 DAY_MS = 86_400_000
 

@@ -53,7 +53,7 @@ from redis.typing import EncodableT
 
 from services.errors import ServiceError
 from services.eventstore.store import unavailable
-from services.platform.servers import Store
+from services.platform.config import Store
 
 FIRST = "first"  # the device id of the token POST /players returned
 TOUCH_MS = 60_000  # a device's last use is written at most once a minute

@@ -42,7 +42,7 @@ import msgspec
 from services.errors import ServiceError
 from services.eventstore import serversecret
 from services.eventstore.store import unavailable
-from services.platform.servers import Store
+from services.platform.config import Store
 
 VERIFY = "verify"
 SIGNIN = "signin"

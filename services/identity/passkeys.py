@@ -43,7 +43,7 @@ from webauthn.helpers import bytes_to_base64url
 
 from services.errors import ServiceError
 from services.eventstore.store import unavailable
-from services.platform.servers import Store
+from services.platform.config import Store
 
 CHALLENGE_SECONDS = 300  # what the pages' ceremonies need, with a person choosing a passkey
 MAX_PASSKEYS = 20  # per player: the list stays a list

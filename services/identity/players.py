@@ -44,7 +44,7 @@ from services.eventstore.idempotency import Record
 from services.eventstore.store import now_ms, unavailable
 from services.games.seats import Seats
 from services.identity.devices import FIRST, TOUCH_MS, Devices, digest, token_key
-from services.platform.servers import Store
+from services.platform.config import Store
 
 MAX_NAME = 40
 RECHECK_MS = 2000  # how long a signed-out device's token may still work in another process

@@ -14,7 +14,6 @@ is slow or down must not slow the pages.
 from __future__ import annotations
 
 import mailbox
-import os
 import smtplib
 import ssl
 from email import policy
@@ -84,9 +83,8 @@ def wire(message: EmailMessage) -> Wire:
     return Wire(sender, recipients, data, international)
 
 
-def deliver(message: EmailMessage, settings: config.Settings | None = None) -> None:
+def deliver(message: EmailMessage, settings: config.Settings) -> None:
     """Send ``message`` (it names its recipients in ``To``) the configured way."""
-    settings = settings or config.settings(os.environ)
     sent = wire(message)
     if settings.smtp_url is None:
         box = mailbox.Maildir(maildir_path(settings), create=True)
@@ -126,9 +124,8 @@ class Stored(msgspec.Struct, frozen=True):
     delivered: float  # the file's time: the order of the list
 
 
-def stored(settings: config.Settings | None = None) -> list[Stored]:
+def stored(settings: config.Settings) -> list[Stored]:
     """The maildir's mails, newest first (none if there is no maildir yet)."""
-    settings = settings or config.settings(os.environ)
     path = maildir_path(settings)
     if not path.exists():
         return []

@@ -44,7 +44,7 @@ import msgspec
 from redis.typing import EncodableT
 
 from services.eventstore.store import unavailable
-from services.platform.servers import Store
+from services.platform.config import Store
 from services.readside.readmodels import SeatSummary, Summary
 
 

@@ -47,8 +47,7 @@ from pywebpush import WebPushException, webpush
 from services.eventstore.store import unavailable
 from services.notify import webhooks as wh
 from services.notify.notifications import Notice
-from services.platform import config
-from services.platform.servers import Store
+from services.platform.config import Settings, Store
 
 MAX_SUBSCRIPTIONS = 10
 KEY_FILE = "vapid_private.pem"
@@ -86,8 +85,8 @@ class DeliveryFailed(Exception):
     pass
 
 
-def key_path(var: Path | None = None) -> Path:
-    return (var or config.settings(os.environ).var) / KEY_FILE
+def key_path(var: Path) -> Path:
+    return var / KEY_FILE
 
 
 def load_or_create_key(path: Path) -> bytes:
@@ -124,8 +123,9 @@ def _vapid(path: Path) -> Vapid:
     return Vapid.from_pem(load_or_create_key(path))
 
 
-def vapid() -> Vapid:
-    return _vapid(key_path())
+def vapid(var: Path) -> Vapid:
+    """The deployment's VAPID key, in the data directory ``var``."""
+    return _vapid(key_path(var))
 
 
 def b64url(raw: bytes) -> str:
@@ -136,18 +136,17 @@ def _unb64url(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-def public_key(signer: Vapid | None = None) -> str:
+def public_key(signer: Vapid) -> str:
     """The applicationServerKey browsers subscribe with: the raw point, base64url."""
-    point = (signer or vapid()).public_key.public_bytes(
+    point = signer.public_key.public_bytes(
         serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
     )
     return b64url(point)
 
 
-def check_endpoint(url: str, allow_private: bool | None = None, resolve: bool = True) -> None:
-    """Raise ``BadEndpoint`` unless pushes may be sent to ``url`` (see the docstring)."""
-    if allow_private is None:
-        allow_private = config.settings(os.environ).push_allow_private
+def check_endpoint(url: str, allow_private: bool, resolve: bool = True) -> None:
+    """Raise ``BadEndpoint`` unless pushes may be sent to ``url`` (see the docstring;
+    ``allow_private``: ``OMERTA_PUSH_ALLOW_PRIVATE``)."""
     try:
         parts = urlsplit(url)
         host = parts.hostname or ""
@@ -254,24 +253,25 @@ class _NoRedirects(requests.Session):
         self.max_redirects = 0  # a redirect raises: a 3xx is a failure
 
 
-def send(sub: Subscription, body: bytes, timeout: float) -> int:
-    """Encrypt ``body`` for the subscription (aes128gcm), sign with VAPID and POST it once; the
-    status. Raises ``Gone`` on 404/410, ``DeliveryFailed`` on anything else but 2xx."""
+def send(sub: Subscription, body: bytes, settings: Settings) -> int:
+    """Encrypt ``body`` for the subscription (aes128gcm), sign with VAPID and POST it once,
+    within the webhooks' timeout; the status. Raises ``Gone`` on 404/410, ``DeliveryFailed`` on
+    anything else but 2xx."""
     try:
-        check_endpoint(sub.endpoint)
+        check_endpoint(sub.endpoint, settings.push_allow_private)
     except BadEndpoint as exc:
         raise DeliveryFailed(str(exc)) from exc
     info = {"endpoint": sub.endpoint, "keys": {"p256dh": sub.p256dh, "auth": sub.auth}}
-    claims = {"sub": "mailto:" + config.settings(os.environ).mail_from}
+    claims = {"sub": "mailto:" + settings.mail_from}
     with _NoRedirects() as session:
         try:
             response = webpush(
                 info,
                 data=body,
-                vapid_private_key=vapid(),
+                vapid_private_key=vapid(settings.var),
                 vapid_claims=claims,
                 ttl=TTL,
-                timeout=timeout,
+                timeout=settings.webhook_timeout,
                 requests_session=session,
             )
         except WebPushException as exc:

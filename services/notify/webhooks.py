@@ -30,7 +30,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
-import os
 import secrets
 import socket
 import time
@@ -44,8 +43,7 @@ from urllib3.exceptions import NameResolutionError
 from services.eventstore import idempotency, serversecret
 from services.eventstore.store import unavailable
 from services.notify.notifications import Notice
-from services.platform import config
-from services.platform.servers import Store
+from services.platform.config import Store
 
 MAX_HOOKS = 5
 MAX_URL = 2000
@@ -99,11 +97,10 @@ _hook = msgspec.json.Decoder(Hook)
 _failure = msgspec.json.Decoder(WebhookFailure)
 
 
-def check_url(url: str, allow_private: bool | None = None, resolve: bool = True) -> None:
-    """Raise ``BadUrl`` unless webhooks may call ``url``; without ``resolve``, a host name
-    other than ``localhost`` is not looked up (its addresses are checked before each call)."""
-    if allow_private is None:
-        allow_private = config.settings(os.environ).webhooks_allow_private
+def check_url(url: str, allow_private: bool, resolve: bool = True) -> None:
+    """Raise ``BadUrl`` unless webhooks may call ``url`` (``allow_private``:
+    ``OMERTA_WEBHOOKS_ALLOW_PRIVATE``); without ``resolve``, a host name other than
+    ``localhost`` is not looked up (its addresses are checked before each call)."""
     if len(url) > MAX_URL:
         raise BadUrl("the URL is too long")
     try:
@@ -246,10 +243,12 @@ class DeliveryFailed(Exception):
         self.reason, self.status = reason, status
 
 
-def post(hook: Hook, secret: str, delivery: str, body: bytes, timeout: float) -> int:
+def post(
+    hook: Hook, secret: str, delivery: str, body: bytes, timeout: float, allow_private: bool
+) -> int:
     """POST ``body`` to the hook once; its status. Raises ``DeliveryFailed`` unless 2xx."""
     try:
-        check_url(hook.url)
+        check_url(hook.url, allow_private)
     except Unresolved as exc:
         raise DeliveryFailed("dns") from exc
     except BadUrl as exc:

@@ -65,6 +65,8 @@ from pathlib import Path
 from urllib.parse import SplitResult, urlsplit
 
 import msgspec
+import redis
+from redis.cluster import RedisCluster
 
 from services.games.clocks import MIN_CLOCK
 from services.platform import ratelimits
@@ -86,6 +88,11 @@ OPEN_FILES_SPARE = 256
 
 class ConfigError(ValueError):
     """A setting the service cannot run with; the message names the variable."""
+
+
+Store = redis.Redis | RedisCluster
+"""What the services take as their store (``servers.connect``): one server's client, or a
+cluster's."""
 
 
 class Settings(msgspec.Struct, frozen=True):

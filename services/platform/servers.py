@@ -27,11 +27,8 @@ from redis.backoff import ExponentialBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
 
-from services.platform.config import Settings
+from services.platform.config import Settings, Store
 from services.platform.embedded import HOST, EmbeddedServer
-
-Store = redis.Redis | RedisCluster
-"""What the services take as their store: one server's client, or a cluster's."""
 
 # 0.05 s doubling to 1 s, 10 tries: about 7 s, a store restart under ``omerta run`` included.
 RETRY_BACKOFF = ExponentialBackoff(cap=1.0, base=0.05)

@@ -22,8 +22,8 @@ import sys
 import redis
 from redis.cluster import RedisCluster
 
-from services.platform.config import Settings
-from services.platform.servers import Store, connect
+from services.platform.config import Settings, Store
+from services.platform.servers import connect
 
 SAFE = "maxmemory-policy noeviction, appendonly yes, appendfsync always"
 

@@ -76,7 +76,7 @@ from redis.typing import KeyT, StreamIdT
 from services.errors import Unavailable
 from services.eventstore import keys, shards
 from services.eventstore.store import unavailable
-from services.platform.servers import Store
+from services.platform.config import Store
 
 log = logging.getLogger(__name__)
 

@@ -38,7 +38,7 @@ from services.eventstore.archive import Archived
 from services.eventstore.records import decode_meta
 from services.eventstore.store import unavailable
 from services.games.seats import read_seats
-from services.platform.servers import Store
+from services.platform.config import Store
 from services.readside import readmodels as rm
 from services.readside.ratingmath import RatedGame, Rating, fold, order, rated_game
 

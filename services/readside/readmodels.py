@@ -82,7 +82,7 @@ from services.eventstore import keys, shards
 from services.eventstore.archive import Archived
 from services.eventstore.store import EventStore, unavailable
 from services.games.clocks import Clock, OnTimeout, SeatClock
-from services.platform.servers import Store
+from services.platform.config import Store
 
 PREFIX = "rm:"
 RUNNING = "rm:games:running"

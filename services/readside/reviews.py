@@ -34,7 +34,7 @@ from services.eventstore import shards
 from services.eventstore.archive import Archived
 from services.eventstore.store import EventStore, now_ms, unavailable
 from services.games.reading import Loaded
-from services.platform.servers import Store
+from services.platform.config import Store
 
 OWED = "reviews:owed"
 # A job reports after each decision; this long without a report, it is presumed dead. A decision

@@ -9,7 +9,7 @@ Not derived from events (not a read model: ``omerta rebuild`` leaves it alone).
 from __future__ import annotations
 
 from services.eventstore.store import unavailable
-from services.platform.servers import Store
+from services.platform.config import Store
 
 
 def seen_key(player_id: str) -> str:

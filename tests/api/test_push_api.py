@@ -18,8 +18,10 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import Vapid
 
+from api.app import create_app
+from services.games.commands import CommandService
 from services.notify import push
-from tests.api.helpers import Api
+from tests.api.helpers import Api, container_of
 
 pytestmark = pytest.mark.server
 
@@ -127,12 +129,13 @@ def test_a_bad_endpoint_is_refused(api: Api, endpoint: str) -> None:
 
 
 def test_http_to_loopback_only_when_the_operator_allows_private_endpoints(
-    api: Api, monkeypatch: pytest.MonkeyPatch
+    api: Api, service: CommandService
 ) -> None:
     ann = api.player("Ann")
     local = "http://127.0.0.1:9/push/x"
     assert api.call("POST", "/me/push", ann, json=subscription(local)).status_code == 400
-    monkeypatch.setenv("OMERTA_PUSH_ALLOW_PRIVATE", "1")
+    allowed = create_app(container_of(service, push_allow_private=True))
+    api = Api(allowed.test_client(use_cookies=False))
     assert api.call("POST", "/me/push", ann, json=subscription(local)).status_code == 201
     # Plain http is for a local push service only, never across a network.
     for url in ("http://10.0.0.1/x", "http://push.example.org/x"):

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.helpers import Api
+from api.app import create_app
+from services.games.commands import CommandService
+from tests.api.helpers import Api, container_of
 
 pytestmark = pytest.mark.server
 
@@ -55,10 +57,9 @@ def test_a_bad_or_private_url_is_refused(api: Api, url: str) -> None:
     assert japanese.json["code"] == "bad_webhook_url" and "Webhook" in japanese.json["detail"]
 
 
-def test_loopback_is_allowed_when_the_operator_says_so(
-    api: Api, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("OMERTA_WEBHOOKS_ALLOW_PRIVATE", "1")
+def test_loopback_is_allowed_when_the_operator_says_so(service: CommandService) -> None:
+    app = create_app(container_of(service, webhooks_allow_private=True))
+    api = Api(app.test_client(use_cookies=False))
     ann = api.player("Ann")
     assert (
         api.call("POST", "/me/webhooks", ann, json={"url": "http://127.0.0.1:9/"}).status_code

@@ -34,6 +34,7 @@ from services.identity.players import Players, Unauthorized, player_key
 from services.notify import notifications
 from services.notify.push import Subscriptions
 from services.notify.webhooks import Webhooks
+from services.platform import config
 from services.readside import ratingmath, seen
 from services.readside import ratings as rt
 from services.readside import readmodels as rm
@@ -409,16 +410,19 @@ def test_mail_routing_and_the_pending_sets_stay_in_the_players_slot(
     emails.set_address(ann.id, "ann@example.org", "en")
     assert emails.redeem(VERIFY, emails.new_link(VERIFY, ann.id)) is not None
     went: list[tuple[str, str]] = []
-    monkeypatch.setattr(queued, "enqueue_mail", lambda *a: went.append(("mail", a[4])) or 1)
-    monkeypatch.setattr(queued, "schedule_digest", lambda *a: went.append(("digest", a[4])) or 1)
+    monkeypatch.setattr(queued, "enqueue_mail", lambda *a: went.append(("mail", a[5])) or 1)
+    monkeypatch.setattr(queued, "schedule_digest", lambda *a: went.append(("digest", a[5])) or 1)
     game = shards.new_id(16)
     turn = notifications.Notice(ann.id, "your_turn", game, "famiglia", 3, 0)
     ended = notifications.Notice(ann.id, "game_ended", game, "famiglia", 9, 0)
-    assert notify_mail.route(client, Queues(client), [turn]) == 1
-    assert notify_mail.route(client, Queues(client), [turn]) == 1  # routed before: the same mail
-    assert notify_mail.route(client, Queues(client), [ended]) == 1  # the window is open: the digest
+    settings = config.settings({})
+    assert notify_mail.route(client, Queues(client), settings, [turn]) == 1
+    # routed before: the same mail
+    assert notify_mail.route(client, Queues(client), settings, [turn]) == 1
+    # the window is open: the digest
+    assert notify_mail.route(client, Queues(client), settings, [ended]) == 1
     assert [kind for kind, _ in went] == ["mail", "mail", "digest"]
-    pending = notify_webhooks.Webhooks(client, Queues(client)).pending
+    pending = notify_webhooks.Webhooks(client, Queues(client), settings).pending
     entry = msgspec.json.encode((ann.id, "wh_1", turn)).decode()
     pending.hold(entry, now_ms() + 5000)
     assert client.zcard(shards.key("notify:pending", shards.of(ann.id))) == 1

@@ -24,6 +24,7 @@ from werkzeug.serving import make_server
 from api import web
 from api.app import create_app
 from bootstrap import Container, bootstrap
+from services.platform import config
 from services.platform.embedded import EmbeddedServer
 from tests.smtp import Inbox, smtp_server
 
@@ -49,11 +50,15 @@ def smtp_inbox() -> Iterator[Inbox]:
 
 
 @pytest.fixture(scope="package")
-def container(embedded_server: EmbeddedServer) -> Iterator[Container]:
-    """The objects of the live service (and of the tests' own moves) on the session's server."""
+def container(
+    embedded_server: EmbeddedServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Container]:
+    """The objects of the live service (and of the tests' own moves) on the session's server,
+    its data directory (the VAPID key) the tests' own."""
     patch = pytest.MonkeyPatch()
     patch.setenv("REDIS_URL", embedded_server.url)
-    yield bootstrap()
+    var = tmp_path_factory.mktemp("var")
+    yield bootstrap(config.settings({**os.environ, "OMERTA_VAR": str(var)}))
     patch.undo()
 
 

@@ -39,12 +39,6 @@ from tests.web.conftest import CHROMIUM, PHONE, screenshot
 from tests.web.flows import sign_up, watch_errors
 
 
-@pytest.fixture(autouse=True)
-def var(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The VAPID key of the live server (in this process) in the test's own directory."""
-    monkeypatch.setenv("OMERTA_VAR", str(tmp_path / "var"))
-
-
 def _prefs(page: Page) -> dict[str, dict[str, bool]]:
     return page.request.get("/me/notifications").json()
 

@@ -1,6 +1,6 @@
 """Fixtures for the worker tests (``container`` and ``workers_redis``: ``tests/conftest.py``):
 ``drain`` runs a real RQ worker in burst mode in this process until the queues are empty (AI
-games chain job after job until they end)."""
+games chain job after job until they end), on ``container``'s objects or on the ones given."""
 
 from __future__ import annotations
 
@@ -20,8 +20,9 @@ def read_models(workers_redis: redis.Redis) -> ReadModels:
 
 
 @pytest.fixture
-def drain(container: Container) -> Callable[[], None]:
-    def run() -> None:
-        worker.make_worker(container.context).work(burst=True, logging_level="WARNING")
+def drain(container: Container) -> Callable[..., None]:
+    def run(of: Container | None = None) -> None:
+        context = (of or container).context
+        worker.make_worker(context).work(burst=True, logging_level="WARNING")
 
     return run

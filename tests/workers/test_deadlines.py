@@ -8,6 +8,7 @@ import json
 import random
 from collections.abc import Callable
 
+import msgspec
 import pytest
 import redis
 from redis.cluster import RedisCluster
@@ -148,16 +149,18 @@ def test_a_deadline_job_of_an_old_version_does_nothing(
 def test_time_running_low_is_told_once(
     container: Container,
     workers_redis: redis.Redis,
-    drain: Callable[[], None],
+    drain: Callable[..., None],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("OMERTA_WEBHOOKS_ALLOW_PRIVATE", "1")
+    # webhooks may call the loopback (the test's receiver)
+    settings = msgspec.structs.replace(container.settings, webhooks_allow_private=True)
+    container = bootstrap(settings, store=container.store, queues_client=container.queues_client)
     game_id, owners = _seated_game(container, workers_redis, {"type": "per_move", "seconds": 600})
     summary = ReadModels(workers_redis).summary(game_id)
     assert summary is not None
     (owing,) = [c for c in summary.clocks if c.deadline is not None]
     assert owing.deadline is not None
-    drain()  # the game's own notices (its first "your turn") go before the hook is there
+    drain(container)  # the game's own notices (its first "your turn") go before the hook is there
     with receiver() as hook:
         Webhooks(workers_redis).add(owners[owing.seat], hook.url)
         monkeypatch.setattr(deadlines, "now_ms", lambda: owing.deadline - 60_000)  # 10 % left
@@ -166,7 +169,7 @@ def test_time_running_low_is_told_once(
                 deadlines.low_time(container.context, game_id, summary.version, owing.seat)
                 == "sent"
             )
-            drain()
+            drain(container)
         (call,) = hook.calls
         sent = json.loads(call.body)
         assert (sent["event"], sent["game_id"], sent["seat"]) == ("time_low", game_id, owing.seat)

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 import pytest
 import redis
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
-from bootstrap import Container
+from bootstrap import Container, bootstrap
 from services.eventstore import audit, shards
 from services.games.seats import GameExpired
 from services.identity.players import Players
@@ -40,6 +41,12 @@ def _open_game(
     return game_id, created, codes
 
 
+def _expiring_in(container: Container, days: float) -> Container:
+    """The objects of ``container`` with open games expiring after ``days``."""
+    settings = msgspec.structs.replace(container.settings, open_game_days=days)
+    return bootstrap(settings, store=container.store, queues_client=container.queues_client)
+
+
 def _expiry_jobs(client: redis.Redis) -> list[str]:
     registry = ScheduledJobRegistry(wq.CLOCKS, connection=client)
     return [j.decode() for j in client.zrange(registry.key, 0, -1) if j.startswith(b"expire-")]
@@ -50,18 +57,18 @@ def _unjoined(client: redis.Redis, game_id: str) -> float | None:
 
 
 def test_an_open_game_is_armed_until_somebody_joins_and_a_lost_job_is_armed_again(
-    container: Container, workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    container: Container, workers_redis: redis.Redis
 ) -> None:
-    monkeypatch.setenv("OMERTA_OPEN_GAME_DAYS", "2")
+    container = _expiring_in(container, 2)
     game_id, created, codes = _open_game(container, workers_redis)
     job_id = expiry.job_id(game_id, created + 2 * DAY_MS)
     assert _unjoined(workers_redis, game_id) == created
     assert _expiry_jobs(workers_redis) == [job_id]
     job = Job.fetch(job_id, connection=workers_redis)
     assert (job.func_name, job.args) == ("workers.clocks.expiry.expire", (game_id,))
-    assert expiry.catch_up(workers_redis, container.queues) == 0  # armed: nothing to do
+    assert expiry.catch_up(workers_redis, container.queues, 2) == 0  # armed: nothing to do
     job.delete()  # a flushed queue
-    assert expiry.catch_up(workers_redis, container.queues) == 1
+    assert expiry.catch_up(workers_redis, container.queues, 2) == 1
     assert _expiry_jobs(workers_redis) == [job_id]
     assert (
         expiry.expire(container.context, game_id) == "later"
@@ -73,9 +80,9 @@ def test_an_open_game_is_armed_until_somebody_joins_and_a_lost_job_is_armed_agai
 
 
 def test_the_expiry_of_a_game_just_joined_does_nothing(
-    container: Container, workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    container: Container, workers_redis: redis.Redis
 ) -> None:
-    monkeypatch.setenv("OMERTA_OPEN_GAME_DAYS", "0.00001")  # under a second
+    container = _expiring_in(container, 0.00001)  # under a second
     game_id, _, codes = _open_game(container, workers_redis, seats=3)
     bob, _ = Players(workers_redis).create("Bob")
     Players(workers_redis).join(game_id, bob.id, codes[1])  # before the job ran
@@ -95,7 +102,8 @@ def test_a_real_worker_expires_an_open_game_nobody_joined(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     days = 2 / 86_400  # two seconds
-    monkeypatch.setenv("OMERTA_OPEN_GAME_DAYS", str(days))
+    monkeypatch.setenv("OMERTA_OPEN_GAME_DAYS", str(days))  # the worker process's
+    container = _expiring_in(container, days)
     log = tmp_path / "worker.log"
     worker = start_worker(redis_url, log)
     try:

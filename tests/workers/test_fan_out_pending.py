@@ -14,11 +14,14 @@ from services.eventstore.store import EventStore
 from services.games.commands import CommandService
 from services.games.repository import EventStoreRepository
 from services.identity.players import Players
+from services.platform import config
 from services.readside import readmodels as rm
 from tests.feeds import id_in
 from workers import queues as wq
 from workers.notify import notices as notify
 from workers.projection.projector import Projector
+
+SETTINGS = config.settings({})  # the channels' (their catch-up)
 
 
 def _pending(client: fakeredis.FakeRedis) -> list[bytes]:
@@ -69,14 +72,14 @@ def test_the_catch_up_enqueues_again_a_fan_out_whose_job_is_gone(
     (member,) = _pending(fake_redis)
     kept = notify.fan_outs(fake_redis)
     kept.hold(member, 0)  # past its lease
-    assert notify.catch_up(fake_redis, queues) == 0  # its job still waits in the queue
+    assert notify.catch_up(fake_redis, queues, SETTINGS) == 0  # its job still waits in the queue
     assert queue.get_job_ids() == [job_id]
     kept.hold(member, 0)
     job = queue.fetch_job(job_id)
     assert job is not None
     job.delete()  # RQ's server lost it
-    assert notify.catch_up(fake_redis, queues) == 1
+    assert notify.catch_up(fake_redis, queues, SETTINGS) == 1
     (again,) = queue.get_job_ids()
     revived = queue.fetch_job(again)
     assert revived is not None and revived.args == (member.decode(),)
-    assert notify.catch_up(fake_redis, queues) == 0  # the copy holds it for its lease
+    assert notify.catch_up(fake_redis, queues, SETTINGS) == 0  # the copy holds it for its lease

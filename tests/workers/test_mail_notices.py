@@ -41,7 +41,7 @@ from tests.workers.helpers import start_worker, wait
 from tests.workers.pushservice import push_service
 from tests.workers.receiver import receiver
 from tests.workers.test_push import _subscribe
-from tests.workers.test_webhooks import Table, _move, _register, _table, api, worker
+from tests.workers.test_webhooks import Table, _move, _register, _table, api, worker, worker_env
 from tests.workers.test_webhooks import _quiet as quiet
 from workers import queues as wq
 from workers.notify import mail as notify_mail
@@ -52,7 +52,7 @@ pytestmark = pytest.mark.server
 PUBLIC = "http://omerta.test"
 SENDER = "omerta@omerta.test"
 FORM = "application/x-www-form-urlencoded"
-__all__ = ["api", "worker"]  # fixtures of test_webhooks, used here by name
+__all__ = ["api", "worker", "worker_env"]  # fixtures of test_webhooks, used here by name
 
 
 class HoldingInbox(Inbox):
@@ -369,7 +369,7 @@ def _to_act(container: Container, game_id: str) -> set[int]:
 
 
 def test_the_texts_of_an_ended_game_and_of_several_notices_in_both_languages(
-    api: Api, workers_redis: redis.Redis, hooks_env: None
+    api: Api, container: Container, workers_redis: redis.Redis, hooks_env: None
 ) -> None:
     """The texts from a summary as the projection writes it: a player's turn in a finished
     game is no news, its end is (and the mail says nothing of the result); several notices
@@ -405,7 +405,9 @@ def test_the_texts_of_an_ended_game_and_of_several_notices_in_both_languages(
     assert notify_mail.live(nt.Notice(ann.id, "your_turn", "g1", "gangsta", 10, 0), summary)
     email = emails.get(ann.id)
     assert email is not None
-    mail = notify_mail_text.compose(workers_redis, ann.id, email, summary, ended, "x1")
+    mail = notify_mail_text.compose(
+        workers_redis, ann.id, email, summary, ended, "x1", container.settings
+    )
     assert mail["Subject"] == "Omerta: your game of Gangsta! with the AI, Bob has ended"
     assert _text(mail).startswith(
         "Hello Ann,\n\nyour game of Gangsta! with the AI, Bob has ended.\n\n"
@@ -415,7 +417,9 @@ def test_the_texts_of_an_ended_game_and_of_several_notices_in_both_languages(
     email = emails.get(bob.id)
     assert email is not None
     ended = [nt.Notice(bob.id, "game_ended", "g1", "gangsta", 9, 2)]
-    mail = notify_mail_text.compose(workers_redis, bob.id, email, summary, ended, "x2")
+    mail = notify_mail_text.compose(
+        workers_redis, bob.id, email, summary, ended, "x2", container.settings
+    )
     assert mail["Subject"] == "Omerta: Ann さん、AIとのギャングスタ!が終了しました"
 
     running = msgspec.structs.replace(summary, status="running", due={2: 5})
@@ -424,7 +428,9 @@ def test_the_texts_of_an_ended_game_and_of_several_notices_in_both_languages(
         nt.Notice(bob.id, "player_joined", "g1", "gangsta", 3, 0),
         nt.Notice(bob.id, "your_turn", "g1", "gangsta", 7, 2),
     ]
-    mail = notify_mail_text.compose(workers_redis, bob.id, email, running, news, "x3")
+    mail = notify_mail_text.compose(
+        workers_redis, bob.id, email, running, news, "x3", container.settings
+    )
     assert mail["Subject"] == "Omerta: Ann さん、AIとのギャングスタ!のお知らせ"
     assert _text(mail).startswith(
         "Bob さん\n\nAnn さん、AIとのギャングスタ!について: \n\n"
@@ -453,12 +459,12 @@ def test_a_fan_out_tried_again_after_its_mail_job_was_lost_mails_once(
     assert emails.redeem(VERIFY, emails.new_link(VERIFY, ann.id)) is not None
     version = read_models.version(created["game_id"])
     notice = nt.Notice(ann.id, "player_joined", created["game_id"], "famiglia", version, seat)
-    assert notify_mail.route(workers_redis, container.queues, [notice]) == 1
+    assert notify_mail.route(workers_redis, container.queues, container.settings, [notice]) == 1
     container.queues.queue(wq.NOTIFY).empty()  # the job lost: the fan-out died before its enqueue
-    assert notify_mail.route(workers_redis, container.queues, [notice]) == 1
+    assert notify_mail.route(workers_redis, container.queues, container.settings, [notice]) == 1
     drain()
     assert len(_notices(smtp, ann)) == 1
     assert nt.was_sent(workers_redis, notify_mail.notice_id(notice))
-    assert notify_mail.route(workers_redis, container.queues, [notice]) == 0
+    assert notify_mail.route(workers_redis, container.queues, container.settings, [notice]) == 0
     drain()
     assert len(_notices(smtp, ann)) == 1

@@ -45,6 +45,11 @@ def push_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 @pytest.fixture
+def worker_env(push_env: None) -> None:
+    """The container's settings are the workers' (``push_env``)."""
+
+
+@pytest.fixture
 def api(container: Container, workers_redis: redis.Redis, push_env: None) -> Iterator[Api]:
     with create_app(container).test_client(use_cookies=False) as client:
         yield Api(client)
@@ -210,7 +215,7 @@ def test_the_catch_up_sends_a_push_whose_worker_died_once_its_claim_is_gone(
         sub_id = push.subscription_id(service.endpoint(bob.id))
         notice = nt.Notice(bob.id, "your_turn", "g-lost", "gangsta", 7, 1)
         member = msgspec.json.encode((bob.id, sub_id, notice))
-        pushes = notify_push.Push(workers_redis, container.queues)
+        pushes = notify_push.Push(workers_redis, container.queues, container.settings)
         # A worker took the job, claimed the sending and died: the job is lost to RQ for now,
         # the claim and the pending entry (already due) are left.
         delivery = nt.delivery_id(notice, "push", sub_id)

@@ -64,6 +64,11 @@ def hooks_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
+def worker_env(hooks_env: None) -> None:
+    """The container's settings are the workers' (``hooks_env``)."""
+
+
+@pytest.fixture
 def api(container: Container, workers_redis: redis.Redis, hooks_env: None) -> Iterator[Api]:
     with create_app(container).test_client(use_cookies=False) as client:
         yield Api(client)

@@ -42,7 +42,7 @@ from services.eventstore.store import now_ms, unavailable
 from services.games import clocks, vacation
 from services.games.clocks import SeatClock
 from services.notify import notifications as nt
-from services.platform import servers
+from services.platform import config
 from services.readside import readmodels as rm
 from workers.context import Context
 from workers.notify import notices as notify
@@ -160,10 +160,10 @@ def deadline(context: Context, game_id: str, version: int, seat: int) -> str:
     if now_ms() < due:
         arm(context.queues, game_id, version, seat, clock.bank, due)
         return "later"
-    svc = context.commands
-    meta = svc.load(game_id).meta
+    commands = context.commands
+    meta = commands.load(game_id).meta
     try:
-        svc.time_out(game_id, version, seat, meta.on_timeout.policy == "forfeit")
+        commands.time_out(game_id, version, seat, meta.on_timeout.policy == "forfeit")
     except Conflict:
         return "stale"
     jobs.project_with(context, game_id)  # the bot seat's move follows
@@ -189,7 +189,7 @@ def low_time(context: Context, game_id: str, version: int, seat: int) -> str:
     return "sent"
 
 
-def indexed(client: servers.Store, index: str, which: Iterable[int]) -> list[tuple[str, int]]:
+def indexed(client: config.Store, index: str, which: Iterable[int]) -> list[tuple[str, int]]:
     """Every (member, score) of the read models' ``index`` in the shards ``which``: one
     pipeline for all of them."""
     pipe = client.pipeline(transaction=False)
@@ -201,7 +201,7 @@ def indexed(client: servers.Store, index: str, which: Iterable[int]) -> list[tup
 
 
 def catch_up(
-    client: servers.Store, queues: Queues, which: Iterable[int] = range(shards.SHARDS)
+    client: config.Store, queues: Queues, which: Iterable[int] = range(shards.SHARDS)
 ) -> int:
     """Arm again every deadline in the indexes of the shards ``which`` (in the store,
     ``client``) whose job is gone from RQ's server (``queues``); how many. One already past

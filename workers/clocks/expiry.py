@@ -18,7 +18,6 @@ the close holds, so the retry appends.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Iterable
 
 from rq.job import Job
@@ -27,7 +26,7 @@ from services.errors import RuleRejected
 from services.eventstore import shards
 from services.eventstore.store import now_ms
 from services.games.seats import Seats
-from services.platform import config, servers
+from services.platform import config
 from services.readside import readmodels as rm
 from workers.clocks import deadlines
 from workers.context import Context
@@ -46,23 +45,20 @@ def job_id(game_id: str, at: int) -> str:
     return f"expire-{at}-{game_id}"
 
 
-def _days() -> float:
-    return config.settings(os.environ).open_game_days
-
-
-def expires_at(created: int) -> int:
-    """When a game created at ``created`` (ms) expires if nobody joins it, with the setting now."""
-    return created + round(_days() * DAY_MS)
+def expires_at(created: int, days: float) -> int:
+    """When a game created at ``created`` (ms) expires if nobody joins it in ``days`` (the
+    setting now: ``OMERTA_OPEN_GAME_DAYS``)."""
+    return created + round(days * DAY_MS)
 
 
 class Expiry(Listener):
     """The projector's listener: arms the expiry of a game nobody joined yet."""
 
-    def __init__(self, queues: Queues) -> None:
-        self.queues = queues
+    def __init__(self, queues: Queues, days: float) -> None:
+        self.queues, self.days = queues, days
 
     def on_unjoined(self, game_id: str, created: int) -> None:
-        arm(self.queues, game_id, expires_at(created))
+        arm(self.queues, game_id, expires_at(created, self.days))
 
 
 def arm(queues: Queues, game_id: str, at: int) -> bool:
@@ -75,15 +71,15 @@ def expire(context: Context, game_id: str) -> str:
     """Expire the game if nobody joined it in time: ``expired``, ``later`` (not yet due: armed
     again), ``joined`` (somebody joined first, or no seat is open: nothing happens) or ``over``
     (the game ended otherwise)."""
-    svc = context.commands
-    at = expires_at(svc.load(game_id).meta.created)
+    commands, days = context.commands, context.settings.open_game_days
+    at = expires_at(commands.load(game_id).meta.created, days)
     if now_ms() < at:
         arm(context.queues, game_id, at)
         return "later"
-    if not Seats(svc.store.redis, now_ms, 0).close_unjoined(game_id):
+    if not Seats(context.store, now_ms, 0).close_unjoined(game_id):
         return "joined"
     try:
-        svc.expire(game_id, _days())
+        commands.expire(game_id, days)
     except RuleRejected:  # the creator conceded, or the game ended by its own rules
         return "over"
     jobs.project_with(context, game_id)
@@ -91,13 +87,16 @@ def expire(context: Context, game_id: str) -> str:
 
 
 def catch_up(
-    client: servers.Store, queues: Queues, which: Iterable[int] = range(shards.SHARDS)
+    client: config.Store,
+    queues: Queues,
+    days: float,
+    which: Iterable[int] = range(shards.SHARDS),
 ) -> int:
     """Arm again the expiry of every game in the indexes of the shards ``which`` (in the store,
     ``client``) whose job is gone from RQ's server (``queues``); how many. One already due runs
     at once. Two round trips: a pipeline of the indexes, one of their jobs' keys."""
     entries = [
-        (game_id, expires_at(created))
+        (game_id, expires_at(created, days))
         for game_id, created in deadlines.indexed(client, rm.UNJOINED, which)
     ]
     look = queues.client.pipeline(transaction=False)

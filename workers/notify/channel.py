@@ -16,7 +16,6 @@ delivery record a member of its pending set has, and how that member's job is en
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
@@ -25,8 +24,7 @@ import msgspec
 from services.eventstore import shards
 from services.eventstore.store import now_ms, unavailable
 from services.notify import notifications as nt
-from services.platform import config
-from services.platform.servers import Store
+from services.platform.config import Settings, Store
 from workers.notify.pending import FAILURE_TTL, Pending, enqueue_once
 from workers.queues import NOTIFY, Queues
 
@@ -84,14 +82,14 @@ def _catch_up(channel: Channel, which: list[int]) -> int:
     return revived
 
 
-def job_timeout() -> int:
+def job_timeout(settings: Settings) -> int:
     """RQ's limit for one try of a ``Targets`` channel: the HTTP call's, and a margin."""
-    return int(config.settings(os.environ).webhook_timeout) + LEASE_MARGIN
+    return int(settings.webhook_timeout) + LEASE_MARGIN
 
 
-def lease() -> int:
+def lease(settings: Settings) -> int:
     """How long a claim (and a pending entry) outlives the try that holds it."""
-    return job_timeout() + LEASE_MARGIN
+    return job_timeout(settings) + LEASE_MARGIN
 
 
 _member = msgspec.json.Decoder(tuple[str, str, nt.Notice])
@@ -105,15 +103,16 @@ class Targets:
     name: str
     job: str
 
-    def __init__(self, client: Store, queues: Queues, pending: str) -> None:
-        self.client, self.queues = client, queues
+    def __init__(
+        self, client: Store, queues: Queues, pending: str, settings: Settings
+    ) -> None:
+        self.client, self.queues, self.settings = client, queues, settings
         self.pending = Pending(
-            client,
-            pending,
-            self.player_of,
-            lambda: config.settings(os.environ).webhook_backoff,
-            lease,
+            client, pending, self.player_of, lambda: settings.webhook_backoff, self.lease
         )
+
+    def lease(self) -> int:
+        return lease(self.settings)
 
     def targets(self, player: str) -> Sequence[str]:
         """The ids of the player's targets."""
@@ -138,7 +137,7 @@ class Targets:
             self.job,
             args=(player, target, entry),
             job_id=f"{self.name}-{delivery}{suffix}",
-            timeout=job_timeout(),
+            timeout=job_timeout(self.settings),
             result_ttl=0,
             failure_ttl=FAILURE_TTL,
             retry=self.pending.retry(),
@@ -170,7 +169,7 @@ class Targets:
             self.pending.done(member)
             return "gone"
         delivery = nt.delivery_id(notice, self.name, target)
-        token = nt.claim(self.client, delivery, lease())
+        token = nt.claim(self.client, delivery, self.lease())
         if token is None:
             self.pending.done(member)
             return "duplicate"

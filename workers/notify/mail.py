@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import cast
@@ -66,14 +65,12 @@ from services.eventstore.store import now_ms, unavailable
 from services.identity.emails import Emails
 from services.notify import mail
 from services.notify import notifications as nt
-from services.platform import config
-from services.platform.servers import Store
+from services.platform.config import Settings, Store
 from services.readside.readmodels import ReadModels, Summary
 from workers.context import Context
 from workers.notify import mail_pending as queued
 from workers.notify import mail_text as notify_mail_text
 from workers.notify.mail_pending import CHANNEL, DIGEST, MAIL
-from workers.notify.pending import Pending
 from workers.queues import Queues, job
 
 log = logging.getLogger(__name__)
@@ -156,8 +153,8 @@ def _batch_id(notices: list[nt.Notice]) -> str:
     return hashlib.sha256("|".join(ids).encode()).hexdigest()[:32]
 
 
-def _period_ms() -> int:
-    return 1000 * config.settings(os.environ).mail_digest_seconds
+def _period_ms(settings: Settings) -> int:
+    return 1000 * settings.mail_digest_seconds
 
 
 class Mail:
@@ -166,26 +163,29 @@ class Mail:
 
     name = CHANNEL
 
-    def __init__(self, client: Store, queues: Queues) -> None:
-        self.client, self.queues = client, queues
-        self.pending = queued.pending_set(client)
+    def __init__(self, client: Store, queues: Queues, settings: Settings) -> None:
+        self.client, self.queues, self.settings = client, queues, settings
+        self.pending = queued.pending_set(client, settings)
 
     def enqueue(self, notices: Sequence[nt.Notice]) -> int:
-        return route(self.client, self.queues, notices)
+        return route(self.client, self.queues, self.settings, notices)
 
     def delivery_of(self, entry: bytes) -> str:
         return queued.mail_id_of(entry)
 
     def revive(self, entry: bytes) -> None:
-        queued.revive(self.pending, self.queues, entry)
+        queued.revive(self.pending, self.queues, self.settings, entry)
 
 
-def route(client: Store, queues: Queues, notices: Sequence[nt.Notice]) -> int:
+def route(
+    client: Store, queues: Queues, settings: Settings, notices: Sequence[nt.Notice]
+) -> int:
     """Route the notices of one projection, each wanted by its player, to a mail now or the
     next digest (see the module docstring); how many mails or digests are on their way for
     them."""
     groups: dict[tuple[str, str], list[nt.Notice]] = defaultdict(list)
-    emails, pending = Emails(client), queued.pending_set(client)
+    emails, pending = Emails(client), queued.pending_set(client, settings)
+    period = _period_ms(settings)
     for notice in notices:
         groups[(notice.player, notice.game_id)].append(notice)
     count = 0
@@ -197,16 +197,16 @@ def route(client: Store, queues: Queues, notices: Sequence[nt.Notice]) -> int:
         keys = [_key(player, f"window:{game_id}"), _key(player, f"digest:{game_id}")]
         keys += [_key(player, f"batch:{batch}")]
         keys += [_key(player, f"route:{notice_id(n)}") for n in group]
-        args = [str(now + _period_ms()), str(_period_ms()), str(KEEP_MS), batch, str(now)]
+        args = [str(now + period), str(period), str(KEEP_MS), batch, str(now)]
         args += [msgspec.json.encode(n).decode() for n in group]
         with unavailable():
             went = client.eval(_ROUTE, len(keys), *keys, *args)
         for dest in {d.decode() for d in went}:
             kind, _, ref = dest.partition(":")
             if kind == MAIL:
-                count += queued.enqueue_mail(pending, queues, player, game_id, ref)
+                count += queued.enqueue_mail(pending, queues, settings, player, game_id, ref)
             if kind == DIGEST:
-                count += queued.schedule_digest(pending, queues, player, game_id, ref)
+                count += queued.schedule_digest(pending, queues, settings, player, game_id, ref)
     return count
 
 
@@ -215,9 +215,9 @@ def deliver_mail(context: Context, player: str, game_id: str, batch: str) -> str
     """Send one mail of notices, once: ``sent``, ``duplicate`` (sent before), ``nothing``
     (nothing live or wanted left in it) or ``gone`` (its batch expired). Raises (RQ retries)
     on a failed sending or a claim held elsewhere."""
-    mail = Mail(context.store, context.queues)
+    mail = Mail(context.store, context.queues, context.settings)
     member = queued.member(MAIL, player, game_id, batch)
-    outcome = _send(mail.pending, member, player, game_id, batch)
+    outcome = _send(mail, member, player, game_id, batch)
     mail.pending.done(member)
     return outcome
 
@@ -226,8 +226,8 @@ def deliver_mail(context: Context, player: str, game_id: str, batch: str) -> str
 def send_digest(context: Context, player: str, game_id: str, ends: str) -> str:
     """At the window's end: mail what was collected in it, once (as ``deliver_mail``);
     ``stale`` when nothing was left to say, ``made`` when this digest was dealt with before."""
-    mail = Mail(context.store, context.queues)
-    client = mail.client
+    mail = Mail(context.store, context.queues, context.settings)
+    client, period = mail.client, _period_ms(context.settings)
     member = queued.member(DIGEST, player, game_id, ends)
     mail_id = queued.digest_id(player, game_id, ends)
     collected = _key(player, f"digest:{game_id}")
@@ -236,7 +236,7 @@ def send_digest(context: Context, player: str, game_id: str, ends: str) -> str:
     summary = ReadModels(client).summary(game_id)
     stale = [raw for raw in waiting if not live(_notice.decode(raw), summary)]
     keys = (_key(player, f"window:{game_id}"), collected, _key(player, f"batch:{mail_id}"))
-    args = (ends, str(now_ms() + _period_ms()), str(_period_ms()), str(KEEP_MS))
+    args = (ends, str(now_ms() + period), str(period), str(KEEP_MS))
     with unavailable():
         taken = client.eval(_TAKE, len(keys), *keys, *args, *stale)
     if taken is None:
@@ -248,7 +248,7 @@ def send_digest(context: Context, player: str, game_id: str, ends: str) -> str:
             nt.mark_sent(client, mail_id)
             outcome = "stale"
         else:
-            outcome = _send(mail.pending, member, player, game_id, mail_id)
+            outcome = _send(mail, member, player, game_id, mail_id)
     mail.pending.done(member)
     return outcome
 
@@ -269,8 +269,8 @@ def live(notice: nt.Notice, summary: Summary | None) -> bool:
     return summary.status == "running" and notice.seat in summary.due
 
 
-def _send(pending: Pending, member: bytes, player: str, game_id: str, mail_id: str) -> str:
-    client = pending.client
+def _send(mail_channel: Mail, member: bytes, player: str, game_id: str, mail_id: str) -> str:
+    client, pending, settings = mail_channel.client, mail_channel.pending, mail_channel.settings
     if nt.was_sent(client, mail_id):
         return "duplicate"
     batch_key = _key(player, f"batch:{mail_id}")
@@ -287,14 +287,14 @@ def _send(pending: Pending, member: bytes, player: str, game_id: str, mail_id: s
         _finish(client, batch_key, mail_id, notices)
         return "nothing"
     assert summary is not None  # news are live
-    message = notify_mail_text.compose(client, player, email, summary, news, mail_id)
-    token = nt.claim(client, mail_id, queued.lease())
+    message = notify_mail_text.compose(client, player, email, summary, news, mail_id, settings)
+    token = nt.claim(client, mail_id, queued.lease(settings))
     if token is None:
         return "duplicate"
     # The catch-up leaves it alone while this try may still be sending.
     pending.hold_for_lease(member)
     try:
-        mail.deliver(message)
+        mail.deliver(message, settings)
     except Exception:
         nt.release(client, mail_id, token)
         pending.after_failure(member)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,8 +25,7 @@ from rq.exceptions import DuplicateJobError
 
 from services.eventstore.store import now_ms
 from services.notify import notifications as nt
-from services.platform import config
-from services.platform.servers import Store
+from services.platform.config import Settings, Store
 from workers.mailer import MAIL_RETRY
 from workers.notify.pending import FAILURE_TTL, Pending, enqueue_once
 from workers.queues import NOTIFY, Queues
@@ -59,27 +57,31 @@ def digest_id(player: str, game_id: str, ends: str) -> str:
     return hashlib.sha256(raw).hexdigest()[:32]
 
 
-def job_timeout() -> int:
+def job_timeout(settings: Settings) -> int:
     """RQ's limit for one try: a few SMTP steps, each bounded by ``OMERTA_SMTP_TIMEOUT``."""
-    return int(3 * config.settings(os.environ).smtp_timeout) + MARGIN
+    return int(3 * settings.smtp_timeout) + MARGIN
 
 
-def lease() -> int:
+def lease(settings: Settings) -> int:
     """A claim outlives the try that made it: no second try sends while the first may."""
-    return job_timeout() + MARGIN
+    return job_timeout(settings) + MARGIN
 
 
-def pending_set(client: Store) -> Pending:
+def pending_set(client: Store, settings: Settings) -> Pending:
     """The mails' and digests' pending set."""
     return Pending(
-        client, PENDING, lambda entry: decode(entry)[1], lambda: MAIL_RETRY.intervals, lease
+        client,
+        PENDING,
+        lambda entry: decode(entry)[1],
+        lambda: MAIL_RETRY.intervals,
+        lambda: lease(settings),
     )
 
 
-def _options(pending: Pending, mail_id: str, what: str) -> dict[str, Any]:
+def _options(pending: Pending, settings: Settings, mail_id: str, what: str) -> dict[str, Any]:
     """RQ's options of a mail's or a digest's job."""
     return {
-        "timeout": job_timeout(),
+        "timeout": job_timeout(settings),
         "result_ttl": 0,
         "failure_ttl": FAILURE_TTL,
         "retry": pending.retry(),
@@ -88,7 +90,13 @@ def _options(pending: Pending, mail_id: str, what: str) -> dict[str, Any]:
 
 
 def enqueue_mail(
-    pending: Pending, queues: Queues, player: str, game_id: str, batch: str, suffix: str = ""
+    pending: Pending,
+    queues: Queues,
+    settings: Settings,
+    player: str,
+    game_id: str,
+    batch: str,
+    suffix: str = "",
 ) -> int:
     """Record the mail of ``batch`` as pending and enqueue its job (once: 1), unless it was
     sent (a projection run again: 0)."""
@@ -101,19 +109,21 @@ def enqueue_mail(
         DELIVER_MAIL,
         args=(player, game_id, batch),
         job_id=f"mail-{batch}{suffix}",
-        **_options(pending, batch, "mail"),
+        **_options(pending, settings, batch, "mail"),
     )
     return 1
 
 
-def schedule_digest(pending: Pending, queues: Queues, player: str, game_id: str, ends: str) -> int:
+def schedule_digest(
+    pending: Pending, queues: Queues, settings: Settings, player: str, game_id: str, ends: str
+) -> int:
     """Record the digest of the window ending at ``ends`` as pending and schedule its job then
     (1), unless it was sent (0)."""
     mail_id = digest_id(player, game_id, ends)
     if nt.was_sent(pending.client, mail_id):
         return 0
     entry = member(DIGEST, player, game_id, ends)
-    pending.hold(entry, int(ends) + 1000 * (lease() + SCHEDULER_SLACK))
+    pending.hold(entry, int(ends) + 1000 * (lease(settings) + SCHEDULER_SLACK))
     # Scheduled by an earlier notice of this window: it is the same digest.
     with contextlib.suppress(DuplicateJobError):
         queues.queue(NOTIFY).enqueue_at(
@@ -122,7 +132,7 @@ def schedule_digest(pending: Pending, queues: Queues, player: str, game_id: str,
             args=(player, game_id, ends),
             job_id=f"maildigest-{mail_id}",
             unique=True,
-            **_options(pending, mail_id, "digest"),
+            **_options(pending, settings, mail_id, "digest"),
         )
     return 1
 
@@ -133,12 +143,12 @@ def mail_id_of(entry: bytes) -> str:
     return ref if kind == MAIL else digest_id(player, game_id, ref)
 
 
-def revive(pending: Pending, queues: Queues, entry: bytes) -> None:
+def revive(pending: Pending, queues: Queues, settings: Settings, entry: bytes) -> None:
     """Enqueue again the job of a member nobody holds (the catch-up's)."""
     kind, player, game_id, ref = decode(entry)
     suffix = f"-catch-up-{now_ms()}"
     if kind == MAIL:
-        enqueue_mail(pending, queues, player, game_id, ref, suffix)
+        enqueue_mail(pending, queues, settings, player, game_id, ref, suffix)
         return
     # Past its window's end: at once.
     mail_id = digest_id(player, game_id, ref)
@@ -148,5 +158,5 @@ def revive(pending: Pending, queues: Queues, entry: bytes) -> None:
         SEND_DIGEST,
         args=(player, game_id, ref),
         job_id=f"maildigest-{mail_id}{suffix}",
-        **_options(pending, mail_id, "digest"),
+        **_options(pending, settings, mail_id, "digest"),
     )

@@ -9,7 +9,6 @@ state: a turn is said to be theirs, never what they hold.
 
 from __future__ import annotations
 
-import os
 from email.message import EmailMessage
 
 from services.eventstore import serversecret
@@ -18,7 +17,7 @@ from services.identity.players import Players
 from services.notify import mailtexts
 from services.notify import notifications as nt
 from services.platform import config
-from services.platform.servers import Store
+from services.platform.config import Settings, Store
 from services.readside.readmodels import Summary
 
 
@@ -29,8 +28,10 @@ def compose(
     summary: Summary,
     news: list[nt.Notice],
     mail_id: str,
+    settings: Settings,
 ) -> EmailMessage:
-    """The mail of ``news`` to ``player``: ``mail_id`` makes its ``Message-ID``."""
+    """The mail of ``news`` to ``player``: ``mail_id`` makes its ``Message-ID``; its sender and
+    links are the settings' (``OMERTA_MAIL_FROM``, the public URL)."""
     lang = email.lang
     people = Players(client)
     names = people.names(s.player for s in summary.seats if s.player)
@@ -46,7 +47,6 @@ def compose(
         if s.kind in ("player", "ai") and s.player != player
     )
     me = people.get(player)
-    settings = config.settings(os.environ)
     base = config.public_url(settings)
     signature = unsubscribe_signature(serversecret.load(client), player)
     params = {

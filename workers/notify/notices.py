@@ -38,7 +38,7 @@ from rq.job import JobStatus
 from services.eventstore import shards
 from services.eventstore.store import now_ms
 from services.notify import notifications as nt
-from services.platform.servers import Store
+from services.platform.config import Settings, Store
 from services.readside.readmodels import Summary
 from workers.context import Context
 from workers.notify import channel
@@ -73,9 +73,15 @@ DELIVERIES = MappingProxyType(
 )
 
 
-def channels(client: Store, queues: Queues) -> tuple[channel.Channel, ...]:
+def channels(
+    client: Store, queues: Queues, settings: Settings
+) -> tuple[channel.Channel, ...]:
     """The notification channels, in the order the fan-out hands them the notices."""
-    return (Mail(client, queues), Push(client, queues), Webhooks(client, queues))
+    return (
+        Mail(client, queues, settings),
+        Push(client, queues, settings),
+        Webhooks(client, queues, settings),
+    )
 
 
 def fan_outs(client: Store) -> Pending:
@@ -143,10 +149,15 @@ def fan_out(context: Context, notices_json: str) -> int:
 
 def _fan_out_to_channels(context: Context, notices: list[nt.Notice]) -> int:
     client, queues = context.store, context.queues
-    return channel.fan_out(client, channels(client, queues), notices)
+    return channel.fan_out(client, channels(client, queues, context.settings), notices)
 
 
-def catch_up(client: Store, queues: Queues, which: Iterable[int] = range(shards.SHARDS)) -> int:
+def catch_up(
+    client: Store,
+    queues: Queues,
+    settings: Settings,
+    which: Iterable[int] = range(shards.SHARDS),
+) -> int:
     """Re-enqueue, in the shards ``which`` (a worker's: those it holds), the fan-outs whose job
     is gone or failed for good, and every channel's pending sendings a dead worker left; how
     many."""
@@ -161,4 +172,4 @@ def catch_up(client: Store, queues: Queues, which: Iterable[int] = range(shards.
             continue  # waiting in the queue, or for RQ's next try
         _enqueue(queues, kept, member.decode(), f"{job_id}-catch-up-{now_ms()}")
         revived += 1
-    return revived + channel.catch_up(channels(client, queues), held)
+    return revived + channel.catch_up(channels(client, queues, settings), held)

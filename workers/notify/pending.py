@@ -25,7 +25,7 @@ from rq.exceptions import DuplicateJobError
 
 from services.eventstore import shards
 from services.eventstore.store import now_ms, unavailable
-from services.platform.servers import Store
+from services.platform.config import Store
 from workers.queues import Queues
 
 FAILURE_TTL = 7 * 24 * 3600

@@ -13,12 +13,10 @@ nobody holds past its due time (a worker died with it), as for every channel.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 from services.notify import push
-from services.platform import config
-from services.platform.servers import Store
+from services.platform.config import Settings, Store
 from workers.context import Context
 from workers.notify import channel
 from workers.queues import Queues, job
@@ -32,8 +30,8 @@ class Push(channel.Targets):
     name = "push"
     job = "workers.notify.push.deliver_push"
 
-    def __init__(self, client: Store, queues: Queues) -> None:
-        super().__init__(client, queues, PENDING)
+    def __init__(self, client: Store, queues: Queues, settings: Settings) -> None:
+        super().__init__(client, queues, PENDING, settings)
         self.subs = push.Subscriptions(client)
 
     def targets(self, player: str) -> Sequence[str]:
@@ -48,9 +46,7 @@ class Push(channel.Targets):
         assert sub is not None  # begun
         notice, delivery, token = begun
         try:
-            push.send(
-                sub, push.payload(notice, sub.lang), config.settings(os.environ).webhook_timeout
-            )
+            push.send(sub, push.payload(notice, sub.lang), self.settings)
         except push.Gone:
             self.subs.delete(player, sub_id)
             self.ended(member, delivery, token)
@@ -68,4 +64,5 @@ def deliver_push(context: Context, player: str, sub_id: str, member: str) -> str
     (unsubscribed, or the event no longer wanted) or ``dropped`` (the push service said the
     subscription is gone: deleted). Raises (RQ retries) on a failed push or a claim held
     elsewhere."""
-    return Push(context.store, context.queues).deliver(player, sub_id, member)
+    pushes = Push(context.store, context.queues, context.settings)
+    return pushes.deliver(player, sub_id, member)

@@ -23,13 +23,11 @@ the same ``X-Omerta-Delivery`` (``services.notify.webhooks``).
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Sequence
 
 from services.eventstore.store import now_ms
 from services.notify import webhooks as wh
-from services.platform import config
-from services.platform.servers import Store
+from services.platform.config import Settings, Store
 from workers.context import Context
 from workers.notify import channel
 from workers.queues import Queues, job
@@ -45,8 +43,8 @@ class Webhooks(channel.Targets):
     name = "webhook"
     job = "workers.notify.webhooks.deliver_webhook"
 
-    def __init__(self, client: Store, queues: Queues) -> None:
-        super().__init__(client, queues, PENDING)
+    def __init__(self, client: Store, queues: Queues, settings: Settings) -> None:
+        super().__init__(client, queues, PENDING, settings)
         self.hooks = wh.Webhooks(client)
 
     def targets(self, player: str) -> Sequence[str]:
@@ -66,7 +64,8 @@ class Webhooks(channel.Targets):
                 self.hooks.secret(hook_id),
                 delivery,
                 wh.payload(notice, delivery),
-                config.settings(os.environ).webhook_timeout,
+                self.settings.webhook_timeout,
+                self.settings.webhooks_allow_private,
             )
         except wh.DeliveryFailed as exc:
             given_up = self.failed(member, delivery, token)
@@ -90,4 +89,5 @@ def deliver_webhook(context: Context, player: str, hook_id: str, member: str) ->
     (the hook was deleted, or the player no longer wants the event since it was queued) or
     ``given_up`` (the last try failed). Raises (RQ retries) on a failed call with tries left
     or a claim held elsewhere."""
-    return Webhooks(context.store, context.queues).deliver(player, hook_id, member)
+    webhooks = Webhooks(context.store, context.queues, context.settings)
+    return webhooks.deliver(player, hook_id, member)

@@ -65,7 +65,7 @@ from services.errors import Unavailable
 from services.eventstore import keys, shards
 from services.eventstore.store import now_ms, unavailable
 from services.games import seats
-from services.platform.servers import Store
+from services.platform.config import Store
 from services.readside import readmodels as rm
 from workers.context import Context
 from workers.projection import ai_due, jobs, ratings

@@ -54,8 +54,8 @@ from redis.typing import EncodableT
 
 from services.eventstore import shards
 from services.eventstore.store import now_ms
-from services.platform import servers
-from services.platform.servers import Store
+from services.platform import config
+from services.platform.config import Store
 from workers.queues import AI
 
 log = logging.getLogger(__name__)
@@ -90,7 +90,7 @@ def lease_key(shard: int) -> str:
 class Leases:
     """One worker's leases (``name``: its RQ name) on the store ``client``."""
 
-    def __init__(self, client: servers.Store, name: str, ttl_ms: int = TTL_MS) -> None:
+    def __init__(self, client: config.Store, name: str, ttl_ms: int = TTL_MS) -> None:
         self._redis = client
         self.name = name
         self.ttl_ms = ttl_ms
@@ -162,7 +162,7 @@ class Presence:
     between jobs only."""
 
     def __init__(
-        self, client: servers.Store, name: str, ttl_ms: int = TTL_MS, queues: Sequence[str] = ()
+        self, client: config.Store, name: str, ttl_ms: int = TTL_MS, queues: Sequence[str] = ()
     ) -> None:
         self._redis = client
         self.name = name
@@ -189,7 +189,7 @@ def serving_key(queue: str) -> str:
     return f"{ALIVE}:{queue}"
 
 
-def alive(client: servers.Store) -> list[str]:
+def alive(client: config.Store) -> list[str]:
     """The workers whose announcement (``Presence``) has not lapsed."""
     return [name.decode() for name in _announced(client, ALIVE)]
 
@@ -197,7 +197,7 @@ def alive(client: servers.Store) -> list[str]:
 AI_WORKER_STALE = 30.0  # seconds without an AI worker seen after which a default worker takes over
 
 
-def ai_worker_alive(client: servers.Store, other_than: str | None = None, queue: str = AI) -> bool:
+def ai_worker_alive(client: config.Store, other_than: str | None = None, queue: str = AI) -> bool:
     """Whether an AI worker (one serving the AI queue, or ``queue``, but not the projections)
     is alive (its ``Presence`` has not lapsed)."""
     return any(name.decode() != other_than for name in _announced(client, serving_key(queue)))
@@ -260,7 +260,7 @@ def _what(part: Renewable) -> str:
     return type(part).__name__.lower()  # "presence", "leases"
 
 
-def holding(client: servers.Store) -> tuple[dict[str, int], list[int]]:
+def holding(client: config.Store) -> tuple[dict[str, int], list[int]]:
     """The leases now: how many shards each worker holds, and the shards no worker holds."""
     pipe = client.pipeline(transaction=False)
     for shard in range(shards.SHARDS):
@@ -275,7 +275,7 @@ def holding(client: servers.Store) -> tuple[dict[str, int], list[int]]:
     return dict(sorted(holders.items())), unheld
 
 
-def report(client: servers.Store) -> dict[str, object]:
+def report(client: config.Store) -> dict[str, object]:
     """``holding`` as ``omerta status`` shows it."""
     holders, unheld = holding(client)
     return {"holders": holders, "unheld": unheld}

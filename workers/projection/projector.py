@@ -38,7 +38,7 @@ from services.games.clocks import SeatClock
 from services.games.seating import ai_levels
 from services.games.statecache import StateCache
 from services.notify.notifications import as_created
-from services.platform.servers import Store
+from services.platform.config import Store
 from services.readside import readmodels as rm
 from workers.projection.readmodel import Folded, Seating, game_clocks, read_models, unjoined
 

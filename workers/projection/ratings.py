@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from rq import Retry
 
-from services.platform.servers import Store
+from services.platform.config import Store
 from services.readside import ratings
 from workers.context import Context
 from workers.projection.projector import Listener

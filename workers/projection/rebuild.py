@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from services.eventstore.store import EventStore
-from services.platform.servers import Store
+from services.platform.config import Store
 from services.readside import readmodels as rm
 from services.readside.ratings import Ratings
 from workers.projection.projector import Projector

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from rq import Retry
 
 from services.eventstore import keys, shards
-from services.platform.servers import Store
+from services.platform.config import Store
 from workers.queues import PROJECTIONS, Queues
 
 PROJECT_TIMEOUT = 300  # seconds: a job projects every game changed while it waited
