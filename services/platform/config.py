@@ -203,10 +203,17 @@ def settings(env: Mapping[str, str]) -> Settings:
         **_servers(env),
         web_connections=connections,
         web_streams=streams,
-        rate_limits=ratelimits.from_env(env),
+        rate_limits=_rate_limits(env),
         public_url=env.get("OMERTA_PUBLIC_URL") or None,
         bind=env.get("OMERTA_BIND") or DEFAULT_BIND,
     )
+
+
+def _rate_limits(env: Mapping[str, str]) -> RateLimits:
+    try:
+        return ratelimits.from_env(env)
+    except ValueError as exc:  # a bad switch or number: the start stops, as for any setting
+        raise ConfigError(str(exc)) from None
 
 
 def web_connections(env: Mapping[str, str]) -> int:

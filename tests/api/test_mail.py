@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import logging
+import os
 import re
 import time
 from collections import Counter
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import redis
 from flask import Flask
@@ -25,6 +27,7 @@ from api.web import register as register_pages
 from bootstrap import bootstrap
 from services.games.commands import CommandService
 from services.identity.emails import email_key, link_key
+from services.platform import config
 from services.platform.embedded import HOST
 from services.platform.ratelimits import RateLimits
 from tests.api.helpers import Api, Who, container_of
@@ -35,14 +38,13 @@ from workers.queues import MAIL, bound
 pytestmark = pytest.mark.server
 
 ADDRESS = "ann.secret@example.org"
+SENDER = "omerta@example.net"  # the mails' From with an SMTP server
 FORM = "application/x-www-form-urlencoded"
 
 
 @pytest.fixture
-def smtp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Inbox]:
+def smtp() -> Iterator[Inbox]:
     with smtp_server() as inbox:
-        monkeypatch.setenv("OMERTA_SMTP_URL", inbox.url)
-        monkeypatch.setenv("OMERTA_MAIL_FROM", "omerta@example.net")
         yield inbox
 
 
@@ -64,9 +66,12 @@ def web(site: Flask) -> Iterator[Api]:
         yield Api(client)
 
 
-def run_mail_jobs(client: redis.Redis) -> None:
-    """The mail jobs, run as a worker on ``client``'s server runs them."""
-    context = bootstrap(store=client).context
+def run_mail_jobs(client: redis.Redis, smtp: Inbox | None = None, **settings: Any) -> None:
+    """The mail jobs, run as a worker on ``client``'s server runs them: sending to ``smtp``
+    (none: to the maildir), with ``settings`` over the suite's."""
+    mailing = {"smtp_url": None} if smtp is None else {"smtp_url": smtp.url, "mail_from": SENDER}
+    configured = msgspec.structs.replace(config.settings(os.environ), **{**mailing, **settings})
+    context = bootstrap(configured, store=client).context
     queue = context.queues.queue(MAIL)
     BurstWorker([queue], connection=client, job_class=bound(context)).work(burst=True)
     assert queue.failed_job_registry.count == 0
@@ -75,7 +80,7 @@ def run_mail_jobs(client: redis.Redis) -> None:
 def add_verified(web: Api, smtp: Inbox, real_redis: redis.Redis) -> Who:
     ann = web.player("Ann")
     assert web.call("POST", "/me/email", ann, json={"address": ADDRESS}).status_code == 202
-    run_mail_jobs(real_redis)
+    run_mail_jobs(real_redis, smtp)
     page = web.call("GET", link_in(smtp.mails[-1], "/email/verify/"))
     assert page.status_code == 200
     return ann
@@ -89,7 +94,7 @@ def test_verification_mail_arrives_with_its_headers_and_its_link_verifies(
     assert added.status_code == 202
     assert added.json == {"address": ADDRESS, "verified": False, "unsubscribed": False}
     assert smtp.mails == []  # sent by the job, never in the request
-    run_mail_jobs(real_redis)
+    run_mail_jobs(real_redis, smtp)
     [mail] = smtp.mails
     assert smtp.recipients == [[ADDRESS]]
     assert mail["To"] == ADDRESS and mail["From"] == "omerta@example.net"
@@ -129,7 +134,7 @@ def test_a_link_mailed_before_the_address_changed_verifies_nothing(
 ) -> None:
     ann = web.player("Ann")
     web.call("POST", "/me/email", ann, json={"address": ADDRESS})
-    run_mail_jobs(real_redis)
+    run_mail_jobs(real_redis, smtp)
     web.call("POST", "/me/email", ann, json={"address": "other@example.org"})
     assert web.call("POST", link_in(smtp.mails[0], "/email/verify/")).status_code == 410
     assert web.ok("GET", "/me/email", ann)["verified"] is False
@@ -139,7 +144,7 @@ def test_mails_are_in_the_players_language(web: Api, smtp: Inbox, real_redis: re
     ann = web.player("Ann")
     headers = {"Accept-Language": "ja"}
     web.call("POST", "/me/email", ann, json={"address": ADDRESS}, headers=headers)
-    run_mail_jobs(real_redis)
+    run_mail_jobs(real_redis, smtp)
     [mail] = smtp.mails
     assert mail["Subject"] == "Omerta: メールアドレスの確認"
     assert mail["Content-Language"] == "ja"
@@ -152,7 +157,7 @@ def test_the_sign_in_link_signs_in_once_and_expires(
     ann = add_verified(web, smtp, real_redis)
     asked = web.call("POST", "/signin/email", json={"address": ADDRESS.upper()})
     assert asked.status_code == 202
-    run_mail_jobs(real_redis)
+    run_mail_jobs(real_redis, smtp)
     mail = smtp.mails[-1]
     assert mail["Subject"] == "Omerta: your sign-in link"
     path = link_in(mail, "/signin/email/")
@@ -172,7 +177,7 @@ def test_the_sign_in_link_signs_in_once_and_expires(
         assert "This link does not work" in used.text and "<form" not in used.text
 
     web.call("POST", "/signin/email", json={"address": ADDRESS})
-    run_mail_jobs(real_redis)
+    run_mail_jobs(real_redis, smtp)
     late = link_in(smtp.mails[-1], "/signin/email/")
     [stored] = real_redis.keys(link_key("*"))
     assert 0 < real_redis.ttl(stored) <= 15 * 60
@@ -186,7 +191,7 @@ def test_the_sign_in_link_over_the_api_returns_a_token(
 ) -> None:
     ann = add_verified(web, smtp, real_redis)
     web.call("POST", "/signin/email", json={"address": ADDRESS})
-    run_mail_jobs(real_redis)
+    run_mail_jobs(real_redis, smtp)
     signed = web.ok("POST", link_in(smtp.mails[-1], "/signin/email/"))
     assert signed["id"] == ann.id
     assert web.ok("GET", "/me", Who(ann.id, ann.name, signed["token"]))["id"] == ann.id
@@ -197,10 +202,10 @@ def test_no_sign_in_mail_for_an_unverified_or_unknown_address_and_the_same_answe
 ) -> None:
     ann = web.player("Ann")
     web.call("POST", "/me/email", ann, json={"address": ADDRESS})
-    run_mail_jobs(real_redis)
+    run_mail_jobs(real_redis, smtp)
     unverified = web.call("POST", "/signin/email", json={"address": ADDRESS})
     unknown = web.call("POST", "/signin/email", json={"address": "nobody@example.org"})
-    run_mail_jobs(real_redis)
+    run_mail_jobs(real_redis, smtp)
     assert len(smtp.mails) == 1  # the verification mail only
     assert (unverified.status_code, unverified.data) == (unknown.status_code, unknown.data)
     assert unknown.status_code == 202
@@ -238,7 +243,7 @@ def test_a_sign_in_mail_asked_for_a_known_or_an_unknown_address_is_the_same_work
     mailed = len(smtp.mails)
     for address in (ADDRESS, "nobody@example.org"):
         web.call("POST", "/signin/email", json={"address": address})
-    run_mail_jobs(real_redis)
+    run_mail_jobs(real_redis, smtp)
     assert [m["To"] for m in smtp.mails[mailed:]] == [ADDRESS]
     assert link_in(smtp.mails[-1], "/signin/email/")
 
@@ -270,7 +275,7 @@ def test_another_sites_form_cannot_redeem_a_link(
 ) -> None:
     add_verified(web, smtp, real_redis)
     web.call("POST", "/signin/email", json={"address": ADDRESS})
-    run_mail_jobs(real_redis)
+    run_mail_jobs(real_redis, smtp)
     path = link_in(smtp.mails[-1], "/signin/email/")
     headers = {"Content-Type": FORM, "Sec-Fetch-Site": "cross-site"}
     assert web.call("POST", path, data=b"", headers=headers).json["code"] == "cross_origin"
@@ -281,20 +286,17 @@ def test_without_smtp_mail_goes_to_the_maildir_and_the_operator_page_lists_it(
     service: CommandService,
     real_redis: redis.Redis,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     def pages(**settings: Any) -> Api:
         return Api(site_of(service, var=tmp_path, **settings).test_client(use_cookies=False))
 
-    monkeypatch.setenv("OMERTA_VAR", str(tmp_path))
-    monkeypatch.delenv("OMERTA_SMTP_URL", raising=False)
     web = pages(smtp_url=None)
     ann = web.player("Ann")
     assert "<p>No mail yet.</p>" in web.call("GET", "/operator/mail").text
     web.call("POST", "/me/email", ann, json={"address": ADDRESS})
-    run_mail_jobs(real_redis)
+    run_mail_jobs(real_redis, var=tmp_path)
     web.call("POST", "/me/email", ann, json={"address": "second@example.org"})
-    run_mail_jobs(real_redis)
+    run_mail_jobs(real_redis, var=tmp_path)
     assert len(list((tmp_path / "mail" / "new").iterdir())) == 2
     page = web.call("GET", "/operator/mail")
     assert page.status_code == 200
@@ -330,7 +332,7 @@ def test_the_address_is_in_no_answer_but_the_owners_and_in_no_log(
     assert long not in web.call("POST", "/me/email", ann, json={"address": long}).text
     web.call("POST", "/signin/email", json={"address": ADDRESS})
     web.call("POST", "/signin/email", json={"address": 7})
-    run_mail_jobs(real_redis)
+    run_mail_jobs(real_redis, smtp)
     owners = {("POST", "/me/email"), ("GET", "/me/email")}
     for method, path, response in web.seen:
         if (method, path) not in owners:
@@ -387,16 +389,15 @@ def test_a_sign_in_mail_for_no_address_is_refused(api: Api) -> None:
 
 
 def test_list_unsubscribe_is_plain_ascii_whatever_the_sender_and_host(
-    web: Api, site: Flask, smtp: Inbox, real_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    web: Api, site: Flask, smtp: Inbox, real_redis: redis.Redis
 ) -> None:
     """RFC 2369 and RFC 8058 want bare <URL>s: a sender with a display name (not ASCII) and a
     public host that is not ASCII must give no encoded word, and a mailto of the address
     alone."""
-    monkeypatch.setenv("OMERTA_MAIL_FROM", "Omerta Café <omerta@example.net>")
     site.config["OMERTA_PUBLIC_URL"] = "http://omértà.example"
     ann = web.player("Ann")
     assert web.call("POST", "/me/email", ann, json={"address": ADDRESS}).status_code == 202
-    run_mail_jobs(real_redis)
+    run_mail_jobs(real_redis, smtp, mail_from="Omerta Café <omerta@example.net>")
     [raw] = smtp.raw
     [header] = [line for line in raw.split(b"\r\n") if line.startswith(b"List-Unsubscribe:")]
     found = re.fullmatch(rb"List-Unsubscribe: <(mailto:[!-~]+)>, <(http://[!-~]+)>", header)

@@ -7,6 +7,7 @@ figure; a review whose worker is killed is finished by another, found by the cat
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import signal
 import time
@@ -68,6 +69,13 @@ def play_to_the_end(container: Container) -> str:
     return game_id
 
 
+def configured(redis_url: str, **env: str) -> config.Settings:
+    """The suite's settings on the session's server, reviews on a small budget, ``env`` over
+    them."""
+    review_budget = {"OMERTA_REVIEW_ITERATIONS": str(ITERATIONS)}
+    return config.settings({**os.environ, "REDIS_URL": redis_url, **review_budget, **env})
+
+
 def run_reviews(container: Container) -> None:
     worker.make_worker(container.context, queues=[wq.ANALYSIS]).work(
         burst=True, logging_level="WARNING"
@@ -114,10 +122,7 @@ def test_a_game_is_queued_from_the_moment_it_ends(
     """A concession ends the game; the GET right after it, before any worker ran (no
     projection, no job), already says ``queued``: ``none`` would have the client offer "Ask for
     a review" for a review on its way. With reviews off it is ``none`` throughout."""
-    monkeypatch.setenv("REDIS_URL", redis_url)
-    monkeypatch.setenv("OMERTA_REVIEW", setting)
-    monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", str(ITERATIONS))
-    container = bootstrap()
+    container = bootstrap(configured(redis_url, OMERTA_REVIEW=setting))
     with create_app(container).test_client(use_cookies=False) as client:
         api = Api(client)
         ann, bob = api.player("Ann"), api.player("Bob")
@@ -186,12 +191,9 @@ def test_a_running_game_has_no_review_and_no_figure(reviewing: Container, api: A
 
 
 def test_off_enqueues_nothing_and_a_player_asks_for_one(
-    real_redis: redis.Redis, redis_url: str, monkeypatch: pytest.MonkeyPatch
+    real_redis: redis.Redis, redis_url: str
 ) -> None:
-    monkeypatch.setenv("REDIS_URL", redis_url)
-    monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", str(ITERATIONS))
-    monkeypatch.setenv("OMERTA_REVIEW", "off")
-    off = bootstrap()
+    off = bootstrap(configured(redis_url, OMERTA_REVIEW="off"))
     game_id = play_to_the_end(off)
     assert len(off.queues.queue(wq.ANALYSIS)) == 0
     assert Reviews(off.store).owed(range(64)) == []
@@ -210,34 +212,29 @@ def test_off_enqueues_nothing_and_a_player_asks_for_one(
 
 
 def test_an_archived_game_is_reviewed_from_its_archive(
-    real_redis: redis.Redis, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    real_redis: redis.Redis, redis_url: str, tmp_path: Path
 ) -> None:
-    monkeypatch.setenv("REDIS_URL", redis_url)
-    monkeypatch.setenv("OMERTA_VAR", str(tmp_path))  # where the archive's files go
-    monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", str(ITERATIONS))
-    played = bootstrap()
+    settings = configured(redis_url, OMERTA_VAR=str(tmp_path))  # where the archive's files go
+    played = bootstrap(settings)
     game_id = play_to_the_end(played)
     assert Archiver(played.events).archive(game_id) == "ok"
     assert not real_redis.exists(keys.events_key(game_id))
-    fresh = bootstrap()  # another process: nothing of the game cached
+    fresh = bootstrap(settings)  # another process: nothing of the game cached
     with create_app(fresh).test_client(use_cookies=False) as client:
         api = Api(client)
         asked = api.call("POST", f"/games/{game_id}/review", api.player("Edsger"))
         assert asked.status_code == 202 and asked.json["state"] == "queued"
-        run_reviews(bootstrap())
+        run_reviews(bootstrap(settings))
         done = api.ok("GET", f"/games/{game_id}/review")
     assert done["state"] == "done" and done["review"]["version"] == played.events.version(game_id)
 
 
 def test_a_review_moves_with_its_archived_game(
-    real_redis: redis.Redis, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    real_redis: redis.Redis, redis_url: str, tmp_path: Path
 ) -> None:
     """A reviewed game's review leaves the store with it, and is served as before."""
-    monkeypatch.setenv("REDIS_URL", redis_url)
-    monkeypatch.setenv("OMERTA_VAR", str(tmp_path))
-    monkeypatch.setenv("OMERTA_REVIEW", "on")
-    monkeypatch.setenv("OMERTA_REVIEW_ITERATIONS", str(ITERATIONS))
-    played = bootstrap()
+    settings = configured(redis_url, OMERTA_VAR=str(tmp_path), OMERTA_REVIEW="on")
+    played = bootstrap(settings)
     game_id = play_to_the_end(played)
     reviews = Reviews.of(played.events)
     with pytest.raises(Refused, match="being reviewed"):
@@ -247,7 +244,7 @@ def test_a_review_moves_with_its_archived_game(
     assert before is not None
     assert Archiver(played.events).archive(game_id) == "ok"
     assert not real_redis.exists(review_key(game_id))
-    fresh = bootstrap()  # another process: nothing of the game cached
+    fresh = bootstrap(settings)  # another process: nothing of the game cached
     assert Reviews.of(fresh.events).read(game_id) == before
     with create_app(fresh).test_client(use_cookies=False) as client:
         done = Api(client).ok("GET", f"/games/{game_id}/review")
