@@ -25,10 +25,12 @@ to be a duplicate, so a lost follow-up is re-triggered (``services.games.reposit
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from services.games.creation import Creation
 from services.games.handling import MAX_ATTEMPTS, Handling
 from services.games.reading import Reading
-from services.games.repository import EventStoreRepository
+from services.games.repository import AfterAppend, EventStoreRepository
 from services.platform.metrics import Metrics
 
 
@@ -43,9 +45,9 @@ class CommandService:
         max_attempts: int = MAX_ATTEMPTS,
         metrics: Metrics | None = None,
     ) -> None:
+        self.repository = repository
         self.store = repository.store
         self.games = repository.games
-        self.hooks = repository.hooks
         creation = Creation(repository)
         # Without the process's metrics (a test's service): counted, exported nowhere.
         handling = Handling(repository, metrics or Metrics(), max_attempts)
@@ -61,3 +63,8 @@ class CommandService:
         self.events = reading.events
         self.history = reading.history
         self.notify = repository.notify
+
+    @property
+    def hooks(self) -> Sequence[AfterAppend]:
+        """The repository's (a test changes them there: ``commands.repository.hooks``)."""
+        return self.repository.hooks

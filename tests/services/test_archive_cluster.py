@@ -34,7 +34,7 @@ def test_an_archived_game_on_a_cluster(cluster_redis: RedisCluster, tmp_path: Pa
 
     def seen() -> object:
         # What GET /games/{id}/view serves, by a service with nothing cached.
-        game, state, version, _ = CommandService(store).load(game_id)
+        game, state, version, _ = CommandService(EventStoreRepository(store)).load(game_id)
         views = [(version, game.view(state, seat)) for seat in (None, 0, 1, 2)]
         history = [svc.history(game_id, seat) for seat in (None, 0, 1, 2)]
         return views, history, models.summary(game_id), store.version(game_id)

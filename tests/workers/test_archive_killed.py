@@ -17,6 +17,7 @@ from bootstrap import Container, bootstrap
 from services.eventstore import audit, keys
 from services.eventstore.archive import problems, unpack
 from services.games.commands import CommandService
+from services.games.repository import EventStoreRepository
 from services.platform import config
 from services.readside import readmodels as rm
 from services.readside.ratings import Ratings
@@ -30,7 +31,7 @@ def seen(container: Container, game_id: str) -> object:
     """The game's events, its read model's summary and seat 0's view as served (by a service
     with nothing cached: from the archive once the game is there)."""
     summary = container.read_models.summary(game_id)
-    served = served_view(CommandService(container.events), game_id, 0)
+    served = served_view(CommandService(EventStoreRepository(container.events)), game_id, 0)
     return container.commands.events(game_id), summary, served
 
 

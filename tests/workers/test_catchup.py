@@ -28,7 +28,7 @@ def test_the_catch_up_projects_games_whose_jobs_were_never_enqueued(
     read_models: ReadModels,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(container.commands, "hooks", [])  # every enqueue is lost
+    monkeypatch.setattr(container.commands.repository, "hooks", [])  # every enqueue is lost
     game_ids = [
         container.commands.create_game("famiglia", 2),
         container.commands.create_game("gangsta", 3),
@@ -56,7 +56,7 @@ def test_a_broken_game_holds_up_no_other_in_the_catch_up(
     read_models: ReadModels,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(container.commands, "hooks", [])  # every enqueue is lost
+    monkeypatch.setattr(container.commands.repository, "hooks", [])  # every enqueue is lost
     broken = container.commands.create_game("famiglia", 2)
     tamper(workers_redis, broken, 1, lambda data: {**data, "forged": True})  # fails to decode
     fine = container.commands.create_game("gangsta", 2)

@@ -114,7 +114,7 @@ def test_the_catch_up_settles_failed_projection_jobs(
     read_models: ReadModels,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(container.commands, "hooks", [])  # no job but ours
+    monkeypatch.setattr(container.commands.repository, "hooks", [])  # no job but ours
     broken, changed = (
         container.commands.create_game("famiglia", 2),
         container.commands.create_game("gangsta", 3),

@@ -160,7 +160,7 @@ def test_a_killed_worker_s_shards_are_taken_over_and_caught_up(
         gone = time.monotonic() - dead_at
         assert gone < LEASE_SECONDS + 2, f"status counted the dead worker {gone:.1f} s"
         # A game of one of the dead worker's shards whose projection job is lost.
-        monkeypatch.setattr(deployed.commands, "hooks", [])
+        monkeypatch.setattr(deployed.commands.repository, "hooks", [])
         monkeypatch.setattr(shards, "new_id", lambda nbytes: id_in(shard, nbytes))
         game_id = deployed.commands.create_game("famiglia", 2)
         version = deployed.commands.load(game_id).version
