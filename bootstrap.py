@@ -99,7 +99,9 @@ def bootstrap(
     queues = Queues(queues_client)
     wake = Wake(store, queues)
     repository = EventStoreRepository(events, hooks=[wake.on_append] if hooks is None else hooks)
-    commands = CommandService(repository, metrics=metrics)
+    commands = CommandService(
+        repository, metrics=metrics, min_clock_seconds=settings.min_clock_seconds
+    )
     if listeners is None:
         listeners = [
             Notifications(store, queues),

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from services.games.clocks import MIN_CLOCK
 from services.games.creation import Creation
 from services.games.handling import MAX_ATTEMPTS, Handling
 from services.games.reading import Reading
@@ -44,11 +45,12 @@ class CommandService:
         repository: EventStoreRepository,
         max_attempts: int = MAX_ATTEMPTS,
         metrics: Metrics | None = None,
+        min_clock_seconds: int = MIN_CLOCK,
     ) -> None:
         self.repository = repository
         self.store = repository.store
         self.games = repository.games
-        creation = Creation(repository)
+        creation = Creation(repository, min_clock_seconds)
         # Without the process's metrics (a test's service): counted, exported nowhere.
         handling = Handling(repository, metrics or Metrics(), max_attempts)
         reading = Reading(repository)

@@ -4,7 +4,6 @@ atomically under a fresh id (through the ``GameRepository`` it is given)."""
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import Mapping
 from typing import Any
@@ -19,13 +18,15 @@ from services.eventstore.records import GameMeta
 from services.games import clocks
 from services.games.commandinput import is_int, parse_ai
 from services.games.repository import GameRepository, GameState
-from services.platform import config
 
 CREATION_COMMAND_ID = ""
 
 
 class Creation:
-    def __init__(self, repository: GameRepository) -> None:
+    def __init__(
+        self, repository: GameRepository, min_clock_seconds: int = clocks.MIN_CLOCK
+    ) -> None:
+        self.min_clock_seconds = min_clock_seconds
         self.repository = repository
 
     def create_game(
@@ -66,7 +67,7 @@ class Creation:
         except RuleViolation as exc:
             raise BadRequest(exc.message, code=exc.code, params=exc.params, game=game) from None
         ai_seats = parse_ai(ai, seats, game)
-        time_control = clocks.parse_clock(clock, config.settings(os.environ).min_clock_seconds)
+        time_control = clocks.parse_clock(clock, self.min_clock_seconds)
         policy = clocks.parse_on_timeout(on_timeout, bots.LEVELS)
         meta = GameMeta(
             game=game,
