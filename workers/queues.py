@@ -15,11 +15,10 @@ none is alive, by a default worker.
 
 RQ's jobs here are ``OmertaJob``s (the queues' and the workers' job class): RQ's own, but for
 the executions that a worker killed in a job left behind (see its docstring), for the request
-id it carries (``services.platform.logs``), for functions
-named by their path before a move (``RENAMED``), and for the worker's context: RQ imports a
-job's function by its dotted path, so a function marked ``@job`` takes the worker's context
-(``workers.context.Context``) as its first argument, given by the job class the worker was made
-with (``bound``).
+id it carries (``services.platform.logs``), for functions named by their path before a move
+(``RENAMED``), and for the worker's context: RQ imports a job's function by its dotted path, so a
+function marked ``@job`` takes the worker's context (``workers.context.Context``) as its first
+argument, given by the job class the worker was made with (``bound``).
 """
 
 from __future__ import annotations

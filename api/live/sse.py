@@ -10,17 +10,15 @@ so that pages which connected together do not all reconnect together; then the c
 reconnects, told to wait ``retry`` ms), or until the game is over, so a gunicorn worker's
 greenlet is never held for ever. An open stream holds no Redis connection: it waits on the
 process's reader of the game's feeds (``services.readside.fanout``, in ``Deps.fanout``: one for
-every
-shard on a single server, one per watched shard on a cluster), which wakes it when
-its game passes the version it last sent; it then reads the new records through the service (a
-pooled connection, returned at once; at most ``services.readside.fanout.READERS`` streams read at
-the same
+every shard on a single server, one per watched shard on a cluster), which wakes it when its game
+passes the version it last sent; it then reads the new records through the service (a pooled
+connection, returned at once; at most ``services.readside.fanout.READERS`` streams read at the same
 time, their start included; the streams of a game that one move wakes share one read). Between
-events a comment line every ``KEEP_ALIVE`` seconds keeps proxies from closing the connection. If
-the store fails mid-stream, the response ends (its status was sent long ago) and the browser
-reconnects. When the process stops (gunicorn's graceful shutdown, ``Fanout.close``), the stream
-ends at once with a last ``retry`` (``goodbye``): the browser reconnects, to another process,
-with ``Last-Event-ID``.
+events a comment line every ``KEEP_ALIVE`` seconds keeps proxies from closing the connection. If the
+store fails mid-stream, the response ends (its status was sent long ago) and the browser reconnects.
+When the process stops (gunicorn's graceful shutdown, ``Fanout.close``), the stream ends at once
+with a last ``retry`` (``goodbye``): the browser reconnects, to another process, with
+``Last-Event-ID``.
 
 The game's chat comes along (``services.games.chat``): a message written while the stream is open is
 an SSE message ``event: chat`` (no ``id``: the last event id stays the version), ``data`` the

@@ -4,8 +4,7 @@ the OpenAPI document, the API page.
 ``/readyz`` answers 503 ``store_unavailable`` when the store does not answer, and 503
 ``store_degraded`` when it answers but some shards refuse writes or some masters have no replica
 (``services.eventstore.replication``; its params name them). ``?degraded=ok`` turns the latter into
-a 200
-whose ``status`` is ``degraded``: a proxy choosing among web processes asks so, since every
+a 200 whose ``status`` is ``degraded``: a proxy choosing among web processes asks so, since every
 process sees the same store and taking them all out would refuse every request instead of some.
 """
 

@@ -2,10 +2,8 @@
 
 A player id is public already (every game's seat list shows it) and grants nothing: acting as
 a player takes their token (``services.identity.players``), a device session's token or a sign-in
-secret
-(``services.identity.devices``), all of them separate random secrets kept only as hashes. So the
-pages
-and these routes name players by their id. An AI level's id is ``ai:<level>``.
+secret (``services.identity.devices``), all of them separate random secrets kept only as hashes. So
+the pages and these routes name players by their id. An AI level's id is ``ai:<level>``.
 
 The web pages (``api.web.ratings``) render the same answers (``leaderboard``, ``profile``).
 """

@@ -7,9 +7,9 @@ and stops it.
    projections,clocks,notify,mail`` (RQ: every queue but the AI moves'), ``omerta worker
    --queues ai`` (the AI moves, at a lower CPU priority; ``--ai-workers`` of them, default one),
    ``omerta worker --queues analysis`` (the post-game reviews, at the lowest CPU priority) and
-   ``omerta serve`` (gunicorn on http://127.0.0.1:8000). With
-   ``OMERTA_WORKER_METRICS_PORT=P`` the workers serve their metrics on 127.0.0.1, the worker on
-   ``P``, the AI workers on ``P+1``, ``P+2``..., the analysis worker on the next one.
+   ``omerta serve`` (gunicorn on http://127.0.0.1:8000). With ``OMERTA_WORKER_METRICS_PORT=P`` the
+   workers serve their metrics on 127.0.0.1, the worker on ``P``, the AI workers on ``P+1``,
+   ``P+2``..., the analysis worker on the next one.
 3. A child that dies once the service has started (the web server answered) is started again
    after a pause: ``RESTART_FIRST`` seconds, doubling up to ``RESTART_MAX``, back to the first
    once a child ran ``RESTART_RESET`` seconds. The embedded store is one of them: it comes back

@@ -3,9 +3,8 @@ the result equals what the incremental projections had built (``workers.projecti
 
 Live workers project meanwhile, and their writes show up as differences (an operator saw 87
 false ones): while any worker holds a shard lease (``workers.projection.leases``) the rebuild
-refuses with
-exit status 2, naming the holders. ``--force`` rebuilds anyway (the differences it reports may
-then be the workers' work)."""
+refuses with exit status 2, naming the holders. ``--force`` rebuilds anyway (the differences it
+reports may then be the workers' work)."""
 
 from __future__ import annotations
 

@@ -3,16 +3,13 @@ reads (``store``: a cluster, a server, or the embedded server that runs for ``OM
 none of these it says so on stderr and exits 2: it never starts a server, whose empty store
 would read as a healthy idle one), the shards that refuse writes for want of replicas and the
 masters without any (``replication``, ``services.eventstore.replication``), the queues' lengths,
-the failed
-jobs, the workers alive (``workers``: their announcements, ``workers.projection.leases.Presence``,
-which
-lapse within a lease of a worker's death; RQ keeps a killed worker registered for minutes),
-whether an AI worker is (without one the default workers make the AI moves), how long the
-longest-owed AI move has waited (``oldest_ai_due_ms``: a few seconds at most while workers run,
-see ``workers.projection.catchup``), and the shard leases (``shard_leases``: how many shards each
-projection worker holds, and the shards no worker holds, ``workers.projection.leases``: all of them
-while
-no worker runs, none for long while one does)."""
+the failed jobs, the workers alive (``workers``: their announcements,
+``workers.projection.leases.Presence``, which lapse within a lease of a worker's death; RQ keeps a
+killed worker registered for minutes), whether an AI worker is (without one the default workers make
+the AI moves), how long the longest-owed AI move has waited (``oldest_ai_due_ms``: a few seconds at
+most while workers run, see ``workers.projection.catchup``), and the shard leases (``shard_leases``:
+how many shards each projection worker holds, and the shards no worker holds,
+``workers.projection.leases``: all of them while no worker runs, none for long while one does)."""
 
 from __future__ import annotations
 

@@ -11,16 +11,14 @@ script may touch them together.
                           were scoped by seat also every command's record (still honoured: an
                           id recorded there is used for every seat of that game)
 The structures that span games are one per shard (``services.eventstore.shards``: 64 of them, each
-key
-``<name>:{<shard tag>}``, in the slot a game of that shard hashes to), so an append writes the
+key ``<name>:{<shard tag>}``, in the slot a game of that shard hashes to), so an append writes the
 game's stream, its shard's feed and its shard's changed set in one script, on a cluster too:
 
 ``feed:{<tag>}``          stream, one entry ``{game, version}`` per append to a game of the shard,
                           in commit order (``feed_key``)
 ``inbox-feed:{<tag>}``    stream, one entry ``{game, version, players}`` per read-model write of a
                           game with seated players (``workers.projection.projector``, trimmed to
-                          about
-                          its ``INBOX_FEED_KEEP`` entries): whose inboxes may have changed
+                          about its ``INBOX_FEED_KEEP`` entries): whose inboxes may have changed
 ``side-feed:{<tag>}``     stream, one entry ``{game}`` per change kept beside a game's events
                           (a chat message, a rematch offered: ``services.games.chat``), trimmed to
                           about ``SIDE_FEED_KEEP`` entries: the live streams' wake-up for them
@@ -32,9 +30,8 @@ game's stream, its shard's feed and its shard's changed set in one script, on a 
                           side (a job for that shard)
 
 The projectors' catch-up reads the shards its worker holds (``workers.projection.leases``: one
-holder per
-shard, ``workers:lease:{<tag>}``); the live streams follow, on a cluster, each watched shard's
-three feeds with one ``XREAD`` (one slot), on one server every shard's in one
+holder per shard, ``workers:lease:{<tag>}``); the live streams follow, on a cluster, each watched
+shard's three feeds with one ``XREAD`` (one slot), on one server every shard's in one
 (``services.readside.fanout``).
 """
 

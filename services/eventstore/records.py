@@ -12,9 +12,8 @@ Hash chain (tamper evidence), exactly::
 
 Because ``prev`` is inside the bytes the next hash covers, changing, dropping, inserting or
 reordering any stored event breaks the chain at that point (``services.eventstore.audit`` reports
-where);
-only rewriting every later event too goes unnoticed by the chain alone, which is why the head
-hash also travels to the read models (and can be published).
+where); only rewriting every later event too goes unnoticed by the chain alone, which is why the
+head hash also travels to the read models (and can be published).
 """
 
 from __future__ import annotations
@@ -77,8 +76,7 @@ class GameMeta(msgspec.Struct, frozen=True):
     as its creation events. ``options`` is the validated options as plain data; ``ai`` maps
     AI seats to their level; ``created`` is milliseconds since the Unix epoch. ``clock`` is the
     time control (None: none, ``services.games.clocks``), ``on_timeout`` what a seat's time-out
-    does;
-    ``takeover`` is the bot level that plays a seat that became a bot seat
+    does; ``takeover`` is the bot level that plays a seat that became a bot seat
     (``services.games.seating``; set from the time-out policy's level)."""
 
     game: str

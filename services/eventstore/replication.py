@@ -3,11 +3,10 @@
 
 With ``OMERTA_MIN_REPLICAS`` set, an append is acknowledged only once that many replicas have it
 (``services.eventstore.store``): a master with fewer replicas online refuses every append to the
-shards
-whose slots it serves (503). That happens after a failover with one replica per master: the
+shards whose slots it serves (503). That happens after a failover with one replica per master: the
 promoted replica has none until the old master comes back as its replica (``deploy/README.md``,
-"Replicas"). A cluster's master without any replica is a risk even without the setting: its
-next failure takes its shards down.
+"Replicas"). A cluster's master without any replica is a risk even without the setting: its next
+failure takes its shards down.
 
 Each master is asked for its own count (``INFO replication``: replicas whose link is
 ``online``, the ones ``WAIT`` counts); a cluster's masters and their slots are read afresh

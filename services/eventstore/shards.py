@@ -2,12 +2,11 @@
 
 A Redis/Valkey Cluster runs a script (or a MULTI) only when all its keys hash to one slot. A
 game's keys share the game id as their hash tag (``services.eventstore.keys``); the structures that
-span
-games (the feed, the changed set, the lobby, the status lists, the due sets) are split into
+span games (the feed, the changed set, the lobby, the status lists, the due sets) are split into
 ``SHARDS`` shards, each a set of keys sharing the shard's tag (``key(name, shard)``:
-``feed:{s07}``). A game belongs to one shard, and its id is drawn (``new_id``) so that it hashes
-to the very slot of its shard's tag: an append can then write the game's stream and its shard's
-feed in one script, and a projection its read model and its shard's lobby.
+``feed:{s07}``). A game belongs to one shard, and its id is drawn (``new_id``) so that it hashes to
+the very slot of its shard's tag: an append can then write the game's stream and its shard's feed in
+one script, and a projection its read model and its shard's lobby.
 
 Players are drawn the same way (``new_id``): a player's keys and the shard structures of players
 (pending notifications, mail queues) meet in one slot too.

@@ -4,8 +4,7 @@
 
 1. returns the stored record if this seat already appended this command id (idempotent retry;
    ids are scoped by seat: each seat has its own hash of records, ``services.eventstore.keys``), or
-   if
-   the game's unscoped hash has it (games stored before scoping kept every seat's ids there),
+   if the game's unscoped hash has it (games stored before scoping kept every seat's ids there),
 2. refuses unless the stream is exactly at the expected version (optimistic concurrency),
    and unless the entry at that version is byte for byte the one the caller decided on
    (``forked``): a store restored from a backup, or a replica that was behind when it took
@@ -15,8 +14,7 @@
 4. appends the events with entry ids ``<version>-0``, records the command id, adds one entry
    to the feed of the game's shard and marks the game changed in its shard for the read side
    (``mark_changed``). Every key is in the game's slot (``services.eventstore.shards``): on a
-   cluster too
-   the append is one script on one master.
+   cluster too the append is one script on one master.
 
 Every check comes before the first write, so a refused or failed append leaves nothing behind
 (Redis also refuses a writing script as a whole when it is out of memory). A game's stream is

@@ -9,12 +9,11 @@ A game's time control (``GameMeta.clock``) is one of
 
 A *stretch* is the time from the command boundary after which a seat owes a decision to the one
 after which it no longer does (``workers.projection.projector`` folds them from the events' own
-times,
-``Envelope.time``): several seats owe at once in Gangsta!, each its own stretch. Clocks run only
-for seats of people (AI seats and seats taken over by a bot have none), and only from the moment
-every seat of the game was taken (``start``): a game waiting for a player at an invite runs no
-clock. Time a player spends on vacation (``services.games.vacation``) does not count: their clocks
-stop.
+times, ``Envelope.time``): several seats owe at once in Gangsta!, each its own stretch. Clocks run
+only for seats of people (AI seats and seats taken over by a bot have none), and only from the
+moment every seat of the game was taken (``start``): a game waiting for a player at an invite runs
+no clock. Time a player spends on vacation (``services.games.vacation``) does not count: their
+clocks stop.
 
 Everything is a function of its inputs: the stretches (from the event log), the table's start and
 the vacations (both stored durably), so ``omerta rebuild`` gives the same numbers. Vacations only

@@ -3,10 +3,9 @@ as.
 
 Every mail carries the headers of RFC 2369 and RFC 8058: ``List-Unsubscribe`` with a ``mailto:``
 and the signed one-click HTTPS (or HTTP, as the public URL is) link, both plain ASCII (a mail
-client finds no URL in an encoded word), and
-``List-Unsubscribe-Post: List-Unsubscribe=One-Click``, so a mail client can offer
-"unsubscribe" and do it with one POST. Unsubscribing stops notification mails; a link the
-player asked for (verification, sign-in) is still sent.
+client finds no URL in an encoded word), and ``List-Unsubscribe-Post: List-Unsubscribe=One-Click``,
+so a mail client can offer "unsubscribe" and do it with one POST. Unsubscribing stops notification
+mails; a link the player asked for (verification, sign-in) is still sent.
 """
 
 from __future__ import annotations

@@ -10,9 +10,8 @@ found stored, and the one it is about to write) and names the events owed to its
 * ``player_joined``: a seat that was open is taken (to the other seated players).
 
 ``time_low`` (a seat's deadline is near: ``services.games.clocks.low_time_at``) is not derived from
-a
-change: ``workers.clocks.deadlines`` sends it from a job scheduled for that moment, once per (game,
-version, seat) as every notice is (its delivery ids).
+a change: ``workers.clocks.deadlines`` sends it from a job scheduled for that moment, once per
+(game, version, seat) as every notice is (its delivery ids).
 
 A seat's owner who did not hold it before counts as newly owing its decision: a joiner whose
 seat was owed a decision since the deal is told it is their turn.

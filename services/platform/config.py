@@ -135,8 +135,7 @@ class Settings(msgspec.Struct, frozen=True):
     # a load) may want it higher, or a nice-19 review may wait for the hogs to end
     analysis_nice: int = 19
     # How long a worker's shard leases last unrenewed (workers.projection.leases): a dead worker's
-    # shards
-    # wait this long for another; a worker paused longer (a stalled machine) loses them
+    # shards wait this long for another; a worker paused longer (a stalled machine) loses them
     lease_seconds: int = 10
     # ``omerta run`` kills and restarts a worker child whose heartbeat file is this old (a hung or
     # stopped process); it names each child's file (``services.platform.lifeline.Heartbeat``)

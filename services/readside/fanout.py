@@ -4,15 +4,14 @@ connection.
 
 Every append adds one entry ``{game, version}`` to its game's shard feed (``feed:{<tag>}``,
 ``services.eventstore.shards``) in the same atomic step (``services.eventstore.store``). The reader
-follows the feeds
-with a blocking ``XREAD`` (a connection of the pool, for as long as it blocks) and keeps, for
-each game a stream of this process watches, the highest version seen; entries of other games are
-skipped. A stream waits on a condition until its game passes the version it last sent, then
-reads its records through the service, holding one of ``readers`` places (``Watch.read``;
-``Fanout.reading`` for a stream's start): a move in a game that thousands of pages watch wakes
-them all at once, and thousands of pages reconnect at once after a restart; each would otherwise
-take a connection of the pool at the same moment. The streams of one game that one move wakes,
-at the same version and seat, share one read.
+follows the feeds with a blocking ``XREAD`` (a connection of the pool, for as long as it blocks) and
+keeps, for each game a stream of this process watches, the highest version seen; entries of other
+games are skipped. A stream waits on a condition until its game passes the version it last sent,
+then reads its records through the service, holding one of ``readers`` places (``Watch.read``;
+``Fanout.reading`` for a stream's start): a move in a game that thousands of pages watch wakes them
+all at once, and thousands of pages reconnect at once after a restart; each would otherwise take a
+connection of the pool at the same moment. The streams of one game that one move wakes, at the same
+version and seat, share one read.
 
 Which feeds one ``XREAD`` follows (a ``_Reader``):
 
@@ -37,19 +36,17 @@ sees nothing.
 The same reader follows the shard's inbox feed (``keys.inbox_feed_key``): the projector adds an
 entry ``{game, version, players}`` to the inbox feed of a player's shard with every write of that
 player's inbox (``workers.projection.projector``), so the player streams (``/me/events``,
-``api.live.presence``)
-learn that the inbox of that player may have changed once the read models show it, not at the
-append. A watched player's ``version`` counts the entries that named them since this process
-first watched them; the games of the latest are kept (``Watch.changes``). Their streams then
-re-read the inbox count, once per player and change (``Watch.read``). ``Watch.position`` is the
-reader's place in the player's inbox feed when the watch began (the first message's id, from
-which a reconnecting stream resumes: ``ReadModels.inbox_changes``).
+``api.live.presence``) learn that the inbox of that player may have changed once the read models
+show it, not at the append. A watched player's ``version`` counts the entries that named them since
+this process first watched them; the games of the latest are kept (``Watch.changes``). Their streams
+then re-read the inbox count, once per player and change (``Watch.read``). ``Watch.position`` is the
+reader's place in the player's inbox feed when the watch began (the first message's id, from which a
+reconnecting stream resumes: ``ReadModels.inbox_changes``).
 
 The side feed of the game's shard (``keys.side_feed_key``: a chat message, a rematch offered,
 ``services.games.chat``) is followed in the same ``XREAD`` too: each entry names a game, whose
-``side``
-count then grows and whose streams wake (``Watch.wait`` with ``side``), to read what changed
-beside the events.
+``side`` count then grows and whose streams wake (``Watch.wait`` with ``side``), to read what
+changed beside the events.
 
 A reader is a daemon thread (a greenlet under gunicorn's gevent worker, which patches
 ``threading``).

@@ -1,8 +1,7 @@
 """Open live-event streams cost the store nothing each: 2,000 streams on one ``omerta serve``
 process (gunicorn, gevent) hold a handful of the store's connections, every other request still
 answers (no 5xx), and a move reaches all 2,000. Before the fan-out (``services.readside.fanout``)
-each
-stream held a connection of the process's pool in a blocking ``XREAD``: past the pool's 100 the
+each stream held a connection of the process's pool in a blocking ``XREAD``: past the pool's 100 the
 process answered 503 to everything."""
 
 from __future__ import annotations

@@ -6,8 +6,7 @@ gevent worker each, on free ports), two default workers (``omerta worker``) and 
 
 Every process runs in a process group of its own and gets SIGTERM if the test process dies
 (``services.platform.lifeline``); ``stop()`` ends each group, then RQ's server. Logs go to files in
-the
-directory given, which a failing test names.
+the directory given, which a failing test names.
 """
 
 from __future__ import annotations

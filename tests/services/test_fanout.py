@@ -1,10 +1,8 @@
 """The fan-out (``services.readside.fanout``): one reader follows the store's feeds (on a cluster:
-one per
-shard watched) and wakes the waits on a game that passes their version, and only those; nothing
-appended after ``watch()`` is missed; the reader holds one connection however many wait, stops
-once nothing is watched, a store that fails ends the waits (``Unavailable``) until it
-answers again, and closing it (the process stops) ends every wait, begun or to come
-(``Closing``)."""
+one per shard watched) and wakes the waits on a game that passes their version, and only those;
+nothing appended after ``watch()`` is missed; the reader holds one connection however many wait,
+stops once nothing is watched, a store that fails ends the waits (``Unavailable``) until it answers
+again, and closing it (the process stops) ends every wait, begun or to come (``Closing``)."""
 
 from __future__ import annotations
 

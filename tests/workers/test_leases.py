@@ -1,9 +1,8 @@
 """Shard leases (``workers.projection.leases``), on a real server and on a real cluster: workers
-split the
-64 shards by their fair share, only the holder renews or lets go of a lease, and a holder that
-stops renewing (dies) has its shards taken over within the lease's TTL. Then real ``omerta
-worker`` processes: one killed (SIGKILL), the other takes its shards over and its catch-up
-projects a game of one of them whose job was lost; ``omerta status`` shows who holds what."""
+split the 64 shards by their fair share, only the holder renews or lets go of a lease, and a holder
+that stops renewing (dies) has its shards taken over within the lease's TTL. Then real ``omerta
+worker`` processes: one killed (SIGKILL), the other takes its shards over and its catch-up projects
+a game of one of them whose job was lost; ``omerta status`` shows who holds what."""
 
 from __future__ import annotations
 

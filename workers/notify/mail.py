@@ -255,9 +255,9 @@ def send_digest(context: Context, player: str, game_id: str, ends: str) -> str:
 
 def live(notice: nt.Notice, summary: Summary | None) -> bool:
     """Whether the notice is still news: a turn is, while its seat owes a decision; time
-    running low, while the game is at its version. A read
-    model older than the notice (the projection that made it is still writing: the fan-out is
-    enqueued before its write) cannot tell: news."""
+    running low, while the game is at its version. A read model older than the notice (the
+    projection that made it is still writing: the fan-out is enqueued before its write) cannot tell:
+    news."""
     if summary is None:
         return False
     if summary.version < notice.version:

@@ -10,29 +10,27 @@ shard's own keys only:
 
 1. Projections: it follows each shard's feed stream (one entry per append, in commit order) from
    the shard's cursor (``workers:feed-cursor:{<tag>}``, ``services.eventstore.shards``); every game
-   whose
-   read model is behind the version of its feed entry is projected now. The cursor moves only
-   past entries whose games were checked, so a pass killed half way is simply repeated. A game
-   whose projection fails is set apart with a job of its own (``jobs.project_or_set_apart``):
-   one broken game holds up no other.
+   whose read model is behind the version of its feed entry is projected now. The cursor moves only
+   past entries whose games were checked, so a pass killed half way is simply repeated. A game whose
+   projection fails is set apart with a job of its own (``jobs.project_or_set_apart``): one broken
+   game holds up no other.
 2. Seats: a seat taken is not an event (no feed entry), so every running game of the shard
    (``rm:games:running:{<tag>}``) whose read model counts fewer taken seats than its seat
    record is projected too (lobby and inboxes).
 3. AI moves: every game of the shard with an AI seat owing a decision for longer than
    ``ai_grace_ms`` (``rm:ai-due:{<tag>}``) gets a fresh ``ai_move`` job (a duplicate is
    harmless: stale or idempotent), unless its job is still waiting, or failed for good and
-   ``revive_failed`` is off (periodic
-   passes leave a failed AI to its failed registry and ``ai_error``; a worker start gives it
-   another chance, a new release may have fixed it). Only a move that failed counts as failed:
-   the game's ``ai_error`` is at that version; RQ also marks "failed" the jobs it finds
-   abandoned (their worker died) or stuck after their pop, and those are moved again. "Waiting"
-   is judged by where the job is,
-   not by its status alone: a job is "queued" in RQ's records from its enqueue until a worker
-   starts it, also when it was popped off its queue by a worker that died (or whose next write
-   was refused) before it started, so "queued" counts only while the job id is in its queue's
-   list, and "scheduled" (a retry's wait) only while it is in the scheduled registry. A job
-   "started" that long ago died with its worker, unless it holds its version's search lease
-   (``ai_due.lease_key``: a search runs, or ran within its budget and margin).
+   ``revive_failed`` is off (periodic passes leave a failed AI to its failed registry and
+   ``ai_error``; a worker start gives it another chance, a new release may have fixed it). Only a
+   move that failed counts as failed: the game's ``ai_error`` is at that version; RQ also marks
+   "failed" the jobs it finds abandoned (their worker died) or stuck after their pop, and those are
+   moved again. "Waiting" is judged by where the job is, not by its status alone: a job is "queued"
+   in RQ's records from its enqueue until a worker starts it, also when it was popped off its queue
+   by a worker that died (or whose next write was refused) before it started, so "queued" counts
+   only while the job id is in its queue's list, and "scheduled" (a retry's wait) only while it is
+   in the scheduled registry. A job "started" that long ago died with its worker, unless it holds
+   its version's search lease (``ai_due.lease_key``: a search runs, or ran within its budget and
+   margin).
 4. Ratings: finished games that no rating job folded (``workers.projection.ratings.catch_up``).
 5. Failed projection jobs (RQ's failed registry of the projections queue) of the shard: a
    ``project_changed`` job is run again here (its shard's changed games are projected) and a

@@ -1,12 +1,11 @@
 """Shard leases: which projection worker follows which shard (``services.eventstore.shards``).
 
 Each shard's periodic catch-up (``workers.projection.catchup``: its feed, its seat check, its owed
-AI moves)
-is run by one worker at a time, the shard's holder. The lease is a key in the shard's own slot,
-``workers:lease:{<tag>}``, holding the holder's name with an expiry of ``TTL_MS``
-(``OMERTA_LEASE_SECONDS``, 10 s by default): taken with
-``SET NX PX``, renewed (and let go) by a script that first checks the name, so only the holder
-ever extends or deletes it (one key per script: one slot, on a cluster too).
+AI moves) is run by one worker at a time, the shard's holder. The lease is a key in the shard's own
+slot, ``workers:lease:{<tag>}``, holding the holder's name with an expiry of ``TTL_MS``
+(``OMERTA_LEASE_SECONDS``, 10 s by default): taken with ``SET NX PX``, renewed (and let go) by a
+script that first checks the name, so only the holder ever extends or deletes it (one key per
+script: one slot, on a cluster too).
 
 Each worker (``Renewer``, a thread of its own: a long job must not let its leases lapse) makes a
 pass every third of ``TTL_MS`` (``Leases.renew``):

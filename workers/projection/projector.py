@@ -11,9 +11,8 @@ never moves backwards.
 On a Redis Cluster every script touches one slot. A game's read model and its entries in its
 shard's indexes (lobby, status lists, due sets, deadlines) share the game's slot
 (``services.eventstore.shards``): one script (``WRITE``). Each seated player's inbox is in the
-player's
-slot: a step of its own per player (``INBOX``, with the player's shard's inbox feed), all done
-before the game's script, so a projection that dies between them leaves the game's checkpoint
+player's slot: a step of its own per player (``INBOX``, with the player's shard's inbox feed), all
+done before the game's script, so a projection that dies between them leaves the game's checkpoint
 where it was and the next projection does them again (the inboxes it already wrote refuse it).
 
 Everything written is a function of the event log and the seat records alone (times are the
@@ -45,15 +44,14 @@ from workers.projection.readmodel import Folded, Seating, game_clocks, read_mode
 # KEYS[1]: the game's read-model hash, KEYS[2..8] its shard's indexes (``INDEXES``, in that
 # order: all in the game's slot). ARGV: version, seated, indexes JSON, number of hash fields n, the
 # clock revision (``services.games.vacation.clock_rev_key``: vacations change clocks without an
-# event),
-# then n (field, value) pairs, then (key, score, member) index entries. The checkpoint is
-# (version, seated, clock revision). Stale index entries (in the stored indexes JSON, not in the
-# new one) are removed from the shard's indexes; entries naming other keys (a read model written
-# before the shards: the single lists, the inboxes) are left alone: the inboxes are the players'
-# own steps' (``INBOX``), the single lists are read no more (``omerta rebuild`` drops them).
-# Only what changed is written: every write lands in the AOF (an index entry ZADDed again with
-# its score changes nothing and is not logged; an HSET always is, so unchanged fields are
-# skipped), and a game's read model is rewritten on nearly every command.
+# event), then n (field, value) pairs, then (key, score, member) index entries. The checkpoint is
+# (version, seated, clock revision). Stale index entries (in the stored indexes JSON, not in the new
+# one) are removed from the shard's indexes; entries naming other keys (a read model written before
+# the shards: the single lists, the inboxes) are left alone: the inboxes are the players' own steps'
+# (``INBOX``), the single lists are read no more (``omerta rebuild`` drops them). Only what changed
+# is written: every write lands in the AOF (an index entry ZADDed again with its score changes
+# nothing and is not logged; an HSET always is, so unchanged fields are skipped), and a game's read
+# model is rewritten on nearly every command.
 WRITE = """
 local stored = redis.call('HMGET', KEYS[1], 'version', 'seated', 'indexes', 'clockrev')
 local version, seated, rev = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[5])
@@ -103,9 +101,8 @@ INDEXES = (rm.RUNNING, rm.FINISHED, rm.LOBBY, rm.DUE, rm.AI_DUE, rm.DEADLINES, r
 # only past the stored checkpoint (a late or repeated projection changes nothing); then the
 # entry {game, version, players} on the player's shard's inbox feed tells the player's open
 # streams (``services.readside.fanout``) that their inbox may have changed. A ZADD of the same
-# score and
-# a ZREM of no entry are not logged in the AOF; the checkpoint is (it must move with every write,
-# or a late projection could undo a newer one that changed nothing here).
+# score and a ZREM of no entry are not logged in the AOF; the checkpoint is (it must move with every
+# write, or a late projection could undo a newer one that changed nothing here).
 INBOX = """
 local stored = redis.call('HGET', KEYS[2], ARGV[1])
 if stored then
