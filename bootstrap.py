@@ -6,8 +6,9 @@ store's client and RQ's (``services.platform.servers``: the same server unless `
 the event store, the RQ queues (``workers.queues``), the game repository with its one hook
 (``workers.projection.wake``: every append wakes the read side) and the command service whose parts
 are given it, the projector with its listeners (notifications, deadlines, expiries, ratings,
-reviews), the read models, the feature services the entry points use (the tables, the reader of live
-events), and the process's metrics (``services.platform.metrics``) on a registry of its own. The
+reviews), the read models, the server's secret (``services.eventstore.serversecret``), the
+feature services the entry points use (the tables, the reader of live events), and the process's
+metrics (``services.platform.metrics``) on a registry of its own. The
 entry points (``omerta serve``'s app, ``omerta worker``, the other ``omerta`` commands) call it once
 and pass the container (or the workers' part of it, ``Container.context``) down; nothing else makes
 these objects, reads the settings or keeps them in a module.
@@ -28,6 +29,7 @@ from prometheus_client import CollectorRegistry
 
 from services.eventstore.archive import Archive, Archived, FileArchive
 from services.eventstore.archive_s3 import S3Archive
+from services.eventstore.serversecret import ServerSecret
 from services.eventstore.store import EventStore
 from services.games.chat import Chat
 from services.games.commands import CommandService
@@ -61,6 +63,7 @@ class Container:
     queues: Queues
     projector: Projector
     read_models: ReadModels
+    secret: ServerSecret  # what AI seeds, replayed creations' tokens and signatures derive from
     players: Players
     chat: Chat
     rematches: Rematches
@@ -112,9 +115,12 @@ def bootstrap(
         ]
     projector = Projector(events, listeners=listeners)
     read_models = ReadModels(store, archived)
-    players = Players(store)
+    secret = ServerSecret(store, settings.secret)
+    players = Players(store, secret=secret)
     chat, rematches = Chat(store), Rematches(commands, players)
-    context = Context(settings, store, commands, queues, wake, projector, read_models, metrics)
+    context = Context(
+        settings, store, commands, queues, wake, projector, read_models, secret, metrics
+    )
     return Container(
         settings=settings,
         store=store,
@@ -124,10 +130,11 @@ def bootstrap(
         queues=queues,
         projector=projector,
         read_models=read_models,
+        secret=secret,
         players=players,
         chat=chat,
         rematches=rematches,
-        tables=tables(settings, store, commands, players, rematches, chat),
+        tables=tables(settings, store, secret, commands, players, rematches, chat),
         fanout=Fanout(store),
         context=context,
         metrics=metrics,
@@ -138,6 +145,7 @@ def bootstrap(
 def tables(
     settings: Settings,
     store: Store,
+    secret: ServerSecret,
     commands: CommandService,
     players: Players,
     rematches: Rematches,
@@ -151,6 +159,7 @@ def tables(
         rematches,
         chat,
         store,
+        secret,
         open_games=limits.open_games if limits.enabled else 0,
     )
 

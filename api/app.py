@@ -53,6 +53,7 @@ def create_app(container: Container, stream_seconds: float = STREAM_SECONDS) -> 
         read_models=container.read_models, settings=settings, stream_seconds=stream_seconds,
         fanout=container.fanout, chat=container.chat, rematches=container.rematches,
         tables=container.tables, queues=container.queues, metrics=container.metrics,
+        secret=container.secret,
     )  # fmt: skip
     app.config["OMERTA_PUBLIC_URL"] = config.public_url(settings)
     requestid.install(app)

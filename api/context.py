@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from flask import current_app, request
 
+from services.eventstore.serversecret import ServerSecret
 from services.games.chat import Chat
 from services.games.commands import CommandService
 from services.games.rematch import Rematches
@@ -36,6 +37,7 @@ class Deps:
     tables: Tables  # creating, joining and rematching games: one call each
     queues: Queues  # RQ's: the jobs a request enqueues (mails of links)
     metrics: Metrics  # the process's (services.platform.metrics)
+    secret: ServerSecret  # the process's (services.eventstore.serversecret): mails' signatures
 
 
 def deps() -> Deps:

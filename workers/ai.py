@@ -130,7 +130,7 @@ def _move(context: Context, game_id: str, version: int) -> str:
             game.view(state, seat),
             game.legal(state, seat),
             # Secret, and the same for every try of the move (services.eventstore.serversecret).
-            seed=serversecret.bot_seed(serversecret.load(client), game_id, version, seat),
+            seed=serversecret.bot_seed(context.secret.key(), game_id, version, seat),
             **({"seen": seen} if seen is not None else {}),  # only a search level takes it
         )
         context.metrics.ai_move_seconds.labels(level).observe(time.perf_counter() - began)

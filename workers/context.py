@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from services.eventstore.serversecret import ServerSecret
 from services.games.commands import CommandService
 from services.platform.config import Settings, Store
 from services.platform.metrics import Metrics
@@ -27,6 +28,7 @@ class Context:
     wake: Wake
     projector: Projector
     read_models: ReadModels
+    secret: ServerSecret  # the process's (services.eventstore.serversecret): seeds, signatures
     metrics: Metrics  # the process's (services.platform.metrics): the worker's jobs count here
     # Off in a worker of the AI queue alone: its AI jobs then leave the changed games to the
     # projection workers (``workers.ai``).

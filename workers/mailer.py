@@ -23,7 +23,6 @@ import logging
 
 from rq import Retry
 
-from services.eventstore import serversecret
 from services.identity.emails import SIGNIN, VERIFY, Emails, unsubscribe_signature
 from services.identity.players import Players
 from services.notify import mail, mailtexts
@@ -79,12 +78,12 @@ def send_link(context: Context, purpose: str, player_id: str, base_url: str) -> 
     client = context.store
     emails = Emails(client)
     email = emails.get(player_id)
-    player = Players(client).get(player_id)
+    player = Players(client, secret=context.secret).get(player_id)
     if email is None or player is None:
         log.info("no %s mail for player %s: no address any more", purpose, player_id)
         return
     settings = context.settings
-    signature = unsubscribe_signature(serversecret.load(client), player_id)
+    signature = unsubscribe_signature(context.secret.key(), player_id)
     token = emails.new_link(purpose, player_id)
     message = mailtexts.compose(
         sender=settings.mail_from,

@@ -53,7 +53,7 @@ class Maintenance:
         _pass("deadlines' catch-up pass", lambda: deadlines.catch_up(store, queues, which))
         revived = _pass(
             "notifications' catch-up pass",
-            lambda: notify.catch_up(store, queues, settings, which),
+            lambda: notify.catch_up(store, queues, settings, self.context.secret, which),
         )
         if revived:
             log.warning("catch-up: %d notifications re-enqueued", revived)

@@ -39,6 +39,7 @@ from rq import Retry
 from domain import review as engine
 from domain.review import Decision
 from services.eventstore import serversecret
+from services.eventstore.serversecret import ServerSecret
 from services.games.commands import CommandService
 from services.platform.config import Store
 from services.readside.readmodels import Summary
@@ -109,7 +110,9 @@ def review_game(context: Context, game_id: str) -> str:
     if reviews.read(game_id) is not None:
         return "done"
     reviews.progress(game_id, 0, 0)  # running (the catch-up leaves it), decisions not counted yet
-    analysis = _analysis(context.commands, game_id, context.settings.review_iterations)
+    analysis = _analysis(
+        context.commands, context.secret, game_id, context.settings.review_iterations
+    )
     kept = reviews.decisions(game_id, analysis.budget)
     if kept:
         log.info("review of %s resumed at decision %d of %d", game_id, len(kept), analysis.total)
@@ -151,21 +154,25 @@ def _pause(context: Context, game_id: str, kept: int, total: int, analysed: int)
     return "paused"
 
 
-def _analysis(commands: CommandService, game_id: str, iterations: int | None) -> engine.Analysis:
+def _analysis(
+    commands: CommandService, secret: ServerSecret, game_id: str, iterations: int | None
+) -> engine.Analysis:
     loaded = commands.load(game_id)
     finished(loaded)  # never a running game's: it would help a player
     return engine.Analysis(
         loaded.meta.game,
         [record.event for record in commands.events(game_id)],
-        seed=serversecret.derive(serversecret.load(commands.store.redis), "review", game_id),
+        seed=serversecret.derive(secret.key(), "review", game_id),
         iterations=iterations,
     )
 
 
-def compute(commands: CommandService, game_id: str, iterations: int | None) -> bytes:
+def compute(
+    commands: CommandService, secret: ServerSecret, game_id: str, iterations: int | None
+) -> bytes:
     """The finished game's review in one go, msgspec JSON: the same bytes for the same game,
-    budget (None: the game's own, ``domain.review.ITERATIONS``) and server secret."""
-    analysis = _analysis(commands, game_id, iterations)
+    budget (None: the game's own, ``domain.review.ITERATIONS``) and server ``secret``."""
+    analysis = _analysis(commands, secret, game_id, iterations)
     return msgspec.json.encode(analysis.review([analysis.decide(i) for i in range(analysis.total)]))
 
 

@@ -27,7 +27,6 @@ from api.http.problems import ApiError
 from api.routes.players import with_cookie
 from api.schemas.players import SignedIn
 from api.web import i18n, mailpages
-from services.eventstore import serversecret
 from services.eventstore.store import unavailable
 from services.identity.emails import (
     SIGNIN,
@@ -169,8 +168,7 @@ def redeem(token: str) -> BaseResponse:
 
 @bp.post("/mail/unsubscribe/<player_id>/<signature>")
 def unsubscribe(player_id: str, signature: str) -> BaseResponse:
-    secret = serversecret.load(deps().store)
-    if not unsubscribe_valid(secret, player_id, signature):
+    if not unsubscribe_valid(deps().secret.key(), player_id, signature):
         raise _bad_link()
     _emails().unsubscribe(player_id)
     if request.mimetype == FORM and request.form.get("List-Unsubscribe") != "One-Click":

@@ -86,7 +86,7 @@ def _preferences() -> nt.Preferences:
 
 
 def _hooks() -> wh.Webhooks:
-    return wh.Webhooks(deps().store)
+    return wh.Webhooks(deps().store, deps().secret)
 
 
 @bp.get("/me/notifications")

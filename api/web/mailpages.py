@@ -26,7 +26,6 @@ from flask.typing import ResponseReturnValue
 from api.context import deps
 from api.http.problems import ApiError
 from api.web import _page
-from services.eventstore import serversecret
 from services.identity.emails import SIGNIN, VERIFY, Emails, unsubscribe_valid
 from services.notify import mail
 
@@ -70,7 +69,7 @@ def signin(token: str) -> Response:
 
 @bp.get("/mail/unsubscribe/<player_id>/<signature>")
 def unsubscribe(player_id: str, signature: str) -> Response:
-    if not unsubscribe_valid(serversecret.load(deps().store), player_id, signature):
+    if not unsubscribe_valid(deps().secret.key(), player_id, signature):
         return bad_link_page()
     return _link_page(
         title="mail.unsubscribe.title",

@@ -153,12 +153,10 @@ def replayed(raw: bytes, body_fingerprint: str) -> Record:
     return record
 
 
-def game_id(client: Store, creator: str, key: str, body_fingerprint: str) -> str:
+def game_id(secret: bytes, creator: str, key: str, body_fingerprint: str) -> str:
     """The id of the game that ``creator``'s request with ``key`` and this body makes: every
-    retry computes the same one, nobody without the server's secret can."""
-    seed = serversecret.derive(
-        serversecret.load(client), "game", creator, _hash(key), body_fingerprint
-    )
+    retry computes the same one, nobody without the server's ``secret`` can."""
+    seed = serversecret.derive(secret, "game", creator, _hash(key), body_fingerprint)
     return shards.derived_id(seed, 16)
 
 

@@ -9,8 +9,9 @@ the random bot's every choice. The seed is HMAC-SHA256 of the secret over those 
 
 The secret is ``OMERTA_SECRET`` when the operator sets it, else a random one that the first
 process to need it writes into the store (``omerta:secret``, SET NX: every process of the
-deployment then reads the same one). It never leaves the server: no answer, log or event
-carries it, nor the seeds.
+deployment then reads the same one). A process has one ``ServerSecret``, made by the composition
+root (``bootstrap``) from its settings and handed to what derives from it. It never leaves the
+server: no answer, log or event carries it, nor the seeds.
 """
 
 from __future__ import annotations
@@ -18,26 +19,32 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import os
 import secrets
 from typing import cast
 
 from services.eventstore.store import unavailable
-from services.platform import config
 from services.platform.config import Store
 
 SECRET_KEY = "omerta:secret"
 
 
-def load(client: Store) -> bytes:
-    """The deployment's secret: configured, or the store's (made now if it has none)."""
-    configured = config.settings(os.environ).secret
-    if configured:
-        return configured.encode()
-    fresh = secrets.token_hex(32)
-    with unavailable():
-        earlier = cast(bytes | None, client.set(SECRET_KEY, fresh, nx=True, get=True))
-    return earlier if earlier is not None else fresh.encode()
+class ServerSecret:
+    """The deployment's secret: ``configured`` (the settings' ``secret``) when set, else the
+    store's. The store's is read on every ``key()``, not kept: it is made by whichever process
+    needs it first."""
+
+    def __init__(self, client: Store, configured: str | None = None) -> None:
+        self.client = client
+        self.configured = configured
+
+    def key(self) -> bytes:
+        """The secret: configured, or the store's (made now if it has none)."""
+        if self.configured:
+            return self.configured.encode()
+        fresh = secrets.token_hex(32)
+        with unavailable():
+            earlier = cast(bytes | None, self.client.set(SECRET_KEY, fresh, nx=True, get=True))
+        return earlier if earlier is not None else fresh.encode()
 
 
 def derive(key: bytes, purpose: str, *parts: object) -> bytes:

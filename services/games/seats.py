@@ -49,6 +49,7 @@ from redis.typing import EncodableT
 from services.errors import ServiceError
 from services.eventstore import idempotency, serversecret
 from services.eventstore.idempotency import Record
+from services.eventstore.serversecret import ServerSecret
 from services.eventstore.store import unavailable
 from services.identity.devices import digest
 from services.platform.config import Store
@@ -228,8 +229,16 @@ class Seats:
     """The games' seats on one Redis client (``services.identity.players.Players`` is the one made).
     Thread-safe (gthread workers share it)."""
 
-    def __init__(self, client: Store, clock: Callable[[], int], cache_size: int) -> None:
+    def __init__(
+        self,
+        client: Store,
+        clock: Callable[[], int],
+        cache_size: int,
+        secret: ServerSecret | None = None,
+    ) -> None:
         self.redis = client
+        # The process's (``bootstrap``); without one, the store's: no configured secret.
+        self.secret = secret if secret is not None else ServerSecret(client)
         self.clock = clock
         self.cache_size = cache_size
         self._join = client.register_script(JOIN)
@@ -294,7 +303,7 @@ class Seats:
     ) -> dict[int, str]:
         """A keyed creation's invite codes: made again by its retry, known to nobody without
         the key."""
-        secret = serversecret.load(self.redis)
+        secret = self.secret.key()
         derive = serversecret.derive_token
         return {seat: derive(secret, "invite", creator, key, game_id, seat) for seat in seats}
 

@@ -18,6 +18,7 @@ import msgspec
 
 from services.errors import BadRequest, ServiceError
 from services.eventstore import idempotency
+from services.eventstore.serversecret import ServerSecret
 from services.games.chat import Chat
 from services.games.commands import CommandService
 from services.games.rematch import Offer, Rematches
@@ -75,8 +76,9 @@ class TooManyOpenGames(ServiceError):
 
 class Tables:
     """Creating, joining and rematching games. ``client``: the store's client, which keeps the
-    keyed creations' records (``services.eventstore.idempotency``). ``open_games`` caps a
-    player's public games with an open seat when they create another public one (0: no cap)."""
+    keyed creations' records (``services.eventstore.idempotency``); ``secret``: the server's, which
+    their games' ids derive from. ``open_games`` caps a player's public games with an open seat
+    when they create another public one (0: no cap)."""
 
     def __init__(
         self,
@@ -85,6 +87,7 @@ class Tables:
         rematches: Rematches,
         chat: Chat,
         client: Store,
+        secret: ServerSecret,
         open_games: int = 0,
     ) -> None:
         self.commands = commands
@@ -92,6 +95,7 @@ class Tables:
         self.rematches = rematches
         self.chat = chat
         self.client = client
+        self.secret = secret
         self.open_games = open_games
 
     def create_game(self, creator: str, new: CreateRequest, key: str | None) -> Opened:
@@ -117,7 +121,9 @@ class Tables:
                 self.commands.notify(made.game, made.version)
                 return Opened(made.game, made.seat, made.version, codes)
         try:
-            derived = idempotency.game_id(self.client, creator, key, fingerprint) if key else None
+            derived = (
+                idempotency.game_id(self.secret.key(), creator, key, fingerprint) if key else None
+            )
             game_id = self.commands.create_game(
                 new.game,
                 new.seats,

@@ -41,6 +41,7 @@ import msgspec
 from services.errors import ServiceError
 from services.eventstore import idempotency, serversecret, shards
 from services.eventstore.idempotency import Record
+from services.eventstore.serversecret import ServerSecret
 from services.eventstore.store import now_ms, unavailable
 from services.games.seats import Seats
 from services.identity.devices import FIRST, TOUCH_MS, Devices, digest, token_key
@@ -94,9 +95,13 @@ class Players(Seats):
     share it)."""
 
     def __init__(
-        self, client: Store, clock: Callable[[], int] = now_ms, cache_size: int = 65536
+        self,
+        client: Store,
+        clock: Callable[[], int] = now_ms,
+        cache_size: int = 65536,
+        secret: ServerSecret | None = None,
     ) -> None:
-        super().__init__(client, clock, cache_size)
+        super().__init__(client, clock, cache_size, secret)
         self._create = client.register_script(CREATE)
         self.devices = Devices(client)
         # A token's session is checked again now and then.
@@ -145,8 +150,7 @@ class Players(Seats):
     def _keyed_token(self, key: str, player_id: str) -> str:
         """A keyed creation's token: made again by its retry, known to nobody without the key;
         of this player only (a key used again once its record expired makes another token)."""
-        secret = serversecret.load(self.redis)
-        return serversecret.derive_token(secret, "player-token", key, player_id)
+        return serversecret.derive_token(self.secret.key(), "player-token", key, player_id)
 
     def get(self, player_id: str) -> Player | None:
         with unavailable():

@@ -41,6 +41,7 @@ import requests
 from urllib3.exceptions import NameResolutionError
 
 from services.eventstore import idempotency, serversecret
+from services.eventstore.serversecret import ServerSecret
 from services.eventstore.store import unavailable
 from services.notify.notifications import Notice
 from services.platform.config import Store
@@ -134,8 +135,10 @@ PRIVATE = "the host is a private, loopback or reserved address"
 
 
 class Webhooks:
-    def __init__(self, client: Store) -> None:
+    def __init__(self, client: Store, secret: ServerSecret | None = None) -> None:
         self.redis = client
+        # The process's (``bootstrap``); without one, the store's: no configured secret.
+        self.server_secret = secret if secret is not None else ServerSecret(client)
 
     def add(
         self, player_id: str, url: str, key: str | None = None, fingerprint: str = ""
@@ -200,7 +203,7 @@ class Webhooks:
         return {hook_id.decode(): _failure.decode(raw) for hook_id, raw in stored.items()}
 
     def secret(self, hook_id: str) -> str:
-        return serversecret.derive_token(serversecret.load(self.redis), "webhook", hook_id)
+        return serversecret.derive_token(self.server_secret.key(), "webhook", hook_id)
 
 
 def sign(secret: str, timestamp: int, body: bytes) -> str:

@@ -31,7 +31,7 @@ def container_of(service: CommandService, **settings: Any) -> Container:
         made,
         commands=service,
         rematches=rematches,
-        tables=tables(found, store, service, made.players, rematches, made.chat),
+        tables=tables(found, store, made.secret, service, made.players, rematches, made.chat),
     )
 
 

@@ -13,6 +13,7 @@ from redis.cluster import RedisCluster
 
 from services.eventstore import idempotency, shards
 from services.eventstore.idempotency import Record
+from services.eventstore.serversecret import ServerSecret
 from services.eventstore.store import now_ms
 from services.games import vacation
 from services.games.chat import Chat
@@ -422,7 +423,9 @@ def test_mail_routing_and_the_pending_sets_stay_in_the_players_slot(
     # the window is open: the digest
     assert notify_mail.route(client, Queues(client), settings, [ended]) == 1
     assert [kind for kind, _ in went] == ["mail", "mail", "digest"]
-    pending = notify_webhooks.Webhooks(client, Queues(client), settings).pending
+    pending = notify_webhooks.Webhooks(
+        client, Queues(client), settings, ServerSecret(client)
+    ).pending
     entry = msgspec.json.encode((ann.id, "wh_1", turn)).decode()
     pending.hold(entry, now_ms() + 5000)
     assert client.zcard(shards.key("notify:pending", shards.of(ann.id))) == 1

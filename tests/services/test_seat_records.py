@@ -9,6 +9,7 @@ import random
 import fakeredis
 
 from api.schemas.games import JoinGame, NewGame
+from services.eventstore.serversecret import ServerSecret
 from services.eventstore.store import EventStore, now_ms
 from services.games import rematch, seats, vacation
 from services.games.chat import Chat
@@ -24,7 +25,9 @@ def test_one_round_trip_reads_every_owners_records(fake_redis: fakeredis.FakeRed
     service = CommandService(EventStoreRepository(EventStore(fake_redis), hooks=[]))
     players = Players(fake_redis)
     rematches = Rematches(service, players)
-    tables = Tables(service, players, rematches, Chat(fake_redis), fake_redis)
+    tables = Tables(
+        service, players, rematches, Chat(fake_redis), fake_redis, ServerSecret(fake_redis)
+    )
     ann, bob = players.create("Ann")[0].id, players.create("Bob")[0].id
     old = tables.create_game(ann, NewGame("famiglia", 2, public=True), None)
     tables.join_game(old.game_id, bob, JoinGame(old.invites[1]), None)

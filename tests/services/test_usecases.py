@@ -12,7 +12,8 @@ import redis
 
 from api.schemas.games import JoinGame, NewGame
 from services.errors import BadRequest, UnknownGame
-from services.eventstore import idempotency, keys, serversecret, shards
+from services.eventstore import idempotency, keys, shards
+from services.eventstore.serversecret import ServerSecret
 from services.eventstore.store import EventStore
 from services.games.chat import Chat
 from services.games.commands import CommandService
@@ -31,7 +32,10 @@ def tables_on(client: redis.Redis, woken: Woken, open_games: int = 0) -> Tables:
 
     service = CommandService(EventStoreRepository(EventStore(client), hooks=[hook]))
     players = Players(client)
-    return Tables(service, players, Rematches(service, players), Chat(client), client, open_games)
+    rematches = Rematches(service, players)
+    return Tables(
+        service, players, rematches, Chat(client), client, ServerSecret(client), open_games
+    )
 
 
 @pytest.fixture
@@ -89,7 +93,7 @@ def test_a_failed_keyed_creation_gives_its_key_back_for_the_retry(
     retried = tables.create_game(ann, new, "key-1")  # no 409: the pending record went
     assert tables.players.games_of(ann) == [retried.game_id]
     fingerprint = idempotency.fingerprint(new)
-    assert retried.game_id == idempotency.game_id(tables.client, ann, "key-1", fingerprint)
+    assert retried.game_id == idempotency.game_id(tables.secret.key(), ann, "key-1", fingerprint)
 
 
 @pytest.mark.parametrize("new", [NewGame("famiglia", 2, ai={0: 1}, seat=0), NewGame("x", 2)])
@@ -97,7 +101,7 @@ def test_a_refused_creation_changes_nothing(
     tables: Tables, fake_redis: fakeredis.FakeRedis, woken: Woken, new: NewGame
 ) -> None:
     ann = person(tables, "Ann")
-    serversecret.load(fake_redis)  # the deployment's, made by its first keyed creation
+    tables.secret.key()  # the deployment's, made by its first keyed creation
     before = snapshot(fake_redis)
     with pytest.raises(BadRequest) as refused:
         tables.create_game(ann, new, "key-1")

@@ -287,7 +287,9 @@ def test_every_page_shows_an_accuracy_alike(container: Container, page: Page) ->
         loaded = container.commands.load(game_id)
         [seat] = loaded.game.to_act(loaded.state)
         container.commands.handle(game_id, seat, {"type": "pass"}, f"pass-{n}")
-    found = msgspec.json.decode(compute(container.commands, game_id, 5), type=Review)
+    found = msgspec.json.decode(
+        compute(container.commands, container.secret, game_id, 5), type=Review
+    )
     halves = [
         msgspec.structs.replace(p, accuracy=a)
         for p, a in zip(found.players, (86.5, 42.5), strict=True)

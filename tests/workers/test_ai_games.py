@@ -84,7 +84,7 @@ def assert_bots_saw_only_their_seat(container: Container, game_id: str, calls: l
     for record in container.commands.events(game_id):
         state = game.evolve(state, record.event)
         states[record.version] = state
-    key = serversecret.load(container.commands.store.redis)
+    key = container.secret.key()
     moves = {serversecret.bot_seed(key, game_id, v, s): (v, s) for v in states for s in meta.ai}
     for call in calls:
         version, seat = moves[call.seed]  # the seed names the move (and this game)

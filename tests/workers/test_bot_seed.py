@@ -8,12 +8,14 @@ import hashlib
 import hmac
 from typing import Any
 
+import msgspec
 import pytest
 import redis
 
-from bootstrap import Container
+from bootstrap import Container, bootstrap
 from domain import bots
 from services.eventstore import serversecret
+from services.eventstore.serversecret import ServerSecret
 from workers import ai
 
 pytestmark = pytest.mark.server
@@ -36,30 +38,26 @@ def test_the_seed_is_not_made_of_public_facts_alone() -> None:
     assert seed not in {hmac.new(b"", p.encode(), hashlib.sha256).digest() for p in public}
 
 
-def test_the_secret_is_made_once_per_store_and_shared(
-    real_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("OMERTA_SECRET", raising=False)
-    first = serversecret.load(real_redis)
+def test_the_secret_is_made_once_per_store_and_shared(real_redis: redis.Redis) -> None:
+    secret = ServerSecret(real_redis)  # none configured
+    first = secret.key()
     assert len(first) >= 32
-    assert serversecret.load(real_redis) == first  # another process finds the same one
+    assert ServerSecret(real_redis).key() == first  # another process finds the same one
     assert real_redis.get(serversecret.SECRET_KEY) == first
     real_redis.delete(serversecret.SECRET_KEY)
-    assert serversecret.load(real_redis) != first  # a random one, not derived from anything
+    assert secret.key() != first  # a random one, not derived from anything
 
 
-def test_a_configured_secret_wins_and_is_not_stored(
-    real_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("OMERTA_SECRET", "set by the operator")
-    assert serversecret.load(real_redis) == b"set by the operator"
+def test_a_configured_secret_wins_and_is_not_stored(real_redis: redis.Redis) -> None:
+    assert ServerSecret(real_redis, "set by the operator").key() == b"set by the operator"
     assert real_redis.get(serversecret.SECRET_KEY) is None
 
 
 def test_the_ai_job_seeds_its_bot_from_the_secret(
-    container: Container, workers_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    container: Container, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("OMERTA_SECRET", "the deployment's secret")
+    settings = msgspec.structs.replace(container.settings, secret="the deployment's secret")
+    deployment = bootstrap(settings, store=container.store, queues_client=container.queues_client)
     seeds: list[bytes] = []
     real = bots.choose
 
@@ -68,9 +66,11 @@ def test_the_ai_job_seeds_its_bot_from_the_secret(
         return real(game, level, view, legal, seed)
 
     monkeypatch.setattr(bots, "choose", spy)
-    game_id = container.commands.create_game("famiglia", 2, ai={0: "random", 1: "random"})
-    version = container.commands.load(game_id).version
-    seat = min(container.commands.load(game_id).game.to_act(container.commands.load(game_id).state))
-    assert ai.ai_move(container.context, game_id, version) == "moved"
+    game_id = deployment.commands.create_game("famiglia", 2, ai={0: "random", 1: "random"})
+    version = deployment.commands.load(game_id).version
+    seat = min(
+        deployment.commands.load(game_id).game.to_act(deployment.commands.load(game_id).state)
+    )
+    assert ai.ai_move(deployment.context, game_id, version) == "moved"
     assert seeds[0] == serversecret.bot_seed(b"the deployment's secret", game_id, version, seat)
     assert f"{game_id}:{version}:{seat}".encode() not in seeds

@@ -10,6 +10,7 @@ import fakeredis
 import pytest
 
 from services.eventstore import shards
+from services.eventstore.serversecret import ServerSecret
 from services.eventstore.store import EventStore
 from services.games.commands import CommandService
 from services.games.repository import EventStoreRepository
@@ -72,14 +73,15 @@ def test_the_catch_up_enqueues_again_a_fan_out_whose_job_is_gone(
     (member,) = _pending(fake_redis)
     kept = notify.fan_outs(fake_redis)
     kept.hold(member, 0)  # past its lease
-    assert notify.catch_up(fake_redis, queues, SETTINGS) == 0  # its job still waits in the queue
+    catching_up = (fake_redis, queues, SETTINGS, ServerSecret(fake_redis))
+    assert notify.catch_up(*catching_up) == 0  # its job still waits in the queue
     assert queue.get_job_ids() == [job_id]
     kept.hold(member, 0)
     job = queue.fetch_job(job_id)
     assert job is not None
     job.delete()  # RQ's server lost it
-    assert notify.catch_up(fake_redis, queues, SETTINGS) == 1
+    assert notify.catch_up(*catching_up) == 1
     (again,) = queue.get_job_ids()
     revived = queue.fetch_job(again)
     assert revived is not None and revived.args == (member.decode(),)
-    assert notify.catch_up(fake_redis, queues, SETTINGS) == 0  # the copy holds it for its lease
+    assert notify.catch_up(*catching_up) == 0  # the copy holds it for its lease

@@ -406,7 +406,7 @@ def test_the_texts_of_an_ended_game_and_of_several_notices_in_both_languages(
     email = emails.get(ann.id)
     assert email is not None
     mail = notify_mail_text.compose(
-        workers_redis, ann.id, email, summary, ended, "x1", container.settings
+        workers_redis, ann.id, email, summary, ended, "x1", container.settings, container.secret
     )
     assert mail["Subject"] == "Omerta: your game of Gangsta! with the AI, Bob has ended"
     assert _text(mail).startswith(
@@ -418,7 +418,7 @@ def test_the_texts_of_an_ended_game_and_of_several_notices_in_both_languages(
     assert email is not None
     ended = [nt.Notice(bob.id, "game_ended", "g1", "gangsta", 9, 2)]
     mail = notify_mail_text.compose(
-        workers_redis, bob.id, email, summary, ended, "x2", container.settings
+        workers_redis, bob.id, email, summary, ended, "x2", container.settings, container.secret
     )
     assert mail["Subject"] == "Omerta: Ann さん、AIとのギャングスタ!が終了しました"
 
@@ -429,7 +429,7 @@ def test_the_texts_of_an_ended_game_and_of_several_notices_in_both_languages(
         nt.Notice(bob.id, "your_turn", "g1", "gangsta", 7, 2),
     ]
     mail = notify_mail_text.compose(
-        workers_redis, bob.id, email, running, news, "x3", container.settings
+        workers_redis, bob.id, email, running, news, "x3", container.settings, container.secret
     )
     assert mail["Subject"] == "Omerta: Ann さん、AIとのギャングスタ!のお知らせ"
     assert _text(mail).startswith(

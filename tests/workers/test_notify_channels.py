@@ -91,7 +91,10 @@ def test_a_channel_in_the_registry_gets_the_notices_its_players_want(
     the projection of the join says (its first player's turn; Ann, that he joined), unless
     they turned that event off for the inbox."""
     client = container.store
-    registry = (*notices.channels(client, container.queues, container.settings), Inbox(client))
+    registry = (
+        *notices.channels(client, container.queues, container.settings, container.secret),
+        Inbox(client),
+    )
     fan_out = FanOut(client, registry)
     projector = Projector(container.events, listeners=[fan_out])
     ann, bob = api.player("Ann"), api.player("Bob")
@@ -122,7 +125,10 @@ def test_the_catch_up_delivers_what_a_registered_channel_left_pending(
     """A sending recorded as pending and never delivered (its worker died) is delivered by the
     catch-up once past its time, and forgotten once sent: the catch-up of every channel."""
     box = Inbox(workers_redis)
-    registry = (*notices.channels(workers_redis, container.queues, container.settings), box)
+    registry = (
+        *notices.channels(workers_redis, container.queues, container.settings, container.secret),
+        box,
+    )
     notice = nt.Notice("ann", nt.Event.YOUR_TURN.value, "g1", "gangsta", 5, 0)
     entry = msgspec.json.encode(notice)
     box.pending.hold_for_lease(entry)

@@ -78,7 +78,7 @@ def test_a_sending_enqueued_twice_is_one_job(
     """A fan-out run again (a retry, or a projection after the first one's job ended) while
     the sendings it enqueued wait."""
     notice = nt.Notice("ann", nt.Event.YOUR_TURN.value, "g1", "gangsta", 5, 0)
-    hooks = Webhooks(workers_redis, container.queues, container.settings)
+    hooks = Webhooks(workers_redis, container.queues, container.settings, container.secret)
     hooks.send("ann", "h1", notice)
     hooks.send("ann", "h1", notice)
     delivery = nt.delivery_id(notice, "webhook", "h1")
@@ -99,7 +99,7 @@ def test_the_catch_up_revives_the_sendings_of_the_shards_it_is_given(
     # a webhook call of shard 3's player; a webhook call, a push and a mail of shard 9's.
     past = now_ms() - 1000
     for who, notice in ((ann, turn), (bob, ended)):
-        Webhooks(client, container.queues, container.settings).pending.hold(
+        Webhooks(client, container.queues, container.settings, container.secret).pending.hold(
             msgspec.json.encode((who, "h1", notice)).decode(), past
         )
     Push(client, container.queues, container.settings).pending.hold(
@@ -118,13 +118,14 @@ def test_the_catch_up_revives_the_sendings_of_the_shards_it_is_given(
         jobs = [Job.fetch(j, connection=queue.connection) for j in queue.get_job_ids()]
         return {j.args[0] for j in jobs if not j.id.startswith("notify-")}
 
-    assert notify.catch_up(client, container.queues, container.settings, [3]) == 1
+    channels = (client, container.queues, container.settings, container.secret)
+    assert notify.catch_up(*channels, [3]) == 1
     assert players() == {ann}
-    assert notify.catch_up(client, container.queues, container.settings, which=[9, 60]) == 4
+    assert notify.catch_up(*channels, which=[9, 60]) == 4
     assert players() == {ann, bob} and queue.count == 5
     (revived,) = [j for j in queue.get_job_ids() if j.startswith(f"notify-{game}-2-2-catch-up-")]
     assert Job.fetch(revived, connection=queue.connection).args == (fan_out,)
-    assert notify.catch_up(client, container.queues, container.settings, []) == 0
+    assert notify.catch_up(*channels, []) == 0
 
 
 @pytest.fixture

@@ -61,6 +61,6 @@ def test_a_review_is_the_same_bytes_beside_cpu_load(
     game: str, container: Container, request: pytest.FixtureRequest
 ) -> None:
     game_id = GAMES[game](container)
-    quiet = compute(container.commands, game_id, ITERATIONS)
+    quiet = compute(container.commands, container.secret, game_id, ITERATIONS)
     request.getfixturevalue("loaded_machine")
-    assert compute(container.commands, game_id, ITERATIONS) == quiet
+    assert compute(container.commands, container.secret, game_id, ITERATIONS) == quiet

@@ -169,7 +169,7 @@ def test_the_job_is_idempotent_and_reproducible(reviewing: Container) -> None:
     assert review.review_game(reviewing.context, game_id) == "reviewed"
     assert reviewing.store.get(review_key(game_id)) == stored
     found = Reviews(reviewing.store).read(game_id)
-    assert found == review.compute(reviewing.commands, game_id, ITERATIONS)
+    assert found == review.compute(reviewing.commands, reviewing.secret, game_id, ITERATIONS)
     assert msgspec.json.decode(found or b"", type=Review).iterations == ITERATIONS
     assert Reviews(reviewing.store).status(game_id).state == "done"
     assert Reviews(reviewing.store).owed(range(64)) == []
@@ -291,7 +291,8 @@ def test_a_review_killed_with_its_worker_is_finished_by_another(
         stop(catching_up, logs[0])
     assert "review of" in logs[0].read_text()  # the catch-up's line: enqueued again
     assert reviews.status(game_id).state == "done" and reviews.owed(range(64)) == []
-    assert review.compute(reviewing.commands, game_id, 150) == reviews.read(game_id)
+    computed = review.compute(reviewing.commands, reviewing.secret, game_id, 150)
+    assert computed == reviews.read(game_id)
 
 
 @pytest.mark.parametrize(
@@ -427,7 +428,7 @@ def test_a_review_in_slices_is_the_review_in_one(reviewing: Container) -> None:
     total = len(msgspec.json.decode(written, type=Review).decisions)
     assert slices == total - 1  # one decision a job
     assert Reviews(reviewing.store).read(game_id) == review.compute(
-        reviewing.commands, game_id, ITERATIONS
+        reviewing.commands, reviewing.secret, game_id, ITERATIONS
     )
     assert Reviews(reviewing.store).status(game_id).state == "done"
     assert reviews_left(reviewing, game_id) == {}

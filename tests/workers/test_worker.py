@@ -115,7 +115,9 @@ def test_each_catch_up_pass_covers_the_shards_the_worker_holds(
         given["deadlines"].append(list(which))
         return 0
 
-    def notifications_of(client: object, queues: object, which: list[int]) -> int:
+    def notifications_of(
+        client: object, queues: object, settings: object, secret: object, which: list[int]
+    ) -> int:
         given["notifications"].append(list(which))
         return 0
 

@@ -76,7 +76,7 @@ def expire(context: Context, game_id: str) -> str:
     if now_ms() < at:
         arm(context.queues, game_id, at)
         return "later"
-    if not Seats(context.store, now_ms, 0).close_unjoined(game_id):
+    if not Seats(context.store, now_ms, 0, context.secret).close_unjoined(game_id):
         return "joined"
     try:
         commands.expire(game_id, days)

@@ -61,6 +61,7 @@ from typing import cast
 
 import msgspec
 
+from services.eventstore.serversecret import ServerSecret
 from services.eventstore.store import now_ms, unavailable
 from services.identity.emails import Emails
 from services.notify import mail
@@ -163,8 +164,10 @@ class Mail:
 
     name = CHANNEL
 
-    def __init__(self, client: Store, queues: Queues, settings: Settings) -> None:
-        self.client, self.queues, self.settings = client, queues, settings
+    def __init__(
+        self, client: Store, queues: Queues, settings: Settings, secret: ServerSecret
+    ) -> None:
+        self.client, self.queues, self.settings, self.secret = client, queues, settings, secret
         self.pending = queued.pending_set(client, settings)
 
     def enqueue(self, notices: Sequence[nt.Notice]) -> int:
@@ -215,7 +218,7 @@ def deliver_mail(context: Context, player: str, game_id: str, batch: str) -> str
     """Send one mail of notices, once: ``sent``, ``duplicate`` (sent before), ``nothing``
     (nothing live or wanted left in it) or ``gone`` (its batch expired). Raises (RQ retries)
     on a failed sending or a claim held elsewhere."""
-    mail = Mail(context.store, context.queues, context.settings)
+    mail = Mail(context.store, context.queues, context.settings, context.secret)
     member = queued.member(MAIL, player, game_id, batch)
     outcome = _send(mail, member, player, game_id, batch)
     mail.pending.done(member)
@@ -226,7 +229,7 @@ def deliver_mail(context: Context, player: str, game_id: str, batch: str) -> str
 def send_digest(context: Context, player: str, game_id: str, ends: str) -> str:
     """At the window's end: mail what was collected in it, once (as ``deliver_mail``);
     ``stale`` when nothing was left to say, ``made`` when this digest was dealt with before."""
-    mail = Mail(context.store, context.queues, context.settings)
+    mail = Mail(context.store, context.queues, context.settings, context.secret)
     client, period = mail.client, _period_ms(context.settings)
     member = queued.member(DIGEST, player, game_id, ends)
     mail_id = queued.digest_id(player, game_id, ends)
@@ -287,7 +290,9 @@ def _send(mail_channel: Mail, member: bytes, player: str, game_id: str, mail_id:
         _finish(client, batch_key, mail_id, notices)
         return "nothing"
     assert summary is not None  # news are live
-    message = notify_mail_text.compose(client, player, email, summary, news, mail_id, settings)
+    message = notify_mail_text.compose(
+        client, player, email, summary, news, mail_id, settings, mail_channel.secret
+    )
     token = nt.claim(client, mail_id, queued.lease(settings))
     if token is None:
         return "duplicate"

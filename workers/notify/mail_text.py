@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from email.message import EmailMessage
 
-from services.eventstore import serversecret
+from services.eventstore.serversecret import ServerSecret
 from services.identity.emails import Email, unsubscribe_signature
 from services.identity.players import Players
 from services.notify import mailtexts
@@ -29,11 +29,13 @@ def compose(
     news: list[nt.Notice],
     mail_id: str,
     settings: Settings,
+    secret: ServerSecret,
 ) -> EmailMessage:
     """The mail of ``news`` to ``player``: ``mail_id`` makes its ``Message-ID``; its sender and
-    links are the settings' (``OMERTA_MAIL_FROM``, the public URL)."""
+    links are the settings' (``OMERTA_MAIL_FROM``, the public URL); its unsubscribe link is
+    signed with ``secret``."""
     lang = email.lang
-    people = Players(client)
+    people = Players(client, secret=secret)
     names = people.names(s.player for s in summary.seats if s.player)
     owners = {s.seat: s.player for s in summary.seats if s.player}
 
@@ -48,7 +50,7 @@ def compose(
     )
     me = people.get(player)
     base = config.public_url(settings)
-    signature = unsubscribe_signature(serversecret.load(client), player)
+    signature = unsubscribe_signature(secret.key(), player)
     params = {
         "name": me.name if me is not None else "",
         "game": mailtexts.text(lang, f"notice.game.{summary.game}"),

@@ -36,6 +36,7 @@ import msgspec
 from rq.job import JobStatus
 
 from services.eventstore import shards
+from services.eventstore.serversecret import ServerSecret
 from services.eventstore.store import now_ms
 from services.notify import notifications as nt
 from services.platform.config import Settings, Store
@@ -74,13 +75,13 @@ DELIVERIES = MappingProxyType(
 
 
 def channels(
-    client: Store, queues: Queues, settings: Settings
+    client: Store, queues: Queues, settings: Settings, secret: ServerSecret
 ) -> tuple[channel.Channel, ...]:
     """The notification channels, in the order the fan-out hands them the notices."""
     return (
-        Mail(client, queues, settings),
+        Mail(client, queues, settings, secret),
         Push(client, queues, settings),
-        Webhooks(client, queues, settings),
+        Webhooks(client, queues, settings, secret),
     )
 
 
@@ -149,13 +150,16 @@ def fan_out(context: Context, notices_json: str) -> int:
 
 def _fan_out_to_channels(context: Context, notices: list[nt.Notice]) -> int:
     client, queues = context.store, context.queues
-    return channel.fan_out(client, channels(client, queues, context.settings), notices)
+    return channel.fan_out(
+        client, channels(client, queues, context.settings, context.secret), notices
+    )
 
 
 def catch_up(
     client: Store,
     queues: Queues,
     settings: Settings,
+    secret: ServerSecret,
     which: Iterable[int] = range(shards.SHARDS),
 ) -> int:
     """Re-enqueue, in the shards ``which`` (a worker's: those it holds), the fan-outs whose job
@@ -172,4 +176,4 @@ def catch_up(
             continue  # waiting in the queue, or for RQ's next try
         _enqueue(queues, kept, member.decode(), f"{job_id}-catch-up-{now_ms()}")
         revived += 1
-    return revived + channel.catch_up(channels(client, queues, settings), held)
+    return revived + channel.catch_up(channels(client, queues, settings, secret), held)

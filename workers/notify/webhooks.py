@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from services.eventstore.serversecret import ServerSecret
 from services.eventstore.store import now_ms
 from services.notify import webhooks as wh
 from services.platform.config import Settings, Store
@@ -43,9 +44,11 @@ class Webhooks(channel.Targets):
     name = "webhook"
     job = "workers.notify.webhooks.deliver_webhook"
 
-    def __init__(self, client: Store, queues: Queues, settings: Settings) -> None:
+    def __init__(
+        self, client: Store, queues: Queues, settings: Settings, secret: ServerSecret
+    ) -> None:
         super().__init__(client, queues, PENDING, settings)
-        self.hooks = wh.Webhooks(client)
+        self.hooks = wh.Webhooks(client, secret)
 
     def targets(self, player: str) -> Sequence[str]:
         return [hook.id for hook in self.hooks.list(player)]
@@ -89,5 +92,5 @@ def deliver_webhook(context: Context, player: str, hook_id: str, member: str) ->
     (the hook was deleted, or the player no longer wants the event since it was queued) or
     ``given_up`` (the last try failed). Raises (RQ retries) on a failed call with tries left
     or a claim held elsewhere."""
-    webhooks = Webhooks(context.store, context.queues, context.settings)
+    webhooks = Webhooks(context.store, context.queues, context.settings, context.secret)
     return webhooks.deliver(player, hook_id, member)
