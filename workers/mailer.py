@@ -6,9 +6,9 @@ queue): the token is made here, in the worker, so it is never written to the sto
 job's arguments are), and a slow or absent SMTP server never slows a page. A sign-in by mail
 asked for an address nobody has enqueues the same job as one for a player's: the request does
 the same work either way, so its time tells nobody whether the address is a player's; the job
-looks the address up. A retry mails a fresh link; an
-earlier one stays valid until it expires or is used. ``base_url`` is the web server's public
-URL (``services.platform.config.public_url``): the worker may have no ``OMERTA_BIND`` of its own.
+looks the address up. A retry mails a fresh link; an earlier one stays valid until it expires or is
+used. ``base_url`` is the web server's public URL (``services.platform.config.public_url``): the
+worker may have no ``OMERTA_BIND`` of its own.
 
 The queue is on RQ's server (``workers.queues``), which on a Redis Cluster is not the store:
 the job reads and writes the store through its context's client (``Context.store``), never

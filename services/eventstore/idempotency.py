@@ -24,23 +24,21 @@ covers a client that was offline). Only the key's SHA-256 is kept:
 
 A first answer's secrets (a player's token, invite codes) are not kept either: with a key they
 are derived from the server's secret and the key (``services.eventstore.serversecret``), so a replay
-makes
-them again, and a copy of the store without the keys does not give them.
+makes them again, and a copy of the store without the keys does not give them.
 
 Order of the steps (``services.identity.players``, ``services.games.seats``: on a Redis Cluster the
-record, the
-player's keys and a game's keys are in different slots, so none is written in one script with
-another): a player's creation claims its record first (``SET NX``, naming the new player), then
-writes the player and its token, and a retry finding the record writes them again where missing.
-A join and its record are one script (both in the game's slot). A game's creation takes its key
-first (a pending record, ``PENDING_MS``: a twin request meanwhile gets 409
-``idempotency_key_in_use``), appends the game, writes the final record, then seats the creator
-(the seats, invites and public flag once, in one script on the game's keys): a retry finding the
-final record seats the creator where the first stopped before. A keyed creation's game id is
-derived from the server's secret, the player, the key and the body (``game_id``), so a retry
-after any failure, even one after the append whose answer was lost, appends to that same id,
-finds the first try's game there and completes it; a failed creation gives its pending record
-back at once (``release_game``), and a process lost midway leaves it to expire.
+record, the player's keys and a game's keys are in different slots, so none is written in one script
+with another): a player's creation claims its record first (``SET NX``, naming the new player), then
+writes the player and its token, and a retry finding the record writes them again where missing. A
+join and its record are one script (both in the game's slot). A game's creation takes its key first
+(a pending record, ``PENDING_MS``: a twin request meanwhile gets 409 ``idempotency_key_in_use``),
+appends the game, writes the final record, then seats the creator (the seats, invites and public
+flag once, in one script on the game's keys): a retry finding the final record seats the creator
+where the first stopped before. A keyed creation's game id is derived from the server's secret, the
+player, the key and the body (``game_id``), so a retry after any failure, even one after the append
+whose answer was lost, appends to that same id, finds the first try's game there and completes it; a
+failed creation gives its pending record back at once (``release_game``), and a process lost midway
+leaves it to expire.
 """
 
 from __future__ import annotations

@@ -20,10 +20,9 @@ game's keys share its slot with its event stream, and a player's keys share one 
                                         in time, ``workers.clocks.expiry``): no seat is taken after
 
 A game's keys and a player's are in different slots (``services.identity.players``): on a Redis
-Cluster
-no script or transaction may span them, so each write below is a sequence of single-slot steps,
-ordered so that losing the process between two of them loses nothing acknowledged and the retry
-completes it:
+Cluster no script or transaction may span them, so each write below is a sequence of single-slot
+steps, ordered so that losing the process between two of them loses nothing acknowledged and the
+retry completes it:
 
 * Opening a table: with a key, the request's final record first (on the creator's slot), then
   the seats, invites and public flag in one script on the game's keys (written only while the

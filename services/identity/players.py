@@ -13,9 +13,8 @@ are in ``services.games.seats``):
 ``token:<sha256 hex>``          string  player id of the token whose SHA-256 this is
 
 Player ids are drawn by ``shards.new_id`` (``services.eventstore.shards``): a player's keys share
-one slot
-with their shard's keys. The index keys (``token:``, ``idem:players:``) hash on their whole name,
-anywhere; a game's keys on the game's id. On a Redis Cluster no script or transaction may span
+one slot with their shard's keys. The index keys (``token:``, ``idem:players:``) hash on their whole
+name, anywhere; a game's keys on the game's id. On a Redis Cluster no script or transaction may span
 two of them, so each write below is a sequence of single-slot steps, ordered so that losing the
 process between two of them loses nothing acknowledged and the retry completes it:
 
@@ -165,11 +164,10 @@ class Players(Seats):
 
     def session(self, token: str | None, label: str = "") -> tuple[Player, str]:
         """The player and the device (``services.identity.devices``) of a token: the player token,
-        or a
-        device session's. ``label`` names the device the first time the player token is used.
-        A cached answer is checked again after ``RECHECK_MS``, so a device signed out in
-        another process stops working within that time; its last use is written then, at most
-        once a minute."""
+        or a device session's. ``label`` names the device the first time the player token is used. A
+        cached answer is checked again after ``RECHECK_MS``, so a device signed out in another
+        process stops working within that time; its last use is written then, at most once a
+        minute."""
         if not token:
             raise Unauthorized(
                 "this needs your player token: 'Authorization: Bearer <token>'",
