@@ -133,16 +133,9 @@ class Game(Protocol[S, C, E, OptionsT]):
     def result(self, state: S) -> Result | None: ...
 
 
-def unknown_command(command: Never, message: str) -> NoReturn:
-    """A decider's last ``case _:``, as ``typing.assert_never``: mypy reports a command type
-    of the union that no ``case`` handles (``command`` is then not ``Never``). At run time it
-    refuses a value of no command type (from a caller that skipped the decoder), as the rules
-    always did."""
-    raise RuleViolation("unknown_command", message, command=type(command).__name__)
-
-
 def unknown_event(event: Never, game: str) -> NoReturn:
-    """An ``evolve``'s last ``case _:``, as ``unknown_command`` for events."""
+    """An ``evolve``'s last ``case _:``, as ``typing.assert_never``: mypy reports an event type
+    of the union that no ``case`` handles; at run time a value of no event type is a mismatch."""
     raise HistoryMismatch(f"not a {game} event: {type(event).__name__}")
 
 

@@ -8,11 +8,11 @@ same code that replays them. Readings of points FAMIGLIA.md leaves open: docs/fa
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Never, NoReturn
 
 import msgspec
 
-from domain.core import Result, RuleViolation, Secret, commitment, preset_options, unknown_command
+from domain.core import Result, RuleViolation, Secret, commitment, preset_options
 from domain.famiglia import cards
 from domain.famiglia.cards import BLUE, FAMILY, POINTS, RANK, YELLOW
 from domain.famiglia.messages import (
@@ -216,8 +216,18 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
         case Swap():
             _decide_swap(state, seat, command, out)
         case _:
-            unknown_command(command, f"Not a Famiglia command: {command!r}")
+            unknown_command(command)
     return out
+
+
+def unknown_command(command: Never) -> NoReturn:
+    """``decide``'s last ``case _:``, as ``typing.assert_never``: mypy reports a command type of
+    the union that no ``case`` handles (``command`` is then not ``Never``). At run time it refuses
+    a value of no command type (from a caller that skipped the decoder), as the rules always did;
+    raised here, it is Famiglia's refusal (``rule.famiglia.unknown_command`` in the catalogue)."""
+    raise RuleViolation(
+        "unknown_command", f"Not a Famiglia command: {command!r}", command=type(command).__name__
+    )
 
 
 def _require_stage(state: State, stage: int, what: str) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import sys
 import textwrap
 import types
 import typing
@@ -60,6 +61,26 @@ def _followed(thing: Any) -> bool:
     return (getattr(thing, "__module__", None) or "").startswith(FOLLOWED)
 
 
+def _implementations(protocol: type) -> list[type]:
+    """The classes of our loaded modules that have every member of ``protocol``: a method called
+    on a protocol (a part given a ``GameRepository``) raises what theirs raise."""
+    attributes = typing._get_protocol_attrs(protocol)  # type: ignore[attr-defined]  # none public in 3.11
+    members = [m for m in attributes if inspect.isfunction(getattr(protocol, m, None))]
+    found = []
+    for name, module in list(sys.modules.items()):
+        if not name.startswith(FOLLOWED):
+            continue
+        for thing in vars(module).values():
+            if (
+                isinstance(thing, type)
+                and thing.__module__ == name
+                and not getattr(thing, "_is_protocol", False)
+                and all(hasattr(thing, member) for member in members)
+            ):
+                found.append(thing)
+    return found
+
+
 class _Walk:
     def __init__(self) -> None:
         self.codes: set[str] = set()
@@ -70,6 +91,9 @@ class _Walk:
         if func in self.seen or not inspect.isfunction(func) or not _followed(func):
             return
         self.seen.add(func)
+        if owner is not None and getattr(owner, "_is_protocol", False):
+            for implementation in _implementations(owner):
+                self.function(getattr(implementation, func.__name__, None), implementation)
         wrapped = getattr(func, "__wrapped__", None)
         if wrapped is not None:
             self.function(wrapped, owner)

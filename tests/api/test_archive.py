@@ -334,7 +334,9 @@ def test_read_models_still_holding_views_rebuild_without_a_difference(
     neither a difference; any other field that differs is still found."""
     files = FileArchive(tmp_path / "archive")
     store = EventStore(real_redis, archived=Archived(real_redis, files))
-    service = CommandService(store, hooks=[lambda game_id, *_: Projector(store).project(game_id)])
+    service = CommandService(
+        EventStoreRepository(store, hooks=[lambda game_id, *_: Projector(store).project(game_id)])
+    )
     kept, moved = (service.create_game("famiglia", 2) for _ in range(2))
     for seed, game_id in enumerate((kept, moved)):
         play_out(service, game_id, random.Random(seed))

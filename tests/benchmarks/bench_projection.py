@@ -56,7 +56,7 @@ def record(client: redis.Redis) -> list[Recorded]:
     from services.games.commands import CommandService
     from tests.services.helpers import play_out
 
-    service, rng = CommandService(EventStore(client)), random.Random(33)
+    service, rng = CommandService(EventStoreRepository(EventStore(client))), random.Random(33)
     out = []
     for n in range(GAMES):
         game, seats = KINDS[n % len(KINDS)]
