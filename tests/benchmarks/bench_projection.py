@@ -54,6 +54,7 @@ def record(client: redis.Redis) -> list[Recorded]:
     from services.eventstore import keys
     from services.eventstore.store import EventStore
     from services.games.commands import CommandService
+    from services.games.repository import EventStoreRepository
     from tests.services.helpers import play_out
 
     service, rng = CommandService(EventStoreRepository(EventStore(client))), random.Random(33)
