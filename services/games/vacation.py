@@ -65,7 +65,7 @@ _periods = msgspec.json.Decoder(list[tuple[int, int]])
 
 
 def decode(raw: bytes | None) -> list[Interval]:
-    return [] if raw is None else [tuple(p) for p in _periods.decode(raw)]  # type: ignore[misc]
+    return [] if raw is None else _periods.decode(raw)
 
 
 def periods(client: Store, player_id: str) -> list[Interval]:
