@@ -1,4 +1,5 @@
-"""Famiglia's rules: ``start``, ``decide``, ``legal``, ``to_act`` and ``result``.
+"""Famiglia's rules: ``start``, ``decide``, ``to_act`` and ``result`` (``legal`` is
+``domain.famiglia.choices``').
 
 ``decide`` validates a command and returns its events, including what follows automatically
 (the reveal after a refresh, a refill of an empty Street, the reshuffle, the next turn or the end).
@@ -15,6 +16,8 @@ import msgspec
 from domain.core import Result, RuleViolation, Secret, commitment, preset_options
 from domain.famiglia import cards
 from domain.famiglia.cards import BLUE, FAMILY, POINTS, RANK, YELLOW
+from domain.famiglia.choices import legal as legal  # the game's, with the rules' other parts
+from domain.famiglia.choices import refresh_block, swappable_area
 from domain.famiglia.messages import (
     AccountantPlayed,
     BrutePlayed,
@@ -40,7 +43,7 @@ from domain.famiglia.messages import (
     SwapsEnded,
     TurnStarted,
 )
-from domain.famiglia.recruit import pair_rank, recruits
+from domain.famiglia.recruit import pair_rank
 from domain.famiglia.state import (
     ACCOUNTANT,
     BRUTE,
@@ -273,24 +276,6 @@ def _require_on_street(state: State, card: str) -> None:
         raise RuleViolation("not_on_street", f"There is no {card} on the Street", card=card)
 
 
-_RANK_ZERO = frozenset(cards.STARTING_HAND)  # one rank-0 card of each family
-
-
-def refresh_block(state: State) -> RuleViolation | None:
-    """Why action 1 is not possible now (None if it is), apart from the stage."""
-    if not state.deck:
-        return RuleViolation("deck_empty", "The deck has run out: the Street cannot be refreshed")
-    if not _RANK_ZERO.isdisjoint(state.street):
-        return RuleViolation(
-            "street_has_rank_zero", "The Street holds a rank-0 card: it cannot be refreshed"
-        )
-    if state.deck_pass == 2 and state.deck_refreshed:
-        return RuleViolation(
-            "refresh_used", "After the reshuffle the Street can be refreshed only once a turn"
-        )
-    return None
-
-
 def _decide_refresh(state: State, seat: int, c: Refresh, out: list[Event]) -> None:
     _require_stage(state, REFRESH, "Refreshing the Street")
     block = refresh_block(state)
@@ -309,14 +294,6 @@ def _decide_accountant(state: State, seat: int, c: PlayAccountant, out: list[Eve
     _require_power(c.card, BLUE)
     _require_in_hand(state, seat, c.card)
     _emit(state, out, AccountantPlayed(seat=seat, card=c.card))
-
-
-def swappable_area(state: State, seat: int) -> tuple[str, ...]:
-    """Area cards an exchange may take back: all but the Accountant just played."""
-    area = list(state.areas[seat])
-    if state.accountant is not None:
-        area.remove(state.accountant)
-    return tuple(area)
 
 
 def _decide_swap(state: State, seat: int, c: Swap, out: list[Event]) -> None:
@@ -418,56 +395,3 @@ def _decide_recruit(state: State, seat: int, c: Recruit, out: list[Event]) -> No
 def _decide_pass(state: State, seat: int, out: list[Event]) -> None:
     _require_stage(state, RECRUIT, "Passing")
     _end_turn(_emit(state, out, Passed(seat=seat)), out)
-
-
-# --- legal ---------------------------------------------------------------------------------
-
-
-def legal(state: State, seat: int) -> list[Command]:
-    if state.ended is not None or state.stage == TURN_OVER or seat != state.current:
-        return []  # the seat is not in to_act(state)
-    hand = state.hands[seat]
-    if swapping(state):
-        out: list[Command] = [_END_SWAPS]
-        area = _distinct(swappable_area(state, seat))
-        for h in _distinct(hand):
-            out.extend(_SWAPS[h, a] for a in area if a != h)
-        return out
-    out = []
-    stage = state.stage
-    if stage <= BRUTE:  # also ACCOUNTANT and REFRESH, which come before it
-        street = _distinct(state.street)
-        if stage <= REFRESH and refresh_block(state) is None:
-            out.extend(_REFRESHES[c] for c in street)
-        powers = [c for c in _distinct(hand) if c in _POWERS]
-        if stage <= ACCOUNTANT:
-            out.extend(_ACCOUNTANTS[c] for c in powers if FAMILY[c] == BLUE)
-        targets = [t for t in street if RANK[t] > 0]
-        for c in powers:
-            if FAMILY[c] == YELLOW:
-                out.extend(
-                    _BRUTES[c, t, n] for t in targets for n in range(1, min(RANK[c], RANK[t]) + 1)
-                )
-    out.extend(recruits(street_ranks(state), hand, state.options))
-    out.append(_PASS)
-    return out
-
-
-def _distinct(pile: tuple[str, ...]) -> list[str]:
-    return sorted(set(pile), key=cards.ORDER.__getitem__)
-
-
-# Cards with a power to play (actions 2 and 3): Accountants and Brutes above rank 0.
-_POWERS = frozenset(c for c in cards.KINDS if FAMILY[c] in (BLUE, YELLOW) and RANK[c] > 0)
-# The commands legal() lists, built once: they are frozen, so the lists can share them.
-_END_SWAPS, _PASS = EndSwaps(), Pass()
-_SWAPS = {(h, a): Swap(hand_card=h, area_card=a) for h in cards.KINDS for a in cards.KINDS}
-_REFRESHES = {c: Refresh(card=c) for c in cards.KINDS}
-_ACCOUNTANTS = {c: PlayAccountant(card=c) for c in _POWERS if FAMILY[c] == BLUE}
-_BRUTES = {
-    (c, t, n): PlayBrute(card=c, target=t, amount=n)
-    for c in _POWERS
-    if FAMILY[c] == YELLOW
-    for t in cards.KINDS
-    for n in range(1, min(RANK[c], RANK[t]) + 1)
-}
